@@ -1,0 +1,51 @@
+"""cuemem: an embeddable memory engine for AI agents.
+
+Recall by cues (roaring posting lists intersected smallest first), salience that
+decays per axis, and a native core (``cuemem._core``) behind a small typed API.
+"""
+
+from __future__ import annotations
+
+from ._core import __version__
+from .errors import (
+    CorruptIndexError,
+    CuememError,
+    CueTypeError,
+    InvalidArgumentError,
+    InvalidDimensionError,
+    InvalidValueError,
+    ShapeError,
+    StorageError,
+    UnknownDimensionError,
+    UnsupportedVersionError,
+)
+from .index import CueIndex, Cues, IndexStats, Pruned
+from .recall import Recall, recall
+from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
+
+__all__ = [
+    "AXES",
+    "DEFAULT_HALF_LIVES_DAYS",
+    "DEFAULT_WEIGHTS",
+    "CorruptIndexError",
+    "CueIndex",
+    "CueTypeError",
+    "CuememError",
+    "Cues",
+    "DecayPass",
+    "IndexStats",
+    "InvalidArgumentError",
+    "InvalidDimensionError",
+    "InvalidValueError",
+    "Pruned",
+    "Recall",
+    "RowState",
+    "SalienceTable",
+    "ShapeError",
+    "StorageError",
+    "TopK",
+    "UnknownDimensionError",
+    "UnsupportedVersionError",
+    "__version__",
+    "recall",
+]

@@ -1,0 +1,225 @@
+"""Runs the recall benchmark and reports it as tables and JSON.
+
+One measurement, at one corpus size: generate the corpus and the query mix,
+build each system (with a progress bar), run every query once on every system
+and check the answers agree, time the query mix round after round, then time
+a full decay pass. The result is a JSON-shaped dict (see :func:`measure`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from cuemem.bench import reference
+from cuemem.bench.agreement import check_agreement, check_decay_agreement
+from cuemem.bench.corpus import AXES, make_corpus
+from cuemem.bench.machine import describe_machine
+from cuemem.bench.queries import K, NOW, Query, make_queries
+from cuemem.bench.reference import Columns, Ranking
+from cuemem.bench.systems import BUILD_STEPS, SYSTEMS, CuememSystem, Recalled, System, make_system
+from cuemem.bench.timing import median_ms, time_calls
+
+DECAY_FLOOR = 0.35
+"""Composite floor of the timed decay pass (spec D2)."""
+
+ROUNDS = 5
+"""Most timed rounds over the query mix per system."""
+
+ROUND_BUDGET_S = 30.0
+"""Seconds after which a system starts no further timed round."""
+
+
+def measure(
+    episodes: int,
+    *,
+    systems: Sequence[str] | None = None,
+    seed: int = 7,
+    console: Console | None = None,
+) -> dict[str, Any]:
+    """Benchmark ``systems`` on a corpus of ``episodes`` episodes.
+
+    Args:
+        episodes: Corpus size.
+        systems: Names from :data:`~cuemem.bench.systems.SYSTEMS`; all by default.
+        seed: Seed of the corpus and the query mix.
+        console: Where progress goes; a fresh :class:`rich.console.Console` by default.
+
+    Returns:
+        ``{"episodes", "machine", "systems": {name: {"p50_us", "p99_us", "build_s",
+        "bytes_per_episode", "examined_pct"}}, "decay_pass": {...}}``.
+
+    Raises:
+        KeyError: If a system name is unknown.
+        cuemem.bench.agreement.DisagreementError: If the systems' answers differ.
+    """
+    names = list(systems or SYSTEMS)
+    console = console or Console()
+    ranking = Ranking.from_cuemem()
+    with console.status(f"generating {episodes:,} episodes"):
+        corpus = make_corpus(episodes, seed=seed)
+        queries = make_queries(corpus, seed=seed)
+    cols = Columns.of(corpus)
+    built = {name: make_system(name, ranking) for name in names}
+    rows: dict[str, dict[str, float]] = {}
+    with _progress(console) as progress:
+        build_s = {}
+        for name, system in built.items():
+            task = progress.add_task(f"build {name}", total=BUILD_STEPS)
+            build_s[name] = system.build(corpus, step=partial(progress.advance, task))
+        answers: dict[str, list[Recalled]] = {}
+        for name, system in built.items():
+            task = progress.add_task(f"check {name}", total=len(queries))
+            answers[name] = []
+            for q in queries:
+                answers[name].append(_recall(system, q))
+                progress.advance(task)
+        check_agreement(answers, queries, cols, ranking, NOW, K)
+        for name, system in built.items():
+            task = progress.add_task(f"time {name}", total=ROUNDS * len(queries))
+            latency = time_calls(
+                partial(_recall, system),
+                queries,
+                rounds=ROUNDS,
+                budget_s=ROUND_BUDGET_S,
+                on_call=partial(progress.advance, task),
+            )
+            progress.update(task, completed=ROUNDS * len(queries))
+            examined = np.array([a.examined / a.full_scan for a in answers[name]])
+            rows[name] = {
+                "p50_us": round(latency.percentile_us(50), 3),
+                "p99_us": round(latency.percentile_us(99), 3),
+                "build_s": round(build_s[name], 4),
+                "bytes_per_episode": round(system.bytes() / episodes, 2),
+                "examined_pct": round(float(examined.mean()) * 100, 4),
+            }
+    decay = _decay_pass(built.get("cuemem"), cols, ranking, console)
+    return {"episodes": episodes, "machine": describe_machine(), "systems": rows, "decay_pass": decay}
+
+
+def _recall(system: System, query: Query) -> Recalled:
+    """Run one benchmark query on ``system``."""
+    return system.recall(query.cues, query.exclude, NOW, K)
+
+
+def _decay_pass(
+    cuemem_system: Any, cols: Columns, ranking: Ranking, console: Console
+) -> dict[str, Any]:
+    """Time a full decay pass in numpy and, when it was built, in cuemem."""
+    with console.status("timing decay pass"):
+        want = reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR)
+        out: dict[str, Any] = {"rows": len(cols.t), "axes": len(AXES), "floor": DECAY_FLOOR}
+        numpy_ms = median_ms(lambda: reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR))
+        out["numpy"] = {"p50_ms": round(numpy_ms, 3)}
+        if isinstance(cuemem_system, CuememSystem):
+            got = cuemem_system.decay_pass(NOW, DECAY_FLOOR)
+            check_decay_agreement(got, want, cols, ranking, NOW, DECAY_FLOOR)
+            cuemem_ms = median_ms(lambda: cuemem_system.decay_pass(NOW, DECAY_FLOOR))
+            out["cuemem"] = {"p50_ms": round(cuemem_ms, 3)}
+            out["numpy_x_cuemem"] = round(out["numpy"]["p50_ms"] / out["cuemem"]["p50_ms"], 2)
+    return out
+
+
+def _progress(console: Console) -> Progress:
+    """Return the progress display used for building, checking and timing."""
+    return Progress(
+        TextColumn("{task.description:<24}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def render(result: dict[str, Any], console: Console) -> None:
+    """Print the recall table and the decay-pass table of one measurement."""
+    systems = result["systems"]
+    base = systems.get("cuemem")
+    table = Table(
+        title=f"recall, k={K}, over {result['episodes']:,} episodes",
+        caption=result["machine"],
+    )
+    table.add_column("system", no_wrap=True)
+    for header in ("p50 µs", "p99 µs", "build s", "bytes/episode", "examined %"):
+        table.add_column(header, justify="right")
+    if base:
+        table.add_column("p50 × cuemem", justify="right")
+        table.add_column("p99 × cuemem", justify="right")
+    for name, row in systems.items():
+        cells = [
+            name,
+            f"{row['p50_us']:,.1f}",
+            f"{row['p99_us']:,.1f}",
+            f"{row['build_s']:.2f}",
+            f"{row['bytes_per_episode']:,.1f}",
+            f"{row['examined_pct']:.3f}",
+        ]
+        if base:
+            cells += [_ratio(row["p50_us"], base["p50_us"]), _ratio(row["p99_us"], base["p99_us"])]
+        table.add_row(*cells)
+    console.print(table)
+    decay = result["decay_pass"]
+    if decay:
+        dtable = Table(title=f"decay pass over {decay['rows']:,} x {decay['axes']}")
+        dtable.add_column("system", no_wrap=True)
+        dtable.add_column("p50 ms", justify="right")
+        dtable.add_column("× cuemem", justify="right")
+        cuemem_ms = decay.get("cuemem", {}).get("p50_ms")
+        for name in ("cuemem", "numpy"):
+            if name in decay:
+                ms = decay[name]["p50_ms"]
+                dtable.add_row(name, f"{ms:,.2f}", _ratio(ms, cuemem_ms) if cuemem_ms else "")
+        console.print(dtable)
+
+
+def _ratio(value: float, base: float) -> str:
+    """Format ``value / base`` as ``"12.3×"``."""
+    return f"{value / base:,.1f}×" if base > 0 else "—"
+
+
+def write_json(result: dict[str, Any], path: str | Path) -> None:
+    """Write one measurement as indented JSON."""
+    Path(path).write_text(json.dumps(result, indent=2) + "\n")
+
+
+def run_bench(
+    episodes: int = 1_000_000,
+    *,
+    json_path: str | None = None,
+    plot_path: str | None = None,
+    systems: Sequence[str] | None = None,
+    seed: int = 7,
+    console: Console | None = None,
+) -> dict[str, Any]:
+    """Measure, print the tables, and write the JSON and the plot if asked.
+
+    See :func:`cuemem.bench.run_bench`.
+    """
+    console = console or Console()
+    sizes = [episodes]
+    if plot_path is not None:
+        from cuemem.bench.plot import PLOT_SIZES
+
+        sizes = sorted(set(PLOT_SIZES) | {episodes})
+    results = {}
+    for n in sizes:
+        results[n] = measure(n, systems=systems, seed=seed, console=console)
+        render(results[n], console)
+    result = results[episodes]
+    if json_path is not None:
+        write_json(result, json_path)
+    if plot_path is not None:
+        from cuemem.bench.plot import plot_scaling
+
+        plot_scaling([results[n] for n in sizes], plot_path)
+        console.print(f"plot written to {plot_path}")
+    return result

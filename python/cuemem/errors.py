@@ -1,0 +1,64 @@
+"""The exception hierarchy: every error cuemem raises is a :class:`CuememError`.
+
+Each subclass also inherits the standard exception whose meaning it shares, so
+existing ``except ValueError`` / ``except KeyError`` / ``except OSError`` clauses keep
+working. The native core raises these classes by name, one per error variant.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CuememError",
+    "CueTypeError",
+    "InvalidValueError",
+    "InvalidArgumentError",
+    "InvalidDimensionError",
+    "ShapeError",
+    "UnknownDimensionError",
+    "CorruptIndexError",
+    "UnsupportedVersionError",
+    "StorageError",
+]
+
+
+class CuememError(Exception):
+    """Root of every error cuemem raises."""
+
+
+class CueTypeError(CuememError, TypeError):
+    """An argument of the wrong Python type or numpy dtype."""
+
+
+class InvalidValueError(CuememError, ValueError):
+    """A value outside its domain: NaN, outside [0, 1], a row that does not exist."""
+
+
+class InvalidArgumentError(CuememError, ValueError):
+    """An argument outside its domain: ``k <= 0``, a non-finite ``now``, an empty cue."""
+
+
+class InvalidDimensionError(CuememError, ValueError):
+    """A dimension declared twice or with an empty name."""
+
+
+class ShapeError(CuememError, ValueError):
+    """Parallel inputs whose lengths or shapes disagree."""
+
+
+class UnknownDimensionError(CuememError, KeyError):
+    """A cue dimension the index was not built with."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class CorruptIndexError(CuememError, ValueError):
+    """Bytes that are not a valid cuemem index file (truncated, damaged, foreign)."""
+
+
+class UnsupportedVersionError(CorruptIndexError):
+    """An index file written in a format version this build cannot read."""
+
+
+class StorageError(CuememError, OSError):
+    """The file system refused a read or write."""

@@ -1,0 +1,158 @@
+"""The cue index: per dimension, a roaring posting list per value."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from pyroaring import BitMap
+
+from . import _arrays
+from ._core import CueIndex as _CueIndex
+from ._core import IndexStats, Pruned
+from .errors import CueTypeError
+
+__all__ = ["CueIndex", "Cues", "IndexStats", "Pruned"]
+
+#: A cue mapping: dimension -> one value or several (a union within the dimension).
+Cues = Mapping[str, Union[str, Sequence[str]]]
+
+
+class CueIndex:
+    """Dimension -> value -> posting list of dense ``uint32`` rows.
+
+    Dimensions are fixed at construction. A query intersects the per-dimension lists
+    smallest first, so its cost follows the most selective cue.
+
+    Example:
+        >>> import numpy as np
+        >>> idx = CueIndex(["actor", "type"])
+        >>> idx.insert("actor", "acme", np.array([1, 2, 3], dtype=np.uint32))
+        >>> idx.insert("type", "deal", np.array([2, 3, 4], dtype=np.uint32))
+        >>> res = idx.prune({"actor": "acme", "type": "deal"})
+        >>> res.rows.tolist(), res.examined, res.full_scan
+        ([2, 3], 3, 4)
+
+    Raises:
+        InvalidDimensionError: a dimension name is empty or repeated.
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, dimensions: Sequence[str]) -> None:
+        if isinstance(dimensions, str):
+            raise CueTypeError("dimensions must be a list of names, not one string")
+        self._inner = _CueIndex(list(dimensions))
+
+    @classmethod
+    def _wrap(cls, inner: _CueIndex) -> CueIndex:
+        obj = cls.__new__(cls)
+        obj._inner = inner
+        return obj
+
+    def dimensions(self) -> list[str]:
+        """The declared dimensions, in declaration order."""
+        return self._inner.dimensions()
+
+    def values(self, dimension: str) -> list[str]:
+        """Values of ``dimension`` with at least one row, sorted.
+
+        Raises:
+            UnknownDimensionError: ``dimension`` was not declared.
+        """
+        return self._inner.values(dimension)
+
+    def insert(self, dimension: str, value: str, rows: Any) -> None:
+        """Adds ``rows`` to the posting list of ``value`` in ``dimension``.
+
+        Raises:
+            UnknownDimensionError: ``dimension`` was not declared.
+            CueTypeError: ``rows`` is not a uint32 array or a sequence of ints.
+            InvalidValueError: ``value`` is empty.
+        """
+        self._inner.insert(dimension, value, _arrays.rows(rows))
+
+    def insert_column(self, dimension: str, values: Sequence[str], codes: Any, rows: Any) -> None:
+        """Dictionary-encoded batch insert: row ``rows[i]`` gets ``values[codes[i]]``.
+
+        A multi-valued dimension (several actors per memory) repeats the row.
+        Everything is validated before anything changes.
+
+        Raises:
+            UnknownDimensionError: ``dimension`` was not declared.
+            ShapeError: ``codes`` and ``rows`` differ in length.
+            InvalidValueError: a code has no value, or a value is empty.
+        """
+        self._inner.insert_column(dimension, list(values), _arrays.rows(codes, "codes"), _arrays.rows(rows))
+
+    def remove(self, rows: Any) -> None:
+        """Removes ``rows`` from every posting list and from the live rows."""
+        self._inner.remove(_arrays.rows(rows))
+
+    def prune(self, cues: Cues, exclude: Cues | None = None) -> Pruned:
+        """Rows carrying every cue (one of the values per dimension) and none of ``exclude``.
+
+        An empty ``cues`` mapping starts from every live row (a scan).
+
+        Raises:
+            UnknownDimensionError: a cue names an undeclared dimension.
+            CueTypeError: a cue value is not a string or a list of strings.
+            InvalidArgumentError: a cue has an empty list of values.
+        """
+        return self._inner.prune(cues, exclude)
+
+    def count(self, cues: Cues, exclude: Cues | None = None) -> int:
+        """How many rows :meth:`prune` would return, without materializing them."""
+        return self._inner.count(cues, exclude)
+
+    def posting(self, dimension: str, value: str) -> BitMap:
+        """The posting list of ``value`` as a ``pyroaring.BitMap`` (empty if never written)."""
+        return self._inner.posting(dimension, value)
+
+    def live(self) -> BitMap:
+        """Rows written and not removed, as a ``pyroaring.BitMap``."""
+        return self._inner.live()
+
+    def stats(self) -> IndexStats:
+        """Rows, dimensions, values, postings and approximate resident bytes."""
+        return self._inner.stats()
+
+    def to_bytes(self) -> bytes:
+        """The canonical file image (same postings -> same bytes)."""
+        return self._inner.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CueIndex:
+        """Reads an image made by :meth:`to_bytes`.
+
+        Raises:
+            CorruptIndexError: the bytes are truncated, damaged or not an index.
+            UnsupportedVersionError: written by an incompatible format version.
+        """
+        return cls._wrap(_CueIndex.from_bytes(data))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the index to ``path`` atomically.
+
+        Raises:
+            StorageError: the file could not be written.
+        """
+        self._inner.save(os.fspath(path))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> CueIndex:
+        """Reads an index saved by :meth:`save`.
+
+        Raises:
+            StorageError: the file could not be read.
+            CorruptIndexError: the file is damaged.
+        """
+        return cls._wrap(_CueIndex.load(os.fspath(path)))
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+

@@ -1,0 +1,122 @@
+//! One cue dimension: interned values, each with its posting list.
+
+use std::collections::HashMap;
+
+use roaring::RoaringBitmap;
+
+/// The values of one dimension and their posting lists.
+///
+/// Values are interned to dense ids in first-seen order; `postings[id]` holds the
+/// rows carrying `values[id]`.
+#[derive(Debug, Clone, Default)]
+pub struct Dimension {
+    name: Box<str>,
+    ids: HashMap<Box<str>, u32>,
+    values: Vec<Box<str>>,
+    postings: Vec<RoaringBitmap>,
+}
+
+impl Dimension {
+    pub fn new(name: &str) -> Self {
+        Self { name: name.into(), ..Self::default() }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The id of `value`, interning it on first sight.
+    pub fn intern(&mut self, value: &str) -> u32 {
+        if let Some(&id) = self.ids.get(value) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.ids.insert(value.into(), id);
+        self.values.push(value.into());
+        self.postings.push(RoaringBitmap::new());
+        id
+    }
+
+    /// The posting list of `value`, if the value was ever seen.
+    pub fn posting(&self, value: &str) -> Option<&RoaringBitmap> {
+        self.ids.get(value).map(|&id| &self.postings[id as usize])
+    }
+
+    /// Adds strictly increasing `rows` to the posting list of `id`.
+    pub fn add_sorted(&mut self, id: u32, rows: &[u32]) {
+        add_sorted(&mut self.postings[id as usize], rows);
+    }
+
+    /// Replaces the posting list of `id` (used when loading).
+    pub(crate) fn set_posting(&mut self, id: u32, rows: RoaringBitmap) {
+        self.postings[id as usize] = rows;
+    }
+
+    /// Drops `rows` from every posting list.
+    pub fn remove(&mut self, rows: &RoaringBitmap) {
+        for posting in &mut self.postings {
+            if !posting.is_disjoint(rows) {
+                *posting -= rows;
+            }
+        }
+    }
+
+    /// `(value, posting)` for every value with at least one row, in interning order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RoaringBitmap)> {
+        self.values.iter().zip(&self.postings).filter(|(_, p)| !p.is_empty()).map(|(v, p)| (&**v, p))
+    }
+
+    /// Number of values with at least one row.
+    pub fn len(&self) -> usize {
+        self.postings.iter().filter(|p| !p.is_empty()).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Adds strictly increasing `rows` to `bitmap`, appending when they all come after it.
+pub(crate) fn add_sorted(bitmap: &mut RoaringBitmap, rows: &[u32]) {
+    let Some(&first) = rows.first() else { return };
+    let ordered = || rows.iter().copied();
+    if bitmap.max().is_none_or(|max| max < first) {
+        bitmap.append(ordered()).expect("rows are strictly increasing");
+    } else {
+        *bitmap |= RoaringBitmap::from_sorted_iter(ordered()).expect("rows are strictly increasing");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_stable() {
+        let mut d = Dimension::new("actor");
+        let a = d.intern("acme");
+        let b = d.intern("globex");
+        assert_eq!(d.intern("acme"), a);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn add_sorted_merges_out_of_order_batches() {
+        let mut bm = RoaringBitmap::new();
+        add_sorted(&mut bm, &[10, 20]);
+        add_sorted(&mut bm, &[30]);
+        add_sorted(&mut bm, &[5, 25]);
+        assert_eq!(bm.iter().collect::<Vec<_>>(), vec![5, 10, 20, 25, 30]);
+    }
+
+    #[test]
+    fn empty_values_are_hidden_from_iteration() {
+        let mut d = Dimension::new("type");
+        let id = d.intern("deal");
+        d.add_sorted(id, &[1, 2]);
+        d.intern("note");
+        assert_eq!(d.len(), 1);
+        d.remove(&RoaringBitmap::from_iter([1, 2]));
+        assert!(d.is_empty());
+    }
+}

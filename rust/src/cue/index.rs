@@ -1,0 +1,260 @@
+//! The cue index proper: dimensions, live rows, batch writes and the pruning plan.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use roaring::RoaringBitmap;
+
+use super::dimension::{add_sorted, Dimension};
+use super::query::{Clause, Pruned, Query};
+use crate::error::{CoreError, Result};
+
+/// Dimension -> value -> posting list over dense `u32` rows.
+///
+/// The dimensions are fixed when the index is made; writing to or asking about any
+/// other dimension is [`CoreError::UnknownDimension`]. Asking for a value that was
+/// never written is not an error: its posting list is empty.
+#[derive(Debug, Clone, Default)]
+pub struct CueIndex {
+    pub(super) dims: Vec<Dimension>,
+    pub(super) by_name: HashMap<Box<str>, usize>,
+    pub(super) live: RoaringBitmap,
+}
+
+/// Size figures of a [`CueIndex`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Live rows.
+    pub rows: u64,
+    pub dimensions: u64,
+    /// Distinct values with at least one row, over all dimensions.
+    pub values: u64,
+    /// Sum of all posting list lengths.
+    pub postings: u64,
+    /// Approximate resident bytes: bitmaps, interned strings and table overhead.
+    pub bytes: u64,
+}
+
+/// A resolved clause: the rows carrying any of its values.
+struct List<'a> {
+    rows: Cow<'a, RoaringBitmap>,
+}
+
+impl CueIndex {
+    /// An empty index over `dimensions` (non-empty, distinct names).
+    pub fn new<S: AsRef<str>>(dimensions: &[S]) -> Result<Self> {
+        let mut index = Self::default();
+        for name in dimensions {
+            let name = name.as_ref();
+            if name.is_empty() {
+                return Err(CoreError::InvalidDimension { name: name.into(), reason: "empty name" });
+            }
+            if index.by_name.contains_key(name) {
+                return Err(CoreError::InvalidDimension { name: name.into(), reason: "declared twice" });
+            }
+            index.by_name.insert(name.into(), index.dims.len());
+            index.dims.push(Dimension::new(name));
+        }
+        Ok(index)
+    }
+
+    /// The declared dimensions, in declaration order.
+    pub fn dimensions(&self) -> impl Iterator<Item = &Dimension> {
+        self.dims.iter()
+    }
+
+    /// Rows written and not removed.
+    pub fn live(&self) -> &RoaringBitmap {
+        &self.live
+    }
+
+    fn dim(&self, name: &str) -> Result<usize> {
+        self.by_name.get(name).copied().ok_or_else(|| CoreError::UnknownDimension(name.into()))
+    }
+
+    /// The posting list of `value` in `dimension` (empty if never written).
+    pub fn posting(&self, dimension: &str, value: &str) -> Result<Option<&RoaringBitmap>> {
+        Ok(self.dims[self.dim(dimension)?].posting(value))
+    }
+
+    /// Adds `rows` to the posting list of `value` in `dimension`.
+    pub fn insert(&mut self, dimension: &str, value: &str, rows: &[u32]) -> Result<()> {
+        self.insert_column(dimension, &[value], &vec![0; rows.len()], rows)
+    }
+
+    /// Dictionary-encoded batch insert: row `rows[i]` gets `values[codes[i]]`.
+    ///
+    /// Validates everything before changing anything: on error the index is as it was.
+    pub fn insert_column<S: AsRef<str>>(&mut self, dimension: &str, values: &[S], codes: &[u32], rows: &[u32]) -> Result<()> {
+        let d = self.dim(dimension)?;
+        if codes.len() != rows.len() {
+            return Err(CoreError::ShapeMismatch { what: "codes", expected: rows.len(), got: codes.len() });
+        }
+        if let Some((i, v)) = values.iter().enumerate().find(|(_, v)| v.as_ref().is_empty()) {
+            return Err(CoreError::InvalidValue { what: "values", index: i, value: format!("{:?}", v.as_ref()), reason: "a cue value must not be empty" });
+        }
+        if let Some((i, &c)) = codes.iter().enumerate().find(|(_, &c)| c as usize >= values.len()) {
+            return Err(CoreError::InvalidValue { what: "codes", index: i, value: c.to_string(), reason: "code has no value" });
+        }
+        // Counting sort of rows by code.
+        let mut starts = vec![0usize; values.len() + 1];
+        for &c in codes {
+            starts[c as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut cursor = starts.clone();
+        let mut grouped = vec![0u32; rows.len()];
+        for (&c, &r) in codes.iter().zip(rows) {
+            grouped[cursor[c as usize]] = r;
+            cursor[c as usize] += 1;
+        }
+        let dim = &mut self.dims[d];
+        for (code, value) in values.iter().enumerate() {
+            let group = &mut grouped[starts[code]..starts[code + 1]];
+            if group.is_empty() {
+                continue;
+            }
+            let group = sorted_unique(group);
+            let id = dim.intern(value.as_ref());
+            dim.add_sorted(id, group);
+        }
+        let mut all = rows.to_vec();
+        let all = sorted_unique(&mut all);
+        add_sorted(&mut self.live, all);
+        Ok(())
+    }
+
+    /// Removes `rows` from every posting list and from the live set.
+    pub fn remove(&mut self, rows: &[u32]) {
+        let gone: RoaringBitmap = rows.iter().copied().collect();
+        for dim in &mut self.dims {
+            dim.remove(&gone);
+        }
+        self.live -= &gone;
+    }
+
+    fn resolve<'a>(&'a self, clause: &Clause, examined: &mut u64) -> Result<List<'a>> {
+        let dim = &self.dims[self.dim(&clause.dimension)?];
+        if clause.values.is_empty() {
+            return Err(CoreError::InvalidArgument {
+                name: "query",
+                reason: format!("cue {:?} has no values", clause.dimension),
+            });
+        }
+        let mut found = clause.values.iter().filter_map(|v| dim.posting(v));
+        let rows = match (found.next(), found.next()) {
+            (None, _) => Cow::Owned(RoaringBitmap::new()),
+            (Some(one), None) => Cow::Borrowed(one),
+            (Some(a), Some(b)) => {
+                let mut union = a | b;
+                *examined += a.len() + b.len();
+                for more in found {
+                    *examined += more.len();
+                    union |= more;
+                }
+                Cow::Owned(union)
+            }
+        };
+        Ok(List { rows })
+    }
+
+    /// Validates `query` and resolves it to include lists (ascending size) and exclude lists.
+    fn plan<'a>(&'a self, query: &Query, examined: &mut u64) -> Result<(Vec<List<'a>>, Vec<List<'a>>)> {
+        let mut include = query.include.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
+        let exclude = query.exclude.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
+        include.sort_by_key(|l| l.rows.len());
+        Ok((include, exclude))
+    }
+
+    /// The rows satisfying `query`: smallest-first intersection, early exit on empty.
+    ///
+    /// With no include clause the plan starts from every live row (a scan, and
+    /// `examined` says so).
+    pub fn prune(&self, query: &Query) -> Result<Pruned> {
+        let mut examined = 0;
+        let (include, exclude) = self.plan(query, &mut examined)?;
+        let full_scan = self.live.len();
+        let mut include = include.into_iter();
+        let mut rows = match include.next() {
+            Some(first) => first.rows.into_owned(),
+            None => self.live.clone(),
+        };
+        // The first list is streamed once; every later probe carries the survivors.
+        examined += rows.len();
+        let steps = include.map(|l| (l.rows, true)).chain(exclude.into_iter().map(|l| (l.rows, false)));
+        for (probe, (list, keep)) in steps.enumerate() {
+            if rows.is_empty() {
+                break;
+            }
+            if probe > 0 {
+                examined += rows.len();
+            }
+            if keep {
+                rows &= &*list;
+            } else {
+                rows -= &*list;
+            }
+        }
+        Ok(Pruned { rows, examined, full_scan })
+    }
+
+    /// How many rows satisfy `query`, without materializing the last intersection.
+    ///
+    /// This is the support count of a cue combination (the policy distiller's
+    /// counting primitive).
+    pub fn count(&self, query: &Query) -> Result<u64> {
+        let mut examined = 0;
+        let (include, exclude) = self.plan(query, &mut examined)?;
+        if !exclude.is_empty() || include.is_empty() {
+            return Ok(self.prune(query)?.rows.len());
+        }
+        let (last, init) = include.split_last().expect("non-empty");
+        let Some((first, middle)) = init.split_first() else { return Ok(last.rows.len()) };
+        if middle.is_empty() {
+            return Ok(first.rows.intersection_len(&last.rows));
+        }
+        let mut acc = first.rows.clone().into_owned();
+        for list in middle {
+            acc &= &*list.rows;
+            if acc.is_empty() {
+                return Ok(0);
+            }
+        }
+        Ok(acc.intersection_len(&last.rows))
+    }
+
+    /// Size figures; `bytes` is an estimate of resident memory.
+    pub fn stats(&self) -> IndexStats {
+        let mut values = 0;
+        let mut postings = 0;
+        let mut bytes = self.live.serialized_size() as u64;
+        for dim in &self.dims {
+            for (value, posting) in dim.iter() {
+                values += 1;
+                postings += posting.len();
+                bytes += posting.serialized_size() as u64;
+                // interned string twice (map key, value list), map slot, bitmap header
+                bytes += 2 * value.len() as u64 + 2 * std::mem::size_of::<Box<str>>() as u64 + 8;
+                bytes += std::mem::size_of::<RoaringBitmap>() as u64;
+            }
+        }
+        IndexStats { rows: self.live.len(), dimensions: self.dims.len() as u64, values, postings, bytes }
+    }
+}
+
+/// Sorts and dedups in place; returns the unique prefix.
+fn sorted_unique(rows: &mut [u32]) -> &[u32] {
+    if !rows.windows(2).all(|w| w[0] < w[1]) {
+        rows.sort_unstable();
+    }
+    let mut n = 0;
+    for i in 0..rows.len() {
+        if n == 0 || rows[i] != rows[n - 1] {
+            rows[n] = rows[i];
+            n += 1;
+        }
+    }
+    &rows[..n]
+}

@@ -1,0 +1,23 @@
+//! cuemem's native core: the roaring cue index and the salience kernels.
+//!
+//! This crate knows nothing of Python. [`cue`] answers "which memories carry these
+//! cues" by intersecting roaring posting lists smallest first; [`salience`] stores
+//! seven decaying axes per memory and ranks candidates by their composite at a given
+//! `now`; [`recall`] joins the two into the full recall path. The optional `python`
+//! feature adds the one binding layer (`src/python/`) that maturin builds into
+//! `cuemem._core`.
+//!
+//! Invariants: no wall clock (every time-dependent call takes `now`); bad input is a
+//! [`CoreError`] and leaves the structure unchanged; saved files are canonical, so the
+//! same content always serializes to the same bytes.
+
+pub(crate) mod codec;
+pub mod cue;
+pub mod error;
+pub mod recall;
+pub mod salience;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{CoreError, Result};

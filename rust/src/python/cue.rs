@@ -1,0 +1,187 @@
+//! `CueIndex`, `Pruned` and `IndexStats` for Python.
+
+use std::path::PathBuf;
+
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::arrays::{array1, slice1, to_pyroaring, vec1};
+use super::errors::OrRaise;
+use super::query;
+use crate::cue::{CueIndex, IndexStats, Pruned};
+
+/// Dimension -> value -> roaring posting list over dense uint32 rows.
+#[pyclass(module = "cuemem._core", name = "CueIndex")]
+pub struct PyCueIndex {
+    pub(super) inner: CueIndex,
+}
+
+#[pymethods]
+impl PyCueIndex {
+    #[new]
+    fn new(py: Python<'_>, dimensions: Vec<String>) -> PyResult<Self> {
+        Ok(Self { inner: CueIndex::new(&dimensions).or_raise(py)? })
+    }
+
+    fn dimensions(&self) -> Vec<String> {
+        self.inner.dimensions().map(|d| d.name().to_owned()).collect()
+    }
+
+    fn values(&self, py: Python<'_>, dimension: &str) -> PyResult<Vec<String>> {
+        let dim = self.inner.dimensions().find(|d| d.name() == dimension);
+        match dim {
+            Some(d) => {
+                let mut v: Vec<String> = d.iter().map(|(v, _)| v.to_owned()).collect();
+                v.sort_unstable();
+                Ok(v)
+            }
+            None => Err(super::errors::to_py(py, crate::CoreError::UnknownDimension(dimension.into()))),
+        }
+    }
+
+    fn insert(&mut self, py: Python<'_>, dimension: &str, value: &str, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        py.detach(|| self.inner.insert(dimension, value, &rows)).or_raise(py)
+    }
+
+    fn insert_column(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, codes: &Bound<'_, PyAny>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let codes = array1::<u32>(codes, "codes", "uint32")?;
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let (codes, rows) = (slice1(&codes), slice1(&rows));
+        py.detach(|| self.inner.insert_column(dimension, &values, &codes, &rows)).or_raise(py)
+    }
+
+    fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        py.detach(|| self.inner.remove(&rows));
+        Ok(())
+    }
+
+    #[pyo3(signature = (cues, exclude=None))]
+    fn prune(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<PyPruned> {
+        let q = query::parse(py, Some(cues), exclude)?;
+        Ok(PyPruned(py.detach(|| self.inner.prune(&q)).or_raise(py)?))
+    }
+
+    #[pyo3(signature = (cues, exclude=None))]
+    fn count(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let q = query::parse(py, Some(cues), exclude)?;
+        py.detach(|| self.inner.count(&q)).or_raise(py)
+    }
+
+    fn posting<'py>(&self, py: Python<'py>, dimension: &str, value: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.posting(dimension, value).or_raise(py)? {
+            Some(p) => to_pyroaring(py, p),
+            None => to_pyroaring(py, &roaring::RoaringBitmap::new()),
+        }
+    }
+
+    fn live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyroaring(py, self.inner.live())
+    }
+
+    fn stats(&self) -> PyIndexStats {
+        PyIndexStats(self.inner.stats())
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.detach(|| self.inner.to_bytes());
+        PyBytes::new(py, &bytes)
+    }
+
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        Ok(Self { inner: py.detach(|| CueIndex::from_bytes(data)).or_raise(py)? })
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.inner.save(&path)).or_raise(py)
+    }
+
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Ok(Self { inner: py.detach(|| CueIndex::load(&path)).or_raise(py)? })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.live().len() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        let s = self.inner.stats();
+        format!("CueIndex(dimensions={:?}, rows={}, values={})", self.dimensions(), s.rows, s.values)
+    }
+}
+
+/// The rows a query leaves (a bitmap held in the core) and the work it took.
+#[pyclass(module = "cuemem._core", name = "Pruned", frozen)]
+pub struct PyPruned(pub(super) Pruned);
+
+#[pymethods]
+impl PyPruned {
+    /// Matching rows as a numpy uint32 array, ascending.
+    #[getter]
+    fn rows<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        let rows: Vec<u32> = py.detach(|| self.0.rows.iter().collect());
+        vec1(py, rows)
+    }
+
+    #[getter]
+    fn examined(&self) -> u64 {
+        self.0.examined
+    }
+
+    #[getter]
+    fn full_scan(&self) -> u64 {
+        self.0.full_scan
+    }
+
+    /// Matching rows as a `pyroaring.BitMap`.
+    fn bitmap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyroaring(py, &self.0.rows)
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.rows.len() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Pruned(len={}, examined={}, full_scan={})", self.0.rows.len(), self.0.examined, self.0.full_scan)
+    }
+}
+
+/// Size figures of a cue index.
+#[pyclass(module = "cuemem._core", name = "IndexStats", frozen, eq)]
+#[derive(PartialEq)]
+pub struct PyIndexStats(IndexStats);
+
+#[pymethods]
+impl PyIndexStats {
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.0.rows
+    }
+    #[getter]
+    fn dimensions(&self) -> u64 {
+        self.0.dimensions
+    }
+    #[getter]
+    fn values(&self) -> u64 {
+        self.0.values
+    }
+    #[getter]
+    fn postings(&self) -> u64 {
+        self.0.postings
+    }
+    #[getter]
+    fn bytes(&self) -> u64 {
+        self.0.bytes
+    }
+    fn __repr__(&self) -> String {
+        let s = &self.0;
+        format!("IndexStats(rows={}, dimensions={}, values={}, postings={}, bytes={})", s.rows, s.dimensions, s.values, s.postings, s.bytes)
+    }
+}

@@ -1,0 +1,44 @@
+//! The binding layer: the only code that knows Python exists.
+//!
+//! Each submodule wraps one core concept as a `#[pyclass]`, converts arguments at
+//! the boundary (numpy arrays borrowed without copies, pyroaring bitmaps through the
+//! portable format), releases the GIL around every call that does O(n) work, and
+//! maps [`crate::CoreError`] to `cuemem.errors` through [`errors`].
+
+mod arrays;
+mod cue;
+mod errors;
+mod query;
+mod recall;
+mod salience;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::salience::{Params, AXES};
+
+#[pymodule]
+#[pyo3(name = "_core")]
+fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("AXES", PyTuple::new(py, AXES)?)?;
+    let defaults = Params::default();
+    let weights = PyDict::new(py);
+    let half_lives = PyDict::new(py);
+    for (a, name) in AXES.iter().enumerate() {
+        weights.set_item(name, defaults.weights[a])?;
+        half_lives.set_item(name, defaults.half_lives_days[a])?;
+    }
+    m.add("DEFAULT_WEIGHTS", weights)?;
+    m.add("DEFAULT_HALF_LIVES_DAYS", half_lives)?;
+    m.add_class::<cue::PyCueIndex>()?;
+    m.add_class::<cue::PyPruned>()?;
+    m.add_class::<cue::PyIndexStats>()?;
+    m.add_class::<salience::PySalienceTable>()?;
+    m.add_class::<salience::PyTopK>()?;
+    m.add_class::<salience::PyDecayPass>()?;
+    m.add_class::<recall::PyRecall>()?;
+    m.add_function(wrap_pyfunction!(recall::recall, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,59 @@
+//! The fused recall path for Python: one call, GIL released, arrays out.
+
+use numpy::{PyArray1, PyArray2};
+use pyo3::prelude::*;
+
+use super::cue::PyCueIndex;
+use super::errors::OrRaise;
+use super::query;
+use super::salience::{PySalienceTable, PyTopK};
+use crate::error::CoreError;
+use crate::recall::recall as run;
+
+/// Cue pruning plus decayed-composite top k, with the work it took.
+#[pyclass(module = "cuemem._core", name = "Recall", frozen)]
+pub struct PyRecall {
+    #[pyo3(get)]
+    rows: Py<PyArray1<u32>>,
+    #[pyo3(get)]
+    scores: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    breakdown: Py<PyArray2<f32>>,
+    /// Rows matching the cues before ranking.
+    #[pyo3(get)]
+    total: u64,
+    /// Postings touched by the pruning plan.
+    #[pyo3(get)]
+    examined: u64,
+    /// Live rows: what a scan would have visited.
+    #[pyo3(get)]
+    full_scan: u64,
+}
+
+#[pymethods]
+impl PyRecall {
+    fn __repr__(&self) -> String {
+        format!("Recall(total={}, examined={}, full_scan={})", self.total, self.examined, self.full_scan)
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (index, table, cues, now, k=10, exclude=None))]
+pub fn recall(
+    py: Python<'_>,
+    index: PyRef<'_, PyCueIndex>,
+    table: PyRef<'_, PySalienceTable>,
+    cues: Option<&Bound<'_, PyAny>>,
+    now: f64,
+    k: i64,
+    exclude: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyRecall> {
+    if k < 1 {
+        return Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "k", reason: format!("k must be at least 1, got {k}") }));
+    }
+    let q = query::parse(py, cues, exclude)?;
+    let (index, table) = (&index.inner, &table.inner);
+    let r = py.detach(|| run(index, table, &q, now, k as usize)).or_raise(py)?;
+    let top = PyTopK::new(py, r.top);
+    Ok(PyRecall { rows: top.rows, scores: top.scores, breakdown: top.breakdown, total: r.total, examined: r.examined, full_scan: r.full_scan })
+}

@@ -1,0 +1,204 @@
+//! `SalienceTable`, `TopK` and `DecayPass` for Python.
+
+use std::path::PathBuf;
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadwriteArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::arrays::{array1, array2, slice1, slice2, vec1, vec2, Rows};
+use super::cue::PyPruned;
+use super::errors::{type_error, OrRaise};
+use crate::error::CoreError;
+use crate::salience::{Params, SalienceTable, TopK, N_AXES};
+
+/// Seven decaying salience axes, confidence and reference time per row.
+#[pyclass(module = "cuemem._core", name = "SalienceTable")]
+pub struct PySalienceTable {
+    pub(super) inner: SalienceTable,
+}
+
+fn check_k(py: Python<'_>, k: i64) -> PyResult<usize> {
+    if k < 1 {
+        return Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "k", reason: format!("k must be at least 1, got {k}") }));
+    }
+    Ok(k as usize)
+}
+
+/// Runs `f` over the rows in `candidates` (array, pyroaring bitmap or `Pruned`), GIL released.
+pub(super) fn with_candidates<R: Send>(
+    candidates: &Bound<'_, PyAny>,
+    f: impl Send + FnOnce(&mut dyn Iterator<Item = u32>, Option<u32>) -> R,
+) -> PyResult<R> {
+    let py = candidates.py();
+    if let Ok(pruned) = candidates.cast::<PyPruned>() {
+        let rows = &pruned.get().0.rows;
+        return Ok(py.detach(|| f(&mut rows.iter(), rows.max())));
+    }
+    match Rows::extract(candidates, "candidates")? {
+        Rows::Array(a) => {
+            let rows = slice1(&a);
+            Ok(py.detach(|| f(&mut rows.iter().copied(), rows.iter().copied().max())))
+        }
+        Rows::Bitmap(b) => Ok(py.detach(|| f(&mut b.iter(), b.max()))),
+    }
+}
+
+#[pymethods]
+impl PySalienceTable {
+    #[new]
+    #[pyo3(signature = (weights=None, half_lives_days=None))]
+    fn new(py: Python<'_>, weights: Option<[f32; N_AXES]>, half_lives_days: Option<[f64; N_AXES]>) -> PyResult<Self> {
+        let d = Params::default();
+        let params = Params::new(weights.unwrap_or(d.weights), half_lives_days.unwrap_or(d.half_lives_days)).or_raise(py)?;
+        Ok(Self { inner: SalienceTable::new(params) })
+    }
+
+    #[getter]
+    fn weights(&self) -> [f32; N_AXES] {
+        self.inner.params().weights
+    }
+
+    #[getter]
+    fn half_lives_days(&self) -> [f64; N_AXES] {
+        self.inner.params().half_lives_days
+    }
+
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.nbytes()
+    }
+
+    #[getter]
+    fn live(&self) -> usize {
+        self.inner.live()
+    }
+
+    fn put(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>, confidence: &Bound<'_, PyAny>, t: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let axes = array2::<f32>(axes, "axes", "float32")?;
+        if axes.shape()[1] != N_AXES {
+            return Err(super::errors::to_py(py, CoreError::ShapeMismatch { what: "axes columns", expected: N_AXES, got: axes.shape()[1] }));
+        }
+        let confidence = array1::<f32>(confidence, "confidence", "float32")?;
+        let t = array1::<f64>(t, "t", "float64")?;
+        let (rows, axes, confidence, t) = (slice1(&rows), slice2(&axes), slice1(&confidence), slice1(&t));
+        py.detach(|| self.inner.put(&rows, &axes, &confidence, &t)).or_raise(py)
+    }
+
+    fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        py.detach(|| self.inner.remove(&rows));
+        Ok(())
+    }
+
+    /// `(axes, confidence, t, protected)` as written, or None if the row is not live.
+    fn get(&self, row: i64) -> Option<([f32; N_AXES], f32, f64, bool)> {
+        let row = u32::try_from(row).ok()?;
+        self.inner.get(row).map(|s| (s.axes, s.confidence, s.t, s.protected))
+    }
+
+    fn composite<'py>(&self, py: Python<'py>, rows: &Bound<'py, PyAny>, now: f64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        let out = py.detach(|| self.inner.composite(&rows, now)).or_raise(py)?;
+        Ok(vec1(py, out))
+    }
+
+    fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, k: i64) -> PyResult<PyTopK> {
+        let k = check_k(py, k)?;
+        let top = with_candidates(candidates, |rows, max| self.inner.top_k(rows, max, now, k))?.or_raise(py)?;
+        Ok(PyTopK::new(py, top))
+    }
+
+    #[pyo3(signature = (now, floor=0.35, out=None))]
+    fn decay_pass(&self, py: Python<'_>, now: f64, floor: f32, out: Option<&Bound<'_, PyAny>>) -> PyResult<PyDecayPass> {
+        match out {
+            None => {
+                let (axes, pass) = py.detach(|| self.inner.decay_pass(now, floor)).or_raise(py)?;
+                Ok(PyDecayPass { axes: vec2(py, axes, N_AXES).unbind(), below: vec1(py, pass.below).unbind() })
+            }
+            Some(obj) => {
+                let array = obj.cast::<PyArray2<f32>>().map_err(|_| type_error(py, "out must be a 2-D numpy float32 array".into()))?;
+                let mut rw: PyReadwriteArray2<f32> = array.try_readwrite()?;
+                let slice = rw.as_slice_mut().map_err(|_| type_error(py, "out must be C-contiguous".into()))?;
+                let pass = py.detach(|| self.inner.decay_pass_into(now, floor, slice)).or_raise(py)?;
+                drop(rw);
+                Ok(PyDecayPass { axes: array.clone().unbind(), below: vec1(py, pass.below).unbind() })
+            }
+        }
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.detach(|| self.inner.to_bytes());
+        PyBytes::new(py, &bytes)
+    }
+
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        Ok(Self { inner: py.detach(|| SalienceTable::from_bytes(data)).or_raise(py)? })
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.inner.save(&path)).or_raise(py)
+    }
+
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Ok(Self { inner: py.detach(|| SalienceTable::load(&path)).or_raise(py)? })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("SalienceTable(rows={}, live={})", self.inner.len(), self.inner.live())
+    }
+}
+
+/// The best rows of a candidate set, best first.
+#[pyclass(module = "cuemem._core", name = "TopK", frozen)]
+pub struct PyTopK {
+    /// Row numbers, uint32.
+    #[pyo3(get)]
+    pub(super) rows: Py<PyArray1<u32>>,
+    /// Composite salience at `now`, float32.
+    #[pyo3(get)]
+    pub(super) scores: Py<PyArray1<f32>>,
+    /// Per-axis contributions, float32 `len x 7`; each row sums to its score.
+    #[pyo3(get)]
+    pub(super) breakdown: Py<PyArray2<f32>>,
+}
+
+impl PyTopK {
+    pub(super) fn new(py: Python<'_>, top: TopK) -> Self {
+        Self {
+            rows: vec1(py, top.rows).unbind(),
+            scores: vec1(py, top.scores).unbind(),
+            breakdown: vec2(py, top.breakdown, N_AXES).unbind(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyTopK {
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.rows.bind(py).len()
+    }
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("TopK(len={})", self.rows.bind(py).len())
+    }
+}
+
+/// The weekly pass: every row decayed to `now`, and the rows below the floor.
+#[pyclass(module = "cuemem._core", name = "DecayPass", frozen)]
+pub struct PyDecayPass {
+    /// float32 `rows x 7`: axes decayed to `now` (protected rows unchanged, removed rows zero).
+    #[pyo3(get)]
+    axes: Py<PyArray2<f32>>,
+    /// uint32: live, unprotected rows whose composite is below the floor.
+    #[pyo3(get)]
+    below: Py<PyArray1<u32>>,
+}

@@ -1,0 +1,32 @@
+//! The salience table: seven decaying axes per memory, ranked at a given `now`.
+//!
+//! Each memory has seven axes in [0, 1] (see [`AXES`]), a confidence in [0, 1] and a
+//! reference time `t` from which its axes decay, each axis with its own half-life:
+//!
+//! ```text
+//! decayed_a(now) = s_a * 2^(-(max(now, t) - t) / h_a)
+//! composite(now) = sum_a(w_a * decayed_a(now)) * (0.6 + 0.4 * confidence)
+//! ```
+//!
+//! Protected memories (`risk >= 0.7` or `importance >= 0.7` when written) never decay.
+//!
+//! Storage: because `2^(-(now - t)/h) = 2^(-(now - T0)/h) * 2^(-(T0 - t)/h)`, every row
+//! stores its axes already decayed to one table-wide base time `T0 >= t`. Ranking at
+//! `now` then multiplies by seven per-query coefficients instead of calling `exp`
+//! per row and axis; when a write arrives past `T0` the table is rebased once, a
+//! month of data time ahead. Values that fall below `f32`'s range relative to `T0`
+//! (an urgency 880 days older than the newest memory, say) are flushed to zero:
+//! far below anything that could rank. Rows are packed as eight `f32` lanes
+//! (seven axes and confidence, 32 bytes, half a cache line), so gathering a sparse
+//! candidate set touches one line per row and a full pass streams.
+
+mod axes;
+mod pass;
+mod persist;
+mod score;
+mod table;
+
+pub use axes::{gate, is_protected, Params, AXES, DAY, IMPORTANCE, N_AXES, PROTECT_AT, RISK, URGENCY};
+pub use pass::DecayPass;
+pub use score::TopK;
+pub use table::{RowState, SalienceTable};

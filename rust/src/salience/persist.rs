@@ -1,0 +1,90 @@
+//! The salience table file.
+//!
+//! Body (inside the [`crate::codec`] container, magic `CUEMSAL\0`, version 1): the
+//! seven weights (f64) and half-lives in days (f64), base and max reference time
+//! (f64), the row count (u64), then the rows as eight little-endian f32 each, the
+//! reference times (f64) and the flag bytes.
+
+use std::fs;
+use std::path::Path;
+
+use super::axes::{Params, N_AXES};
+use super::table::{Row, SalienceTable, LIVE, PROTECTED};
+use crate::codec::{self, Reader, Writer};
+use crate::cue::write_atomic;
+use crate::error::{CoreError, Result};
+
+const MAGIC: &[u8; 8] = b"CUEMSAL\0";
+const VERSION: u32 = 1;
+
+impl SalienceTable {
+    /// The file image of this table.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        for weight in self.params.weights {
+            w.f64(weight as f64);
+        }
+        for h in self.params.half_lives_days {
+            w.f64(h);
+        }
+        w.f64(self.base);
+        w.f64(self.max_t);
+        w.u64(self.rows.len() as u64);
+        for row in &self.rows {
+            for lane in row.0 {
+                w.raw(&lane.to_le_bytes());
+            }
+        }
+        for t in &self.times {
+            w.f64(*t);
+        }
+        w.raw(&self.flags);
+        codec::seal(MAGIC, VERSION, &w.into_inner())
+    }
+
+    /// Reads a table back; any damage is [`CoreError::Corrupt`], never a panic.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(codec::open(MAGIC, VERSION, bytes)?);
+        let mut weights = [0f32; N_AXES];
+        for w in &mut weights {
+            *w = r.f64()? as f32;
+        }
+        let mut half_lives = [0f64; N_AXES];
+        for h in &mut half_lives {
+            *h = r.f64()?;
+        }
+        let params = Params::new(weights, half_lives).map_err(|e| CoreError::Corrupt(e.to_string()))?;
+        let base = r.f64()?;
+        let max_t = r.f64()?;
+        let n = r.u64()? as usize;
+        if n.saturating_mul(32 + 8 + 1) != r.remaining() {
+            return Err(CoreError::Corrupt(format!("{n} rows do not fit the {} bytes left", r.remaining())));
+        }
+        let lanes = r.take(n * 32)?;
+        let rows: Vec<Row> = lanes
+            .chunks_exact(32)
+            .map(|c| Row(std::array::from_fn(|i| f32::from_le_bytes(c[i * 4..i * 4 + 4].try_into().expect("4 bytes")))))
+            .collect();
+        let times: Vec<f64> = r.take(n * 8)?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let flags = r.take(n)?.to_vec();
+        r.finish()?;
+        if flags.iter().any(|f| f & !(LIVE | PROTECTED) != 0 || (f & PROTECTED != 0 && f & LIVE == 0)) {
+            return Err(CoreError::Corrupt("invalid row flags".into()));
+        }
+        if rows.iter().any(|row| row.0.iter().any(|v| !v.is_finite() || *v < 0.0)) || times.iter().any(|t| !t.is_finite()) {
+            return Err(CoreError::Corrupt("non-finite or negative salience".into()));
+        }
+        let live = flags.iter().filter(|f| *f & LIVE != 0).count();
+        Ok(Self { params, base, max_t, rows, times, flags, live })
+    }
+
+    /// Writes the table to `path` atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes())
+    }
+
+    /// Reads a table written by [`SalienceTable::save`].
+    pub fn load(path: &Path) -> Result<Self> {
+        Self::from_bytes(&fs::read(path)?)
+    }
+}

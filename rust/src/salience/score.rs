@@ -1,0 +1,272 @@
+//! Scoring at `now`: per-query coefficients, composites and top-k.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::axes::{gate, N_AXES};
+use super::table::{Row, SalienceTable, LIVE, PROTECTED};
+use crate::error::{CoreError, Result};
+
+/// Everything about `now` that is shared by all rows of one query.
+pub(super) struct Clock {
+    /// `w_a * 2^(-(now - base)/h_a)` for unprotected rows, lane 7 zero.
+    decayed: [f32; 8],
+    /// `w_a` for protected rows, lane 7 zero.
+    weights: [f32; 8],
+    /// `2^(-(now - base)/h_a)` in f64, for rows written after `now`.
+    factors: [f64; N_AXES],
+    /// No row has a reference time after `now`: the fast path holds for all.
+    all_past: bool,
+    now: f64,
+}
+
+impl Clock {
+    pub(super) fn new(table: &SalienceTable, now: f64) -> Result<Self> {
+        if !now.is_finite() {
+            return Err(CoreError::InvalidArgument { name: "now", reason: format!("{now} is not a finite time") });
+        }
+        let factors = if table.base.is_finite() { table.params.factors(now - table.base) } else { [1.0; N_AXES] };
+        let mut decayed = [0f32; 8];
+        let mut weights = [0f32; 8];
+        for a in 0..N_AXES {
+            weights[a] = table.params.weights[a];
+            decayed[a] = (table.params.weights[a] as f64 * factors[a]) as f32;
+        }
+        Ok(Self { decayed, weights, factors, all_past: now >= table.max_t, now })
+    }
+
+    /// Per-axis decayed values of one row at `now` (undecayed for protected rows).
+    #[inline]
+    pub(super) fn axes(&self, table: &SalienceTable, r: usize) -> [f32; N_AXES] {
+        let row = &table.rows[r].0;
+        let mut out = [0f32; N_AXES];
+        if table.flags[r] & PROTECTED != 0 {
+            out.copy_from_slice(&row[..N_AXES]);
+        } else if self.all_past || table.times[r] <= self.now {
+            for a in 0..N_AXES {
+                out[a] = (row[a] as f64 * self.factors[a]) as f32;
+            }
+        } else {
+            // Written after `now`: no negative age, the row counts as written.
+            let back = table.params.factors(table.times[r] - table.base);
+            for a in 0..N_AXES {
+                out[a] = (row[a] as f64 * back[a]) as f32;
+            }
+        }
+        out
+    }
+
+    /// The composite of one live row at `now`.
+    #[inline]
+    pub(super) fn score(&self, table: &SalienceTable, r: usize) -> f32 {
+        let row: &Row = &table.rows[r];
+        let flags = table.flags[r];
+        if flags & PROTECTED == 0 && !self.all_past && table.times[r] > self.now {
+            return self.weighted(&self.axes(table, r), row.0[7]);
+        }
+        let k = if flags & PROTECTED != 0 { &self.weights } else { &self.decayed };
+        let mut sum = 0f32;
+        for a in 0..8 {
+            sum += k[a] * row.0[a];
+        }
+        sum * gate(row.0[7])
+    }
+
+    /// `sum_a(w_a * axes_a) * gate(confidence)`.
+    #[inline]
+    pub(super) fn weighted(&self, axes: &[f32; N_AXES], confidence: f32) -> f32 {
+        let mut sum = 0f32;
+        for a in 0..N_AXES {
+            sum += self.weights[a] * axes[a];
+        }
+        sum * gate(confidence)
+    }
+
+    /// Per-axis contributions `w_a * decayed_a * gate`; they sum to the composite.
+    pub(super) fn breakdown(&self, table: &SalienceTable, r: usize) -> [f32; N_AXES] {
+        let g = gate(table.rows[r].0[7]);
+        let axes = self.axes(table, r);
+        let mut out = [0f32; N_AXES];
+        for a in 0..N_AXES {
+            out[a] = self.weights[a] * axes[a] * g;
+        }
+        out
+    }
+}
+
+/// The best `k` rows of a candidate set, best first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TopK {
+    pub rows: Vec<u32>,
+    pub scores: Vec<f32>,
+    /// Row-major `rows.len() x 7`: each winner's per-axis contribution.
+    pub breakdown: Vec<f32>,
+}
+
+/// Heap entry ordered so that the heap's top is the worst kept row.
+#[derive(Clone, Copy, PartialEq)]
+struct Kept {
+    score: f32,
+    row: u32,
+}
+
+impl Eq for Kept {}
+
+impl Ord for Kept {
+    /// Better = higher score, then lower row; the max-heap's top is the worst.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.total_cmp(&self.score).then(self.row.cmp(&other.row))
+    }
+}
+
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl SalienceTable {
+    fn check_rows(&self, max_row: Option<u32>) -> Result<()> {
+        match max_row {
+            Some(r) if r as usize >= self.rows.len() => Err(CoreError::InvalidValue {
+                what: "candidates",
+                index: 0,
+                value: r.to_string(),
+                reason: "row has no salience entry",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Composites of `rows` at `now`; rows removed from the table score 0.
+    pub fn composite(&self, rows: &[u32], now: f64) -> Result<Vec<f32>> {
+        self.check_rows(rows.iter().copied().max())?;
+        let clock = Clock::new(self, now)?;
+        Ok(rows.iter().map(|&r| if self.is_live(r) { clock.score(self, r as usize) } else { 0.0 }).collect())
+    }
+
+    /// Per-axis values of `row` decayed to `now`, or `None` if it is not live.
+    pub fn decayed(&self, row: u32, now: f64) -> Result<Option<[f32; N_AXES]>> {
+        let clock = Clock::new(self, now)?;
+        Ok(self.is_live(row).then(|| clock.axes(self, row as usize)))
+    }
+
+    /// The `k` best live rows among `candidates` (ascending rows), by composite at `now`.
+    ///
+    /// Ties go to the lower row. `max_row` is the largest candidate, checked against
+    /// the table before any work.
+    pub fn top_k<I: IntoIterator<Item = u32>>(&self, candidates: I, max_row: Option<u32>, now: f64, k: usize) -> Result<TopK> {
+        if k == 0 {
+            return Err(CoreError::InvalidArgument { name: "k", reason: "k must be at least 1".into() });
+        }
+        self.check_rows(max_row)?;
+        let clock = Clock::new(self, now)?;
+        let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(k + 1);
+        let mut worst = f32::NEG_INFINITY;
+        for row in candidates {
+            let r = row as usize;
+            if self.flags[r] & LIVE == 0 {
+                continue;
+            }
+            let score = clock.score(self, r);
+            if heap.len() < k {
+                heap.push(Kept { score, row });
+                if heap.len() == k {
+                    worst = heap.peek().expect("full").score;
+                }
+            } else if score > worst || (score == worst && row < heap.peek().expect("full").row) {
+                *heap.peek_mut().expect("full") = Kept { score, row };
+                worst = heap.peek().expect("full").score;
+            }
+        }
+        let kept = heap.into_sorted_vec();
+        let mut out = TopK { rows: Vec::with_capacity(kept.len()), scores: Vec::with_capacity(kept.len()), breakdown: Vec::with_capacity(kept.len() * N_AXES) };
+        for Kept { score, row } in kept {
+            out.rows.push(row);
+            out.scores.push(score);
+            out.breakdown.extend_from_slice(&clock.breakdown(self, row as usize));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::axes::{Params, DAY, URGENCY};
+    use super::*;
+
+    fn oracle(axes: &[f32; 7], conf: f32, t: f64, now: f64) -> f32 {
+        let p = Params::default();
+        let age = (now - t).max(0.0);
+        let mut sum = 0.0f64;
+        for a in 0..7 {
+            let d = if axes[0] >= 0.7 || axes[2] >= 0.7 { 1.0 } else { (-age / (p.half_lives_days[a] * DAY)).exp2() };
+            sum += p.weights[a] as f64 * axes[a] as f64 * d;
+        }
+        (sum * (0.6 + 0.4 * conf as f64)) as f32
+    }
+
+    fn sample() -> (SalienceTable, Vec<[f32; 7]>, Vec<f32>, Vec<f64>) {
+        let mut tab = SalienceTable::new(Params::default());
+        let axes: Vec<[f32; 7]> = (0..50).map(|i| std::array::from_fn(|a| ((i * 7 + a * 3) % 11) as f32 / 10.0 * 0.69)).collect();
+        let conf: Vec<f32> = (0..50).map(|i| (i % 5) as f32 / 4.0).collect();
+        let times: Vec<f64> = (0..50).map(|i| 1.7e9 + i as f64 * 3.0 * DAY).collect();
+        let rows: Vec<u32> = (0..50).collect();
+        tab.put(&rows, axes.concat().as_slice(), &conf, &times).unwrap();
+        (tab, axes, conf, times)
+    }
+
+    #[test]
+    fn composite_matches_oracle_past_present_future() {
+        let (tab, axes, conf, times) = sample();
+        let rows: Vec<u32> = (0..50).collect();
+        for now in [1.7e9, 1.7e9 + 60.0 * DAY, 1.7e9 + 400.0 * DAY] {
+            let got = tab.composite(&rows, now).unwrap();
+            for i in 0..50 {
+                let want = oracle(&axes[i], conf[i], times[i], now);
+                assert!((got[i] - want).abs() <= 1e-5 * want.abs().max(1e-3), "row {i} now {now}: {} vs {want}", got[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn protected_rows_do_not_decay() {
+        let mut tab = SalienceTable::new(Params::default());
+        tab.put(&[0], &[0.9, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0]).unwrap();
+        let now = tab.composite(&[0], 0.0).unwrap()[0];
+        let later = tab.composite(&[0], 1000.0 * DAY).unwrap()[0];
+        assert_eq!(now, later);
+    }
+
+    #[test]
+    fn urgency_halves_in_a_week() {
+        let mut tab = SalienceTable::new(Params::default());
+        tab.put(&[0], &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0]).unwrap();
+        let d = tab.decayed(0, 7.0 * DAY).unwrap().unwrap();
+        assert!((d[URGENCY] - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn top_k_is_sorted_and_breakdown_sums_to_score() {
+        let (tab, ..) = sample();
+        let now = 1.7e9 + 200.0 * DAY;
+        let top = tab.top_k(0..50, Some(49), now, 5).unwrap();
+        assert_eq!(top.rows.len(), 5);
+        let all = tab.composite(&(0..50).collect::<Vec<_>>(), now).unwrap();
+        let mut order: Vec<u32> = (0..50).collect();
+        order.sort_by(|&a, &b| all[b as usize].total_cmp(&all[a as usize]).then(a.cmp(&b)));
+        assert_eq!(top.rows, order[..5]);
+        for (i, s) in top.scores.iter().enumerate() {
+            let sum: f32 = top.breakdown[i * 7..i * 7 + 7].iter().sum();
+            assert!((sum - s).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn top_k_rejects_bad_arguments() {
+        let (tab, ..) = sample();
+        assert!(tab.top_k([1u32], Some(1), 0.0, 0).is_err());
+        assert!(tab.top_k([99u32], Some(99), 0.0, 1).is_err());
+        assert!(tab.top_k([1u32], Some(1), f64::NAN, 1).is_err());
+    }
+}
