@@ -29,7 +29,7 @@ def test_run_bench_writes_the_documented_json(tmp_path: Path) -> None:
         assert set(row) == ROW_KEYS and row["p50_us"] > 0
     assert written["decay_pass"]["cuemem"]["p50_ms"] > 0
     text = out.getvalue()
-    assert "p50 × cuemem" in text and "decay pass over 1,000 x 7" in text
+    assert "p50 ×" in text and "python-sets" in text and "decay pass over 1,000 x 7" in text
 
 
 def test_plot_scaling_draws_a_png(tmp_path: Path) -> None:

@@ -16,16 +16,16 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from cuemem.bench import reference
 from cuemem.bench.agreement import check_agreement, check_decay_agreement
 from cuemem.bench.corpus import AXES, make_corpus
 from cuemem.bench.machine import describe_machine
+from cuemem.bench.progress import Bars
 from cuemem.bench.queries import K, NOW, Query, make_queries
 from cuemem.bench.reference import Columns, Ranking
 from cuemem.bench.systems import BUILD_STEPS, SYSTEMS, CuememSystem, Recalled, System, make_system
+from cuemem.bench.tables import decay_table, recall_table
 from cuemem.bench.timing import median_ms, time_calls
 
 DECAY_FLOOR = 0.35
@@ -70,29 +70,28 @@ def measure(
     cols = Columns.of(corpus)
     built = {name: make_system(name, ranking) for name in names}
     rows: dict[str, dict[str, float]] = {}
-    with _progress(console) as progress:
+    with Bars(console) as bars:
         build_s = {}
         for name, system in built.items():
-            task = progress.add_task(f"build {name}", total=BUILD_STEPS)
-            build_s[name] = system.build(corpus, step=partial(progress.advance, task))
+            build_s[name] = system.build(corpus, step=bars.add(f"build {name}", BUILD_STEPS))
         answers: dict[str, list[Recalled]] = {}
         for name, system in built.items():
-            task = progress.add_task(f"check {name}", total=len(queries))
+            step = bars.add(f"check {name}", len(queries))
             answers[name] = []
             for q in queries:
                 answers[name].append(_recall(system, q))
-                progress.advance(task)
+                step()
         check_agreement(answers, queries, cols, ranking, NOW, K)
         for name, system in built.items():
-            task = progress.add_task(f"time {name}", total=ROUNDS * len(queries))
+            label = f"time {name}"
             latency = time_calls(
                 partial(_recall, system),
                 queries,
                 rounds=ROUNDS,
                 budget_s=ROUND_BUDGET_S,
-                on_call=partial(progress.advance, task),
+                on_call=bars.add(label, ROUNDS * len(queries)),
             )
-            progress.update(task, completed=ROUNDS * len(queries))
+            bars.finish(label)
             examined = np.array([a.examined / a.full_scan for a in answers[name]])
             rows[name] = {
                 "p50_us": round(latency.percentile_us(50), 3),
@@ -101,7 +100,7 @@ def measure(
                 "bytes_per_episode": round(system.bytes() / episodes, 2),
                 "examined_pct": round(float(examined.mean()) * 100, 4),
             }
-    decay = _decay_pass(built.get("cuemem"), cols, ranking, console)
+    decay = _decay_pass(built.get("cuemem"), cols, ranking)
     return {"episodes": episodes, "machine": describe_machine(), "systems": rows, "decay_pass": decay}
 
 
@@ -110,80 +109,26 @@ def _recall(system: System, query: Query) -> Recalled:
     return system.recall(query.cues, query.exclude, NOW, K)
 
 
-def _decay_pass(
-    cuemem_system: Any, cols: Columns, ranking: Ranking, console: Console
-) -> dict[str, Any]:
+def _decay_pass(cuemem_system: System | None, cols: Columns, ranking: Ranking) -> dict[str, Any]:
     """Time a full decay pass in numpy and, when it was built, in cuemem."""
-    with console.status("timing decay pass"):
-        want = reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR)
-        out: dict[str, Any] = {"rows": len(cols.t), "axes": len(AXES), "floor": DECAY_FLOOR}
-        numpy_ms = median_ms(lambda: reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR))
-        out["numpy"] = {"p50_ms": round(numpy_ms, 3)}
-        if isinstance(cuemem_system, CuememSystem):
-            got = cuemem_system.decay_pass(NOW, DECAY_FLOOR)
-            check_decay_agreement(got, want, cols, ranking, NOW, DECAY_FLOOR)
-            cuemem_ms = median_ms(lambda: cuemem_system.decay_pass(NOW, DECAY_FLOOR))
-            out["cuemem"] = {"p50_ms": round(cuemem_ms, 3)}
-            out["numpy_x_cuemem"] = round(out["numpy"]["p50_ms"] / out["cuemem"]["p50_ms"], 2)
+    want = reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR)
+    out: dict[str, Any] = {"rows": len(cols.t), "axes": len(AXES), "floor": DECAY_FLOOR}
+    numpy_ms = median_ms(lambda: reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR))
+    out["numpy"] = {"p50_ms": round(numpy_ms, 3)}
+    if isinstance(cuemem_system, CuememSystem):
+        got = cuemem_system.decay_pass(NOW, DECAY_FLOOR)
+        check_decay_agreement(got, want, cols, ranking, NOW, DECAY_FLOOR)
+        cuemem_ms = median_ms(lambda: cuemem_system.decay_pass(NOW, DECAY_FLOOR))
+        out["cuemem"] = {"p50_ms": round(cuemem_ms, 3)}
+        out["numpy_x_cuemem"] = round(out["numpy"]["p50_ms"] / out["cuemem"]["p50_ms"], 2)
     return out
 
 
-def _progress(console: Console) -> Progress:
-    """Return the progress display used for building, checking and timing."""
-    return Progress(
-        TextColumn("{task.description:<24}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
-
-
 def render(result: dict[str, Any], console: Console) -> None:
-    """Print the recall table and the decay-pass table of one measurement."""
-    systems = result["systems"]
-    base = systems.get("cuemem")
-    table = Table(
-        title=f"recall, k={K}, over {result['episodes']:,} episodes",
-        caption=result["machine"],
-    )
-    table.add_column("system", no_wrap=True)
-    for header in ("p50 µs", "p99 µs", "build s", "bytes/episode", "examined %"):
-        table.add_column(header, justify="right")
-    if base:
-        table.add_column("p50 × cuemem", justify="right")
-        table.add_column("p99 × cuemem", justify="right")
-    for name, row in systems.items():
-        cells = [
-            name,
-            f"{row['p50_us']:,.1f}",
-            f"{row['p99_us']:,.1f}",
-            f"{row['build_s']:.2f}",
-            f"{row['bytes_per_episode']:,.1f}",
-            f"{row['examined_pct']:.3f}",
-        ]
-        if base:
-            cells += [_ratio(row["p50_us"], base["p50_us"]), _ratio(row["p99_us"], base["p99_us"])]
-        table.add_row(*cells)
-    console.print(table)
-    decay = result["decay_pass"]
-    if decay:
-        dtable = Table(title=f"decay pass over {decay['rows']:,} x {decay['axes']}")
-        dtable.add_column("system", no_wrap=True)
-        dtable.add_column("p50 ms", justify="right")
-        dtable.add_column("× cuemem", justify="right")
-        cuemem_ms = decay.get("cuemem", {}).get("p50_ms")
-        for name in ("cuemem", "numpy"):
-            if name in decay:
-                ms = decay[name]["p50_ms"]
-                dtable.add_row(name, f"{ms:,.2f}", _ratio(ms, cuemem_ms) if cuemem_ms else "")
-        console.print(dtable)
-
-
-def _ratio(value: float, base: float) -> str:
-    """Format ``value / base`` as ``"12.3×"``."""
-    return f"{value / base:,.1f}×" if base > 0 else "—"
+    """Print the recall table and, if measured, the decay-pass table of one measurement."""
+    console.print(recall_table(result))
+    if result["decay_pass"]:
+        console.print(decay_table(result["decay_pass"]))
 
 
 def write_json(result: dict[str, Any], path: str | Path) -> None:

@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use super::axes::N_AXES;
 use super::score::Clock;
-use super::table::{SalienceTable, LIVE, PARALLEL_ROWS, PROTECTED};
+use super::table::{flush, SalienceTable, PARALLEL_ROWS};
 use crate::error::{CoreError, Result};
 
 /// The weekly distillation's kernel output.
@@ -31,18 +31,34 @@ impl SalienceTable {
         let clock = Clock::new(self, now)?;
         let chunk = |(c, out): (usize, &mut [f32])| -> Vec<u32> {
             let start = c * CHUNK;
+            let rows = &self.rows[start..start + out.len() / N_AXES];
             let mut below = Vec::new();
-            for (i, dst) in out.chunks_exact_mut(N_AXES).enumerate() {
-                let r = start + i;
-                let flags = self.flags[r];
-                if flags & LIVE == 0 {
+            if clock.all_past() {
+                // Fast path: one multiply per axis, no branch on the row's state.
+                let (decay, keep) = clock.lane_factors();
+                for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
+                    let f = if row.0[7].is_sign_negative() { &keep } else { &decay };
+                    let mut d = [0f32; 8];
+                    for a in 0..8 {
+                        d[a] = flush(row.0[a] * f[a]);
+                    }
+                    dst.copy_from_slice(&d[..N_AXES]);
+                    let state = row.0[7];
+                    if !state.is_sign_negative() && !state.is_nan() && clock.weighted(&d, state) < floor {
+                        below.push((start + i) as u32);
+                    }
+                }
+                return below;
+            }
+            for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
+                if !row.is_live() {
                     dst.fill(0.0);
                     continue;
                 }
-                let axes = clock.axes(self, r);
+                let axes = clock.axes(self, start + i);
                 dst.copy_from_slice(&axes);
-                if flags & PROTECTED == 0 && clock.weighted(&axes, self.rows[r].0[7]) < floor {
-                    below.push(r as u32);
+                if !row.is_protected() && clock.weighted(&axes, row.confidence()) < floor {
+                    below.push((start + i) as u32);
                 }
             }
             below

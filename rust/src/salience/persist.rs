@@ -2,14 +2,15 @@
 //!
 //! Body (inside the [`crate::codec`] container, magic `CUEMSAL\0`, version 1): the
 //! seven weights (f64) and half-lives in days (f64), base and max reference time
-//! (f64), the row count (u64), then the rows as eight little-endian f32 each, the
-//! reference times (f64) and the flag bytes.
+//! (f64), the row count (u64), then the rows as eight little-endian f32 each (seven
+//! axes and the state lane: confidence, negative if protected, NaN if not live) and
+//! the reference times (f64).
 
 use std::fs;
 use std::path::Path;
 
 use super::axes::{Params, N_AXES};
-use super::table::{Row, SalienceTable, LIVE, PROTECTED};
+use super::table::{Row, SalienceTable};
 use crate::codec::{self, Reader, Writer};
 use crate::cue::write_atomic;
 use crate::error::{CoreError, Result};
@@ -38,7 +39,6 @@ impl SalienceTable {
         for t in &self.times {
             w.f64(*t);
         }
-        w.raw(&self.flags);
         codec::seal(MAGIC, VERSION, &w.into_inner())
     }
 
@@ -57,7 +57,7 @@ impl SalienceTable {
         let base = r.f64()?;
         let max_t = r.f64()?;
         let n = r.u64()? as usize;
-        if n.saturating_mul(32 + 8 + 1) != r.remaining() {
+        if n.saturating_mul(32 + 8) != r.remaining() {
             return Err(CoreError::Corrupt(format!("{n} rows do not fit the {} bytes left", r.remaining())));
         }
         let lanes = r.take(n * 32)?;
@@ -66,16 +66,18 @@ impl SalienceTable {
             .map(|c| Row(std::array::from_fn(|i| f32::from_le_bytes(c[i * 4..i * 4 + 4].try_into().expect("4 bytes")))))
             .collect();
         let times: Vec<f64> = r.take(n * 8)?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-        let flags = r.take(n)?.to_vec();
         r.finish()?;
-        if flags.iter().any(|f| f & !(LIVE | PROTECTED) != 0 || (f & PROTECTED != 0 && f & LIVE == 0)) {
-            return Err(CoreError::Corrupt("invalid row flags".into()));
+        let valid = |row: &Row| {
+            if !row.is_live() {
+                return row.0[..N_AXES].iter().all(|&v| v == 0.0);
+            }
+            row.confidence() <= 1.0 && row.0[..N_AXES].iter().all(|v| v.is_finite() && *v >= 0.0)
+        };
+        if !rows.iter().all(valid) || times.iter().any(|t| !t.is_finite()) {
+            return Err(CoreError::Corrupt("salience rows out of range".into()));
         }
-        if rows.iter().any(|row| row.0.iter().any(|v| !v.is_finite() || *v < 0.0)) || times.iter().any(|t| !t.is_finite()) {
-            return Err(CoreError::Corrupt("non-finite or negative salience".into()));
-        }
-        let live = flags.iter().filter(|f| *f & LIVE != 0).count();
-        Ok(Self { params, base, max_t, rows, times, flags, live })
+        let live = rows.iter().filter(|row| row.is_live()).count();
+        Ok(Self { params, base, max_t, rows, times, live })
     }
 
     /// Writes the table to `path` atomically.

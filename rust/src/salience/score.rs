@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::axes::{gate, N_AXES};
-use super::table::{Row, SalienceTable, LIVE, PROTECTED};
+use super::table::{flush, Row, SalienceTable};
 use crate::error::{CoreError, Result};
 
 /// Everything about `now` that is shared by all rows of one query.
@@ -13,8 +13,8 @@ pub(super) struct Clock {
     decayed: [f32; 8],
     /// `w_a` for protected rows, lane 7 zero.
     weights: [f32; 8],
-    /// `2^(-(now - base)/h_a)` in f64, for rows written after `now`.
-    factors: [f64; N_AXES],
+    /// `2^(-(now - base)/h_a)`, flushed like the stored values.
+    factors: [f32; N_AXES],
     /// No row has a reference time after `now`: the fast path holds for all.
     all_past: bool,
     now: f64,
@@ -25,32 +25,55 @@ impl Clock {
         if !now.is_finite() {
             return Err(CoreError::InvalidArgument { name: "now", reason: format!("{now} is not a finite time") });
         }
-        let factors = if table.base.is_finite() { table.params.factors(now - table.base) } else { [1.0; N_AXES] };
+        let exact = if table.base.is_finite() { table.params.factors(now - table.base) } else { [1.0; N_AXES] };
         let mut decayed = [0f32; 8];
         let mut weights = [0f32; 8];
+        let mut factors = [0f32; N_AXES];
         for a in 0..N_AXES {
             weights[a] = table.params.weights[a];
-            decayed[a] = (table.params.weights[a] as f64 * factors[a]) as f32;
+            factors[a] = flush(exact[a].min(f32::MAX as f64) as f32);
+            decayed[a] = flush((table.params.weights[a] as f64 * exact[a]).min(f32::MAX as f64) as f32);
         }
         Ok(Self { decayed, weights, factors, all_past: now >= table.max_t, now })
     }
 
-    /// Per-axis decayed values of one row at `now` (undecayed for protected rows).
+    /// No row was written after `now`.
     #[inline]
+    pub(super) fn all_past(&self) -> bool {
+        self.all_past
+    }
+
+    /// Per-lane factors for unprotected rows (decay) and protected rows (keep); lane 7 zero.
+    pub(super) fn lane_factors(&self) -> ([f32; 8], [f32; 8]) {
+        let mut decay = [0f32; 8];
+        decay[..N_AXES].copy_from_slice(&self.factors);
+        let mut keep = [1f32; 8];
+        keep[7] = 0.0;
+        (decay, keep)
+    }
+
+    /// Whether row `r` was written after `now` (and so must not be decayed by the shared factors).
+    #[inline]
+    fn is_future(&self, table: &SalienceTable, r: usize) -> bool {
+        !self.all_past && table.times[r] > self.now
+    }
+
+    /// Per-axis decayed values of one live row at `now` (undecayed if protected).
+    #[inline(always)]
     pub(super) fn axes(&self, table: &SalienceTable, r: usize) -> [f32; N_AXES] {
-        let row = &table.rows[r].0;
+        let row = &table.rows[r];
         let mut out = [0f32; N_AXES];
-        if table.flags[r] & PROTECTED != 0 {
-            out.copy_from_slice(&row[..N_AXES]);
-        } else if self.all_past || table.times[r] <= self.now {
+        if row.is_protected() {
+            out.copy_from_slice(&row.0[..N_AXES]);
+        } else if !self.is_future(table, r) {
             for a in 0..N_AXES {
-                out[a] = (row[a] as f64 * self.factors[a]) as f32;
+                out[a] = flush(row.0[a] * self.factors[a]);
             }
         } else {
             // Written after `now`: no negative age, the row counts as written.
             let back = table.params.factors(table.times[r] - table.base);
             for a in 0..N_AXES {
-                out[a] = (row[a] as f64 * back[a]) as f32;
+                out[a] = flush((row.0[a] as f64 * back[a]) as f32);
             }
         }
         out
@@ -60,21 +83,23 @@ impl Clock {
     #[inline]
     pub(super) fn score(&self, table: &SalienceTable, r: usize) -> f32 {
         let row: &Row = &table.rows[r];
-        let flags = table.flags[r];
-        if flags & PROTECTED == 0 && !self.all_past && table.times[r] > self.now {
-            return self.weighted(&self.axes(table, r), row.0[7]);
+        let state = row.0[7];
+        let protected = state.is_sign_negative();
+        if !protected && self.is_future(table, r) {
+            return self.weighted(&self.axes(table, r), row.confidence());
         }
-        let k = if flags & PROTECTED != 0 { &self.weights } else { &self.decayed };
-        let mut sum = 0f32;
+        let k = if protected { &self.weights } else { &self.decayed };
+        let mut lanes = [0f32; 8];
         for a in 0..8 {
-            sum += k[a] * row.0[a];
+            lanes[a] = k[a] * row.0[a];
         }
-        sum * gate(row.0[7])
+        let sum = (lanes[0] + lanes[4]) + (lanes[1] + lanes[5]) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        sum * gate(state.abs())
     }
 
-    /// `sum_a(w_a * axes_a) * gate(confidence)`.
+    /// `sum_a(w_a * axes_a) * gate(confidence)` over the first seven lanes of `axes`.
     #[inline]
-    pub(super) fn weighted(&self, axes: &[f32; N_AXES], confidence: f32) -> f32 {
+    pub(super) fn weighted(&self, axes: &[f32], confidence: f32) -> f32 {
         let mut sum = 0f32;
         for a in 0..N_AXES {
             sum += self.weights[a] * axes[a];
@@ -84,7 +109,7 @@ impl Clock {
 
     /// Per-axis contributions `w_a * decayed_a * gate`; they sum to the composite.
     pub(super) fn breakdown(&self, table: &SalienceTable, r: usize) -> [f32; N_AXES] {
-        let g = gate(table.rows[r].0[7]);
+        let g = gate(table.rows[r].confidence());
         let axes = self.axes(table, r);
         let mut out = [0f32; N_AXES];
         for a in 0..N_AXES {
@@ -92,6 +117,38 @@ impl Clock {
         }
         out
     }
+}
+
+/// Candidates are scored in blocks of this many; the next block's rows are
+/// prefetched while the current one is scored, which hides most of the memory
+/// latency of a sparse gather.
+const BLOCK: usize = 32;
+
+#[inline]
+fn prefetch(rows: &[Row], r: u32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(row) = rows.get(r as usize) {
+        // SAFETY: prefetching a valid address has no side effects.
+        unsafe { core::arch::x86_64::_mm_prefetch(row as *const Row as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (rows, r);
+}
+
+/// Fills `block` from `it`; returns how many it took.
+#[inline]
+fn fill<I: Iterator<Item = u32>>(it: &mut I, block: &mut [u32; BLOCK]) -> usize {
+    let mut n = 0;
+    while n < BLOCK {
+        match it.next() {
+            Some(r) => {
+                block[n] = r;
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    n
 }
 
 /// The best `k` rows of a candidate set, best first.
@@ -163,21 +220,35 @@ impl SalienceTable {
         let clock = Clock::new(self, now)?;
         let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(k + 1);
         let mut worst = f32::NEG_INFINITY;
-        for row in candidates {
-            let r = row as usize;
-            if self.flags[r] & LIVE == 0 {
-                continue;
+        let mut it = candidates.into_iter();
+        let (mut cur, mut next) = ([0u32; BLOCK], [0u32; BLOCK]);
+        let mut n_cur = fill(&mut it, &mut cur);
+        for &r in &cur[..n_cur] {
+            prefetch(&self.rows, r);
+        }
+        while n_cur > 0 {
+            let n_next = fill(&mut it, &mut next);
+            for &r in &next[..n_next] {
+                prefetch(&self.rows, r);
             }
-            let score = clock.score(self, r);
-            if heap.len() < k {
-                heap.push(Kept { score, row });
-                if heap.len() == k {
+            for &row in &cur[..n_cur] {
+                let r = row as usize;
+                if !self.rows[r].is_live() {
+                    continue;
+                }
+                let score = clock.score(self, r);
+                if heap.len() < k {
+                    heap.push(Kept { score, row });
+                    if heap.len() == k {
+                        worst = heap.peek().expect("full").score;
+                    }
+                } else if score > worst || (score == worst && row < heap.peek().expect("full").row) {
+                    *heap.peek_mut().expect("full") = Kept { score, row };
                     worst = heap.peek().expect("full").score;
                 }
-            } else if score > worst || (score == worst && row < heap.peek().expect("full").row) {
-                *heap.peek_mut().expect("full") = Kept { score, row };
-                worst = heap.peek().expect("full").score;
             }
+            std::mem::swap(&mut cur, &mut next);
+            n_cur = n_next;
         }
         let kept = heap.into_sorted_vec();
         let mut out = TopK { rows: Vec::with_capacity(kept.len()), scores: Vec::with_capacity(kept.len()), breakdown: Vec::with_capacity(kept.len() * N_AXES) };

@@ -5,21 +5,61 @@ use rayon::prelude::*;
 use super::axes::{is_protected, Params, DAY, N_AXES};
 use crate::error::{CoreError, Result};
 
-/// Bits of the per-row flag byte.
-pub(super) const LIVE: u8 = 1;
-pub(super) const PROTECTED: u8 = 2;
-
 /// How far past the newest reference time the base is set, so that writes in
 /// time order rebase the table about once a month of data time.
 const SLACK: f64 = 32.0 * DAY;
 
+/// Stored values and per-query coefficients below this are flushed to zero, so that
+/// no product in the kernels is a subnormal float (which costs x86 a hundred cycles).
+/// A contribution this small cannot matter to a ranking of values in [0, 1].
+pub(super) const TINY: f32 = 1e-18;
+
+/// Flushes `x` to zero below [`TINY`].
+#[inline]
+pub(super) fn flush(x: f32) -> f32 {
+    if x < TINY { 0.0 } else { x }
+}
+
 /// Rows at or above this count are processed on all cores.
 pub(super) const PARALLEL_ROWS: usize = 1 << 16;
 
-/// One row: seven axes decayed to the table's base time, then confidence.
+/// One row: seven axes decayed to the table's base time, then a state lane.
+///
+/// Lane 7 holds the confidence, with its sign bit set for a protected row (so
+/// `-0.0` is a protected row of confidence 0) and NaN for a row that is not live.
+/// A row is thus self-contained: scoring a candidate touches one 32-byte line.
 #[repr(C, align(32))]
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Row(pub [f32; 8]);
+
+impl Default for Row {
+    /// A row that is not live.
+    fn default() -> Self {
+        Row([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN])
+    }
+}
+
+impl Row {
+    #[inline]
+    pub fn is_live(&self) -> bool {
+        !self.0[7].is_nan()
+    }
+
+    #[inline]
+    pub fn is_protected(&self) -> bool {
+        self.0[7].is_sign_negative() && self.is_live()
+    }
+
+    #[inline]
+    pub fn confidence(&self) -> f32 {
+        self.0[7].abs()
+    }
+
+    /// The state lane for a live row.
+    pub fn state(confidence: f32, protected: bool) -> f32 {
+        if protected { -confidence.abs() } else { confidence.abs() }
+    }
+}
 
 /// A row as written: axes undecayed, at its reference time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,7 +81,6 @@ pub struct SalienceTable {
     pub(super) max_t: f64,
     pub(super) rows: Vec<Row>,
     pub(super) times: Vec<f64>,
-    pub(super) flags: Vec<u8>,
     pub(super) live: usize,
 }
 
@@ -70,11 +109,11 @@ impl SalienceTable {
 
     /// Resident bytes of the columns.
     pub fn nbytes(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<Row>() + self.times.capacity() * 8 + self.flags.capacity()
+        self.rows.capacity() * std::mem::size_of::<Row>() + self.times.capacity() * 8
     }
 
     pub(super) fn is_live(&self, row: u32) -> bool {
-        self.flags.get(row as usize).is_some_and(|f| f & LIVE != 0)
+        self.rows.get(row as usize).is_some_and(Row::is_live)
     }
 
     /// Writes (or overwrites) `rows`; `axes` is row-major `rows.len() x 7`.
@@ -98,7 +137,6 @@ impl SalienceTable {
         if top > self.rows.len() {
             self.rows.resize(top, Row::default());
             self.times.resize(top, 0.0);
-            self.flags.resize(top, 0);
         }
         let half_lives = self.params.half_lives_s();
         for (i, &r) in rows.iter().enumerate() {
@@ -107,15 +145,14 @@ impl SalienceTable {
             let protected = is_protected(s);
             let mut row = Row::default();
             for a in 0..N_AXES {
-                row.0[a] = if protected { s[a] } else { (s[a] as f64 * (-(self.base - times[i]) / half_lives[a]).exp2()) as f32 };
+                row.0[a] = if protected { s[a] } else { flush((s[a] as f64 * (-(self.base - times[i]) / half_lives[a]).exp2()) as f32) };
             }
-            row.0[7] = confidence[i];
-            if self.flags[r] & LIVE == 0 {
+            row.0[7] = Row::state(confidence[i], protected);
+            if !self.rows[r].is_live() {
                 self.live += 1;
             }
             self.rows[r] = row;
             self.times[r] = times[i];
-            self.flags[r] = LIVE | if protected { PROTECTED } else { 0 };
         }
         self.max_t = self.max_t.max(newest);
         Ok(())
@@ -125,8 +162,7 @@ impl SalienceTable {
     pub fn remove(&mut self, rows: &[u32]) {
         for &r in rows {
             let r = r as usize;
-            if r < self.flags.len() && self.flags[r] & LIVE != 0 {
-                self.flags[r] = 0;
+            if r < self.rows.len() && self.rows[r].is_live() {
                 self.rows[r] = Row::default();
                 self.live -= 1;
             }
@@ -139,30 +175,30 @@ impl SalienceTable {
             return None;
         }
         let r = row as usize;
-        let protected = self.flags[r] & PROTECTED != 0;
+        let protected = self.rows[r].is_protected();
         let back = self.params.factors(self.times[r] - self.base);
         let mut axes = [0f32; N_AXES];
         for a in 0..N_AXES {
             axes[a] = if protected { self.rows[r].0[a] } else { (self.rows[r].0[a] as f64 * back[a]) as f32 };
         }
-        Some(RowState { axes, confidence: self.rows[r].0[7], t: self.times[r], protected })
+        Some(RowState { axes, confidence: self.rows[r].confidence(), t: self.times[r], protected })
     }
 
     /// Moves the base time forward to `base`, re-decaying every unprotected row.
     fn rebase(&mut self, base: f64) {
         if self.base.is_finite() {
             let f = self.params.factors(base - self.base).map(|x| x as f32);
-            let work = |(row, flag): (&mut Row, &u8)| {
-                if flag & PROTECTED == 0 {
+            let work = |row: &mut Row| {
+                if row.is_live() && !row.is_protected() {
                     for a in 0..N_AXES {
-                        row.0[a] *= f[a];
+                        row.0[a] = flush(row.0[a] * f[a]);
                     }
                 }
             };
             if self.rows.len() >= PARALLEL_ROWS {
-                self.rows.par_iter_mut().zip(self.flags.par_iter()).for_each(work);
+                self.rows.par_iter_mut().for_each(work);
             } else {
-                self.rows.iter_mut().zip(self.flags.iter()).for_each(work);
+                self.rows.iter_mut().for_each(work);
             }
         }
         self.base = base;

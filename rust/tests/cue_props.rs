@@ -1,0 +1,144 @@
+//! Property tests of the cue index against a `BTreeSet` oracle.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cuemem_core::cue::{CueIndex, Query};
+use cuemem_core::CoreError;
+use proptest::prelude::*;
+
+const DIMS: [&str; 3] = ["actor", "type", "time"];
+const VALUES: [&str; 4] = ["a", "b", "c", "d"];
+
+/// (dimension, value, rows) writes.
+fn writes() -> impl Strategy<Value = Vec<(usize, usize, Vec<u32>)>> {
+    prop::collection::vec((0..3usize, 0..4usize, prop::collection::vec(0..300u32, 0..40)), 0..20)
+}
+
+/// A query: per dimension, an optional non-empty set of values to include and to exclude.
+fn queries() -> impl Strategy<Value = Vec<(usize, Vec<usize>, bool)>> {
+    prop::collection::vec((0..3usize, prop::collection::vec(0..4usize, 1..3), any::<bool>()), 0..4)
+}
+
+type Oracle = BTreeMap<(usize, usize), BTreeSet<u32>>;
+
+fn build(ws: &[(usize, usize, Vec<u32>)], removed: &[u32]) -> (CueIndex, Oracle, BTreeSet<u32>) {
+    let mut index = CueIndex::new(&DIMS).unwrap();
+    let mut oracle: Oracle = BTreeMap::new();
+    let mut live = BTreeSet::new();
+    for (d, v, rows) in ws {
+        index.insert(DIMS[*d], VALUES[*v], rows).unwrap();
+        oracle.entry((*d, *v)).or_default().extend(rows);
+        live.extend(rows);
+    }
+    index.remove(removed);
+    for set in oracle.values_mut() {
+        for r in removed {
+            set.remove(r);
+        }
+    }
+    for r in removed {
+        live.remove(r);
+    }
+    (index, oracle, live)
+}
+
+fn expected(oracle: &Oracle, live: &BTreeSet<u32>, q: &[(usize, Vec<usize>, bool)]) -> BTreeSet<u32> {
+    let mut out = live.clone();
+    for (d, values, include) in q {
+        let union: BTreeSet<u32> = values.iter().flat_map(|v| oracle.get(&(*d, *v)).into_iter().flatten().copied()).collect();
+        out = if *include { &out & &union } else { &out - &union };
+    }
+    out
+}
+
+fn to_query(q: &[(usize, Vec<usize>, bool)]) -> Query {
+    let mut query = Query::new();
+    for (d, values, include) in q {
+        let vs = values.iter().map(|v| VALUES[*v]);
+        query = if *include { query.with(DIMS[*d], vs) } else { query.without(DIMS[*d], vs) };
+    }
+    query
+}
+
+proptest! {
+    #[test]
+    fn prune_equals_oracle(ws in writes(), removed in prop::collection::vec(0..300u32, 0..30), q in queries()) {
+        let (index, oracle, live) = build(&ws, &removed);
+        let query = to_query(&q);
+        let pruned = index.prune(&query).unwrap();
+        let want = expected(&oracle, &live, &q);
+        prop_assert_eq!(pruned.rows.iter().collect::<BTreeSet<_>>(), want.clone());
+        prop_assert_eq!(pruned.full_scan, live.len() as u64);
+        prop_assert_eq!(index.count(&query).unwrap(), want.len() as u64);
+    }
+
+    #[test]
+    fn single_cue_examines_exactly_its_list(ws in writes(), d in 0..3usize, v in 0..4usize) {
+        let (index, oracle, _) = build(&ws, &[]);
+        let pruned = index.prune(&Query::new().with(DIMS[d], [VALUES[v]])).unwrap();
+        let len = oracle.get(&(d, v)).map_or(0, |s| s.len()) as u64;
+        prop_assert_eq!(pruned.examined, len);
+    }
+
+    #[test]
+    fn conjunction_examines_about_the_smallest_list(ws in writes(), v1 in 0..4usize, v2 in 0..4usize) {
+        let (index, oracle, _) = build(&ws, &[]);
+        let pruned = index.prune(&Query::new().with("actor", [VALUES[v1]]).with("type", [VALUES[v2]])).unwrap();
+        let a = oracle.get(&(0, v1)).map_or(0, |s| s.len());
+        let b = oracle.get(&(1, v2)).map_or(0, |s| s.len());
+        prop_assert_eq!(pruned.examined, a.min(b) as u64);
+    }
+
+    #[test]
+    fn save_load_round_trip_is_canonical(ws in writes(), removed in prop::collection::vec(0..300u32, 0..30)) {
+        let (index, ..) = build(&ws, &removed);
+        let bytes = index.to_bytes();
+        let back = CueIndex::from_bytes(&bytes).unwrap();
+        prop_assert_eq!(back.to_bytes(), bytes.clone());
+        // the same postings written in reverse order serialize identically
+        let mut reversed: Vec<_> = ws.clone();
+        reversed.reverse();
+        let (again, ..) = build(&reversed, &removed);
+        prop_assert_eq!(again.to_bytes(), bytes);
+    }
+
+    #[test]
+    fn damaged_bytes_never_panic(ws in writes(), at in any::<prop::sample::Index>(), bit in 0..8u8) {
+        let (index, ..) = build(&ws, &[]);
+        let mut bytes = index.to_bytes();
+        let i = at.index(bytes.len());
+        bytes[i] ^= 1 << bit;
+        prop_assert!(CueIndex::from_bytes(&bytes).is_err());
+    }
+}
+
+#[test]
+fn every_truncation_is_a_typed_error() {
+    let (index, ..) = build(&[(0, 0, vec![1, 2, 3]), (1, 2, vec![2, 70000])], &[]);
+    let bytes = index.to_bytes();
+    for cut in 0..bytes.len() {
+        assert!(matches!(CueIndex::from_bytes(&bytes[..cut]), Err(CoreError::Corrupt(_))), "cut {cut}");
+    }
+}
+
+#[test]
+fn unknown_dimension_is_an_error_and_changes_nothing() {
+    let (mut index, ..) = build(&[(0, 0, vec![1, 2, 3])], &[]);
+    let before = index.to_bytes();
+    assert!(matches!(index.insert("nope", "x", &[1]), Err(CoreError::UnknownDimension(_))));
+    assert!(matches!(index.prune(&Query::new().with("nope", ["x"])), Err(CoreError::UnknownDimension(_))));
+    assert!(index.insert_column("actor", &["x"], &[0, 1], &[5, 6]).is_err());
+    assert!(index.insert_column("actor", &["x", ""], &[0, 1], &[5, 6]).is_err());
+    assert_eq!(index.to_bytes(), before);
+}
+
+#[test]
+fn posting_lists_are_portable_roaring() {
+    // The portable format starts with the cookie 12346 (no runs) or 12347 (runs).
+    let (index, ..) = build(&[(0, 0, vec![1, 2, 3])], &[]);
+    let posting = index.posting("actor", "a").unwrap().unwrap();
+    let mut buf = Vec::new();
+    posting.serialize_into(&mut buf).unwrap();
+    let cookie = u16::from_le_bytes([buf[0], buf[1]]);
+    assert!(cookie == 12346 || cookie == 12347, "cookie {cookie}");
+}
