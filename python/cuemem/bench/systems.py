@@ -195,7 +195,7 @@ class CuememSystem:
         """Prune and rank in one call to :func:`cuemem.recall`."""
         import cuemem
 
-        r = cuemem.recall(self._index, self._table, dict(cues), now=now, k=k, exclude=exclude)
+        r = cuemem.recall(self._index, self._table, cues, now=now, k=k, exclude=exclude)
         return Recalled(r.rows, r.scores, r.examined, r.full_scan, r.total)
 
     def decay_pass(self, now: float, floor: float) -> tuple[np.ndarray, np.ndarray]:

@@ -25,23 +25,20 @@ fn check_k(py: Python<'_>, k: i64) -> PyResult<usize> {
     Ok(k as usize)
 }
 
-/// Runs `f` over the rows in `candidates` (array, pyroaring bitmap or `Pruned`), GIL released.
-pub(super) fn with_candidates<R: Send>(
-    candidates: &Bound<'_, PyAny>,
-    f: impl Send + FnOnce(&mut dyn Iterator<Item = u32>, Option<u32>) -> R,
-) -> PyResult<R> {
+/// Top k of `candidates` (numpy array, pyroaring bitmap or `Pruned`), GIL released.
+fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: usize) -> PyResult<crate::error::Result<TopK>> {
     let py = candidates.py();
     if let Ok(pruned) = candidates.cast::<PyPruned>() {
         let rows = &pruned.get().0.rows;
-        return Ok(py.detach(|| f(&mut rows.iter(), rows.max())));
+        return Ok(py.detach(|| table.top_k_bitmap(rows, now, k)));
     }
-    match Rows::extract(candidates, "candidates")? {
+    Ok(match Rows::extract(candidates, "candidates")? {
         Rows::Array(a) => {
             let rows = slice1(&a);
-            Ok(py.detach(|| f(&mut rows.iter().copied(), rows.iter().copied().max())))
+            py.detach(|| table.top_k(rows.iter().copied(), rows.iter().copied().max(), now, k))
         }
-        Rows::Bitmap(b) => Ok(py.detach(|| f(&mut b.iter(), b.max()))),
-    }
+        Rows::Bitmap(b) => py.detach(|| table.top_k_bitmap(&b, now, k)),
+    })
 }
 
 #[pymethods]
@@ -108,7 +105,7 @@ impl PySalienceTable {
 
     fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, k: i64) -> PyResult<PyTopK> {
         let k = check_k(py, k)?;
-        let top = with_candidates(candidates, |rows, max| self.inner.top_k(rows, max, now, k))?.or_raise(py)?;
+        let top = top_k_of(&self.inner, candidates, now, k)?.or_raise(py)?;
         Ok(PyTopK::new(py, top))
     }
 

@@ -18,14 +18,18 @@
 //! (an urgency 880 days older than the newest memory, say) are flushed to zero:
 //! far below anything that could rank. Rows are packed as eight `f32` lanes
 //! (seven axes and confidence, 32 bytes, half a cache line), so gathering a sparse
-//! candidate set touches one line per row and a full pass streams.
+//! candidate set touches one line per row and a full pass streams. Top-k over a
+//! bitmap of candidates skips whole blocks of rows whose upper bound cannot beat the
+//! current k-th score (see `blocks`).
 
 mod axes;
+mod blocks;
 mod pass;
 mod persist;
 mod score;
 mod table;
 
+pub use blocks::BLOCK_ROWS;
 pub use axes::{gate, is_protected, Params, AXES, DAY, IMPORTANCE, N_AXES, PROTECT_AT, RISK, URGENCY};
 pub use pass::DecayPass;
 pub use score::TopK;

@@ -10,6 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use super::axes::{Params, N_AXES};
+use super::blocks::BlockMax;
 use super::table::{Row, SalienceTable};
 use crate::codec::{self, Reader, Writer};
 use crate::cue::write_atomic;
@@ -77,7 +78,8 @@ impl SalienceTable {
             return Err(CoreError::Corrupt("salience rows out of range".into()));
         }
         let live = rows.iter().filter(|row| row.is_live()).count();
-        Ok(Self { params, base, max_t, rows, times, live })
+        let blocks = BlockMax::build(&rows);
+        Ok(Self { params, base, max_t, rows, times, blocks, live })
     }
 
     /// Writes the table to `path` atomically.

@@ -4,6 +4,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::axes::{gate, N_AXES};
+use roaring::RoaringBitmap;
+
+use super::blocks::{BLOCK_ROWS, BLOCK_SHIFT};
 use super::table::{flush, Row, SalienceTable};
 use crate::error::{CoreError, Result};
 
@@ -35,6 +38,11 @@ impl Clock {
             decayed[a] = flush((table.params.weights[a] as f64 * exact[a]).min(f32::MAX as f64) as f32);
         }
         Ok(Self { decayed, weights, factors, all_past: now >= table.max_t, now })
+    }
+
+    /// The coefficients of unprotected and protected rows.
+    pub(super) fn coefficients(&self) -> (&[f32; 8], &[f32; 8]) {
+        (&self.decayed, &self.weights)
     }
 
     /// No row was written after `now`.
@@ -119,9 +127,8 @@ impl Clock {
     }
 }
 
-/// Candidates are scored in blocks of this many; the next block's rows are
-/// prefetched while the current one is scored, which hides most of the memory
-/// latency of a sparse gather.
+/// Candidates are scored in batches of this many, each batch's rows prefetched
+/// before any is scored, which hides most of the memory latency of a sparse gather.
 const BLOCK: usize = 32;
 
 #[inline]
@@ -182,6 +189,61 @@ impl PartialOrd for Kept {
     }
 }
 
+/// The best `k` rows offered so far.
+struct Best {
+    heap: BinaryHeap<Kept>,
+    k: usize,
+    worst: f32,
+}
+
+impl Best {
+    fn new(k: usize) -> Self {
+        Self { heap: BinaryHeap::with_capacity(k + 1), k, worst: f32::NEG_INFINITY }
+    }
+
+    fn is_full(&self) -> bool {
+        self.heap.len() == self.k
+    }
+
+    #[inline]
+    fn offer(&mut self, score: f32, row: u32) {
+        if self.heap.len() < self.k {
+            self.heap.push(Kept { score, row });
+            if self.heap.len() == self.k {
+                self.worst = self.heap.peek().expect("full").score;
+            }
+        } else if score > self.worst || (score == self.worst && row < self.heap.peek().expect("full").row) {
+            *self.heap.peek_mut().expect("full") = Kept { score, row };
+            self.worst = self.heap.peek().expect("full").score;
+        }
+    }
+
+    /// Scores the live rows of `block` (prefetched first) and offers them.
+    #[inline]
+    fn offer_block(&mut self, table: &SalienceTable, clock: &Clock, block: &[u32]) {
+        for &r in block {
+            prefetch(&table.rows, r);
+        }
+        for &row in block {
+            let r = row as usize;
+            if table.rows[r].is_live() {
+                self.offer(clock.score(table, r), row);
+            }
+        }
+    }
+
+    fn finish(self, table: &SalienceTable, clock: &Clock) -> TopK {
+        let kept = self.heap.into_sorted_vec();
+        let mut out = TopK { rows: Vec::with_capacity(kept.len()), scores: Vec::with_capacity(kept.len()), breakdown: Vec::with_capacity(kept.len() * N_AXES) };
+        for Kept { score, row } in kept {
+            out.rows.push(row);
+            out.scores.push(score);
+            out.breakdown.extend_from_slice(&clock.breakdown(table, row as usize));
+        }
+        out
+    }
+}
+
 impl SalienceTable {
     fn check_rows(&self, max_row: Option<u32>) -> Result<()> {
         match max_row {
@@ -208,57 +270,77 @@ impl SalienceTable {
         Ok(self.is_live(row).then(|| clock.axes(self, row as usize)))
     }
 
-    /// The `k` best live rows among `candidates` (ascending rows), by composite at `now`.
+    /// The `k` best live rows among `candidates`, by composite at `now`, best first.
     ///
     /// Ties go to the lower row. `max_row` is the largest candidate, checked against
-    /// the table before any work.
+    /// the table before any work. Candidates may come in any order.
     pub fn top_k<I: IntoIterator<Item = u32>>(&self, candidates: I, max_row: Option<u32>, now: f64, k: usize) -> Result<TopK> {
-        if k == 0 {
-            return Err(CoreError::InvalidArgument { name: "k", reason: "k must be at least 1".into() });
-        }
+        check_k(k)?;
         self.check_rows(max_row)?;
         let clock = Clock::new(self, now)?;
-        let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(k + 1);
-        let mut worst = f32::NEG_INFINITY;
+        let mut best = Best::new(k);
         let mut it = candidates.into_iter();
-        let (mut cur, mut next) = ([0u32; BLOCK], [0u32; BLOCK]);
-        let mut n_cur = fill(&mut it, &mut cur);
-        for &r in &cur[..n_cur] {
-            prefetch(&self.rows, r);
-        }
-        while n_cur > 0 {
-            let n_next = fill(&mut it, &mut next);
-            for &r in &next[..n_next] {
-                prefetch(&self.rows, r);
+        let mut block = [0u32; BLOCK];
+        loop {
+            let n = fill(&mut it, &mut block);
+            if n == 0 {
+                break;
             }
-            for &row in &cur[..n_cur] {
-                let r = row as usize;
-                if !self.rows[r].is_live() {
-                    continue;
-                }
-                let score = clock.score(self, r);
-                if heap.len() < k {
-                    heap.push(Kept { score, row });
-                    if heap.len() == k {
-                        worst = heap.peek().expect("full").score;
-                    }
-                } else if score > worst || (score == worst && row < heap.peek().expect("full").row) {
-                    *heap.peek_mut().expect("full") = Kept { score, row };
-                    worst = heap.peek().expect("full").score;
-                }
-            }
-            std::mem::swap(&mut cur, &mut next);
-            n_cur = n_next;
+            best.offer_block(self, &clock, &block[..n]);
         }
-        let kept = heap.into_sorted_vec();
-        let mut out = TopK { rows: Vec::with_capacity(kept.len()), scores: Vec::with_capacity(kept.len()), breakdown: Vec::with_capacity(kept.len() * N_AXES) };
-        for Kept { score, row } in kept {
-            out.rows.push(row);
-            out.scores.push(score);
-            out.breakdown.extend_from_slice(&clock.breakdown(self, row as usize));
-        }
-        Ok(out)
+        Ok(best.finish(self, &clock))
     }
+
+    /// [`SalienceTable::top_k`] over a bitmap, skipping blocks that cannot make the top k.
+    ///
+    /// Walks the candidates newest row first; once `k` rows are kept, a block of rows
+    /// whose upper bound is below the k-th score is skipped without touching its rows.
+    /// Same result as [`SalienceTable::top_k`], usually a fraction of the work.
+    pub fn top_k_bitmap(&self, candidates: &RoaringBitmap, now: f64, k: usize) -> Result<TopK> {
+        check_k(k)?;
+        self.check_rows(candidates.max())?;
+        let clock = Clock::new(self, now)?;
+        if !clock.all_past() {
+            // Rows written after `now` do not follow the shared decay; no bound holds.
+            return self.top_k(candidates.iter(), candidates.max(), now, k);
+        }
+        let (decayed, weights) = clock.coefficients();
+        let mut best = Best::new(k);
+        let mut it = candidates.iter();
+        let mut block: Vec<u32> = Vec::with_capacity(BLOCK_ROWS);
+        let mut pending = it.next_back();
+        while let Some(first) = pending {
+            let b = (first >> BLOCK_SHIFT) as usize;
+            let start = (b << BLOCK_SHIFT) as u32;
+            if best.is_full() && self.blocks.bound(b, decayed, weights) < best.worst {
+                if start == 0 {
+                    break;
+                }
+                it.advance_back_to(start - 1);
+                pending = it.next_back();
+                continue;
+            }
+            block.clear();
+            block.push(first);
+            pending = None;
+            for r in it.by_ref().rev() {
+                if r < start {
+                    pending = Some(r);
+                    break;
+                }
+                block.push(r);
+            }
+            best.offer_block(self, &clock, &block);
+        }
+        Ok(best.finish(self, &clock))
+    }
+}
+
+fn check_k(k: usize) -> Result<()> {
+    if k == 0 {
+        return Err(CoreError::InvalidArgument { name: "k", reason: "k must be at least 1".into() });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::axes::{is_protected, Params, DAY, N_AXES};
+use super::blocks::BlockMax;
 use crate::error::{CoreError, Result};
 
 /// How far past the newest reference time the base is set, so that writes in
@@ -81,6 +82,7 @@ pub struct SalienceTable {
     pub(super) max_t: f64,
     pub(super) rows: Vec<Row>,
     pub(super) times: Vec<f64>,
+    pub(super) blocks: BlockMax,
     pub(super) live: usize,
 }
 
@@ -109,7 +111,7 @@ impl SalienceTable {
 
     /// Resident bytes of the columns.
     pub fn nbytes(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<Row>() + self.times.capacity() * 8
+        self.rows.capacity() * std::mem::size_of::<Row>() + self.times.capacity() * 8 + self.blocks.nbytes()
     }
 
     pub(super) fn is_live(&self, row: u32) -> bool {
@@ -137,6 +139,7 @@ impl SalienceTable {
         if top > self.rows.len() {
             self.rows.resize(top, Row::default());
             self.times.resize(top, 0.0);
+            self.blocks.grow(top);
         }
         let half_lives = self.params.half_lives_s();
         for (i, &r) in rows.iter().enumerate() {
@@ -153,6 +156,7 @@ impl SalienceTable {
             }
             self.rows[r] = row;
             self.times[r] = times[i];
+            self.blocks.note(r, &row);
         }
         self.max_t = self.max_t.max(newest);
         Ok(())
@@ -200,6 +204,7 @@ impl SalienceTable {
             } else {
                 self.rows.iter_mut().for_each(work);
             }
+            self.blocks.scale_unprotected(&f);
         }
         self.base = base;
     }
