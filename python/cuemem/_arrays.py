@@ -13,14 +13,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._core import Pruned
 from .errors import CueTypeError, InvalidValueError
 
 _U32_MAX = np.iinfo(np.uint32).max
 
 
 def rows(value: Any, name: str = "rows") -> Any:
-    """A uint32 row array from an ndarray (as is), a pyroaring bitmap (as is) or a sequence of ints."""
-    if isinstance(value, np.ndarray) or hasattr(value, "serialize"):
+    """A uint32 row array from an ndarray, a pyroaring bitmap or a ``Pruned`` (all as is) or a sequence of ints."""
+    if isinstance(value, (np.ndarray, Pruned)) or hasattr(value, "serialize"):
         return value
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         raise CueTypeError(f"{name} must be a sequence of row numbers, got {type(value).__name__}")

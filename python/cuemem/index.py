@@ -81,9 +81,12 @@ class CueIndex:
 
         Raises:
             UnknownDimensionError: ``dimension`` was not declared.
+            CueTypeError: ``values`` is one string rather than a list of them.
             ShapeError: ``codes`` and ``rows`` differ in length.
             InvalidValueError: a code has no value, or a value is empty.
         """
+        if isinstance(values, str):
+            raise CueTypeError("values must be a list of strings, not one string")
         self._inner.insert_column(dimension, list(values), _arrays.rows(codes, "codes"), _arrays.rows(rows))
 
     def remove(self, rows: Any) -> None:

@@ -6,7 +6,7 @@ use roaring::RoaringBitmap;
 
 /// Rows: (axes, confidence, day written) with coarse values so that ties happen.
 fn rows() -> impl Strategy<Value = Vec<([u8; 7], u8, u16)>> {
-    prop::collection::vec((prop::array::uniform7(0..=10u8), 0..=4u8, 0..400u16), 1..300)
+    prop::collection::vec((prop::array::uniform7(0..=10u8), 0..=4u8, 0..400u16), 1..600)
 }
 
 fn table(rows: &[([u8; 7], u8, u16)]) -> SalienceTable {
@@ -27,16 +27,18 @@ proptest! {
     #[test]
     fn block_max_top_k_equals_scan(
         rs in rows(),
-        pick in prop::collection::vec(any::<bool>(), 300),
-        removed in prop::collection::vec(0..300u32, 0..20),
-        now_day in 0..800u16,
+        pick in prop::collection::vec(0..10u8, 600),
+        density in 1..=10u8,
+        removed in prop::collection::vec(0..600u32, 0..20),
+        now_day in 0..1200u16,
         k in 1..15usize,
     ) {
         let mut tab = table(&rs);
         let n = rs.len() as u32;
         let removed: Vec<u32> = removed.into_iter().filter(|r| *r < n).collect();
         tab.remove(&removed);
-        let cands: RoaringBitmap = (0..n).filter(|&r| pick[r as usize]).collect();
+        // from one candidate in ten rows (the scan and stepping paths) to all (seeking)
+        let cands: RoaringBitmap = (0..n).filter(|&r| pick[r as usize] < density).collect();
         let now = now_day as f64 * DAY;
         let scan = tab.top_k(cands.iter(), cands.max(), now, k).unwrap();
         let fast = tab.top_k_bitmap(&cands, now, k).unwrap();
@@ -70,5 +72,26 @@ fn every_truncation_of_a_table_is_an_error() {
     let bytes = table(&[([5; 7], 2, 3), ([9; 7], 4, 10)]).to_bytes();
     for cut in 0..bytes.len() {
         assert!(SalienceTable::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn block_max_top_k_equals_scan_across_chunks(
+        rs in prop::collection::vec((prop::array::uniform7(0..=10u8), 0..=4u8, 0..1500u16), 2000..5000),
+        stride in 1..12usize,
+        now_extra in 0..300u16,
+        k in 1..20usize,
+    ) {
+        let tab = table(&rs);
+        let n = rs.len() as u32;
+        let cands: RoaringBitmap = (0..n).step_by(stride).collect();
+        let now = (1500 + now_extra) as f64 * DAY;
+        let scan = tab.top_k(cands.iter(), cands.max(), now, k).unwrap();
+        let fast = tab.top_k_bitmap(&cands, now, k).unwrap();
+        prop_assert_eq!(&fast.rows, &scan.rows);
+        prop_assert_eq!(&fast.scores, &scan.scores);
     }
 }

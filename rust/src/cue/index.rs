@@ -177,20 +177,23 @@ impl CueIndex {
         let (include, exclude) = self.plan(query, &mut examined)?;
         let full_scan = self.live.len();
         let mut include = include.into_iter();
-        let mut rows = match include.next() {
-            Some(first) => first.rows.into_owned(),
-            None => self.live.clone(),
-        };
+        let first = include.next();
         // The first list is streamed once; every later probe carries the survivors.
-        examined += rows.len();
-        let steps = include.map(|l| (l.rows, true)).chain(exclude.into_iter().map(|l| (l.rows, false)));
-        for (probe, (list, keep)) in steps.enumerate() {
+        examined += first.as_ref().map_or(full_scan, |l| l.rows.len());
+        let mut steps = include.map(|l| (l.rows, true)).chain(exclude.into_iter().map(|l| (l.rows, false)));
+        let mut rows = match (first, steps.next()) {
+            (None, None) => self.live.clone(),
+            (Some(only), None) => only.rows.into_owned(),
+            // Intersect the two smallest lists straight into a new bitmap: no clone.
+            (Some(a), Some((b, true))) => &*a.rows & &*b,
+            (Some(a), Some((b, false))) => &*a.rows - &*b,
+            (None, Some((b, _))) => &self.live - &*b,
+        };
+        for (list, keep) in steps {
             if rows.is_empty() {
                 break;
             }
-            if probe > 0 {
-                examined += rows.len();
-            }
+            examined += rows.len();
             if keep {
                 rows &= &*list;
             } else {

@@ -1,12 +1,13 @@
 //! Scoring at `now`: per-query coefficients, composites and top-k.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::axes::{gate, N_AXES};
 use roaring::RoaringBitmap;
 
-use super::blocks::{BLOCK_ROWS, BLOCK_SHIFT};
+use super::blocks::BLOCK_SHIFT;
 use super::table::{flush, Row, SalienceTable};
 use crate::error::{CoreError, Result};
 
@@ -142,22 +143,6 @@ fn prefetch(rows: &[Row], r: u32) {
     let _ = (rows, r);
 }
 
-/// Fills `block` from `it`; returns how many it took.
-#[inline]
-fn fill<I: Iterator<Item = u32>>(it: &mut I, block: &mut [u32; BLOCK]) -> usize {
-    let mut n = 0;
-    while n < BLOCK {
-        match it.next() {
-            Some(r) => {
-                block[n] = r;
-                n += 1;
-            }
-            None => break,
-        }
-    }
-    n
-}
-
 /// The best `k` rows of a candidate set, best first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TopK {
@@ -279,60 +264,93 @@ impl SalienceTable {
         self.check_rows(max_row)?;
         let clock = Clock::new(self, now)?;
         let mut best = Best::new(k);
-        let mut it = candidates.into_iter();
-        let mut block = [0u32; BLOCK];
-        loop {
-            let n = fill(&mut it, &mut block);
-            if n == 0 {
-                break;
-            }
-            best.offer_block(self, &clock, &block[..n]);
-        }
+        let mut batch = Batch::default();
+        // Internal iteration (for_each) lets a roaring iterator run container by container.
+        candidates.into_iter().for_each(|row| batch.push(row, &mut best, self, &clock));
+        batch.flush(&mut best, self, &clock);
         Ok(best.finish(self, &clock))
     }
 
     /// [`SalienceTable::top_k`] over a bitmap, skipping blocks that cannot make the top k.
     ///
-    /// Walks the candidates newest row first; once `k` rows are kept, a block of rows
-    /// whose upper bound is below the k-th score is skipped without touching its rows.
+    /// Scores the protected candidates first, then walks the others newest first;
+    /// once `k` rows are kept, a block whose upper bound is below the k-th score is
+    /// skipped without touching its rows, and the walk stops when no older block can
+    /// win.
     /// Same result as [`SalienceTable::top_k`], usually a fraction of the work.
     pub fn top_k_bitmap(&self, candidates: &RoaringBitmap, now: f64, k: usize) -> Result<TopK> {
         check_k(k)?;
         self.check_rows(candidates.max())?;
         let clock = Clock::new(self, now)?;
-        if !clock.all_past() {
-            // Rows written after `now` do not follow the shared decay; no bound holds.
+        if !clock.all_past() || candidates.len() <= SMALL {
+            // Rows written after `now` do not follow the shared decay: no bound holds.
+            // A handful of candidates is cheapest to score outright.
             return self.top_k(candidates.iter(), candidates.max(), now, k);
         }
-        let (decayed, weights) = clock.coefficients();
+        let (decayed, _) = clock.coefficients();
         let mut best = Best::new(k);
-        let mut it = candidates.iter();
-        let mut block: Vec<u32> = Vec::with_capacity(BLOCK_ROWS);
-        let mut pending = it.next_back();
-        while let Some(first) = pending {
-            let b = (first >> BLOCK_SHIFT) as usize;
-            let start = (b << BLOCK_SHIFT) as u32;
-            if best.is_full() && self.blocks.bound(b, decayed, weights) < best.worst {
-                if start == 0 {
-                    break;
-                }
-                it.advance_back_to(start - 1);
-                pending = it.next_back();
-                continue;
+        let mut batch = Batch::default();
+        // Protected candidates first: they never decay, so they often set the bar.
+        let protected = candidates & self.blocks.protected();
+        protected.iter().for_each(|row| batch.push(row, &mut best, self, &clock));
+        batch.flush(&mut best, self, &clock);
+        let rest = if protected.is_empty() { Cow::Borrowed(candidates) } else { Cow::Owned(candidates - &protected) };
+        let rest: &RoaringBitmap = &rest;
+        // Newest first, a chunk of blocks at a time; stop when nothing older can win.
+        let mut top = rest.max();
+        while let Some(hi) = top {
+            let b = (hi >> BLOCK_SHIFT) as usize;
+            if best.is_full() && self.blocks.bound_upto(b, decayed) < best.worst {
+                break;
             }
-            block.clear();
-            block.push(first);
-            pending = None;
-            for r in it.by_ref().rev() {
-                if r < start {
-                    pending = Some(r);
-                    break;
+            let start = ((b >> CHUNK_SHIFT) << (CHUNK_SHIFT + BLOCK_SHIFT)) as u32;
+            let mut block = usize::MAX;
+            let mut skip = false;
+            rest.range(start..=hi).rev().for_each(|row| {
+                let b = (row >> BLOCK_SHIFT) as usize;
+                if b != block {
+                    block = b;
+                    skip = best.is_full() && self.blocks.bound(b, decayed) < best.worst;
                 }
-                block.push(r);
-            }
-            best.offer_block(self, &clock, &block);
+                if !skip {
+                    batch.push(row, &mut best, self, &clock);
+                }
+            });
+            top = if start == 0 { None } else { rest.range(..start).next_back() };
         }
+        batch.flush(&mut best, self, &clock);
         Ok(best.finish(self, &clock))
+    }
+}
+
+/// Candidate sets up to this size are scored outright.
+const SMALL: u64 = 256;
+
+/// log2 of the blocks walked between two tests of the prefix bound.
+const CHUNK_SHIFT: u32 = 4;
+
+/// Candidates waiting to be scored as one prefetched batch. A batch may span
+/// blocks, so the threshold a block is tested against can lag: it never prunes
+/// wrongly, it only prunes a little later.
+#[derive(Default)]
+struct Batch {
+    rows: [u32; BLOCK],
+    n: usize,
+}
+
+impl Batch {
+    #[inline]
+    fn push(&mut self, row: u32, best: &mut Best, table: &SalienceTable, clock: &Clock) {
+        self.rows[self.n] = row;
+        self.n += 1;
+        if self.n == BLOCK {
+            self.flush(best, table, clock);
+        }
+    }
+
+    fn flush(&mut self, best: &mut Best, table: &SalienceTable, clock: &Clock) {
+        best.offer_block(table, clock, &self.rows[..self.n]);
+        self.n = 0;
     }
 }
 

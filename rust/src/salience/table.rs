@@ -142,6 +142,7 @@ impl SalienceTable {
             self.blocks.grow(top);
         }
         let half_lives = self.params.half_lives_s();
+        let first_block = rows.iter().copied().min().expect("non-empty") as usize >> super::blocks::BLOCK_SHIFT;
         for (i, &r) in rows.iter().enumerate() {
             let r = r as usize;
             let s = &axes[i * N_AXES..(i + 1) * N_AXES];
@@ -158,6 +159,7 @@ impl SalienceTable {
             self.times[r] = times[i];
             self.blocks.note(r, &row);
         }
+        self.blocks.refresh(first_block);
         self.max_t = self.max_t.max(newest);
         Ok(())
     }
@@ -168,6 +170,7 @@ impl SalienceTable {
             let r = r as usize;
             if r < self.rows.len() && self.rows[r].is_live() {
                 self.rows[r] = Row::default();
+                self.blocks.forget(r as u32);
                 self.live -= 1;
             }
         }

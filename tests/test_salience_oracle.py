@@ -1,0 +1,425 @@
+"""The salience table against a numpy reference implementation (the oracle).
+
+The oracle lives only here. It states the formula directly, in float64::
+
+    decayed_a = s_a * 2 ** (-(max(now, t) - t) / (half_life_a * 86400))   (1 if protected)
+    decayed_a = 0 where decayed_a < 1e-18
+    composite = sum_a(w_a * decayed_a) * (0.6 + 0.4 * confidence)
+
+A row is protected when importance or risk, as written, is at least 0.7. The
+native table must agree to 1e-5 relative, with an absolute floor for tiny values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import cuemem
+from cuemem import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, CueIndex, SalienceTable
+
+DAY = 86_400.0
+#: Mid-2025, seconds since the epoch: realistic magnitudes for float64 times.
+T0 = 1.75e9
+RTOL = 1e-5
+#: Absolute floor: a contribution this small cannot change a ranking of values in [0, 1].
+ATOL = 1e-9
+TINY = 1e-18
+PROTECT_AT = np.float32(0.7)
+IMPORTANCE, RISK = AXES.index("importance"), AXES.index("risk")
+
+#: The general property tests keep every row within a few dozen half-lives of the newest
+#: write; test_short_half_life_scores_at_its_own_time and
+#: test_now_before_a_much_newer_write_keeps_old_rows cover what lies beyond.
+MIN_HALF_LIFE_DAYS = 3.0
+SPREAD_DAYS = 10.0
+
+F64 = npt.NDArray[np.float64]
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def oracle_protected(axes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Rows whose importance or risk, as written, is at least 0.7."""
+    return (axes[:, IMPORTANCE] >= PROTECT_AT) | (axes[:, RISK] >= PROTECT_AT)
+
+
+def oracle_decayed(axes: npt.NDArray[np.float32], t: F64, now: float, half_lives_days: F64) -> F64:
+    """Per-axis values at ``now``: halved every half-life after ``t``, never before it."""
+    age = np.maximum(now, t) - t
+    factor = np.exp2(-age[:, None] / (half_lives_days[None, :] * DAY))
+    decayed = axes.astype(np.float64) * np.where(oracle_protected(axes)[:, None], 1.0, factor)
+    decayed[decayed < TINY] = 0.0
+    return decayed
+
+
+def oracle_contributions(decayed: F64, confidence: F64, weights: F64) -> F64:
+    """``w_a * decayed_a * gate``: per-axis terms of the composite."""
+    return decayed * weights[None, :] * (0.6 + 0.4 * confidence)[:, None]
+
+
+def oracle_composite(decayed: F64, confidence: F64, weights: F64) -> F64:
+    """``sum_a(w_a * decayed_a) * (0.6 + 0.4 * confidence)``."""
+    return oracle_contributions(decayed, confidence, weights).sum(axis=1)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@dataclass
+class Written:
+    """What was written to a table, row by row, and the parameters it was made with."""
+
+    weights: F64
+    half_lives_days: F64
+    size: int = 0
+    axes: dict[int, npt.NDArray[np.float32]] = field(default_factory=dict)
+    confidence: dict[int, float] = field(default_factory=dict)
+    t: dict[int, float] = field(default_factory=dict)
+
+    def put(self, rows: list[int], axes: npt.NDArray[np.float32], confidence: npt.NDArray[np.float32], t: F64) -> None:
+        for i, r in enumerate(rows):
+            self.axes[r], self.confidence[r], self.t[r] = axes[i], float(confidence[i]), float(t[i])
+        self.size = max([self.size, *(r + 1 for r in rows)])
+
+    def remove(self, rows: list[int]) -> None:
+        for r in rows:
+            self.axes.pop(r, None)
+            self.confidence.pop(r, None)
+            self.t.pop(r, None)
+
+    @property
+    def live(self) -> list[int]:
+        return sorted(self.axes)
+
+    def decayed(self, now: float) -> F64:
+        """Oracle axes at ``now`` for every row of the table (zeros where not live)."""
+        out = np.zeros((self.size, len(AXES)))
+        live = self.live
+        if live:
+            axes = np.stack([self.axes[r] for r in live])
+            t = np.array([self.t[r] for r in live])
+            out[live] = oracle_decayed(axes, t, now, self.half_lives_days)
+        return out
+
+    def contributions(self, now: float) -> F64:
+        """Oracle per-axis contributions at ``now`` for every row (zeros where not live)."""
+        conf = np.array([self.confidence.get(r, 0.0) for r in range(self.size)])
+        return oracle_contributions(self.decayed(now), conf, self.weights)
+
+    def composite(self, now: float) -> F64:
+        """Oracle composite at ``now`` for every row (zero where not live)."""
+        return self.contributions(now).sum(axis=1)
+
+    def protected(self) -> npt.NDArray[np.bool_]:
+        out = np.zeros(self.size, dtype=bool)
+        live = self.live
+        if live:
+            out[live] = oracle_protected(np.stack([self.axes[r] for r in live]))
+        return out
+
+
+unit32 = st.floats(0.0, 1.0, width=32)
+#: Values in [0, 1], with the protection threshold and its neighbours overrepresented.
+axis_values = st.one_of(unit32, st.sampled_from([0.0, 1.0, 0.7, float(np.nextafter(np.float32(0.7), np.float32(0)))]))
+
+
+@st.composite
+def batches(draw: st.DrawFn, max_row: int, spread_days: float) -> tuple[list[int], npt.NDArray[np.float32], npt.NDArray[np.float32], F64]:
+    """One ``put``: rows (repeats allowed, the last write wins), axes, confidence, times."""
+    rows = draw(st.lists(st.integers(0, max_row), min_size=1, max_size=12))
+    n = len(rows)
+    axes = np.array(draw(st.lists(st.lists(axis_values, min_size=7, max_size=7), min_size=n, max_size=n)), dtype=np.float32)
+    confidence = np.array(draw(st.lists(unit32, min_size=n, max_size=n)), dtype=np.float32)
+    offsets = draw(st.lists(st.floats(-spread_days, spread_days), min_size=n, max_size=n))
+    t = T0 + np.array(offsets) * DAY
+    return rows, axes, confidence, t
+
+
+@st.composite
+def tables(draw: st.DrawFn, spread_days: float = SPREAD_DAYS) -> tuple[SalienceTable, Written]:
+    """A table written in a few batches, with some rows removed, and the oracle's record of it."""
+    weights = draw(st.none() | st.dictionaries(st.sampled_from(AXES), st.floats(0.0, 2.0), max_size=7))
+    half_lives = draw(st.none() | st.dictionaries(st.sampled_from(AXES), st.floats(MIN_HALF_LIFE_DAYS, 400.0), max_size=7))
+    table = SalienceTable(weights=weights, half_lives_days=half_lives)
+    written = Written(
+        weights=np.array([(weights or {}).get(a, DEFAULT_WEIGHTS[a]) for a in AXES]),
+        half_lives_days=np.array([(half_lives or {}).get(a, DEFAULT_HALF_LIVES_DAYS[a]) for a in AXES]),
+    )
+    max_row = draw(st.integers(0, 40))
+    for rows, axes, confidence, t in draw(st.lists(batches(max_row, spread_days), min_size=1, max_size=4)):
+        table.put(np.array(rows, dtype=np.uint32), axes, confidence, t)
+        written.put(rows, axes, confidence, t)
+    removed = draw(st.lists(st.integers(0, max_row + 5), max_size=6))
+    table.remove(np.array(removed, dtype=np.uint32))
+    written.remove(removed)
+    return table, written
+
+
+#: ``now`` from before the earliest write to long after the last.
+nows = st.floats(-3 * SPREAD_DAYS, 400.0).map(lambda d: T0 + d * DAY)
+
+
+def assert_close(got: npt.ArrayLike, want: npt.ArrayLike) -> None:
+    """Equal to 1e-5 relative, or within the absolute floor for tiny values."""
+    np.testing.assert_allclose(np.asarray(got, dtype=np.float64), want, rtol=RTOL, atol=ATOL)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@given(tables(), nows)
+def test_composite_matches_oracle(made: tuple[SalienceTable, Written], now: float) -> None:
+    """Composite of every row (live, removed or never written) equals the oracle's."""
+    table, written = made
+    assert len(table) == written.size
+    assert table.live == len(written.live)
+    got = table.composite(np.arange(written.size, dtype=np.uint32), now)
+    assert got.dtype == np.float32 and got.shape == (written.size,)
+    assert_close(got, written.composite(now))
+
+
+@given(tables())
+def test_get_returns_the_row_as_written(made: tuple[SalienceTable, Written]) -> None:
+    """``get`` gives back axes, confidence, time and protection as written; None when not live."""
+    table, written = made
+    protected = written.protected()
+    for r in range(written.size + 2):
+        state = table.get(r)
+        if r not in written.axes:
+            assert state is None
+            continue
+        assert state is not None
+        assert_close([state.axes[a] for a in AXES], written.axes[r])
+        assert state.confidence == pytest.approx(written.confidence[r], abs=0)
+        assert state.t == written.t[r]
+        assert state.protected == protected[r]
+
+
+@given(tables(), nows, st.integers(1, 12), st.data())
+def test_top_k_matches_oracle(made: tuple[SalienceTable, Written], now: float, k: int, data: st.DataObject) -> None:
+    """top_k keeps the k best candidates by composite, ties to the lower row; breakdowns sum to scores."""
+    table, written = made
+    candidates = sorted(set(data.draw(st.lists(st.integers(0, written.size - 1), max_size=30))))
+    top = table.top_k(np.array(candidates, dtype=np.uint32), now, k)
+    live = [r for r in candidates if r in written.axes]
+    assert len(top) == len(top.rows) == min(k, len(live))
+
+    # Against the table's own composite: the exact order, with the tie rule.
+    scores = dict(zip(live, table.composite(np.array(live, dtype=np.uint32), now).tolist()))
+    expected = sorted(live, key=lambda r: (-scores[r], r))[:k]
+    assert top.rows.tolist() == expected
+    assert top.scores.tolist() == [scores[r] for r in expected]
+
+    # Against the oracle: the scores, the breakdown, and nothing better left out.
+    oracle = written.composite(now)
+    assert_close(top.scores, oracle[top.rows])
+    assert top.breakdown.shape == (len(top), len(AXES))
+    assert_close(top.breakdown, written.contributions(now)[top.rows])
+    assert_close(top.breakdown.sum(axis=1), top.scores)
+    if len(top):
+        worst_kept = oracle[top.rows].min()
+        left_out = [r for r in live if r not in set(top.rows.tolist())]
+        assert all(oracle[r] <= worst_kept * (1 + 2 * RTOL) + ATOL for r in left_out)
+
+
+@given(tables(), nows, st.floats(0.0, 1.5))
+def test_decay_pass_matches_oracle(made: tuple[SalienceTable, Written], now: float, floor: float) -> None:
+    """decay_pass decays every row (protected kept, removed zero) and reports live unprotected rows below the floor."""
+    table, written = made
+    res = table.decay_pass(now, floor)
+    assert res.axes.dtype == np.float32 and res.axes.shape == (written.size, len(AXES))
+    assert_close(res.axes, written.decayed(now))
+
+    oracle = written.composite(now)
+    protected = written.protected()
+    below = set(res.below.tolist())
+    assert res.below.dtype == np.uint32 and res.below.tolist() == sorted(below)
+    for r in range(written.size):
+        if r not in written.axes or protected[r]:
+            assert r not in below
+        elif abs(oracle[r] - floor) > RTOL * floor + ATOL:  # rows on the floor may go either way
+            assert (r in below) == (oracle[r] < floor), (r, oracle[r], floor)
+
+
+@st.composite
+def spread_writes(draw: st.DrawFn) -> tuple[list[float], list[int]]:
+    """Batch times years apart, in time order or shuffled (older rows then arrive behind the base)."""
+    gaps = draw(st.lists(st.floats(0.0, 300.0), min_size=2, max_size=8))
+    times = list(np.cumsum(gaps) * DAY + T0)
+    order = draw(st.permutations(range(len(times))))
+    return times, list(order)
+
+
+@given(spread_writes(), st.floats(0.0, 200.0), st.data())
+def test_rows_written_far_apart_still_match(writes: tuple[list[float], list[int]], after_days: float, data: st.DataObject) -> None:
+    """Writes spread over years (the table rebases) agree with the oracle at any ``now`` after the last write."""
+    times, order = writes
+    table = SalienceTable()
+    written = Written(
+        weights=np.array([DEFAULT_WEIGHTS[a] for a in AXES]),
+        half_lives_days=np.array([DEFAULT_HALF_LIVES_DAYS[a] for a in AXES]),
+    )
+    for b in order:
+        n = 3
+        rows = [3 * b + i for i in range(n)]
+        axes = np.array(data.draw(st.lists(st.lists(axis_values, min_size=7, max_size=7), min_size=n, max_size=n)), dtype=np.float32)
+        confidence = np.array(data.draw(st.lists(unit32, min_size=n, max_size=n)), dtype=np.float32)
+        t = np.full(n, times[b])
+        table.put(np.array(rows, dtype=np.uint32), axes, confidence, t)
+        written.put(rows, axes, confidence, t)
+    now = max(times) + after_days * DAY
+    every = np.arange(written.size, dtype=np.uint32)
+    assert_close(table.composite(every, now), written.composite(now))
+    assert_close(table.decay_pass(now, 0.2).axes, written.decayed(now))
+    top = table.top_k(every, now, 5)
+    assert_close(top.scores, written.composite(now)[top.rows])
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def one_row_table(axes: dict[str, float], t: float, confidence: float = 1.0, half_lives_days: dict[str, float] | None = None) -> SalienceTable:
+    """A table holding row 0 with the given axes (others zero) at time ``t``."""
+    table = SalienceTable(half_lives_days=half_lives_days)
+    row = np.zeros((1, len(AXES)), dtype=np.float32)
+    for name, value in axes.items():
+        row[0, AXES.index(name)] = value
+    table.put(np.array([0], dtype=np.uint32), row, np.array([confidence], dtype=np.float32), np.array([t]))
+    return table
+
+
+def test_one_urgency_half_life_halves_the_score() -> None:
+    """A week after writing, urgency (half-life 7 days) counts half."""
+    table = one_row_table({"urgency": 1.0}, T0)
+    now = np.array([T0, T0 + 7 * DAY, T0 + 14 * DAY])
+    got = [float(table.composite([0], n)[0]) for n in now]
+    assert got == pytest.approx([0.15, 0.075, 0.0375], rel=RTOL)
+
+
+def test_confidence_gates_the_composite() -> None:
+    """Confidence 0 keeps 60% of the score, confidence 1 all of it."""
+    assert float(one_row_table({"affect": 1.0}, T0, confidence=0.0).composite([0], T0)[0]) == pytest.approx(0.06, rel=RTOL)
+    assert float(one_row_table({"affect": 1.0}, T0, confidence=1.0).composite([0], T0)[0]) == pytest.approx(0.10, rel=RTOL)
+
+
+def test_protected_rows_never_decay() -> None:
+    """Importance or risk at 0.7 protects every axis of the row, for years."""
+    for axes in ({"importance": 0.7, "urgency": 1.0}, {"risk": 0.9, "urgency": 1.0}):
+        table = one_row_table(axes, T0)
+        at_write = table.composite([0], T0)
+        assert table.composite([0], T0 + 3 * 365 * DAY).tolist() == at_write.tolist()
+        assert table.get(0) is not None and table.get(0).protected  # type: ignore[union-attr]
+
+
+def test_rows_written_after_now_count_as_written() -> None:
+    """A ``now`` before the row's time gives no negative age: the row is undecayed."""
+    table = one_row_table({"urgency": 0.5, "novelty": 0.5}, T0 + 10 * DAY)
+    assert float(table.composite([0], T0)[0]) == pytest.approx(0.5 * 0.15 + 0.5 * 0.10, rel=RTOL)
+
+
+def test_ties_go_to_the_lower_row() -> None:
+    """Equal composites rank by row number."""
+    table = SalienceTable()
+    axes = np.full((6, len(AXES)), 0.5, dtype=np.float32)
+    table.put(np.arange(6, dtype=np.uint32), axes, np.ones(6, dtype=np.float32), np.full(6, T0))
+    top = table.top_k(np.array([5, 3, 1, 4], dtype=np.uint32), T0 + DAY, 3)
+    assert top.rows.tolist() == [1, 3, 4]
+    assert len(set(top.scores.tolist())) == 1
+
+
+def test_far_past_values_are_flushed_to_zero() -> None:
+    """An urgency decayed below 1e-18 counts exactly zero, never a subnormal."""
+    table = one_row_table({"urgency": 1.0}, T0)
+    res = table.decay_pass(T0 + 7 * 70 * DAY)  # 2**-70 < 1e-18
+    assert res.axes[0, AXES.index("urgency")] == 0.0
+    assert float(table.composite([0], T0 + 7 * 70 * DAY)[0]) == 0.0
+
+
+def test_short_half_life_scores_at_its_own_time() -> None:
+    """A row with a 6-hour urgency half-life scores in full at the instant it is written."""
+    table = one_row_table({"urgency": 1.0}, T0, half_lives_days={"urgency": 0.25})
+    assert float(table.composite([0], T0)[0]) == pytest.approx(0.15, rel=RTOL)
+    assert float(table.composite([0], T0 + 0.25 * DAY)[0]) == pytest.approx(0.075, rel=RTOL)
+
+
+def test_now_before_a_much_newer_write_keeps_old_rows() -> None:
+    """Ranking at a past ``now`` scores the rows of that time, though newer rows were written since."""
+    table = one_row_table({"urgency": 1.0}, T0)
+    table.put(np.array([1], dtype=np.uint32), np.zeros((1, len(AXES)), dtype=np.float32), np.ones(1, dtype=np.float32), np.array([T0 + 500 * DAY]))
+    assert float(table.composite([0], T0)[0]) == pytest.approx(0.15, rel=RTOL)
+    assert float(table.composite([0], T0 + 7 * DAY)[0]) == pytest.approx(0.075, rel=RTOL)
+
+
+def test_get_after_a_much_newer_write_returns_axes_as_written() -> None:
+    """``get`` still returns the axes as written once a row 500 days newer exists."""
+    table = one_row_table({"urgency": 1.0}, T0)
+    table.put(np.array([1], dtype=np.uint32), np.zeros((1, len(AXES)), dtype=np.float32), np.ones(1, dtype=np.float32), np.array([T0 + 500 * DAY]))
+    state = table.get(0)
+    assert state is not None
+    assert state.axes["urgency"] == pytest.approx(1.0, rel=RTOL)
+
+
+# --------------------------------------------------------------------------- recall
+
+
+DIMS = ("actor", "type")
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> tuple[CueIndex, SalienceTable, Written]:
+    """An index and a table over the same rows, some rows removed from both."""
+    n = draw(st.integers(1, 40))
+    index = CueIndex(list(DIMS))
+    for dim, values in (("actor", ["acme", "globex", "initech"]), ("type", ["deal", "note"])):
+        codes = draw(st.lists(st.integers(0, len(values) - 1), min_size=n, max_size=n))
+        index.insert_column(dim, values, np.array(codes, dtype=np.uint32), np.arange(n, dtype=np.uint32))
+    table = SalienceTable()
+    written = Written(
+        weights=np.array([DEFAULT_WEIGHTS[a] for a in AXES]),
+        half_lives_days=np.array([DEFAULT_HALF_LIVES_DAYS[a] for a in AXES]),
+    )
+    every = list(range(n))
+    axes = np.array(draw(st.lists(st.lists(axis_values, min_size=7, max_size=7), min_size=n, max_size=n)), dtype=np.float32)
+    confidence = np.array(draw(st.lists(unit32, min_size=n, max_size=n)), dtype=np.float32)
+    t = T0 + np.array(draw(st.lists(st.floats(-SPREAD_DAYS, SPREAD_DAYS), min_size=n, max_size=n))) * DAY
+    table.put(np.array(every, dtype=np.uint32), axes, confidence, t)
+    written.put(every, axes, confidence, t)
+    removed = draw(st.lists(st.integers(0, n - 1), max_size=5))
+    index.remove(np.array(removed, dtype=np.uint32))
+    table.remove(np.array(removed, dtype=np.uint32))
+    written.remove(removed)
+    return index, table, written
+
+
+recall_cues = st.dictionaries(
+    st.sampled_from(DIMS),
+    st.one_of(st.sampled_from(["acme", "globex", "initech", "deal", "note", "nobody"]), st.lists(st.sampled_from(["acme", "globex", "deal", "note"]), min_size=1, max_size=2)),
+    max_size=2,
+)
+
+
+@given(corpora(), recall_cues, st.one_of(st.none(), recall_cues), nows, st.integers(1, 8))
+def test_recall_equals_prune_then_top_k(
+    made: tuple[CueIndex, SalienceTable, Written],
+    cues: dict[str, str | list[str]],
+    exclude: dict[str, str | list[str]] | None,
+    now: float,
+    k: int,
+) -> None:
+    """The fused recall returns what prune followed by top_k returns, with the same work figures."""
+    index, table, written = made
+    got = cuemem.recall(index, table, cues, now=now, k=k, exclude=exclude)
+    pruned = index.prune(cues, exclude)
+    top = table.top_k(pruned, now, k)
+    np.testing.assert_array_equal(got.rows, top.rows)
+    np.testing.assert_array_equal(got.scores, top.scores)
+    np.testing.assert_array_equal(got.breakdown, top.breakdown)
+    assert (got.total, got.examined, got.full_scan) == (len(pruned), pruned.examined, pruned.full_scan)
+    assert_close(got.scores, written.composite(now)[got.rows])
