@@ -30,7 +30,7 @@ RTOL = 1e-5
 #: Absolute floor: a contribution this small cannot change a ranking of values in [0, 1].
 ATOL = 1e-9
 TINY = 1e-18
-PROTECT_AT = np.float32(0.7)
+PROTECT_AT = np.float32(0.71)
 IMPORTANCE, RISK = AXES.index("importance"), AXES.index("risk")
 
 #: The general property tests keep every row within a few dozen half-lives of the newest
@@ -61,7 +61,7 @@ def oracle_decayed(axes: npt.NDArray[np.float32], t: F64, now: float, half_lives
 
 def oracle_contributions(decayed: F64, confidence: F64, weights: F64) -> F64:
     """``w_a * decayed_a * gate``: per-axis terms of the composite."""
-    return decayed * weights[None, :] * (0.6 + 0.4001 * confidence)[:, None]
+    return decayed * weights[None, :] * (0.6 + 0.4 * confidence)[:, None]
 
 
 def oracle_composite(decayed: F64, confidence: F64, weights: F64) -> F64:

@@ -4,7 +4,8 @@ use rayon::prelude::*;
 
 use super::axes::N_AXES;
 use super::score::Clock;
-use super::table::{flush, SalienceTable, PARALLEL_ROWS};
+use super::axes::gate;
+use super::table::{Row, SalienceTable, PARALLEL_ROWS};
 use crate::error::{CoreError, Result};
 
 /// The weekly distillation's kernel output.
@@ -15,6 +16,46 @@ pub struct DecayPass {
 }
 
 const CHUNK: usize = 4096;
+
+/// The fast path's per-query constants: every row decays by the same factors.
+struct Lanes {
+    /// Factors of unprotected rows; lane 7 zero.
+    decay: [f32; 8],
+    /// Factors of protected rows (ones); lane 7 zero.
+    keep: [f32; 8],
+    weights: [f32; 8],
+    floor: f32,
+}
+
+impl Lanes {
+    /// Decays `rows` into `out` and collects the rows below the floor.
+    fn run(&self, rows: &[Row], out: &mut [f32], start: u32, below: &mut Vec<u32>) {
+        for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
+            self.one(row, dst, start + i as u32, below);
+        }
+    }
+
+    /// Decays one row into `dst`; reports it if live, unprotected and below the floor.
+    #[inline(always)]
+    fn one(&self, row: &Row, dst: &mut [f32], r: u32, below: &mut Vec<u32>) {
+        let state = row.0[7];
+        let protected = state.is_sign_negative();
+        let f = if protected { &self.keep } else { &self.decay };
+        let mut d = [0f32; 8];
+        for a in 0..8 {
+            d[a] = row.0[a] * f[a];
+        }
+        dst.copy_from_slice(&d[..N_AXES]);
+        let mut sum = 0f32;
+        for a in 0..N_AXES {
+            sum += self.weights[a] * d[a];
+        }
+        // NaN marks a removed row: never reported.
+        if !protected && !state.is_nan() && sum * gate(state) < self.floor {
+            below.push(r);
+        }
+    }
+}
 
 impl SalienceTable {
     /// Decays every row to `now` into `out` (row-major `len() x 7`).
@@ -34,20 +75,9 @@ impl SalienceTable {
             let rows = &self.rows[start..start + out.len() / N_AXES];
             let mut below = Vec::new();
             if clock.all_past() {
-                // Fast path: one multiply per axis, no branch on the row's state.
                 let (decay, keep) = clock.lane_factors();
-                for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
-                    let f = if row.0[7].is_sign_negative() { &keep } else { &decay };
-                    let mut d = [0f32; 8];
-                    for a in 0..8 {
-                        d[a] = flush(row.0[a] * f[a]);
-                    }
-                    dst.copy_from_slice(&d[..N_AXES]);
-                    let state = row.0[7];
-                    if !state.is_sign_negative() && !state.is_nan() && clock.weighted(&d, state) < floor {
-                        below.push((start + i) as u32);
-                    }
-                }
+                let lanes = Lanes { decay, keep, weights: clock.weights8(), floor };
+                lanes.run(rows, out, start as u32, &mut below);
                 return below;
             }
             for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
@@ -115,3 +145,4 @@ mod tests {
         assert!(tab.decay_pass_into(0.0, 0.35, &mut [0.0; 3]).is_err());
     }
 }
+

@@ -41,6 +41,11 @@ impl Clock {
         Ok(Self { decayed, weights, factors, all_past: now >= table.max_t, now })
     }
 
+    /// The axis weights; lane 7 zero.
+    pub(super) fn weights8(&self) -> [f32; 8] {
+        self.weights
+    }
+
     /// The coefficients of unprotected and protected rows.
     pub(super) fn coefficients(&self) -> (&[f32; 8], &[f32; 8]) {
         (&self.decayed, &self.weights)
