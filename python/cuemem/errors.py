@@ -18,6 +18,14 @@ __all__ = [
     "CorruptIndexError",
     "UnsupportedVersionError",
     "StorageError",
+    "SchemaError",
+    "InvalidIdError",
+    "NoteFormatError",
+    "ImportFileError",
+    "TimeCueError",
+    "HomeLockedError",
+    "ReadOnlyError",
+    "NotFoundError",
 ]
 
 
@@ -62,3 +70,51 @@ class UnsupportedVersionError(CorruptIndexError):
 
 class StorageError(CuememError, OSError):
     """The file system refused a read or write."""
+
+
+class SchemaError(CuememError, ValueError):
+    """A record that breaks the schema; ``field`` names the offending field."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class InvalidIdError(SchemaError):
+    """An id that is empty, too long, or holds path separators or control characters."""
+
+
+class NoteFormatError(CuememError, ValueError):
+    """A note file whose front matter is missing, not YAML, or breaks the schema."""
+
+    def __init__(self, message: str, path: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field
+
+
+class ImportFileError(CuememError, ValueError):
+    """A JSONL import with bad lines; ``errors`` lists ``(line_number, message)``."""
+
+    def __init__(self, message: str, errors: list[tuple[int, str]] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or []
+
+
+class TimeCueError(CuememError, ValueError):
+    """A time cue that is not a date, a month, a year or a known relative phrase."""
+
+
+class HomeLockedError(CuememError, BlockingIOError):
+    """Another process holds the home's writer lock."""
+
+
+class ReadOnlyError(CuememError, PermissionError):
+    """A write through a handle that may not write (a reader, or a worker to long-term)."""
+
+
+class NotFoundError(CuememError, KeyError):
+    """No record with that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
