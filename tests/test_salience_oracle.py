@@ -19,6 +19,7 @@ import numpy.typing as npt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pyroaring import BitMap
 
 import cuemem
 from cuemem import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, CueIndex, SalienceTable
@@ -66,7 +67,7 @@ def oracle_contributions(decayed: F64, confidence: F64, weights: F64) -> F64:
 
 def oracle_composite(decayed: F64, confidence: F64, weights: F64) -> F64:
     """``sum_a(w_a * decayed_a) * (0.6 + 0.4 * confidence)``."""
-    return oracle_contributions(decayed, confidence, weights).sum(axis=1)
+    return np.asarray(oracle_contributions(decayed, confidence, weights).sum(axis=1), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- tables
@@ -115,7 +116,7 @@ class Written:
 
     def composite(self, now: float) -> F64:
         """Oracle composite at ``now`` for every row (zero where not live)."""
-        return self.contributions(now).sum(axis=1)
+        return np.asarray(self.contributions(now).sum(axis=1), dtype=np.float64)
 
     def protected(self) -> npt.NDArray[np.bool_]:
         out = np.zeros(self.size, dtype=bool)
@@ -168,7 +169,7 @@ nows = st.floats(-3 * SPREAD_DAYS, 400.0).map(lambda d: T0 + d * DAY)
 
 def assert_close(got: npt.ArrayLike, want: npt.ArrayLike) -> None:
     """Equal to 1e-5 relative, or within the absolute floor for tiny values."""
-    np.testing.assert_allclose(np.asarray(got, dtype=np.float64), want, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64), rtol=RTOL, atol=ATOL)
 
 
 # --------------------------------------------------------------------------- properties
@@ -280,6 +281,59 @@ def test_rows_written_far_apart_still_match(writes: tuple[list[float], list[int]
     assert_close(table.decay_pass(now, 0.2).axes, written.decayed(now))
     top = table.top_k(every, now, 5)
     assert_close(top.scores, written.composite(now)[top.rows])
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1_300, 3_000),
+    k=st.integers(1, 20),
+    levels=st.sampled_from([2, 5, 1_000]),
+    distinct_times=st.sampled_from([1, 4, 10_000]),
+    after_days=st.floats(0.0, 60.0),
+)
+def test_top_k_over_large_bitmaps_matches_scoring_every_candidate(
+    seed: int, n: int, k: int, levels: int, distinct_times: int, after_days: float
+) -> None:
+    """Large bitmap candidate sets (block-max pruning) rank exactly like an array of the same rows."""
+    rng = np.random.default_rng(seed)
+    written = Written(
+        weights=np.array([DEFAULT_WEIGHTS[a] for a in AXES]),
+        half_lives_days=np.array([DEFAULT_HALF_LIVES_DAYS[a] for a in AXES]),
+    )
+    table = SalienceTable()
+
+    def put(rows: npt.NDArray[np.uint32], times: F64) -> None:
+        # Few levels give many exact ties; some rows are protected.
+        axes = (rng.integers(0, levels, size=(len(rows), len(AXES))) / levels).astype(np.float32)
+        axes[rng.random(len(rows)) < 0.9, IMPORTANCE] *= np.float32(0.69)
+        axes[rng.random(len(rows)) < 0.9, RISK] *= np.float32(0.69)
+        confidence = (rng.integers(0, levels, size=len(rows)) / levels).astype(np.float32)
+        table.put(rows, axes, confidence, times)
+        written.put(rows.tolist(), axes, confidence, times)
+
+    # Rows in time order, as a journal writes them, in a few batches (each may rebase).
+    times = T0 + np.sort(rng.integers(0, distinct_times, size=n) * (400.0 / distinct_times)) * DAY
+    for chunk in np.array_split(np.arange(n, dtype=np.uint32), 4):
+        put(chunk, times[chunk])
+    again = rng.choice(n, size=n // 10, replace=False).astype(np.uint32)  # overwrites
+    put(again, times[again])
+    gone = rng.choice(n, size=n // 20, replace=False).astype(np.uint32)
+    table.remove(gone)
+    written.remove(gone.tolist())
+
+    now = float(times.max()) + after_days * DAY
+    candidates = np.flatnonzero(rng.random(n) < rng.uniform(0.2, 1.0)).astype(np.uint32)
+    from_bitmap = table.top_k(BitMap(candidates.tolist()), now, k)
+    from_array = table.top_k(candidates, now, k)
+    np.testing.assert_array_equal(from_bitmap.rows, from_array.rows)
+    np.testing.assert_array_equal(from_bitmap.scores, from_array.scores)
+    np.testing.assert_array_equal(from_bitmap.breakdown, from_array.breakdown)
+
+    live = np.array([r for r in candidates.tolist() if r in written.axes], dtype=np.uint32)
+    scores = table.composite(live, now)
+    expected = sorted(range(len(live)), key=lambda i: (-scores[i], live[i]))[:k]
+    assert from_bitmap.rows.tolist() == live[expected].tolist()
+    assert_close(from_bitmap.scores, written.composite(now)[from_bitmap.rows])
 
 
 # --------------------------------------------------------------------------- examples

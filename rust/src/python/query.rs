@@ -28,8 +28,9 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
     let mapping = match cues.cast::<PyDict>() {
         Ok(d) => d,
         Err(_) => {
-            let items = cues.call_method0("items").map_err(|_| type_error(py, format!("{what} must be a mapping of dimension -> value(s)")))?;
-            dict = PyDict::from_sequence(&items)?;
+            let not_mapping = || type_error(py, format!("{what} must be a mapping of dimension -> value(s)"));
+            let items = cues.call_method0("items").map_err(|_| not_mapping())?;
+            dict = PyDict::from_sequence(&items).map_err(|_| not_mapping())?;
             &dict
         }
     };

@@ -119,6 +119,9 @@ impl PySalienceTable {
             Some(obj) => {
                 let array = obj.cast::<PyArray2<f32>>().map_err(|_| type_error(py, "out must be a 2-D numpy float32 array".into()))?;
                 let mut rw: PyReadwriteArray2<f32> = array.try_readwrite()?;
+                if !rw.is_c_contiguous() {
+                    return Err(type_error(py, "out must be a C-contiguous (row-major) float32 array".into()));
+                }
                 let slice = rw.as_slice_mut().map_err(|_| type_error(py, "out must be C-contiguous".into()))?;
                 let pass = py.detach(|| self.inner.decay_pass_into(now, floor, slice)).or_raise(py)?;
                 drop(rw);

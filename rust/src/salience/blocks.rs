@@ -2,78 +2,106 @@
 //!
 //! Rows are grouped in aligned blocks of [`BLOCK_ROWS`]. Each block keeps the maximum
 //! of every stored lane (seven axes, and confidence in lane 7) over its unprotected
-//! rows. At `now` the composite of any such row is at most
-//! `sum_a(k_a * max_a) * gate(max_confidence)` with the query's coefficients `k`, so
-//! top-k can skip a whole block whose bound is below the k-th best score found so far
-//! (block-max pruning, as search engines do with impacts). Protected rows never
-//! decay, so they would keep old blocks' bounds high; they are kept aside in a bitmap
-//! and scored first, which also sets a high threshold early. Walking the remaining
-//! candidates newest row first finds high scores early, because in a journal row
-//! order is time order and recent rows have decayed least.
+//! rows, and the range of their epochs. At `now` the composite of any such row is at
+//! most `sum_a(k_a * max_a) * gate(max_confidence)`, with `k` the coefficients of the
+//! block's latest epoch (later epochs decay least), so top-k can skip a whole block
+//! whose bound is below the k-th best score found so far (block-max pruning, as search
+//! engines do with impacts). Protected rows never decay, so they would keep old
+//! blocks' bounds high; they are kept aside in a bitmap and scored first, which also
+//! sets a high threshold early.
 //!
-//! Prefix maxima (lane maxima over every block up to and including `b`) bound all
-//! blocks at or before `b` at once: walking newest first, top-k stops as soon as the
-//! prefix bound falls below the k-th score, without visiting the older candidates.
+//! Prefix maxima (over every block up to and including `b`) bound all blocks at or
+//! before `b` at once: walking newest first, top-k stops as soon as the prefix bound
+//! falls below the k-th score, without visiting the older candidates.
 //!
-//! Maxima only ever grow on writes (an overwrite or a removal leaves them as upper
-//! bounds) and scale with the rows on a rebase; they are rebuilt exactly on load.
+//! A block whose rows share one epoch (the usual case: rows are written in time
+//! order) also tells scoring that epoch, so a candidate's coefficients come without
+//! reading its time. Maxima and epoch ranges only widen on writes (an overwrite or a
+//! removal leaves them as upper bounds); they are rebuilt exactly on load.
 
 use roaring::RoaringBitmap;
 
 use super::axes::{gate, N_AXES};
-use super::table::{flush, Row};
+use super::table::Row;
 
 /// log2 of the rows per block.
 pub(super) const BLOCK_SHIFT: u32 = 6;
 /// Rows per block.
 pub const BLOCK_ROWS: usize = 1 << BLOCK_SHIFT;
 
-/// Per-block lane maxima of unprotected rows, and the protected rows.
+/// Lane maxima and epoch range of a set of unprotected rows.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Span {
+    pub max: [f32; 8],
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl Default for Span {
+    fn default() -> Self {
+        Span { max: [0.0; 8], lo: i64::MAX, hi: i64::MIN }
+    }
+}
+
+impl Span {
+    fn cover(&mut self, other: &Span) {
+        for (m, o) in self.max.iter_mut().zip(&other.max) {
+            *m = m.max(*o);
+        }
+        self.lo = self.lo.min(other.lo);
+        self.hi = self.hi.max(other.hi);
+    }
+
+    /// The bound under per-epoch coefficients `coef(epoch)`; zero for no rows.
+    #[inline]
+    pub fn bound(&self, coef: impl Fn(i64) -> [f32; 8]) -> f32 {
+        if self.hi < self.lo {
+            return 0.0;
+        }
+        let k = coef(self.hi);
+        let mut s = 0f32;
+        for a in 0..N_AXES {
+            s += k[a] * self.max[a];
+        }
+        // Inflated a little so that rounding in a row's own sum can never exceed it.
+        s * gate(self.max[7]) * (1.0 + 1e-5)
+    }
+}
+
+/// Per-block spans of unprotected rows, their prefix spans, and the protected rows.
 #[derive(Debug, Clone, Default)]
 pub(super) struct BlockMax {
-    unprotected: Vec<[f32; 8]>,
-    /// `prefix[b]`: lane maxima of `unprotected[..=b]`.
-    prefix: Vec<[f32; 8]>,
+    blocks: Vec<Span>,
+    /// `prefix[b]`: the span of `blocks[..=b]`.
+    prefix: Vec<Span>,
     protected: RoaringBitmap,
 }
 
 impl BlockMax {
-    /// Maxima of `rows`, computed from scratch.
-    pub(super) fn build(rows: &[Row]) -> Self {
+    /// Spans of `rows` (with their epochs), computed from scratch.
+    pub(super) fn build(rows: &[Row], epoch: impl Fn(usize) -> i64) -> Self {
         let mut b = Self::default();
         b.grow(rows.len());
         for (r, row) in rows.iter().enumerate() {
-            b.note(r, row);
+            if row.is_live() {
+                b.note(r, row, epoch(r));
+            }
         }
         b.refresh(0);
         b
     }
 
-    /// Recomputes the prefix maxima from block `from` on (after writes to it or later).
-    pub(super) fn refresh(&mut self, from: usize) {
-        self.prefix.resize(self.unprotected.len(), [0.0; 8]);
-        for b in from..self.unprotected.len() {
-            let mut m = self.unprotected[b];
-            if b > 0 {
-                for (lane, prev) in m.iter_mut().zip(&self.prefix[b - 1]) {
-                    *lane = lane.max(*prev);
-                }
-            }
-            self.prefix[b] = m;
-        }
-    }
-
     /// Makes room for `n_rows` rows.
     pub(super) fn grow(&mut self, n_rows: usize) {
         let n = n_rows.div_ceil(BLOCK_ROWS);
-        if n > self.unprotected.len() {
-            self.unprotected.resize(n, [0.0; 8]);
+        if n > self.blocks.len() {
+            self.blocks.resize(n, Span::default());
         }
     }
 
-    /// Covers `row`, written at row `r`: raises its block's maxima or records it as protected.
+    /// Covers `row`, written at row `r` in `epoch`: widens its block's span or records it as protected.
     #[inline]
-    pub(super) fn note(&mut self, r: usize, row: &Row) {
+    pub(super) fn note(&mut self, r: usize, row: &Row, epoch: i64) {
         if !row.is_live() {
             return;
         }
@@ -82,16 +110,26 @@ impl BlockMax {
             return;
         }
         self.protected.remove(r as u32);
-        let m = &mut self.unprotected[r >> BLOCK_SHIFT];
-        for a in 0..N_AXES {
-            m[a] = m[a].max(row.0[a]);
-        }
-        m[7] = m[7].max(row.confidence());
+        let mut one = Span { max: row.0, lo: epoch, hi: epoch };
+        one.max[7] = row.confidence();
+        self.blocks[r >> BLOCK_SHIFT].cover(&one);
     }
 
-    /// Forgets row `r` (its block's maxima stay, as an upper bound).
+    /// Forgets row `r` (its block's span stays, as an upper bound).
     pub(super) fn forget(&mut self, r: u32) {
         self.protected.remove(r);
+    }
+
+    /// Recomputes the prefix spans from block `from` on (after writes to it or later).
+    pub(super) fn refresh(&mut self, from: usize) {
+        self.prefix.resize(self.blocks.len(), Span::default());
+        for b in from..self.blocks.len() {
+            let mut span = self.blocks[b];
+            if b > 0 {
+                span.cover(&self.prefix[b - 1]);
+            }
+            self.prefix[b] = span;
+        }
     }
 
     /// Live protected rows.
@@ -99,41 +137,26 @@ impl BlockMax {
         &self.protected
     }
 
-    /// Scales the unprotected maxima as a rebase scales the rows.
-    pub(super) fn scale_unprotected(&mut self, f: &[f32; N_AXES]) {
-        for m in &mut self.unprotected {
-            for a in 0..N_AXES {
-                m[a] = flush(m[a] * f[a]);
-            }
-        }
-        self.refresh(0);
+    /// The span of the unprotected rows of block `b`.
+    #[inline]
+    pub(super) fn block(&self, b: usize) -> &Span {
+        &self.blocks[b]
     }
 
-    /// The bound on the unprotected rows of block `b` under coefficients `decayed`.
+    /// The span of the unprotected rows of every block up to and including `b`.
     #[inline]
-    pub(super) fn bound(&self, b: usize, decayed: &[f32; 8]) -> f32 {
-        bound(&self.unprotected[b], decayed)
+    pub(super) fn upto(&self, b: usize) -> &Span {
+        &self.prefix[b]
     }
 
-    /// The bound on the unprotected rows of every block up to and including `b`.
+    /// The epoch every unprotected row of row `r`'s block shares, if they share one.
     #[inline]
-    pub(super) fn bound_upto(&self, b: usize, decayed: &[f32; 8]) -> f32 {
-        bound(&self.prefix[b], decayed)
+    pub(super) fn uniform_epoch(&self, r: usize) -> Option<i64> {
+        let span = self.blocks.get(r >> BLOCK_SHIFT)?;
+        (span.lo == span.hi).then_some(span.lo)
     }
 
     pub(super) fn nbytes(&self) -> usize {
-        (self.unprotected.capacity() + self.prefix.capacity()) * 32 + self.protected.serialized_size()
-    }
-}
-
-#[inline]
-fn bound(m: &[f32; 8], decayed: &[f32; 8]) -> f32 {
-    {
-        let mut s = 0f32;
-        for a in 0..N_AXES {
-            s += decayed[a] * m[a];
-        }
-        // Inflated a little so that rounding in a row's own sum can never exceed it.
-        s * gate(m[7]) * (1.0 + 1e-5)
+        (self.blocks.capacity() + self.prefix.capacity()) * std::mem::size_of::<Span>() + self.protected.serialized_size()
     }
 }

@@ -10,13 +10,10 @@
 //!
 //! Protected memories (`risk >= 0.7` or `importance >= 0.7` when written) never decay.
 //!
-//! Storage: because `2^(-(now - t)/h) = 2^(-(now - T0)/h) * 2^(-(T0 - t)/h)`, every row
-//! stores its axes already decayed to one table-wide base time `T0 >= t`. Ranking at
-//! `now` then multiplies by seven per-query coefficients instead of calling `exp`
-//! per row and axis; when a write arrives past `T0` the table is rebased once, a
-//! month of data time ahead. Values that fall below `f32`'s range relative to `T0`
-//! (an urgency 880 days older than the newest memory, say) are flushed to zero:
-//! far below anything that could rank. Rows are packed as eight `f32` lanes
+//! Storage: because `2^(-(now - t)/h) = 2^(-(now - B)/h) * 2^(-(B - t)/h)`, every row
+//! stores its axes already decayed to the end `B` of its epoch, a fixed window of
+//! time (see `epochs`). Ranking at `now` then multiplies by seven coefficients per
+//! epoch instead of calling `exp` per row and axis. Rows are packed as eight `f32` lanes
 //! (seven axes and confidence, 32 bytes, half a cache line), so gathering a sparse
 //! candidate set touches one line per row and a full pass streams. Top-k over a
 //! bitmap of candidates skips whole blocks of rows whose upper bound cannot beat the
@@ -24,6 +21,7 @@
 
 mod axes;
 mod blocks;
+mod epochs;
 mod pass;
 mod persist;
 mod score;

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use super::axes::N_AXES;
 use super::score::Clock;
 use super::axes::gate;
+use super::blocks::BLOCK_ROWS;
 use super::table::{Row, SalienceTable, PARALLEL_ROWS};
 use crate::error::{CoreError, Result};
 
@@ -17,42 +18,41 @@ pub struct DecayPass {
 
 const CHUNK: usize = 4096;
 
-/// The fast path's per-query constants: every row decays by the same factors.
-struct Lanes {
-    /// Factors of unprotected rows; lane 7 zero.
-    decay: [f32; 8],
-    /// Factors of protected rows (ones); lane 7 zero.
-    keep: [f32; 8],
-    weights: [f32; 8],
-    floor: f32,
-}
-
-impl Lanes {
-    /// Decays `rows` into `out` and collects the rows below the floor.
-    fn run(&self, rows: &[Row], out: &mut [f32], start: u32, below: &mut Vec<u32>) {
-        for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {
-            self.one(row, dst, start + i as u32, below);
-        }
-    }
-
-    /// Decays one row into `dst`; reports it if live, unprotected and below the floor.
-    #[inline(always)]
-    fn one(&self, row: &Row, dst: &mut [f32], r: u32, below: &mut Vec<u32>) {
-        let state = row.0[7];
-        let protected = state.is_sign_negative();
-        let f = if protected { &self.keep } else { &self.decay };
-        let mut d = [0f32; 8];
-        for a in 0..8 {
-            d[a] = row.0[a] * f[a];
-        }
-        dst.copy_from_slice(&d[..N_AXES]);
-        let mut sum = 0f32;
-        for a in 0..N_AXES {
-            sum += self.weights[a] * d[a];
-        }
-        // NaN marks a removed row: never reported.
-        if !protected && !state.is_nan() && sum * gate(state) < self.floor {
-            below.push(r);
+/// Decays `rows` (starting at row `start`) into `out` and collects those below `floor`.
+///
+/// The fast path, for when no row was written after `now`: one multiply per axis
+/// by the coefficients of the row's epoch (looked up once per block of rows that
+/// share one), no branch on the row's state beyond picking the coefficients.
+fn run(table: &SalienceTable, clock: &Clock, rows: &[Row], out: &mut [f32], start: usize, floor: f32, below: &mut Vec<u32>) {
+    let mut keep = [1f32; 8];
+    keep[7] = 0.0;
+    let weights = clock.weights8();
+    for (b, (block, dst)) in rows.chunks(BLOCK_ROWS).zip(out.chunks_mut(BLOCK_ROWS * N_AXES)).enumerate() {
+        let first = start + b * BLOCK_ROWS;
+        let shared = table.blocks.uniform_epoch(first).map(|e| clock.coefficients(e).1);
+        for (i, (row, dst)) in block.iter().zip(dst.chunks_exact_mut(N_AXES)).enumerate() {
+            let state = row.0[7];
+            let protected = state.is_sign_negative();
+            let f = if protected {
+                keep
+            } else if !row.is_live() {
+                [0.0; 8]
+            } else {
+                shared.unwrap_or_else(|| clock.coefficients(table.epoch_of_row(first + i)).1)
+            };
+            let mut d = [0f32; 8];
+            for a in 0..8 {
+                d[a] = row.0[a] * f[a];
+            }
+            dst.copy_from_slice(&d[..N_AXES]);
+            let mut sum = 0f32;
+            for a in 0..N_AXES {
+                sum += weights[a] * d[a];
+            }
+            // NaN marks a removed row: never reported.
+            if !protected && !state.is_nan() && sum * gate(state) < floor {
+                below.push((first + i) as u32);
+            }
         }
     }
 }
@@ -75,9 +75,7 @@ impl SalienceTable {
             let rows = &self.rows[start..start + out.len() / N_AXES];
             let mut below = Vec::new();
             if clock.all_past() {
-                let (decay, keep) = clock.lane_factors();
-                let lanes = Lanes { decay, keep, weights: clock.weights8(), floor };
-                lanes.run(rows, out, start as u32, &mut below);
+                run(self, &clock, rows, out, start, floor, &mut below);
                 return below;
             }
             for (i, (row, dst)) in rows.iter().zip(out.chunks_exact_mut(N_AXES)).enumerate() {

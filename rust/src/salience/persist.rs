@@ -1,7 +1,7 @@
 //! The salience table file.
 //!
 //! Body (inside the [`crate::codec`] container, magic `CUEMSAL\0`, version 1): the
-//! seven weights (f64) and half-lives in days (f64), base and max reference time
+//! seven weights (f64) and half-lives in days (f64), the latest reference time
 //! (f64), the row count (u64), then the rows as eight little-endian f32 each (seven
 //! axes and the state lane: confidence, negative if protected, NaN if not live) and
 //! the reference times (f64).
@@ -29,7 +29,6 @@ impl SalienceTable {
         for h in self.params.half_lives_days {
             w.f64(h);
         }
-        w.f64(self.base);
         w.f64(self.max_t);
         w.u64(self.rows.len() as u64);
         for row in &self.rows {
@@ -55,7 +54,6 @@ impl SalienceTable {
             *h = r.f64()?;
         }
         let params = Params::new(weights, half_lives).map_err(|e| CoreError::Corrupt(e.to_string()))?;
-        let base = r.f64()?;
         let max_t = r.f64()?;
         let n = r.u64()? as usize;
         if n.saturating_mul(32 + 8) != r.remaining() {
@@ -78,8 +76,20 @@ impl SalienceTable {
             return Err(CoreError::Corrupt("salience rows out of range".into()));
         }
         let live = rows.iter().filter(|row| row.is_live()).count();
-        let blocks = BlockMax::build(&rows);
-        Ok(Self { params, base, max_t, rows, times, blocks, live })
+        let mut table = SalienceTable::new(params);
+        let epochs = table.epochs;
+        for (row, t) in rows.iter().zip(&times) {
+            if row.is_live() && !row.is_protected() {
+                table.epoch_lo = table.epoch_lo.min(epochs.of(*t));
+                table.epoch_hi = table.epoch_hi.max(epochs.of(*t));
+            }
+        }
+        table.blocks = BlockMax::build(&rows, |r| epochs.of(times[r]));
+        table.max_t = max_t;
+        table.rows = rows;
+        table.times = times;
+        table.live = live;
+        Ok(table)
     }
 
     /// Writes the table to `path` atomically.

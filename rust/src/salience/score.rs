@@ -11,17 +11,22 @@ use super::blocks::BLOCK_SHIFT;
 use super::table::{flush, Row, SalienceTable};
 use crate::error::{CoreError, Result};
 
+/// Epoch ranges up to this many get a precomputed coefficient table per query;
+/// wider (pathological) ranges compute coefficients on demand.
+const MAX_TABLE_EPOCHS: i64 = 4096;
+
 /// Everything about `now` that is shared by all rows of one query.
 pub(super) struct Clock {
-    /// `w_a * 2^(-(now - base)/h_a)` for unprotected rows, lane 7 zero.
-    decayed: [f32; 8],
+    /// Per epoch from `lo`: `w_a * c_{e,a}` (lane 7 zero) and `c_{e,a}` (lane 7 zero).
+    table: Option<Vec<([f32; 8], [f32; 8])>>,
+    lo: i64,
     /// `w_a` for protected rows, lane 7 zero.
     weights: [f32; 8],
-    /// `2^(-(now - base)/h_a)`, flushed like the stored values.
-    factors: [f32; N_AXES],
-    /// No row has a reference time after `now`: the fast path holds for all.
+    /// No row has a reference time after `now`: the shared coefficients hold for all.
     all_past: bool,
     now: f64,
+    epochs: super::epochs::Epochs,
+    params: super::axes::Params,
 }
 
 impl Clock {
@@ -29,26 +34,54 @@ impl Clock {
         if !now.is_finite() {
             return Err(CoreError::InvalidArgument { name: "now", reason: format!("{now} is not a finite time") });
         }
-        let exact = if table.base.is_finite() { table.params.factors(now - table.base) } else { [1.0; N_AXES] };
-        let mut decayed = [0f32; 8];
         let mut weights = [0f32; 8];
-        let mut factors = [0f32; N_AXES];
-        for a in 0..N_AXES {
-            weights[a] = table.params.weights[a];
-            factors[a] = flush(exact[a].min(f32::MAX as f64) as f32);
-            decayed[a] = flush((table.params.weights[a] as f64 * exact[a]).min(f32::MAX as f64) as f32);
+        weights[..N_AXES].copy_from_slice(&table.params.weights);
+        let mut clock = Self {
+            table: None,
+            lo: table.epoch_lo,
+            weights,
+            all_past: now >= table.max_t,
+            now,
+            epochs: table.epochs,
+            params: table.params,
+        };
+        let (lo, hi) = (table.epoch_lo, table.epoch_hi);
+        if hi >= lo && hi - lo < MAX_TABLE_EPOCHS {
+            clock.table = Some((lo..=hi).map(|e| clock.compute(e)).collect());
         }
-        Ok(Self { decayed, weights, factors, all_past: now >= table.max_t, now })
+        Ok(clock)
+    }
+
+    /// `(w_a * c_{e,a}, c_{e,a})` for epoch `e`, flushed, lane 7 zero.
+    fn compute(&self, e: i64) -> ([f32; 8], [f32; 8]) {
+        let exact = self.params.factors(self.now - self.epochs.end(e));
+        let mut decayed = [0f32; 8];
+        let mut factors = [0f32; 8];
+        for a in 0..N_AXES {
+            factors[a] = flush(exact[a].min(f32::MAX as f64) as f32);
+            decayed[a] = flush((self.weights[a] as f64 * exact[a]).min(f32::MAX as f64) as f32);
+        }
+        (decayed, factors)
+    }
+
+    /// The coefficients of epoch `e`: weighted (for scores) and plain (for decayed axes).
+    #[inline]
+    pub(super) fn coefficients(&self, e: i64) -> ([f32; 8], [f32; 8]) {
+        match &self.table {
+            Some(t) => t[(e - self.lo) as usize],
+            None => self.compute(e),
+        }
+    }
+
+    /// The weighted coefficients of epoch `e`.
+    #[inline]
+    pub(super) fn decayed(&self, e: i64) -> [f32; 8] {
+        self.coefficients(e).0
     }
 
     /// The axis weights; lane 7 zero.
     pub(super) fn weights8(&self) -> [f32; 8] {
         self.weights
-    }
-
-    /// The coefficients of unprotected and protected rows.
-    pub(super) fn coefficients(&self) -> (&[f32; 8], &[f32; 8]) {
-        (&self.decayed, &self.weights)
     }
 
     /// No row was written after `now`.
@@ -57,18 +90,9 @@ impl Clock {
         self.all_past
     }
 
-    /// Per-lane factors for unprotected rows (decay) and protected rows (keep); lane 7 zero.
-    pub(super) fn lane_factors(&self) -> ([f32; 8], [f32; 8]) {
-        let mut decay = [0f32; 8];
-        decay[..N_AXES].copy_from_slice(&self.factors);
-        let mut keep = [1f32; 8];
-        keep[7] = 0.0;
-        (decay, keep)
-    }
-
-    /// Whether row `r` was written after `now` (and so must not be decayed by the shared factors).
+    /// Whether row `r` was written after `now` (and so counts as written, undecayed).
     #[inline]
-    fn is_future(&self, table: &SalienceTable, r: usize) -> bool {
+    pub(super) fn is_future(&self, table: &SalienceTable, r: usize) -> bool {
         !self.all_past && table.times[r] > self.now
     }
 
@@ -80,14 +104,15 @@ impl Clock {
         if row.is_protected() {
             out.copy_from_slice(&row.0[..N_AXES]);
         } else if !self.is_future(table, r) {
+            let (_, c) = self.coefficients(table.epoch_of_row(r));
             for a in 0..N_AXES {
-                out[a] = flush(row.0[a] * self.factors[a]);
+                out[a] = flush(row.0[a] * c[a]);
             }
         } else {
             // Written after `now`: no negative age, the row counts as written.
-            let back = table.params.factors(table.times[r] - table.base);
+            let back = self.epochs.to_end(&self.params, table.times[r]);
             for a in 0..N_AXES {
-                out[a] = flush((row.0[a] as f64 * back[a]) as f32);
+                out[a] = flush((row.0[a] as f64 / back[a]) as f32);
             }
         }
         out
@@ -102,7 +127,7 @@ impl Clock {
         if !protected && self.is_future(table, r) {
             return self.weighted(&self.axes(table, r), row.confidence());
         }
-        let k = if protected { &self.weights } else { &self.decayed };
+        let k = if protected { self.weights } else { self.decayed(table.epoch_of_row(r)) };
         let mut lanes = [0f32; 8];
         for a in 0..8 {
             lanes[a] = k[a] * row.0[a];
@@ -292,7 +317,6 @@ impl SalienceTable {
             // A handful of candidates is cheapest to score outright.
             return self.top_k(candidates.iter(), candidates.max(), now, k);
         }
-        let (decayed, _) = clock.coefficients();
         let mut best = Best::new(k);
         let mut batch = Batch::default();
         // Protected candidates first: they never decay, so they often set the bar.
@@ -305,7 +329,7 @@ impl SalienceTable {
         let mut top = rest.max();
         while let Some(hi) = top {
             let b = (hi >> BLOCK_SHIFT) as usize;
-            if best.is_full() && self.blocks.bound_upto(b, decayed) < best.worst {
+            if best.is_full() && self.blocks.upto(b).bound(|e| clock.decayed(e)) < best.worst {
                 break;
             }
             let start = ((b >> CHUNK_SHIFT) << (CHUNK_SHIFT + BLOCK_SHIFT)) as u32;
@@ -315,7 +339,7 @@ impl SalienceTable {
                 let b = (row >> BLOCK_SHIFT) as usize;
                 if b != block {
                     block = b;
-                    skip = best.is_full() && self.blocks.bound(b, decayed) < best.worst;
+                    skip = best.is_full() && self.blocks.block(b).bound(|e| clock.decayed(e)) < best.worst;
                 }
                 if !skip {
                     batch.push(row, &mut best, self, &clock);

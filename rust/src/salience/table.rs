@@ -1,14 +1,9 @@
 //! Storage of the salience table and its writes.
 
-use rayon::prelude::*;
-
-use super::axes::{is_protected, Params, DAY, N_AXES};
+use super::axes::{is_protected, Params, N_AXES};
 use super::blocks::BlockMax;
+use super::epochs::Epochs;
 use crate::error::{CoreError, Result};
-
-/// How far past the newest reference time the base is set, so that writes in
-/// time order rebase the table about once a month of data time.
-const SLACK: f64 = 32.0 * DAY;
 
 /// Stored values and per-query coefficients below this are flushed to zero, so that
 /// no product in the kernels is a subnormal float (which costs x86 a hundred cycles).
@@ -21,10 +16,14 @@ pub(super) fn flush(x: f32) -> f32 {
     if x < TINY { 0.0 } else { x }
 }
 
+/// Reference times must lie in the years 1 to 9999 (seconds since the Unix epoch).
+const MIN_T: f64 = -62_135_596_800.0;
+const MAX_T: f64 = 253_402_300_799.0;
+
 /// Rows at or above this count are processed on all cores.
 pub(super) const PARALLEL_ROWS: usize = 1 << 16;
 
-/// One row: seven axes decayed to the table's base time, then a state lane.
+/// One row: seven axes decayed to the end of the row's epoch, then a state lane.
 ///
 /// Lane 7 holds the confidence, with its sign bit set for a protected row (so
 /// `-0.0` is a protected row of confidence 0) and NaN for a row that is not live.
@@ -73,13 +72,15 @@ pub struct RowState {
 }
 
 /// Columnar salience of dense rows; see the module docs for the stored form.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SalienceTable {
     pub(super) params: Params,
-    /// Every unprotected row stores its axes decayed to this instant (seconds).
-    pub(super) base: f64,
+    pub(super) epochs: Epochs,
     /// No live row has a reference time after this.
     pub(super) max_t: f64,
+    /// Every unprotected row written lies in an epoch of this range (empty: lo > hi).
+    pub(super) epoch_lo: i64,
+    pub(super) epoch_hi: i64,
     pub(super) rows: Vec<Row>,
     pub(super) times: Vec<f64>,
     pub(super) blocks: BlockMax,
@@ -88,7 +89,17 @@ pub struct SalienceTable {
 
 impl SalienceTable {
     pub fn new(params: Params) -> Self {
-        Self { params, base: f64::NEG_INFINITY, max_t: f64::NEG_INFINITY, ..Self::default() }
+        Self {
+            params,
+            epochs: Epochs::for_params(&params),
+            max_t: f64::NEG_INFINITY,
+            epoch_lo: i64::MAX,
+            epoch_hi: i64::MIN,
+            rows: Vec::new(),
+            times: Vec::new(),
+            blocks: BlockMax::default(),
+            live: 0,
+        }
     }
 
     pub fn params(&self) -> &Params {
@@ -128,28 +139,26 @@ impl SalienceTable {
         check_len("t", n, times.len())?;
         check_unit("axes", axes)?;
         check_unit("confidence", confidence)?;
-        if let Some((i, t)) = times.iter().enumerate().find(|(_, t)| !t.is_finite()) {
-            return Err(CoreError::InvalidValue { what: "t", index: i, value: t.to_string(), reason: "a time must be finite" });
+        if let Some((i, t)) = times.iter().enumerate().find(|(_, t)| !(MIN_T..=MAX_T).contains(*t)) {
+            return Err(CoreError::InvalidValue { what: "t", index: i, value: t.to_string(), reason: "a time must lie in the years 1 to 9999" });
         }
         let Some(newest) = times.iter().copied().reduce(f64::max) else { return Ok(()) };
-        if newest > self.base {
-            self.rebase(newest + SLACK);
-        }
         let top = rows.iter().copied().max().expect("non-empty") as usize + 1;
         if top > self.rows.len() {
             self.rows.resize(top, Row::default());
             self.times.resize(top, 0.0);
             self.blocks.grow(top);
         }
-        let half_lives = self.params.half_lives_s();
         let first_block = rows.iter().copied().min().expect("non-empty") as usize >> super::blocks::BLOCK_SHIFT;
         for (i, &r) in rows.iter().enumerate() {
             let r = r as usize;
             let s = &axes[i * N_AXES..(i + 1) * N_AXES];
             let protected = is_protected(s);
+            let epoch = self.epochs.of(times[i]);
+            let to_end = self.epochs.to_end(&self.params, times[i]);
             let mut row = Row::default();
             for a in 0..N_AXES {
-                row.0[a] = if protected { s[a] } else { flush((s[a] as f64 * (-(self.base - times[i]) / half_lives[a]).exp2()) as f32) };
+                row.0[a] = if protected { s[a] } else { flush((s[a] as f64 * to_end[a]) as f32) };
             }
             row.0[7] = Row::state(confidence[i], protected);
             if !self.rows[r].is_live() {
@@ -157,7 +166,11 @@ impl SalienceTable {
             }
             self.rows[r] = row;
             self.times[r] = times[i];
-            self.blocks.note(r, &row);
+            self.blocks.note(r, &row, epoch);
+            if !protected {
+                self.epoch_lo = self.epoch_lo.min(epoch);
+                self.epoch_hi = self.epoch_hi.max(epoch);
+            }
         }
         self.blocks.refresh(first_block);
         self.max_t = self.max_t.max(newest);
@@ -183,33 +196,18 @@ impl SalienceTable {
         }
         let r = row as usize;
         let protected = self.rows[r].is_protected();
-        let back = self.params.factors(self.times[r] - self.base);
+        let back = self.epochs.to_end(&self.params, self.times[r]);
         let mut axes = [0f32; N_AXES];
         for a in 0..N_AXES {
-            axes[a] = if protected { self.rows[r].0[a] } else { (self.rows[r].0[a] as f64 * back[a]) as f32 };
+            axes[a] = if protected { self.rows[r].0[a] } else { (self.rows[r].0[a] as f64 / back[a]) as f32 };
         }
         Some(RowState { axes, confidence: self.rows[r].confidence(), t: self.times[r], protected })
     }
 
-    /// Moves the base time forward to `base`, re-decaying every unprotected row.
-    fn rebase(&mut self, base: f64) {
-        if self.base.is_finite() {
-            let f = self.params.factors(base - self.base).map(|x| x as f32);
-            let work = |row: &mut Row| {
-                if row.is_live() && !row.is_protected() {
-                    for a in 0..N_AXES {
-                        row.0[a] = flush(row.0[a] * f[a]);
-                    }
-                }
-            };
-            if self.rows.len() >= PARALLEL_ROWS {
-                self.rows.par_iter_mut().for_each(work);
-            } else {
-                self.rows.iter_mut().for_each(work);
-            }
-            self.blocks.scale_unprotected(&f);
-        }
-        self.base = base;
+    /// The epoch of unprotected row `r`.
+    #[inline]
+    pub(super) fn epoch_of_row(&self, r: usize) -> i64 {
+        self.blocks.uniform_epoch(r).unwrap_or_else(|| self.epochs.of(self.times[r]))
     }
 }
 
@@ -229,6 +227,7 @@ fn check_unit(what: &'static str, values: &[f32]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::axes::DAY;
     use super::*;
 
     fn table_with(axes: [f32; 7], t: f64) -> SalienceTable {
@@ -248,11 +247,23 @@ mod tests {
     }
 
     #[test]
-    fn rebase_keeps_rows_as_written() {
+    fn rows_far_apart_keep_what_was_written() {
         let mut tab = table_with([0.5; 7], 1.0e9);
-        tab.put(&[1], &[0.5; 7], &[1.0], &[1.0e9 + 400.0 * DAY]).unwrap();
+        tab.put(&[1], &[0.5; 7], &[1.0], &[1.0e9 + 4000.0 * DAY]).unwrap();
         let got = tab.get(0).unwrap();
-        assert!((got.axes[3] - 0.5).abs() < 1e-5, "{got:?}");
+        assert!((got.axes[1] - 0.5).abs() < 1e-6, "{got:?}");
+    }
+
+    #[test]
+    fn stored_bits_do_not_depend_on_write_order() {
+        let axes = [0.3, 0.6, 0.2, 0.5, 0.1, 0.4, 0.25];
+        let mut a = SalienceTable::new(Params::default());
+        a.put(&[0], &axes, &[0.9], &[1.0e9]).unwrap();
+        a.put(&[1], &axes, &[0.9], &[1.0e9 + 900.0 * DAY]).unwrap();
+        let mut b = SalienceTable::new(Params::default());
+        b.put(&[1, 0], &[axes, axes].concat(), &[0.9, 0.9], &[1.0e9 + 900.0 * DAY, 1.0e9]).unwrap();
+        assert_eq!(a.rows, b.rows);
+        assert_eq!(a.to_bytes(), b.to_bytes());
     }
 
     #[test]

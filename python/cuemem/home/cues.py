@@ -1,0 +1,86 @@
+"""The cue dimensions of a home, and how a record and a query map onto them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+from ..errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
+from ..schema import Episode
+from ..timecues import is_bucket, resolve_time_cue
+
+#: Every cue dimension of a home, in index order.
+DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band")
+
+
+def cue_values(episode: Episode) -> dict[str, list[str]]:
+    """The values an episode carries in each dimension (empty lists are skipped)."""
+    values: dict[str, list[str]] = {
+        "actor": list(episode.actors),
+        "user": [episode.user_id],
+        "type": [episode.type],
+        "outcome": [episode.outcome.value] if episode.outcome is not None else [],
+        "time": list(episode.time_buckets),
+        "subject": [episode.subject] if episode.subject else [],
+        "tag": list(episode.tags),
+        "kind": [episode.kind.value],
+        "tier": [episode.tier.value],
+        "band": [episode.importance_band.value],
+    }
+    return {d: v for d, v in values.items() if v}
+
+
+def _strings(dimension: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+        if not value:
+            raise InvalidArgumentError(f"cue {dimension!r} has an empty list of values")
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    raise CueTypeError(f"cue {dimension!r} must be a string or a list of strings, got {type(value).__name__}")
+
+
+def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[str, list[str]]:
+    """Validates a cue mapping and resolves time phrases against ``now``.
+
+    A ``time`` value may be a bucket ("2026", "2026-06", "2026-06-07") or a phrase
+    ("June 2026", "last week", "yesterday", ...); phrases become the buckets they
+    cover.
+
+    Raises:
+        UnknownDimensionError: a dimension that is not in :data:`DIMENSIONS`.
+        CueTypeError: a value that is not a string or a list of strings.
+        TimeCueError: a time value that is neither a bucket nor a known phrase.
+    """
+    if cues is None:
+        return {}
+    if not isinstance(cues, Mapping):
+        raise CueTypeError(f"cues must be a mapping of dimension -> value(s), got {type(cues).__name__}")
+    out: dict[str, list[str]] = {}
+    for dimension, value in cues.items():
+        if dimension not in DIMENSIONS:
+            raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
+        values = _strings(dimension, value)
+        if dimension == "time":
+            resolved: list[str] = []
+            for v in values:
+                resolved.extend([v] if is_bucket(v) else resolve_time_cue(v, now=now))
+            values = list(dict.fromkeys(resolved))
+        out[dimension] = values
+    return out
+
+
+def parse_cue_args(pairs: Sequence[str]) -> dict[str, list[str]]:
+    """``["actor=acme", "actor=globex", "time=2026-06"]`` -> ``{"actor": [...], "time": [...]}``.
+
+    Raises:
+        InvalidArgumentError: an item without ``=`` or with an empty side.
+    """
+    out: dict[str, list[str]] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InvalidArgumentError(f"a cue is dimension=value, got {pair!r}")
+        out.setdefault(name.strip(), []).append(value.strip())
+    return out

@@ -1,0 +1,218 @@
+"""The home's indexes — cue postings, salience and the row map — and their disk cache.
+
+Every index here is a cache of the journal. Rows are dense numbers in journal order:
+row ``r`` is the ``r``-th episode the journal holds, so rebuilding from the same
+journal gives the same rows, the same postings and the same bytes. ``index/`` holds
+the cached files and ``recipe.json``, which says what built them (dimensions,
+salience parameters, format) and up to which journal record; a recipe that differs
+from the running code's, or a journal that no longer extends the recorded prefix,
+makes the cache stale and it is rebuilt. A journal that has only grown since is
+caught up from where the cache stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CuememError
+from ..index import CueIndex
+from ..salience import AXES, SalienceTable
+from ..schema import Episode
+from ..store.journal import Position
+from .cues import DIMENSIONS, cue_values
+
+#: Bumped whenever the cached files' meaning changes.
+FORMAT = 1
+_DAY = 86_400.0
+_EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
+
+_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json")
+
+
+def reference_time(episode: Episode) -> float:
+    """The instant an episode's salience decays from: its ``occurred_at``, 00:00 UTC."""
+    return (episode.occurred_at.toordinal() - _EPOCH_ORDINAL) * _DAY
+
+
+def recipe(salience: SalienceTable) -> dict[str, Any]:
+    """What the cached indexes are a function of, besides the journal."""
+    return {
+        "format": FORMAT,
+        "dimensions": list(DIMENSIONS),
+        "salience": {
+            "axes": list(AXES),
+            "weights": [float(w) for w in salience.weights.values()],
+            "half_lives_days": [float(h) for h in salience.half_lives_days.values()],
+            "reference_time": "occurred_at",
+        },
+    }
+
+
+@dataclass(frozen=True)
+class CacheState:
+    """Why the cache was or was not used on open."""
+
+    loaded: bool
+    reason: str
+    caught_up: int = 0
+
+
+class Indexes:
+    """Cue postings, salience and the row map of one home, kept in memory."""
+
+    def __init__(self, salience: SalienceTable) -> None:
+        self.cues = CueIndex(list(DIMENSIONS))
+        self.salience = salience
+        self.ids: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.segments = array("Q")
+        self.offsets = array("Q")
+        #: Journal position just after the last record applied.
+        self.head = Position(1, 0)
+        #: Note id -> (latest version, sha256 of its file as last recorded).
+        self.notes: dict[str, tuple[int, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def position(self, row: int) -> Position:
+        """Where row ``row``'s record starts in the journal."""
+        return Position(int(self.segments[row]), int(self.offsets[row]))
+
+    def add(self, episodes: Sequence[tuple[Episode, Position]]) -> None:
+        """Appends a batch of episodes (in journal order) as new rows.
+
+        Dictionary-encodes each dimension in one pass and hands the core one
+        ``insert_column`` per dimension and one ``put`` for the salience.
+        """
+        if not episodes:
+            return
+        start = len(self.ids)
+        columns: dict[str, tuple[dict[str, int], list[str], array[int], array[int]]] = {
+            d: ({}, [], array("I"), array("I")) for d in DIMENSIONS
+        }
+        axes = np.empty((len(episodes), len(AXES)), dtype=np.float32)
+        confidence = np.empty(len(episodes), dtype=np.float32)
+        times = np.empty(len(episodes), dtype=np.float64)
+        for i, (episode, position) in enumerate(episodes):
+            row = start + i
+            for dimension, values in cue_values(episode).items():
+                codes_of, names, codes, rows = columns[dimension]
+                for value in values:
+                    code = codes_of.get(value)
+                    if code is None:
+                        code = codes_of[value] = len(names)
+                        names.append(value)
+                    codes.append(code)
+                    rows.append(row)
+            axes[i] = [episode.salience[a] for a in AXES]
+            confidence[i] = episode.confidence
+            times[i] = reference_time(episode)
+            self.row_of[episode.id] = row
+            self.ids.append(episode.id)
+            self.segments.append(position.segment)
+            self.offsets.append(position.offset)
+        for dimension, (_, names, codes, rows) in columns.items():
+            if names:
+                self.cues.insert_column(
+                    dimension, names, np.frombuffer(codes, dtype=np.uint32), np.frombuffer(rows, dtype=np.uint32)
+                )
+        self.salience.put(np.arange(start, start + len(episodes), dtype=np.uint32), axes, confidence, times)
+
+    # -- the disk cache -------------------------------------------------------------
+
+    def save(self, directory: Path, *, last_record_sha: str | None) -> None:
+        """Writes the cache files, then ``recipe.json`` last (so a torn save is stale)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        recipe_path = directory / "recipe.json"
+        if recipe_path.exists():
+            recipe_path.unlink()  # the files below are about to change
+        self.cues.save(directory / "cue.idx")
+        self.salience.save(directory / "salience.tbl")
+        _write_atomic(directory / "rows.ids", "".join(f"{i}\n" for i in self.ids).encode())
+        positions = np.stack([np.frombuffer(self.segments, dtype=np.uint64), np.frombuffer(self.offsets, dtype=np.uint64)], axis=1) if self.ids else np.zeros((0, 2), np.uint64)
+        _write_atomic(directory / "rows.npy", _npy_bytes(positions))
+        notes = {k: list(v) for k, v in sorted(self.notes.items())}
+        _write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
+        files = {name: _sha256(directory / name) for name in _FILES}
+        body = {
+            "recipe": recipe(self.salience),
+            "rows": len(self.ids),
+            "journal": {"head": [self.head.segment, self.head.offset], "last_record_sha256": last_record_sha},
+            "files": files,
+        }
+        _write_atomic(recipe_path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
+
+    @classmethod
+    def load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
+        """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
+        try:
+            body = json.loads((directory / "recipe.json").read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None, "no cached index"
+        except (OSError, ValueError) as exc:
+            return None, f"unreadable recipe.json: {exc}"
+        if not isinstance(body, dict) or body.get("recipe") != recipe(salience_params):
+            return None, "the recipe changed"
+        try:
+            for name in ("rows.ids", "rows.npy", "notes.json"):
+                if _sha256(directory / name) != body["files"][name]:
+                    return None, f"{name} does not match its recipe"
+            indexes = cls(SalienceTable.load(directory / "salience.tbl"))
+            indexes.cues = CueIndex.load(directory / "cue.idx")
+            raw = (directory / "rows.ids").read_bytes().decode()
+            indexes.ids = raw.split("\n")[:-1] if raw else []
+            positions = np.load(directory / "rows.npy", allow_pickle=False)
+            n = int(body["rows"])
+            if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != n:
+                return None, "cached files disagree on the number of rows"
+            indexes.row_of = dict(zip(indexes.ids, range(n)))
+            indexes.segments = array("Q", positions[:, 0].tobytes())
+            indexes.offsets = array("Q", positions[:, 1].tobytes())
+            notes = json.loads((directory / "notes.json").read_text(encoding="utf-8"))
+            indexes.notes = {k: (int(v[0]), str(v[1])) for k, v in notes.items()}
+            seg, off = body["journal"]["head"]
+            indexes.head = Position(int(seg), int(off))
+        except (CuememError, OSError, ValueError, KeyError, TypeError) as exc:
+            return None, f"cached index unusable: {exc}"
+        return indexes, body
+
+
+def record_sha(record: dict[str, Any]) -> str:
+    """A digest of one journal record, to check the journal still extends the cache."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _npy_bytes(a: np.ndarray[Any, Any]) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, a, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+

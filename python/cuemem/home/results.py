@@ -1,0 +1,106 @@
+"""What the home's operations return."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..schema import Episode
+
+
+class Hit:
+    """One recalled memory: its id, score, per-axis breakdown and (lazily) its record.
+
+    The record is read from the journal on first access, so a recall that only needs
+    ids and scores never touches the disk.
+    """
+
+    __slots__ = ("id", "score", "breakdown", "_load", "_record")
+
+    def __init__(self, id: str, score: float, breakdown: dict[str, float], load: Callable[[], Episode]) -> None:
+        self.id = id
+        self.score = score
+        self.breakdown = breakdown
+        self._load = load
+        self._record: Episode | None = None
+
+    @property
+    def record(self) -> Episode:
+        """The recalled episode, as written."""
+        if self._record is None:
+            self._record = self._load()
+        return self._record
+
+    def __repr__(self) -> str:
+        return f"Hit(id={self.id!r}, score={self.score:.4f})"
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """Ranked hits and the work the recall took.
+
+    Attributes:
+        hits: Best first.
+        total: Memories matching the cues before ranking.
+        examined: Postings the pruning plan touched.
+        full_scan: Live memories: what a scan would have visited.
+        cues: The cues as resolved (time phrases turned into buckets).
+    """
+
+    hits: list[Hit]
+    total: int
+    examined: int
+    full_scan: int
+    cues: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """The outcome of :meth:`cuemem.Memory.import_jsonl`.
+
+    Attributes:
+        count: Episodes written.
+        skipped: ``(line_number, message)`` of lines skipped (only with ``skip_bad_lines``).
+        ids: The ids written, in order.
+    """
+
+    count: int
+    skipped: list[tuple[int, str]]
+    ids: list[str]
+
+
+@dataclass(frozen=True)
+class OpenReport:
+    """How the home came up: cache use, journal problems, broken note files."""
+
+    index: str
+    caught_up: int
+    journal_problems: list[Any]
+    note_errors: list[Any]
+
+
+@dataclass(frozen=True)
+class HomeStats:
+    """Size figures of a home."""
+
+    episodes: int
+    notes: int
+    dimensions: int
+    values: int
+    postings: int
+    index_bytes: int
+    journal_bytes: int
+    journal_segments: int
+    journal_problems: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: int(v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """Note files a person changed, picked up as new versions."""
+
+    updated: list[str]
+    errors: list[Any]

@@ -1,0 +1,510 @@
+"""``Memory``: the one facade over a home — open, remember, recall, import, notes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .errors import (
+    CuememError,
+    ImportFileError,
+    InvalidArgumentError,
+    InvalidIdError,
+    NotFoundError,
+    ReadOnlyError,
+    SchemaError,
+    StorageError,
+)
+from .home.cues import DIMENSIONS, normalize
+from .home.indexes import Indexes, record_sha
+from .home.layout import Layout
+from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
+from .salience import AXES, SalienceTable
+from .schema import Episode, Kind, Note
+from .store.fsync import FsyncPolicy
+from .store.journal import Journal, Position
+from .store.lock import WriterLock
+from .store.notes import NoteStore
+
+__all__ = ["Memory"]
+
+TimeArg = datetime | date | None
+
+#: Records per grouped commit when importing.
+IMPORT_BATCH = 10_000
+
+
+def _edge_now(now: TimeArg) -> datetime:
+    """``now`` as an aware UTC datetime; the wall clock is read here, at the API edge, only."""
+    if now is None:
+        return datetime.now(timezone.utc)
+    if isinstance(now, datetime):
+        return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    if isinstance(now, date):
+        return datetime(now.year, now.month, now.day, tzinfo=timezone.utc)
+    raise SchemaError(f"now must be a datetime or a date, got {type(now).__name__}", "now")
+
+
+class Memory:
+    """An agent's memory, kept in a home directory.
+
+    Open one with :meth:`Memory.open` (a context manager). The journal under
+    ``home/journal`` is the truth; indexes under ``home/index`` are a cache that is
+    loaded when it matches the journal, caught up when the journal has grown, and
+    rebuilt otherwise. One process writes at a time (a file lock); any number of
+    read-only handles may follow along with :meth:`refresh`.
+
+    Example:
+        >>> import tempfile
+        >>> from datetime import date
+        >>> with Memory.open(tempfile.mkdtemp()) as mem:
+        ...     eid = mem.remember("Acme asked for a 12% discount", actors=["acme"],
+        ...                        type="deal", occurred_at=date(2026, 6, 3), importance=0.6,
+        ...                        now=date(2026, 6, 3))
+        ...     res = mem.recall({"actor": "acme", "time": "June 2026"}, now=date(2026, 6, 10))
+        ...     [h.id for h in res.hits] == [eid], res.total, res.full_scan
+        (True, 1, 1)
+    """
+
+    def __init__(self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None, report: OpenReport) -> None:
+        self._layout = layout
+        self._journal = journal
+        self._notes = notes
+        self._indexes = indexes
+        self._lock = lock
+        self._closed = False
+        self.open_report = report
+
+    # -- life of a handle -----------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        fsync: FsyncPolicy | str = FsyncPolicy.ALWAYS,
+        lock_timeout: float = 0.0,
+        weights: Mapping[str, float] | None = None,
+        half_lives_days: Mapping[str, float] | None = None,
+    ) -> Memory:
+        """Opens (and, unless ``read_only``, creates) the home at ``path``.
+
+        Args:
+            path: The home directory.
+            read_only: Follow a home another process writes; takes no lock.
+            fsync: ``"always"`` (default: every acknowledged write is on disk) or
+                ``"never"`` (leave flushing to the OS; for throwaway homes).
+            lock_timeout: Seconds to wait for another writer to finish (0: fail at once).
+            weights: Salience weight overrides, per axis.
+            half_lives_days: Salience half-life overrides, per axis.
+
+        Raises:
+            HomeLockedError: another process writes this home.
+            StorageError: the directory cannot be created or read.
+        """
+        layout = Layout(Path(path))
+        if read_only:
+            if not layout.journal.is_dir():
+                raise StorageError(2, f"no cuemem home at {layout.root}")
+        else:
+            try:
+                layout.create()
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot create home at {layout.root}: {exc.strerror}") from None
+        lock = None
+        if not read_only:
+            lock = WriterLock(layout.lock)
+            lock.acquire(timeout=lock_timeout)
+        try:
+            journal = Journal(layout.journal, fsync=FsyncPolicy(fsync), writable=not read_only)
+            salience = SalienceTable(weights, half_lives_days)
+            indexes, how, caught_up = cls._load_indexes(layout, journal, salience)
+            notes = NoteStore(layout.notes)
+            scan = notes.scan()
+            report = OpenReport(index=how, caught_up=caught_up, journal_problems=list(journal.problems), note_errors=list(scan.errors))
+            mem = cls(layout, journal, notes, indexes, lock, report)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        return mem
+
+    @staticmethod
+    def _load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int]:
+        cached, info = Indexes.load(layout.index, salience)
+        if cached is not None and isinstance(info, dict):
+            fresh = True
+            if cached.ids:
+                try:
+                    last = journal.read_at(cached.position(len(cached.ids) - 1))
+                    fresh = record_sha(last) == info["journal"]["last_record_sha256"]
+                except CuememError:
+                    fresh = False
+            if fresh and cached.head <= journal.head():
+                caught_up = Memory._apply(cached, journal, cached.head)
+                return cached, "loaded" if not caught_up else "loaded and caught up", caught_up
+            why = "the journal does not extend the cached index"
+        else:
+            why = str(info)
+        fresh_indexes = Indexes(salience)
+        Memory._apply(fresh_indexes, journal, None)
+        return fresh_indexes, f"rebuilt ({why})", 0
+
+    @staticmethod
+    def _apply(indexes: Indexes, journal: Journal, start: Position | None) -> int:
+        """Applies journal records from ``start`` to the indexes; returns how many episodes."""
+        batch: list[tuple[Episode, Position]] = []
+        count = 0
+        head = start
+        for entry in journal.read(start):
+            head = entry.end
+            op = entry.record.get("op")
+            if op == "remember":
+                batch.append((Episode.from_json(entry.record["episode"]), entry.position))
+                if len(batch) >= IMPORT_BATCH:
+                    indexes.add(batch)
+                    count += len(batch)
+                    batch = []
+            elif op == "note":
+                indexes.notes[entry.record["id"]] = (int(entry.record["version"]), str(entry.record["sha256"]))
+        indexes.add(batch)
+        count += len(batch)
+        if head is not None:
+            indexes.head = head
+        return count
+
+    def close(self) -> None:
+        """Saves the index cache (writers) and releases the writer lock. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._lock is not None:
+                self.save_index()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _writable(self) -> None:
+        if self._closed:
+            raise ReadOnlyError("this Memory handle is closed")
+        if self._lock is None:
+            raise ReadOnlyError("this Memory handle is read-only")
+
+    @property
+    def path(self) -> Path:
+        """The home directory."""
+        return self._layout.root
+
+    # -- write ----------------------------------------------------------------------
+
+    def _new_id(self, episode_seed: str) -> str:
+        n = len(self._indexes)
+        while True:
+            candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode(), digest_size=8).hexdigest()
+            if candidate not in self._indexes.row_of:
+                return candidate
+            n += 1
+
+    def _episode(self, narrative: Any, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
+        given = fields.pop("id", None)
+        if given is None:
+            seed = f"{recorded_at.isoformat()}|{narrative}"
+            eid = self._new_id(seed)
+            while taken is not None and eid in taken:
+                seed += "'"
+                eid = self._new_id(seed)
+        else:
+            eid = given
+            if isinstance(eid, str) and (eid in self._indexes.row_of or (taken is not None and eid in taken)):
+                raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
+        return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)
+
+    def remember(
+        self,
+        narrative: str,
+        *,
+        id: str | None = None,
+        user_id: str = "default",
+        type: str = "note",
+        outcome: str | None = None,
+        actors: Sequence[str] = (),
+        occurred_at: date | str | None = None,
+        importance: float = 0.0,
+        risk: float = 0.0,
+        salience: Mapping[str, float] | None = None,
+        confidence: float = 1.0,
+        subject: str | None = None,
+        tags: Sequence[str] = (),
+        now: TimeArg = None,
+    ) -> str:
+        """Validates an episode, appends it to the journal durably, indexes it, returns its id.
+
+        ``occurred_at`` defaults to ``now``'s date; salience decays from it. An id is
+        assigned when none is given.
+
+        Raises:
+            SchemaError: a field breaks the schema (the error names it); nothing is written.
+            InvalidIdError: the id is malformed or already taken.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        recorded = _edge_now(now)
+        fields = dict(
+            id=id, user_id=user_id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
+        )
+        episode = self._episode(narrative, fields, recorded)
+        (position,) = self._journal.append([{"op": "remember", "episode": episode.to_json()}])
+        self._indexes.add([(episode, position)])
+        self._indexes.head = self._journal.head()
+        return episode.id
+
+    def import_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        skip_bad_lines: bool = False,
+        now: TimeArg = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportReport:
+        """Imports one JSON object per line (``remember``'s keywords plus ``narrative``).
+
+        All lines are validated before anything is written: with a bad line the import
+        raises and the home is unchanged, unless ``skip_bad_lines`` (then bad lines are
+        reported and the rest imported). Writes go in grouped commits of
+        :data:`IMPORT_BATCH` records (one fsync each).
+
+        Args:
+            path: The JSONL file.
+            skip_bad_lines: Import the good lines and report the bad ones.
+            now: The recording time for every imported episode.
+            progress: Called as ``progress(done, total)`` while writing.
+
+        Raises:
+            ImportFileError: bad lines (with their line numbers), nothing written.
+            StorageError: the file cannot be read.
+        """
+        self._writable()
+        recorded = _edge_now(now)
+        try:
+            handle = open(path, encoding="utf-8")
+        except OSError as exc:
+            raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
+        episodes: list[Episode] = []
+        errors: list[tuple[int, str]] = []
+        taken: set[str] = set()
+        allowed = {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject", "tags"}
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    if not isinstance(obj, dict):
+                        raise SchemaError("a line must be a JSON object", None)
+                    unknown = set(obj) - allowed
+                    if unknown:
+                        raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
+                    if "narrative" not in obj:
+                        raise SchemaError("narrative is required", "narrative")
+                    fields = {k: v for k, v in obj.items() if k != "narrative"}
+                    episode = self._episode(obj["narrative"], fields, recorded, taken)
+                except (ValueError, TypeError) as exc:
+                    errors.append((number, str(exc)))
+                    continue
+                taken.add(episode.id)
+                episodes.append(episode)
+        if errors and not skip_bad_lines:
+            shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
+            raise ImportFileError(f"{len(errors)} bad line(s) in {path}, nothing imported: {shown}", errors)
+        for start in range(0, len(episodes), IMPORT_BATCH):
+            chunk = episodes[start : start + IMPORT_BATCH]
+            positions = self._journal.append([{"op": "remember", "episode": e.to_json()} for e in chunk])
+            self._indexes.add(list(zip(chunk, positions)))
+            if progress is not None:
+                progress(start + len(chunk), len(episodes))
+        self._indexes.head = self._journal.head()
+        return ImportReport(count=len(episodes), skipped=errors, ids=[e.id for e in episodes])
+
+    # -- read -----------------------------------------------------------------------
+
+    def recall(
+        self,
+        cues: Mapping[str, str | Sequence[str]] | None = None,
+        text: str | None = None,
+        k: int = 10,
+        now: TimeArg = None,
+        *,
+        exclude: Mapping[str, str | Sequence[str]] | None = None,
+    ) -> RecallResult:
+        """Memories matching every cue, ranked by salience decayed to ``now``.
+
+        Args:
+            cues: Dimension -> value or list of values (a union). Dimensions:
+                actor, user, type, outcome, time, subject, tag, kind, tier, band. A
+                ``time`` value is a bucket ("2026", "2026-06", "2026-06-07") or a phrase
+                resolved against ``now`` ("June 2026", "last week", "yesterday", ...).
+            text: Full-text query; needs the text index, which this version does not
+                build, so any value raises.
+            k: How many hits (>= 1).
+            now: The instant salience decays to (default: the wall clock, read once).
+            exclude: Values to leave out, same shape as ``cues``.
+
+        Raises:
+            UnknownDimensionError: an unknown cue dimension.
+            TimeCueError: a time value that is neither a bucket nor a known phrase.
+            InvalidArgumentError: ``k < 1``, or ``text`` given.
+        """
+        if text is not None:
+            raise InvalidArgumentError("text recall needs the text index, which this version of cuemem does not build")
+        at = _edge_now(now)
+        resolved = normalize(cues, now=at)
+        excluded = normalize(exclude, now=at) or None
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise InvalidArgumentError(f"k must be an int >= 1, got {k!r}")
+        r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), k, excluded)
+        ids = self._indexes.ids
+        hits = [
+            Hit(ids[row], float(score), dict(zip(AXES, map(float, parts))), self._loader(int(row)))
+            for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
+        ]
+        return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
+
+    def _loader(self, row: int) -> Callable[[], Episode]:
+        position = self._indexes.position(row)
+        return lambda: Episode.from_json(self._journal.read_at(position)["episode"])
+
+    def get(self, id: str) -> Episode:
+        """The episode with this id.
+
+        Raises:
+            NotFoundError: no such id in this home.
+        """
+        row = self._indexes.row_of.get(id) if isinstance(id, str) else None
+        if row is None:
+            raise NotFoundError(f"no episode with id {id!r}")
+        return self._loader(row)()
+
+    def __contains__(self, id: object) -> bool:
+        return isinstance(id, str) and id in self._indexes.row_of
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    def refresh(self) -> int:
+        """Catches up with records other processes appended; returns how many episodes."""
+        return self._apply(self._indexes, self._journal, self._indexes.head)
+
+    # -- notes ----------------------------------------------------------------------
+
+    def write_note(
+        self,
+        id: str,
+        body: str,
+        *,
+        kind: Kind | str = "semantic",
+        subject: str | None = None,
+        sources: Sequence[str] = (),
+        confidence: float = 1.0,
+        origin: str = "agent",
+        tags: Sequence[str] = (),
+        now: TimeArg = None,
+    ) -> Note:
+        """Writes a note (a new version if the id exists), file and journal both.
+
+        Raises:
+            SchemaError: a field breaks the schema.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        version = self._indexes.notes.get(id, (0, ""))[0] + 1 if isinstance(id, str) else 1
+        note = Note.create(
+            id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence,
+            recorded_at=at, origin=origin, tags=tuple(tags), version=version,
+        )
+        self._record_note(note)
+        return note
+
+    def _record_note(self, note: Note) -> None:
+        self._notes.write(note)
+        sha = self._notes.fingerprint(note.id)
+        self._journal.append([{"op": "note", "id": note.id, "version": note.version, "sha256": sha, "markdown": note.to_markdown()}])
+        self._indexes.notes[note.id] = (note.version, sha)
+
+    def notes(self) -> list[Note]:
+        """Every readable note, sorted by id (broken files are in ``sync().errors``)."""
+        return self._notes.scan().notes
+
+    def sync(self, now: TimeArg = None) -> SyncReport:
+        """Picks up note files a person edited or added, as new versions with origin user.
+
+        The person's text is kept as written; only the version metadata is advanced.
+        Files that fail to parse are reported and left alone.
+        """
+        self._writable()
+        at = _edge_now(now)
+        scan = self._notes.scan()
+        updated: list[str] = []
+        for note in scan.notes:
+            sha = self._notes.fingerprint(note.id)
+            version, known = self._indexes.notes.get(note.id, (0, ""))
+            if sha == known:
+                continue
+            edited = Note.create(**{**_note_fields(note), "version": version + 1, "origin": "user", "recorded_at": at})
+            self._record_note(edited)
+            updated.append(note.id)
+        return SyncReport(updated=updated, errors=list(scan.errors))
+
+    # -- maintenance ----------------------------------------------------------------
+
+    def save_index(self) -> None:
+        """Writes the index cache to ``home/index`` (done on close)."""
+        last = None
+        if self._indexes.ids:
+            last = record_sha(self._journal.read_at(self._indexes.position(len(self._indexes) - 1)))
+        self._indexes.save(self._layout.index, last_record_sha=last)
+
+    def rebuild(self) -> int:
+        """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
+        self._writable()
+        fresh = Indexes(SalienceTable(self._indexes.salience.weights, self._indexes.salience.half_lives_days))
+        count = self._apply(fresh, self._journal, None)
+        self._indexes = fresh
+        self.save_index()
+        return count
+
+    def stats(self) -> HomeStats:
+        """Counts and sizes of the home."""
+        s = self._indexes.cues.stats()
+        segments = sorted(self._layout.journal.glob("*.jsonl"))
+        return HomeStats(
+            episodes=len(self._indexes),
+            notes=len(self._indexes.notes),
+            dimensions=len(DIMENSIONS),
+            values=s.values,
+            postings=s.postings,
+            index_bytes=s.bytes + self._indexes.salience.nbytes,
+            journal_bytes=sum(p.stat().st_size for p in segments),
+            journal_segments=len(segments),
+            journal_problems=len(self._journal.problems),
+        )
+
+
+def _note_fields(note: Note) -> dict[str, Any]:
+    return {name: getattr(note, name) for name in note.__dataclass_fields__}
+

@@ -1,0 +1,51 @@
+"""Executable documentation: docstring examples of every module and the README's python blocks."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import cuemem
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+#: Every module of the package, found by walking it (new modules are picked up).
+MODULES = ["cuemem", *sorted(m.name for m in pkgutil.walk_packages(cuemem.__path__, "cuemem.") if m.name != "cuemem._core")]
+PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    """The module imports, and every ``>>>`` example in its docstrings prints what it shows."""
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False, report=True)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+
+
+def test_the_public_modules_have_examples() -> None:
+    """The index and the salience table each document at least one runnable example."""
+    finder = doctest.DocTestFinder()
+    for name in ("cuemem.index", "cuemem.salience"):
+        examples = sum(len(t.examples) for t in finder.find(importlib.import_module(name)))
+        assert examples > 0, name
+
+
+def readme_blocks() -> list[str]:
+    """The README's python code blocks, in order."""
+    return PYTHON_BLOCK.findall(README.read_text(encoding="utf-8"))
+
+
+def test_readme_python_blocks_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every python block of README.md runs, in order, in one shared namespace."""
+    blocks = readme_blocks()
+    assert blocks, "README.md has no ```python block: the quick start must be runnable"
+    monkeypatch.chdir(tmp_path)  # blocks that write files write them here
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    for number, source in enumerate(blocks, start=1):
+        code = compile(source, f"README.md python block {number}", "exec")
+        exec(code, namespace)  # noqa: S102 - running the documentation is the point
+    capsys.readouterr()
