@@ -1,7 +1,9 @@
 """cuemem: an embeddable memory engine for AI agents.
 
 Recall by cues (roaring posting lists intersected smallest first), salience that
-decays per axis, and a native core (``cuemem._core``) behind a small typed API.
+decays per axis, memories kept as plain files (an append-only journal and Markdown
+notes), and a native core (``cuemem._core``) behind a small typed API. Start with
+:class:`Memory`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .errors import (
     UnsupportedVersionError,
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
+from .memory import Memory
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
 
@@ -34,6 +37,7 @@ __all__ = [
     "Cues",
     "DecayPass",
     "IndexStats",
+    "Memory",
     "InvalidArgumentError",
     "InvalidDimensionError",
     "InvalidValueError",

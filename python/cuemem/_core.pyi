@@ -8,6 +8,21 @@ import numpy as np
 import numpy.typing as npt
 from pyroaring import BitMap
 
+__all__ = [
+    "__version__",
+    "AXES",
+    "DEFAULT_WEIGHTS",
+    "DEFAULT_HALF_LIVES_DAYS",
+    "CueIndex",
+    "Pruned",
+    "IndexStats",
+    "SalienceTable",
+    "TopK",
+    "DecayPass",
+    "Recall",
+    "recall",
+]
+
 __version__: str
 #: The seven salience axes, in column order.
 AXES: tuple[str, ...]
@@ -74,7 +89,7 @@ class IndexStats:
     def postings(self) -> int: ...
     @property
     def bytes(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class SalienceTable:

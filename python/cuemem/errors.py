@@ -26,6 +26,7 @@ __all__ = [
     "HomeLockedError",
     "ReadOnlyError",
     "NotFoundError",
+    "CorruptRecordError",
 ]
 
 
@@ -118,3 +119,7 @@ class NotFoundError(CuememError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class CorruptRecordError(CuememError, ValueError):
+    """A committed journal line that is not a JSON object (damaged or foreign bytes)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from .errors import (
     ReadOnlyError,
     SchemaError,
     StorageError,
+    UnknownDimensionError,
 )
 from .home.cues import DIMENSIONS, normalize
 from .home.indexes import Indexes, record_sha
@@ -38,6 +39,11 @@ TimeArg = datetime | date | None
 
 #: Records per grouped commit when importing.
 IMPORT_BATCH = 10_000
+
+#: The keys an imported record may carry.
+_REMEMBER_KEYS = frozenset(
+    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject", "tags"}
+)
 
 
 def _edge_now(now: TimeArg) -> datetime:
@@ -189,6 +195,7 @@ class Memory:
             if self._lock is not None:
                 self.save_index()
         finally:
+            self._journal.close()
             if self._lock is not None:
                 self._lock.release()
 
@@ -299,38 +306,72 @@ class Memory:
             StorageError: the file cannot be read.
         """
         self._writable()
-        recorded = _edge_now(now)
         try:
-            handle = open(path, encoding="utf-8")
+            with open(path, encoding="utf-8") as handle:
+                lines = handle.readlines()
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
-        episodes: list[Episode] = []
+        except UnicodeDecodeError as exc:
+            raise ImportFileError(f"{path} is not UTF-8: {exc}", [(0, str(exc))]) from None
+        items: list[tuple[int, Any]] = []
         errors: list[tuple[int, str]] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append((number, json.loads(line)))
+            except ValueError as exc:
+                errors.append((number, f"not JSON: {exc}"))
+        return self._import(items, errors, skip_bad=skip_bad_lines, now=now, progress=progress, source=str(path))
+
+    def import_records(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        skip_bad: bool = False,
+        now: TimeArg = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportReport:
+        """Imports mappings of ``remember``'s keywords plus ``narrative``, all or nothing.
+
+        Same rules as :meth:`import_jsonl`; item numbers in errors count from 1.
+        """
+        self._writable()
+        return self._import(list(enumerate(records, start=1)), [], skip_bad=skip_bad, now=now, progress=progress, source="records")
+
+    def _import(
+        self,
+        items: list[tuple[int, Any]],
+        errors: list[tuple[int, str]],
+        *,
+        skip_bad: bool,
+        now: TimeArg,
+        progress: Callable[[int, int], None] | None,
+        source: str,
+    ) -> ImportReport:
+        recorded = _edge_now(now)
+        episodes: list[Episode] = []
         taken: set[str] = set()
-        allowed = {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject", "tags"}
-        with handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                    if not isinstance(obj, dict):
-                        raise SchemaError("a line must be a JSON object", None)
-                    unknown = set(obj) - allowed
-                    if unknown:
-                        raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
-                    if "narrative" not in obj:
-                        raise SchemaError("narrative is required", "narrative")
-                    fields = {k: v for k, v in obj.items() if k != "narrative"}
-                    episode = self._episode(obj["narrative"], fields, recorded, taken)
-                except (ValueError, TypeError) as exc:
-                    errors.append((number, str(exc)))
-                    continue
-                taken.add(episode.id)
-                episodes.append(episode)
-        if errors and not skip_bad_lines:
+        for number, obj in items:
+            try:
+                if not isinstance(obj, Mapping):
+                    raise SchemaError("each item must be a JSON object", None)
+                unknown = set(obj) - _REMEMBER_KEYS
+                if unknown:
+                    raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
+                if "narrative" not in obj:
+                    raise SchemaError("narrative is required", "narrative")
+                fields = {k: v for k, v in obj.items() if k != "narrative"}
+                episode = self._episode(obj["narrative"], fields, recorded, taken)
+            except (ValueError, TypeError) as exc:
+                errors.append((number, str(exc)))
+                continue
+            taken.add(episode.id)
+            episodes.append(episode)
+        errors.sort()
+        if errors and not skip_bad:
             shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
-            raise ImportFileError(f"{len(errors)} bad line(s) in {path}, nothing imported: {shown}", errors)
+            raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
         for start in range(0, len(episodes), IMPORT_BATCH):
             chunk = episodes[start : start + IMPORT_BATCH]
             positions = self._journal.append([{"op": "remember", "episode": e.to_json()} for e in chunk])
@@ -398,6 +439,18 @@ class Memory:
         if row is None:
             raise NotFoundError(f"no episode with id {id!r}")
         return self._loader(row)()
+
+    def cue_values(self, dimension: str) -> list[tuple[str, int]]:
+        """The values of a cue dimension with how many memories carry each, most first.
+
+        Raises:
+            UnknownDimensionError: ``dimension`` is not a cue dimension.
+        """
+        if dimension not in DIMENSIONS:
+            raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
+        cues = self._indexes.cues
+        counts = [(v, cues.count({dimension: v})) for v in cues.values(dimension)]
+        return sorted(counts, key=lambda vc: (-vc[1], vc[0]))
 
     def __contains__(self, id: object) -> bool:
         return isinstance(id, str) and id in self._indexes.row_of

@@ -77,7 +77,7 @@ class Indexes:
         self.segments = array("Q")
         self.offsets = array("Q")
         #: Journal position just after the last record applied.
-        self.head = Position(1, 0)
+        self.head = Position.start()
         #: Note id -> (latest version, sha256 of its file as last recorded).
         self.notes: dict[str, tuple[int, str]] = {}
 

@@ -1,0 +1,65 @@
+"""``cuemem demo``: a home holding a synthetic year, and a tour of recalls over it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..memory import Memory
+from .year import DEMO_NOW, generate_year
+
+
+def _stops(mem: Memory) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+    """The recalls of the tour, picked from what the home actually holds."""
+    actor = mem.cue_values("actor")[0][0]
+    subject = mem.cue_values("subject")[0][0]
+    user = mem.cue_values("user")[0][0]
+    return [
+        (f"what happened with {actor} last month?", {"actor": actor, "time": "last month"}, None),
+        ("negative incidents in the last quarter of the year", {"type": "incident", "outcome": "negative",
+                                                                  "time": [f"{DEMO_NOW.year - 1}-10", f"{DEMO_NOW.year - 1}-11", f"{DEMO_NOW.year - 1}-12"]}, None),
+        (f"decisions {user} took, high importance", {"user": user, "type": "decision", "band": "high"}, None),
+        (f"the storyline {subject!r}", {"subject": subject}, None),
+        (f"{actor}, anything but negative outcomes", {"actor": actor}, {"outcome": "negative"}),
+    ]
+
+
+def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | None = None) -> None:
+    """Fills ``directory`` with a synthetic year (unless it already holds one) and prints recalls.
+
+    Args:
+        directory: The home to create or reuse.
+        episodes: Episodes in the synthetic year.
+        console: Where to print.
+    """
+    from ..cli import _recall_table
+
+    out = console or Console()
+    with Memory.open(directory) as mem:
+        if len(mem) == 0:
+            columns = (TextColumn("writing a year of work life"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            with Progress(*columns, console=out, transient=True) as bar:
+                task = bar.add_task("import", total=episodes)
+                mem.import_records(
+                    generate_year(episodes=episodes),
+                    now=DEMO_NOW,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+            out.print(f"[bold]{len(mem):,}[/] episodes written to {mem.path}")
+        else:
+            out.print(f"{mem.path} already holds [bold]{len(mem):,}[/] episodes; touring them")
+        out.print(f"recalling as of {DEMO_NOW.date().isoformat()}\n")
+        for question, cues, exclude in _stops(mem):
+            result = mem.recall(cues, k=5, now=DEMO_NOW, exclude=exclude)
+            out.print(_recall_table(result, question))
+            out.print()
+        stats = mem.stats()
+    root = Path(directory)
+    out.print("[bold]where things are[/] (plain files; open them):")
+    out.print(f"  {root / 'journal'}/   {stats.journal_segments} segment(s), {stats.journal_bytes / 1e6:.1f} MB — one JSON record per line, the truth")
+    out.print(f"  {root / 'notes'}/     Markdown notes with YAML front matter")
+    out.print(f"  {root / 'index'}/     caches (cue postings, salience, row map) + recipe.json; delete and `cuemem rebuild`")
+    out.print(f"try: cuemem recall --home {root} --cue actor=... --cue time=\"last month\" --now {DEMO_NOW.date().isoformat()}")

@@ -1,0 +1,309 @@
+"""Field validators shared by every record: ids, unit numbers, times, text lists, enums.
+
+Each validator takes the raw value and the name of the field it fills, returns the
+normalized value, and raises :class:`~cuemem.errors.SchemaError` (or its subclass
+:class:`~cuemem.errors.InvalidIdError`) naming that field when the value does not fit.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime, time, timezone
+from enum import Enum
+from typing import Any, TypeVar
+
+from ..errors import InvalidIdError, SchemaError
+
+__all__ = [
+    "ID_MAX_LEN",
+    "check_keys",
+    "choice",
+    "flag",
+    "id_tuple",
+    "optional_id",
+    "optional_text",
+    "text",
+    "text_tuple",
+    "to_date",
+    "to_datetime",
+    "unit",
+    "validate_id",
+]
+
+#: The longest id accepted, in characters.
+ID_MAX_LEN = 128
+
+_ID = re.compile(r"[A-Za-z0-9_:-][A-Za-z0-9._:-]*")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+E = TypeVar("E", bound=Enum)
+
+
+def validate_id(value: object, field: str = "id") -> str:
+    """An id that is safe as a file name: ``[A-Za-z0-9._:-]``, 1-128 characters, no leading dot.
+
+    The alphabet leaves out path separators, whitespace and control characters, and the
+    leading-dot rule rules out ``.``, ``..`` and hidden files, so an id can never leave
+    the directory it names a file in.
+
+    Args:
+        value: the candidate id.
+        field: the field it fills, named in the error.
+
+    Returns:
+        The id, unchanged.
+
+    Raises:
+        InvalidIdError: ``value`` is not a string, is empty or too long, starts with a
+            dot, or holds a character outside the alphabet.
+    """
+    if not isinstance(value, str):
+        raise InvalidIdError(f"{field} must be a string, got {type(value).__name__}", field)
+    if not value:
+        raise InvalidIdError(f"{field} must not be empty", field)
+    if len(value) > ID_MAX_LEN:
+        raise InvalidIdError(f"{field} is {len(value)} characters long; the limit is {ID_MAX_LEN}", field)
+    if value.startswith("."):
+        raise InvalidIdError(f"{field} must not start with '.': {value!r}", field)
+    if _ID.fullmatch(value) is None:
+        raise InvalidIdError(f"{field} may hold only letters, digits and '._:-': {value!r}", field)
+    return value
+
+
+def optional_id(value: object, field: str) -> str | None:
+    """``None``, or an id checked by :func:`validate_id`.
+
+    Args:
+        value: ``None`` or the candidate id.
+        field: the field it fills, named in the error.
+
+    Raises:
+        InvalidIdError: ``value`` is neither ``None`` nor a valid id.
+    """
+    return None if value is None else validate_id(value, field)
+
+
+def unit(value: object, field: str) -> float:
+    """A finite real number in ``[0, 1]``, as a float.
+
+    Args:
+        value: an ``int`` or ``float`` (or another real number type); not a bool or a string.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is not a real number, is NaN or infinite, or lies outside [0, 1].
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SchemaError(f"{field} must be a number in [0, 1], got {type(value).__name__}", field)
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise SchemaError(f"{field} must be a finite number in [0, 1], got {value!r}", field)
+    return number
+
+
+def flag(value: object, field: str) -> bool:
+    """A bool, exactly (``0``, ``1`` and ``"true"`` are refused).
+
+    Args:
+        value: the candidate flag.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is not a bool.
+    """
+    if not isinstance(value, bool):
+        raise SchemaError(f"{field} must be true or false, got {type(value).__name__}", field)
+    return value
+
+
+def text(value: object, field: str, *, allow_empty: bool = False) -> str:
+    """A string of valid Unicode text (no lone surrogates), kept exactly as given.
+
+    Args:
+        value: the candidate text.
+        field: the field it fills, named in the error.
+        allow_empty: accept a string that is empty or only whitespace.
+
+    Raises:
+        SchemaError: ``value`` is not a string, holds a lone surrogate, or is blank
+            while ``allow_empty`` is false.
+    """
+    if not isinstance(value, str):
+        raise SchemaError(f"{field} must be a string, got {type(value).__name__}", field)
+    if not allow_empty and not value.strip():
+        raise SchemaError(f"{field} must not be empty", field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SchemaError(f"{field} is not valid Unicode text: {exc.reason}", field) from None
+    return value
+
+
+def optional_text(value: object, field: str) -> str | None:
+    """``None``, or a non-blank string with surrounding whitespace stripped (a subject, a label).
+
+    Args:
+        value: ``None`` or the candidate string.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is neither ``None`` nor a non-blank string of valid text.
+    """
+    return None if value is None else text(value, field).strip()
+
+
+def to_date(value: object, field: str) -> date:
+    """A calendar date from a ``date``, a ``datetime`` (its UTC date) or ``"YYYY-MM-DD"``.
+
+    Args:
+        value: the candidate date; a naive ``datetime`` is taken as UTC.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is none of those, or the string is not a real date.
+    """
+    if isinstance(value, datetime):
+        return _utc(value, field).date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        if _ISO_DATE.fullmatch(value) is None:
+            raise SchemaError(f"{field} must be a date as YYYY-MM-DD, got {value!r}", field)
+        try:
+            return date.fromisoformat(value)
+        except ValueError as exc:
+            raise SchemaError(f"{field}: {value!r} is not a date ({exc})", field) from None
+    raise SchemaError(f"{field} must be a date, got {type(value).__name__}", field)
+
+
+def to_datetime(value: object, field: str) -> datetime:
+    """A timezone-aware UTC ``datetime`` from a ``datetime``, a ``date`` or an ISO 8601 string.
+
+    Naive datetimes (and strings without an offset) are taken as UTC; a ``date`` means
+    its midnight UTC; a trailing ``Z`` is read as UTC.
+
+    Args:
+        value: the candidate time.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is none of those, the string is not ISO 8601, or the time
+            cannot be expressed in UTC (it falls outside the ``datetime`` range).
+    """
+    if isinstance(value, datetime):
+        return _utc(value, field)
+    if isinstance(value, date):
+        return datetime.combine(value, time(0), tzinfo=timezone.utc)
+    if isinstance(value, str):
+        iso = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+        try:
+            parsed = datetime.fromisoformat(iso)
+        except ValueError:
+            raise SchemaError(f"{field} must be an ISO 8601 date-time, got {value!r}", field) from None
+        return _utc(parsed, field)
+    raise SchemaError(f"{field} must be a date-time, got {type(value).__name__}", field)
+
+
+def _utc(value: datetime, field: str) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value.replace(tzinfo=timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise SchemaError(f"{field}: {value.isoformat()} falls outside the range of UTC date-times", field) from None
+
+
+def text_tuple(value: object, field: str) -> tuple[str, ...]:
+    """A tuple of non-empty strings from a list or tuple: stripped, order kept, duplicates dropped.
+
+    Args:
+        value: a list or tuple of strings; a bare string is refused rather than split.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is not a list or tuple, or an item is not a string, is
+            blank, or holds a lone surrogate.
+    """
+    items = _sequence(value, field)
+    out: dict[str, None] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise SchemaError(f"{field}[{i}] must be a string, got {type(item).__name__}", field)
+        stripped = text(item, field).strip()
+        out.setdefault(stripped, None)
+    return tuple(out)
+
+
+def id_tuple(value: object, field: str) -> tuple[str, ...]:
+    """A tuple of ids from a list or tuple, each checked by :func:`validate_id`; duplicates dropped.
+
+    Args:
+        value: a list or tuple of ids.
+        field: the field it fills, named in the error.
+
+    Raises:
+        InvalidIdError: an item is not a valid id.
+        SchemaError: ``value`` is not a list or tuple.
+    """
+    items = _sequence(value, field)
+    return tuple(dict.fromkeys(validate_id(item, field) for item in items))
+
+
+def _sequence(value: object, field: str) -> Iterable[object]:
+    if isinstance(value, (list, tuple)):
+        return value
+    if isinstance(value, str):
+        raise SchemaError(f"{field} must be a list of strings, not one string", field)
+    raise SchemaError(f"{field} must be a list, got {type(value).__name__}", field)
+
+
+def choice(enum: type[E], value: object, field: str) -> E:
+    """A member of a str-valued enum, given as the member or its string value.
+
+    Args:
+        enum: the enum class.
+        value: a member of ``enum`` or one of its values.
+        field: the field it fills, named in the error.
+
+    Raises:
+        SchemaError: ``value`` is not one of the enum's values.
+    """
+    if isinstance(value, enum):
+        return value
+    if isinstance(value, str):
+        for member in enum:
+            if member.value == value:
+                return member
+    allowed = ", ".join(str(m.value) for m in enum)
+    raise SchemaError(f"{field} must be one of {allowed}; got {value!r}", field)
+
+
+def check_keys(data: object, *, allowed: Iterable[str], required: Iterable[str], what: str) -> Mapping[str, Any]:
+    """A mapping whose keys are all ``allowed`` and include every ``required`` key.
+
+    Args:
+        data: the candidate mapping (decoded JSON or YAML).
+        allowed: every key the record may hold.
+        required: the keys it must hold.
+        what: the record's name, for messages.
+
+    Returns:
+        ``data``, typed as a mapping.
+
+    Raises:
+        SchemaError: ``data`` is not a mapping (``field`` is None), holds a key outside
+            ``allowed`` or lacks a required key (``field`` names that key).
+    """
+    if not isinstance(data, Mapping):
+        raise SchemaError(f"{what} must be a mapping of field names to values, got {type(data).__name__}")
+    known = set(allowed)
+    for key in data:
+        if key not in known:
+            raise SchemaError(f"{what} has an unknown field {key!r}", str(key))
+    for key in required:
+        if key not in data:
+            raise SchemaError(f"{what} lacks the required field {key!r}", key)
+    return data

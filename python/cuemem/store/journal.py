@@ -1,0 +1,625 @@
+"""The journal: the home's append-only truth, one JSON record per line.
+
+On disk a journal is a directory of segments ``000001.jsonl``, ``000002.jsonl``, ...;
+each line is one record serialized as
+``json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)`` in
+UTF-8 and terminated by ``\\n``. **A record is committed iff its line ends with**
+``\\n``. Committed bytes are never rewritten or truncated.
+
+Positions. A :class:`Position` ``(segment, offset)`` is the byte offset where a line
+starts; positions are totally ordered in journal order. :meth:`Journal.head` is the
+position just after the last committed line.
+
+Damage. A line that is not UTF-8 JSON holding an object is *invalid*; a last line with
+no ``\\n`` is *torn* (a crash mid-write, or a write still in progress). Reads skip both
+and record a :class:`Problem`; they never raise for them. Opening a journal writable
+*seals* a torn tail by appending ``\\n``: the fragment becomes an invalid line that
+reads skip, and new records start on a fresh line.
+
+Durability. See :mod:`cuemem.store.fsync`: under ``FsyncPolicy.ALWAYS`` an append is on
+disk when :meth:`Journal.append` returns. A batch is one grouped commit but not atomic:
+after a crash during an append, a prefix of its records may be committed (none of them
+was acknowledged).
+
+Concurrency. One writer per home (the caller holds the home's
+:class:`~cuemem.store.lock.WriterLock`); any number of readers in other processes, who
+catch up exactly with::
+
+    last = Position.start()
+    while running:
+        stop = journal.head()
+        for entry in journal.read(last, stop):
+            handle(entry.record)
+        last = stop
+
+Reading up to a ``stop`` taken from :meth:`Journal.head` before the read sees every
+committed record exactly once, never a line still being written. Resuming from the last
+entry's :attr:`Entry.end` is exact too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from types import TracebackType
+from typing import Any, BinaryIO
+
+from ..errors import (
+    CorruptRecordError,
+    CueTypeError,
+    InvalidArgumentError,
+    NotFoundError,
+    ReadOnlyError,
+    SchemaError,
+    StorageError,
+)
+from .fsync import FsyncPolicy, sync, sync_directory
+
+__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "segment_name"]
+
+_SEGMENT_RE = re.compile(r"^([0-9]{6,})\.jsonl$")
+_NEWLINE = b"\n"
+_BLOCK = 1 << 16
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """Where a line starts: segment number (from 1) and byte offset in that segment.
+
+    Raises:
+        InvalidArgumentError: a segment below 1, a negative offset, or non-integers.
+    """
+
+    segment: int
+    offset: int
+
+    def __post_init__(self) -> None:
+        for name in ("segment", "offset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidArgumentError(f"Position.{name} must be an int, got {value!r}")
+        if self.segment < 1:
+            raise InvalidArgumentError(f"Position.segment starts at 1, got {self.segment}")
+        if self.offset < 0:
+            raise InvalidArgumentError(f"Position.offset must be >= 0, got {self.offset}")
+
+    @classmethod
+    def start(cls) -> Position:
+        """The beginning of every journal: segment 1, offset 0."""
+        return cls(1, 0)
+
+    def __str__(self) -> str:
+        return f"{self.segment}:{self.offset}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A committed record as read: where its line starts, the record, where it ends."""
+
+    position: Position
+    record: dict[str, Any]
+    end: Position
+
+
+class ProblemKind(str, Enum):
+    """What is wrong with a skipped line."""
+
+    TORN = "torn"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A line a read skipped: where it starts, why, and a human-readable detail."""
+
+    position: Position
+    kind: ProblemKind
+    detail: str
+
+
+def segment_name(segment: int) -> str:
+    """The file name of segment number ``segment`` (``000001.jsonl``)."""
+    return f"{segment:06d}.jsonl"
+
+
+class Journal:
+    """An append-only directory of JSONL segments.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as home:
+        ...     with Journal(Path(home) / "journal", writable=True) as journal:
+        ...         first, _ = journal.append([{"id": "a"}, {"id": "b"}])
+        ...         journal.read_at(first), [e.record["id"] for e in journal.read()]
+        ({'id': 'a'}, ['a', 'b'])
+
+    Args:
+        directory: the journal directory; created (with parents) when ``writable``.
+        segment_bytes: a segment is closed before a record would make it larger than
+            this; a record larger than this gets a segment of its own.
+        fsync: the durability policy for appends (see :mod:`cuemem.store.fsync`).
+        writable: whether this handle may append. The caller must hold the home's
+            writer lock: two writable handles on one directory corrupt rotation. A
+            handle is not thread-safe; threads sharing one must serialize appends.
+
+    Raises:
+        InvalidArgumentError: ``segment_bytes`` < 1 or an unknown ``fsync`` policy.
+        StorageError: the directory is missing (read-only), is not a directory, or
+            cannot be created, opened or sealed.
+    """
+
+    __slots__ = (
+        "_directory",
+        "_fd",
+        "_fsync",
+        "_needs_seal",
+        "_problems",
+        "_segment",
+        "_segment_bytes",
+        "_size",
+        "_writer",
+    )
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        segment_bytes: int = 64 << 20,
+        fsync: FsyncPolicy = FsyncPolicy.ALWAYS,
+        writable: bool = False,
+    ) -> None:
+        if isinstance(segment_bytes, bool) or not isinstance(segment_bytes, int) or segment_bytes < 1:
+            raise InvalidArgumentError(f"segment_bytes must be an int >= 1, got {segment_bytes!r}")
+        try:
+            policy = FsyncPolicy(fsync)
+        except ValueError:
+            raise InvalidArgumentError(f"unknown fsync policy {fsync!r}") from None
+        self._directory = Path(directory)
+        self._segment_bytes = segment_bytes
+        self._fsync = policy
+        self._problems: dict[Position, Problem] = {}
+        self._fd: int | None = None
+        self._segment = 1
+        self._size = 0
+        self._needs_seal = False
+        self._writer = False
+        if writable:
+            self._create_directory()
+            self._open_tail()
+        elif not self._directory.is_dir():
+            raise StorageError(f"journal directory {self._directory} does not exist")
+
+    # -- properties --------------------------------------------------------------
+
+    @property
+    def directory(self) -> Path:
+        """The journal directory."""
+        return self._directory
+
+    @property
+    def writable(self) -> bool:
+        """Whether this handle may append (false for readers and after :meth:`close`)."""
+        return self._writer
+
+    @property
+    def fsync(self) -> FsyncPolicy:
+        """The durability policy appends follow."""
+        return self._fsync
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Lines skipped by reads so far (one per position, latest verdict), in journal order.
+
+        A line reported torn while a writer was still writing it is dropped from this
+        list once a later read finds it committed and valid.
+        """
+        return [self._problems[p] for p in sorted(self._problems)]
+
+    # -- writing -----------------------------------------------------------------
+
+    def append(self, records: Sequence[Mapping[str, Any]]) -> list[Position]:
+        """Appends ``records`` in order as one grouped commit; returns where each starts.
+
+        Every record is serialized before anything is written, so a bad record leaves
+        the journal untouched. Under ``FsyncPolicy.ALWAYS`` the records are on disk when
+        this returns.
+
+        Args:
+            records: JSON-serializable mappings with string keys (tuples come back as
+                lists; NaN and infinities are refused).
+
+        Raises:
+            ReadOnlyError: the journal was opened read-only or has been closed.
+            CueTypeError: ``records`` is a single mapping or string, not a sequence.
+            SchemaError: a record is not a mapping, has a non-string key, or holds a
+                value JSON cannot represent; ``field`` names the record's index.
+            StorageError: the file system refused the write or the fsync; a prefix of
+                the batch may have been written. The next append first seals any
+                partial line, so later records never merge with it.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        if isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Sequence):
+            raise CueTypeError(f"records must be a sequence of mappings, got {type(records).__name__}")
+        lines = [_encode(record, i) for i, record in enumerate(records)]
+        if not lines:
+            return []
+        if self._needs_seal:
+            self._seal()
+        positions: list[Position] = []
+        batch = bytearray()
+        for line in lines:
+            used = self._size + len(batch)
+            if used > 0 and used + len(line) > self._segment_bytes:
+                self._write(batch)
+                batch.clear()
+                self._rotate()
+            positions.append(Position(self._segment, self._size + len(batch)))
+            batch += line
+        self._write(batch)
+        return positions
+
+    def close(self) -> None:
+        """Closes the writing handle; reads keep working, appends raise ``ReadOnlyError``."""
+        fd, self._fd = self._fd, None
+        self._needs_seal = False
+        self._writer = False
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- reading -----------------------------------------------------------------
+
+    def read(self, start: Position | None = None, stop: Position | None = None) -> Iterator[Entry]:
+        """Yields committed records in journal order from ``start`` up to ``stop``.
+
+        Lines starting in ``[start, stop)`` are visited. Invalid lines and torn tails
+        are skipped and recorded in :attr:`problems`. Without ``stop`` the read goes on
+        to whatever is committed when it gets there, including segments created
+        meanwhile; with ``stop`` taken from :meth:`head` it sees a fixed, fully
+        committed range (the exact catch-up loop in the module docstring).
+
+        Args:
+            start: a line boundary: :meth:`Position.start`, a value from :meth:`head`,
+                an :attr:`Entry.position` or :attr:`Entry.end`. Default: the beginning.
+            stop: where to stop (exclusive); default: the end at the time of reading.
+
+        Raises:
+            CueTypeError: ``start`` or ``stop`` is not a :class:`Position`.
+            InvalidArgumentError: ``start`` is not a line boundary of this journal.
+            StorageError: a segment cannot be read.
+        """
+        begin = Position.start() if start is None else start
+        if not isinstance(begin, Position):
+            raise CueTypeError(f"start must be a Position, got {type(begin).__name__}")
+        if stop is not None and not isinstance(stop, Position):
+            raise CueTypeError(f"stop must be a Position, got {type(stop).__name__}")
+        self._check_boundary(begin)
+        return self._entries(begin, stop)
+
+    def read_at(self, position: Position) -> dict[str, Any]:
+        """The one record whose line starts at ``position``.
+
+        Args:
+            position: a position returned by :meth:`append` or found by :meth:`read`.
+
+        Raises:
+            CueTypeError: ``position`` is not a :class:`Position`.
+            NotFoundError: no committed line starts there (no such segment, past the
+                end, inside a line, or a torn tail).
+            CorruptRecordError: the committed line there is not a JSON object.
+            StorageError: the segment cannot be read.
+        """
+        if not isinstance(position, Position):
+            raise CueTypeError(f"position must be a Position, got {type(position).__name__}")
+        path = self._path(position.segment)
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if position.offset >= size:
+                    raise NotFoundError(f"no record at {position}: past the end of {path.name}")
+                if position.offset > 0:
+                    f.seek(position.offset - 1)
+                    if f.read(1) != _NEWLINE:
+                        raise NotFoundError(f"no record at {position}: not the start of a line")
+                line = f.readline()
+        except FileNotFoundError:
+            raise NotFoundError(f"no record at {position}: segment {path.name} does not exist") from None
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+        if not line.endswith(_NEWLINE):
+            raise NotFoundError(f"no record at {position}: the line there is torn (not committed)")
+        record, why = _decode(line)
+        if record is None:
+            raise CorruptRecordError(f"the line at {position} is not a record: {why}")
+        return record
+
+    def head(self) -> Position:
+        """The position just after the last committed line (``Position.start()`` if none).
+
+        It lies in the segment holding the last committed line; the next append goes
+        there or, after rotation, to offset 0 of the following segment.
+
+        Raises:
+            StorageError: a segment cannot be read.
+        """
+        return self._last_line()[0]
+
+    def digest(self) -> str:
+        """A cheap fingerprint of the committed content, for index staleness checks.
+
+        ``"{segment}:{offset}:{sha256}"``: the :meth:`head` position and the SHA-256 of
+        the last committed line (with its ``\\n``; of no bytes for an empty journal).
+        For an append-only journal, equal digests mean the same committed content and
+        any append changes the digest; a torn tail does not count until committed.
+
+        Raises:
+            StorageError: a segment cannot be read.
+        """
+        head, line = self._last_line()
+        return f"{head.segment}:{head.offset}:{hashlib.sha256(line).hexdigest()}"
+
+    def segments(self) -> list[int]:
+        """The segment numbers present, ascending.
+
+        Raises:
+            StorageError: the directory cannot be listed.
+        """
+        try:
+            names = os.listdir(self._directory)
+        except OSError as exc:
+            raise StorageError(f"cannot list journal {self._directory}: {exc}") from exc
+        found = [(name, int(m.group(1))) for name, m in zip(names, map(_SEGMENT_RE.match, names)) if m is not None]
+        return sorted(n for name, n in found if n >= 1 and name == segment_name(n))
+
+    def __repr__(self) -> str:
+        mode = "writable" if self._writer else "read-only"
+        return f"Journal({str(self._directory)!r}, {mode}, fsync={self._fsync.value})"
+
+    # -- internals: writing ------------------------------------------------------
+
+    def _create_directory(self) -> None:
+        """Creates the journal directory (and parents), durably."""
+        try:
+            existed = self._directory.is_dir()
+            self._directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create journal directory {self._directory}: {exc}") from exc
+        if not existed:
+            sync_directory(self._directory.parent, self._fsync)
+
+    def _open_tail(self) -> None:
+        """Opens the last segment for appending and seals a torn tail."""
+        present = self.segments()
+        self._segment = present[-1] if present else 1
+        self._size = 0
+        self._writer = True
+        if present:
+            self._fd = self._open_segment(self._segment, create=False)
+        try:
+            self._seal()
+        except StorageError:
+            self.close()
+            raise
+
+    def _open_segment(self, segment: int, *, create: bool) -> int:
+        """An append descriptor on ``segment``; ``create`` insists that it is new."""
+        path = self._path(segment)
+        flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
+        try:
+            return os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise StorageError(f"cannot open segment {path}: {exc}") from exc
+
+    def _seal(self) -> None:
+        """Ends a torn last line with ``\\n`` so that new records start on a fresh line."""
+        self._needs_seal = True
+        if self._fd is not None:
+            try:
+                size = os.fstat(self._fd).st_size
+                if size > 0 and os.pread(self._fd, 1, size - 1) != _NEWLINE:
+                    _write_all(self._fd, _NEWLINE)
+                    size += 1
+                    sync(self._fd, self._fsync)
+            except OSError as exc:
+                raise StorageError(f"cannot seal the tail of {self._path(self._segment)}: {exc}") from exc
+            self._size = size
+        self._needs_seal = False
+
+    def _rotate(self) -> None:
+        """Closes the current segment; the next write creates the following one."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._segment += 1
+        self._size = 0
+
+    def _write(self, data: bytearray) -> None:
+        """Writes ``data`` at the end of the current segment and syncs it per policy."""
+        if not data:
+            return
+        if self._fd is None:
+            self._fd = self._open_segment(self._segment, create=True)
+            sync_directory(self._directory, self._fsync)
+        try:
+            _write_all(self._fd, data)
+            sync(self._fd, self._fsync)
+        except (OSError, StorageError) as exc:
+            self._needs_seal = True
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"cannot append to {self._path(self._segment)}: {exc}") from exc
+        self._size += len(data)
+
+    # -- internals: reading ------------------------------------------------------
+
+    def _path(self, segment: int) -> Path:
+        return self._directory / segment_name(segment)
+
+    def _check_boundary(self, position: Position) -> None:
+        """Raises unless ``position`` is a line boundary (or the start of a segment)."""
+        path = self._path(position.segment)
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if position.offset > size:
+                    raise InvalidArgumentError(f"{position} is past the end of {path.name}")
+                if position.offset > 0:
+                    f.seek(position.offset - 1)
+                    if f.read(1) != _NEWLINE:
+                        raise InvalidArgumentError(f"{position} is not the start of a line")
+        except FileNotFoundError:
+            if position.offset != 0:
+                raise InvalidArgumentError(f"{position}: segment {path.name} does not exist") from None
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+
+    def _next_segment(self, after: int) -> int | None:
+        """The smallest present segment number greater than ``after``."""
+        later = [s for s in self.segments() if s > after]
+        return later[0] if later else None
+
+    def _entries(self, start: Position, stop: Position | None) -> Iterator[Entry]:
+        """The generator behind :meth:`read` (arguments already checked)."""
+        segment: int | None = start.segment
+        offset = start.offset
+        if not self._path(start.segment).exists():
+            segment, offset = self._next_segment(start.segment), 0
+        while segment is not None:
+            if stop is not None and segment > stop.segment:
+                return
+            limit = stop.offset if stop is not None and segment == stop.segment else None
+            yield from self._segment_entries(segment, offset, limit)
+            segment, offset = self._next_segment(segment), 0
+
+    def _segment_entries(self, segment: int, offset: int, limit: int | None) -> Iterator[Entry]:
+        """Entries of one segment whose lines start in ``[offset, limit)``."""
+        path = self._path(segment)
+        try:
+            f: BinaryIO
+            with open(path, "rb") as f:
+                f.seek(offset)
+                pos = offset
+                while limit is None or pos < limit:
+                    line = f.readline()
+                    if not line:
+                        return
+                    here = Position(segment, pos)
+                    pos += len(line)
+                    if not line.endswith(_NEWLINE):
+                        detail = f"{len(line)} bytes with no line end"
+                        self._problems[here] = Problem(here, ProblemKind.TORN, detail)
+                        return
+                    record, why = _decode(line)
+                    if record is None:
+                        self._problems[here] = Problem(here, ProblemKind.INVALID, why)
+                        continue
+                    self._problems.pop(here, None)
+                    yield Entry(here, record, Position(segment, pos))
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+
+    def _last_line(self) -> tuple[Position, bytes]:
+        """The head position and the bytes of the last committed line before it."""
+        for segment in reversed(self.segments()):
+            path = self._path(segment)
+            try:
+                with open(path, "rb") as f:
+                    size = os.fstat(f.fileno()).st_size
+                    end = _rfind_newline(f, size)
+                    if end < 0:
+                        continue
+                    begin = _rfind_newline(f, end) + 1
+                    f.seek(begin)
+                    return Position(segment, end + 1), f.read(end + 1 - begin)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise StorageError(f"cannot read {path}: {exc}") from exc
+        return Position.start(), b""
+
+
+def _encode(record: object, index: int) -> bytes:
+    """One record as its journal line, or a ``SchemaError`` naming the record."""
+    where = f"records[{index}]"
+    if not isinstance(record, Mapping):
+        raise SchemaError(f"{where} must be a mapping, got {type(record).__name__}", field=where)
+    plain = record if isinstance(record, dict) else dict(record)
+    try:
+        text = json.dumps(plain, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        line = text.encode("utf-8") + _NEWLINE
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SchemaError(f"{where} is not JSON-serializable: {exc}", field=where) from exc
+    _check_keys(plain, where)
+    return line
+
+
+def _check_keys(value: object, where: str) -> None:
+    """Refuses non-string keys anywhere (JSON would silently turn them into strings).
+
+    Runs after ``json.dumps`` succeeded, so ``value`` is known to be acyclic.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise SchemaError(f"{where} has a non-string key {key!r}", field=where)
+                stack.append(child)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _decode(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """A committed line's record, or ``None`` and why it is invalid."""
+    try:
+        value = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8: {exc.reason} at byte {exc.start}"
+    except (ValueError, RecursionError) as exc:
+        return None, f"not JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    return value, ""
+
+
+def _rfind_newline(f: BinaryIO, end: int) -> int:
+    """The offset of the last ``\\n`` in ``f`` before ``end``, or -1; reads backwards."""
+    while end > 0:
+        begin = max(0, end - _BLOCK)
+        f.seek(begin)
+        found = f.read(end - begin).rfind(_NEWLINE)
+        if found >= 0:
+            return begin + found
+        end = begin
+    return -1
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    """Writes every byte of ``data`` (``os.write`` may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

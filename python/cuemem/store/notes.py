@@ -1,0 +1,233 @@
+"""The note store: one Markdown file per note, ``<directory>/<id>.md``, written atomically.
+
+Notes are truth a person may edit with any text editor, so reading never trusts the
+files: a broken one is reported with its path, never fatal to a scan, and
+:meth:`NoteStore.fingerprint` lets a caller notice that a file changed under it.
+
+Durability: :meth:`NoteStore.write` writes a temporary file in the same directory,
+fsyncs it, renames it over the note with ``os.replace`` and fsyncs the directory, so
+a reader sees the old note or the new one, never a torn file, and a returned write
+survives a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
+from ..schema.fields import validate_id
+from ..schema.note import Note
+
+__all__ = ["NoteScan", "NoteStore"]
+
+_SUFFIX = ".md"
+_TEMP_SUFFIX = ".tmp"
+#: Permissions of a new note file: private to its owner (memories can be personal).
+_NEW_FILE_MODE = 0o600
+
+
+@dataclass(frozen=True)
+class NoteScan:
+    """What a scan of the notes directory found: readable notes and broken files."""
+
+    #: Every readable note, sorted by id.
+    notes: list[Note] = field(default_factory=list)
+    #: One error per ``.md`` file that could not be read as a note, sorted by path.
+    errors: list[NoteFormatError] = field(default_factory=list)
+
+
+class NoteStore:
+    """The notes directory of a home: ``<directory>/<id>.md`` per note.
+
+    Example:
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> store = NoteStore(Path(tempfile.mkdtemp()))
+        >>> note = Note.create("Deploys go out on Tuesdays.", id="deploy-day", kind="procedural",
+        ...                    recorded_at=datetime(2026, 6, 7, tzinfo=timezone.utc))
+        >>> store.write(note).name
+        'deploy-day.md'
+        >>> store.read("deploy-day") == note, [n.id for n in store.scan().notes]
+        (True, ['deploy-day'])
+
+    Args:
+        directory: the notes directory; created by the first write if missing.
+    """
+
+    __slots__ = ("_dir",)
+
+    def __init__(self, directory: Path) -> None:
+        self._dir = Path(directory)
+
+    @property
+    def directory(self) -> Path:
+        """The notes directory."""
+        return self._dir
+
+    def path_for(self, id: str) -> Path:
+        """The file of note ``id``: ``<directory>/<id>.md``.
+
+        Args:
+            id: a note id.
+
+        Raises:
+            InvalidIdError: ``id`` is not a valid id.
+            StorageError: the path resolves outside the directory (a symbolic link
+                leading elsewhere).
+        """
+        path = self._dir / f"{validate_id(id)}{_SUFFIX}"
+        root = self._dir.resolve()
+        if not path.resolve().is_relative_to(root):
+            raise StorageError(f"{path} resolves outside the notes directory {root}")
+        return path
+
+    def write(self, note: Note) -> Path:
+        """Writes ``note`` to its file atomically, replacing any earlier content.
+
+        Args:
+            note: the note to write.
+
+        Returns:
+            The note's path.
+
+        Raises:
+            InvalidIdError: the note's id is not a valid id (nothing is written).
+            SchemaError: the note cannot be encoded as UTF-8 (nothing is written).
+            StorageError: the file system refused; the previous file, if any, is intact.
+        """
+        path = self.path_for(note.id)
+        try:
+            data = note.to_markdown().encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise SchemaError(f"note {note.id!r} is not valid Unicode text: {exc.reason}") from None
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            mode = path.stat().st_mode & 0o7777 if path.exists() else _NEW_FILE_MODE
+            fd, temp = tempfile.mkstemp(dir=self._dir, prefix=f".{note.id}.", suffix=_TEMP_SUFFIX)
+        except OSError as exc:
+            raise StorageError(f"cannot write {path}: {exc}") from exc
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if hasattr(os, "fchmod"):
+                    os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            os.replace(temp, path)
+        except OSError as exc:
+            _remove_quietly(temp)
+            raise StorageError(f"cannot write {path}: {exc}") from exc
+        except BaseException:
+            _remove_quietly(temp)
+            raise
+        _fsync_directory(self._dir)
+        return path
+
+    def read(self, id: str) -> Note:
+        """The note ``id`` as its file holds it now (a person's edits included).
+
+        Args:
+            id: a note id.
+
+        Raises:
+            InvalidIdError: ``id`` is not a valid id.
+            NotFoundError: there is no note ``id``.
+            NoteFormatError: the file is not a valid note, or its front matter names
+                another id.
+            StorageError: the file exists but cannot be read.
+        """
+        path = self.path_for(id)
+        return _parse(self._bytes(path, id), path, id)
+
+    def scan(self) -> NoteScan:
+        """Every note in the directory, and an error for each ``.md`` file that is not one.
+
+        Files that do not end in ``.md``, hidden files (temporary files among them) and
+        sub-directories are ignored. A missing directory holds no notes.
+
+        Raises:
+            StorageError: the directory exists but cannot be listed.
+        """
+        try:
+            entries = sorted(os.scandir(self._dir), key=lambda e: e.name)
+        except FileNotFoundError:
+            return NoteScan()
+        except OSError as exc:
+            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
+        notes: list[Note] = []
+        errors: list[NoteFormatError] = []
+        for entry in entries:
+            if not entry.name.endswith(_SUFFIX) or entry.name.startswith("."):
+                continue
+            path = self._dir / entry.name
+            stem = entry.name[: -len(_SUFFIX)]
+            try:
+                if not path.is_file():
+                    continue
+                notes.append(self.read(stem))
+            except NoteFormatError as exc:
+                errors.append(exc)
+            except (SchemaError, NotFoundError, StorageError) as exc:
+                errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
+        notes.sort(key=lambda n: n.id)
+        return NoteScan(notes=notes, errors=errors)
+
+    def fingerprint(self, id: str) -> str:
+        """The SHA-256 of note ``id``'s file bytes, in hex: it changes whenever the file does.
+
+        Args:
+            id: a note id.
+
+        Raises:
+            InvalidIdError: ``id`` is not a valid id.
+            NotFoundError: there is no note ``id``.
+            StorageError: the file exists but cannot be read.
+        """
+        return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
+
+    def _bytes(self, path: Path, id: str) -> bytes:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(f"no note {id!r} in {self._dir}") from None
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+
+
+def _parse(data: bytes, path: Path, id: str) -> Note:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from None
+    note = Note.from_markdown(text, path=str(path))
+    if note.id != id:
+        raise NoteFormatError(f"{path}: front matter id {note.id!r} does not match the file name", path=str(path), field="id")
+    return note
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Makes a rename in ``directory`` durable; a no-op where directories cannot be opened."""
+    flags = getattr(os, "O_DIRECTORY", None)
+    if flags is None:
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | flags)
+    except OSError as exc:
+        raise StorageError(f"cannot open {directory} to make the write durable: {exc}") from exc
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        raise StorageError(f"cannot fsync {directory}: {exc}") from exc
+    finally:
+        os.close(fd)
