@@ -89,6 +89,16 @@ class CueIndex:
             raise CueTypeError("values must be a list of strings, not one string")
         self._inner.insert_column(dimension, list(values), _arrays.rows(codes, "codes"), _arrays.rows(rows))
 
+    def insert_values(self, dimension: str, values: Sequence[str], rows: Any) -> None:
+        """Batch insert with one value per posting: row ``rows[i]`` gets ``values[i]``.
+
+        Raises:
+            UnknownDimensionError: ``dimension`` was not declared.
+            ShapeError: ``values`` and ``rows`` differ in length.
+            InvalidValueError: a value is empty.
+        """
+        self._inner.insert_values(dimension, list(values), _arrays.rows(rows))
+
     def remove(self, rows: Any) -> None:
         """Removes ``rows`` from every posting list and from the live rows."""
         self._inner.remove(_arrays.rows(rows))

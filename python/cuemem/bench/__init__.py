@@ -5,7 +5,9 @@ journal (:mod:`~cuemem.bench.corpus`), a fixed query mix
 (:mod:`~cuemem.bench.queries`), loads it into cuemem, a pyroaring+numpy
 implementation and plain Python sets (:mod:`~cuemem.bench.systems`), checks
 that all three return the same top rows (:mod:`~cuemem.bench.agreement`), and
-times them (:mod:`~cuemem.bench.timing`, :mod:`~cuemem.bench.report`).
+times them (:mod:`~cuemem.bench.timing`, :mod:`~cuemem.bench.report`). Then
+it benchmarks a home holding the same corpus through :class:`cuemem.Memory`
+(:mod:`~cuemem.bench.home`): import, open, recall against the core, remember.
 Nothing heavy is imported until :func:`run_bench` is called.
 """
 
@@ -27,6 +29,7 @@ def run_bench(
     plot_path: str | None = None,
     systems: Sequence[str] | None = None,
     seed: int = 7,
+    home: bool = True,
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Benchmark recall on a synthetic corpus and print the results.
@@ -39,20 +42,27 @@ def run_bench(
         systems: Systems to compare: ``"cuemem"``, ``"pyroaring+numpy"``,
             ``"python-sets"``; all by default.
         seed: Seed of the corpus and the query mix.
+        home: Also benchmark a temporary home holding the corpus: JSONL import to
+            recall-ready, reopening, ``Memory.recall`` against the core, and
+            durable ``remember`` (at ``episodes`` only).
         console: :class:`rich.console.Console` for tables and progress.
 
     Returns:
         ``{"episodes": N, "machine": str, "systems": {name: {"p50_us",
         "p99_us", "build_s", "bytes_per_episode", "examined_pct"}},
-        "decay_pass": {...}}`` for the ``episodes`` run.
+        "decay_pass": {...}, "home": {...}}`` for the ``episodes`` run (``"home"``
+        only with ``home``; see :func:`cuemem.bench.home.measure_home`).
 
     Raises:
         KeyError: If a system name is unknown.
         cuemem.bench.agreement.DisagreementError: If the systems disagree on
-            any query, which would make the timings meaningless.
+            any query, or the home's answers differ from the core's, which would
+            make the timings meaningless.
+        cuemem.bench.home.CacheNotLoadedError: If the reopened home replayed its
+            journal instead of loading its index cache.
     """
     from cuemem.bench.report import run_bench as run
 
     return run(
-        episodes, json_path=json_path, plot_path=plot_path, systems=systems, seed=seed, console=console
+        episodes, json_path=json_path, plot_path=plot_path, systems=systems, seed=seed, home=home, console=console
     )

@@ -3,7 +3,9 @@
 One measurement, at one corpus size: generate the corpus and the query mix,
 build each system (with a progress bar), run every query once on every system
 and check the answers agree, time the query mix round after round, then time
-a full decay pass. The result is a JSON-shaped dict (see :func:`measure`).
+a full decay pass. Unless told not to, the same corpus and queries then go
+through a temporary home (:mod:`cuemem.bench.home`). The result is a
+JSON-shaped dict (see :func:`measure`).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from rich.console import Console
 from cuemem.bench import reference
 from cuemem.bench.agreement import check_agreement, check_decay_agreement
 from cuemem.bench.corpus import AXES, make_corpus
+from cuemem.bench.home import measure_home
 from cuemem.bench.machine import describe_machine
 from cuemem.bench.progress import Bars
 from cuemem.bench.queries import K, NOW, Query, make_queries
 from cuemem.bench.reference import Columns, Ranking
 from cuemem.bench.systems import BUILD_STEPS, SYSTEMS, CuememSystem, Recalled, System, make_system
-from cuemem.bench.tables import decay_table, recall_table
+from cuemem.bench.tables import decay_table, home_table, recall_table
 from cuemem.bench.timing import median_ms, time_calls
 
 DECAY_FLOOR = 0.35
@@ -43,6 +46,7 @@ def measure(
     *,
     systems: Sequence[str] | None = None,
     seed: int = 7,
+    home: bool = False,
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Benchmark ``systems`` on a corpus of ``episodes`` episodes.
@@ -51,15 +55,20 @@ def measure(
         episodes: Corpus size.
         systems: Names from :data:`~cuemem.bench.systems.SYSTEMS`; all by default.
         seed: Seed of the corpus and the query mix.
+        home: Also benchmark a home holding the corpus (see
+            :func:`cuemem.bench.home.measure_home`), after the systems are freed.
         console: Where progress goes; a fresh :class:`rich.console.Console` by default.
 
     Returns:
         ``{"episodes", "machine", "systems": {name: {"p50_us", "p99_us", "build_s",
-        "bytes_per_episode", "examined_pct"}}, "decay_pass": {...}}``.
+        "bytes_per_episode", "examined_pct"}}, "decay_pass": {...}}``, plus
+        ``"home"`` when ``home`` is true.
 
     Raises:
         KeyError: If a system name is unknown.
-        cuemem.bench.agreement.DisagreementError: If the systems' answers differ.
+        cuemem.bench.agreement.DisagreementError: If the systems' answers differ,
+            or the home's answers differ from the core's.
+        cuemem.bench.home.CacheNotLoadedError: If the reopened home replayed its journal.
     """
     names = list(systems or SYSTEMS)
     console = console or Console()
@@ -101,7 +110,12 @@ def measure(
                 "examined_pct": round(float(examined.mean()) * 100, 4),
             }
     decay = _decay_pass(built.get("cuemem"), cols, ranking)
-    return {"episodes": episodes, "machine": describe_machine(), "systems": rows, "decay_pass": decay}
+    result: dict[str, Any] = {"episodes": episodes, "machine": describe_machine(), "systems": rows, "decay_pass": decay}
+    if home:
+        built.clear()
+        answers.clear()
+        result["home"] = measure_home(corpus, queries, rounds=ROUNDS, budget_s=ROUND_BUDGET_S, console=console)
+    return result
 
 
 def _recall(system: System, query: Query) -> Recalled:
@@ -125,10 +139,12 @@ def _decay_pass(cuemem_system: System | None, cols: Columns, ranking: Ranking) -
 
 
 def render(result: dict[str, Any], console: Console) -> None:
-    """Print the recall table and, if measured, the decay-pass table of one measurement."""
+    """Print the recall table and, if measured, the decay-pass and home tables of one measurement."""
     console.print(recall_table(result))
     if result["decay_pass"]:
         console.print(decay_table(result["decay_pass"]))
+    if "home" in result:
+        console.print(home_table(result["home"]))
 
 
 def write_json(result: dict[str, Any], path: str | Path) -> None:
@@ -143,10 +159,12 @@ def run_bench(
     plot_path: str | None = None,
     systems: Sequence[str] | None = None,
     seed: int = 7,
+    home: bool = True,
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Measure, print the tables, and write the JSON and the plot if asked.
 
+    The home is benchmarked at ``episodes`` only, not at the plot's other sizes.
     See :func:`cuemem.bench.run_bench`.
     """
     console = console or Console()
@@ -157,7 +175,7 @@ def run_bench(
         sizes = sorted(set(PLOT_SIZES) | {episodes})
     results = {}
     for n in sizes:
-        results[n] = measure(n, systems=systems, seed=seed, console=console)
+        results[n] = measure(n, systems=systems, seed=seed, home=home and n == episodes, console=console)
         render(results[n], console)
     result = results[episodes]
     if json_path is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich import box
@@ -60,6 +61,64 @@ def decay_table(decay: dict[str, Any]) -> Table:
             ms = decay[name]["p50_ms"]
             table.add_row(name, _number(ms), *([_ratio(ms, base_ms)] if base_ms else []))
     return _fit(table)
+
+
+def home_table(home: dict[str, Any]) -> Table:
+    """Return the home table: import, open, recall through ``Memory`` and the core, remember.
+
+    Time targets are stated for 1,000,000 episodes and shown scaled linearly to
+    the measured size.
+
+    Args:
+        home: The ``"home"`` part of a measurement (:func:`cuemem.bench.home.measure_home`).
+    """
+    targets, recall, remember = home["targets"], home["recall"], home["remember"]
+    table = _table(
+        f"home, {home['episodes']:,} episodes",
+        caption=(
+            f"recall: k={K}, {recall['queries']} queries x {recall['rounds']} rounds, "
+            "Hit.record not read (lazy); core = cuemem.recall on the home's indexes; "
+            f"remember: {remember['calls']} calls; time targets scaled from 1M episodes"
+        ),
+    )
+    table.add_column("step", no_wrap=True)
+    table.add_column("p50 / value", justify="right")
+    table.add_column("p99", justify="right")
+    table.add_column("target", justify="right")
+    table.add_column("met", justify="center")
+    rows = [
+        ("import JSONL → recall-ready", _seconds(home["import_s"]), "", *_goal(home["import_s"], targets["import_s"], _seconds)),
+        (f"open ({home['open_index']} cache)", _seconds(home["open_s"]), "", *_goal(home["open_s"], targets["open_s"], _seconds)),
+        ("Memory.recall µs", _number(recall["memory_p50_us"]), _number(recall["memory_p99_us"]), "", ""),
+        ("core recall µs", _number(recall["core_p50_us"]), _number(recall["core_p99_us"]), "", ""),
+        ("Memory ÷ core", _times(recall["p50_ratio"]), _times(recall["p99_ratio"]), f"p99 ≤ {_times(targets['p99_ratio'])}",
+         _mark(recall["p99_ratio"] is not None and recall["p99_ratio"] <= targets["p99_ratio"])),
+        ("remember fsync=always µs", _number(remember["fsync_always_p50_us"]), _number(remember["fsync_always_p99_us"]), "", ""),
+        ("remember fsync=never µs", _number(remember["fsync_never_p50_us"]), _number(remember["fsync_never_p99_us"]), "", ""),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    return _fit(table)
+
+
+def _goal(value: float, target: float, fmt: Callable[[float], str]) -> tuple[str, str]:
+    """Return the ``(target, met)`` cells of an at-most target."""
+    return f"≤ {fmt(target)}", _mark(value <= target)
+
+
+def _mark(ok: bool) -> str:
+    """Return a check mark or a cross."""
+    return "✓" if ok else "✗"
+
+
+def _seconds(value: float) -> str:
+    """Format seconds with about three significant digits and a unit."""
+    return f"{_number(value)} s" if value >= 1 else f"{_number(value * 1000)} ms"
+
+
+def _times(value: float | None) -> str:
+    """Format a ratio as ``"1.23×"`` (``"—"`` when undefined)."""
+    return "—" if value is None else f"{value:.2f}×"
 
 
 def _table(title: str, caption: str | None = None) -> Table:

@@ -452,9 +452,12 @@ def generate_year(
     are made as they are consumed.
 
     Example:
-        >>> first = next(generate_year(episodes=10, seed=1))
-        >>> first["id"], first["occurred_at"]
-        ('ep-0000000', '2025-01-01')
+        >>> episodes = list(generate_year(episodes=200, seed=1))
+        >>> [e["id"] for e in episodes[:2]], len(episodes)
+        (['ep-0000000', 'ep-0000001'], 200)
+        >>> sorted(episodes[0])  # doctest: +NORMALIZE_WHITESPACE
+        ['actors', 'confidence', 'id', 'importance', 'narrative', 'occurred_at', 'outcome',
+         'risk', 'salience', 'subject', 'tags', 'type', 'user_id']
 
     Args:
         episodes: how many episodes in all.

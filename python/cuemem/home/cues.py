@@ -16,17 +16,30 @@ DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subj
 
 def cue_values(episode: Episode) -> dict[str, list[str]]:
     """The values an episode carries in each dimension (empty lists are skipped)."""
+    return cue_values_json(episode.to_json())
+
+
+def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The cue values of an episode as stored in the journal (``Episode.to_json``).
+
+    Reads the stored fields directly, without rebuilding the episode, so replaying a
+    journal costs a dictionary walk per record.
+
+    Raises:
+        KeyError, TypeError: the record lacks a field or holds the wrong type.
+    """
+    occurred = record["occurred_at"]
     values: dict[str, list[str]] = {
-        "actor": list(episode.actors),
-        "user": [episode.user_id],
-        "type": [episode.type],
-        "outcome": [episode.outcome.value] if episode.outcome is not None else [],
-        "time": list(episode.time_buckets),
-        "subject": [episode.subject] if episode.subject else [],
-        "tag": list(episode.tags),
-        "kind": [episode.kind.value],
-        "tier": [episode.tier.value],
-        "band": [episode.importance_band.value],
+        "actor": list(record["actors"]),
+        "user": [record["user_id"]],
+        "type": [record["type"]],
+        "outcome": [record["outcome"]] if record["outcome"] is not None else [],
+        "time": [occurred[:4], occurred[:7], occurred],
+        "subject": [record["subject"]] if record["subject"] else [],
+        "tag": list(record["tags"]),
+        "kind": [record["kind"]],
+        "tier": [record["tier"]],
+        "band": [record["importance_band"]],
     }
     return {d: v for d, v in values.items() if v}
 

@@ -16,8 +16,9 @@ import hashlib
 import json
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..index import CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
-from .cues import DIMENSIONS, cue_values
+from .cues import DIMENSIONS, cue_values_json
 
 #: Bumped whenever the cached files' meaning changes.
 FORMAT = 1
@@ -41,6 +42,39 @@ _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json")
 def reference_time(episode: Episode) -> float:
     """The instant an episode's salience decays from: its ``occurred_at``, 00:00 UTC."""
     return (episode.occurred_at.toordinal() - _EPOCH_ORDINAL) * _DAY
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """What the indexes need of one episode."""
+
+    id: str
+    cues: dict[str, list[str]]
+    axes: list[float]
+    confidence: float
+    t: float
+
+    @classmethod
+    def of(cls, episode: Episode) -> IndexRow:
+        """The row of a validated episode."""
+        return cls.of_json(episode.to_json())
+
+    @classmethod
+    def of_json(cls, record: Mapping[str, Any]) -> IndexRow:
+        """The row of an episode as stored in the journal (no re-validation).
+
+        Raises:
+            KeyError, TypeError, ValueError: the stored record is malformed.
+        """
+        occurred = date.fromisoformat(record["occurred_at"])
+        salience = record["salience"]
+        return cls(
+            id=record["id"],
+            cues=cue_values_json(record),
+            axes=[salience[a] for a in AXES],
+            confidence=record["confidence"],
+            t=(occurred.toordinal() - _EPOCH_ORDINAL) * _DAY,
+        )
 
 
 def recipe(salience: SalienceTable) -> dict[str, Any]:
@@ -80,6 +114,8 @@ class Indexes:
         self.head = Position.start()
         #: Note id -> (latest version, sha256 of its file as last recorded).
         self.notes: dict[str, tuple[int, str]] = {}
+        #: Journal records this session could not index (a person broke them), and why.
+        self.skipped: list[tuple[Position, str]] = []
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -88,44 +124,35 @@ class Indexes:
         """Where row ``row``'s record starts in the journal."""
         return Position(int(self.segments[row]), int(self.offsets[row]))
 
-    def add(self, episodes: Sequence[tuple[Episode, Position]]) -> None:
+    def add(self, episodes: Sequence[tuple[IndexRow, Position]]) -> None:
         """Appends a batch of episodes (in journal order) as new rows.
 
-        Dictionary-encodes each dimension in one pass and hands the core one
-        ``insert_column`` per dimension and one ``put`` for the salience.
+        Hands the core one ``insert_values`` per dimension and one ``put`` for the
+        salience: no per-row call crosses into the core.
         """
         if not episodes:
             return
         start = len(self.ids)
-        columns: dict[str, tuple[dict[str, int], list[str], array[int], array[int]]] = {
-            d: ({}, [], array("I"), array("I")) for d in DIMENSIONS
-        }
+        columns: dict[str, tuple[list[str], array[int]]] = {d: ([], array("I")) for d in DIMENSIONS}
         axes = np.empty((len(episodes), len(AXES)), dtype=np.float32)
         confidence = np.empty(len(episodes), dtype=np.float32)
         times = np.empty(len(episodes), dtype=np.float64)
         for i, (episode, position) in enumerate(episodes):
             row = start + i
-            for dimension, values in cue_values(episode).items():
-                codes_of, names, codes, rows = columns[dimension]
-                for value in values:
-                    code = codes_of.get(value)
-                    if code is None:
-                        code = codes_of[value] = len(names)
-                        names.append(value)
-                    codes.append(code)
-                    rows.append(row)
-            axes[i] = [episode.salience[a] for a in AXES]
+            for dimension, values in episode.cues.items():
+                names, rows = columns[dimension]
+                names.extend(values)
+                rows.extend([row] * len(values))
+            axes[i] = episode.axes
             confidence[i] = episode.confidence
-            times[i] = reference_time(episode)
+            times[i] = episode.t
             self.row_of[episode.id] = row
             self.ids.append(episode.id)
             self.segments.append(position.segment)
             self.offsets.append(position.offset)
-        for dimension, (_, names, codes, rows) in columns.items():
+        for dimension, (names, rows) in columns.items():
             if names:
-                self.cues.insert_column(
-                    dimension, names, np.frombuffer(codes, dtype=np.uint32), np.frombuffer(rows, dtype=np.uint32)
-                )
+                self.cues.insert_values(dimension, names, np.frombuffer(rows, dtype=np.uint32))
         self.salience.put(np.arange(start, start + len(episodes), dtype=np.uint32), axes, confidence, times)
 
     # -- the disk cache -------------------------------------------------------------
@@ -143,7 +170,7 @@ class Indexes:
         _write_atomic(directory / "rows.npy", _npy_bytes(positions))
         notes = {k: list(v) for k, v in sorted(self.notes.items())}
         _write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
-        files = {name: _sha256(directory / name) for name in _FILES}
+        files = {name: _fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
             "rows": len(self.ids),
@@ -164,8 +191,8 @@ class Indexes:
         if not isinstance(body, dict) or body.get("recipe") != recipe(salience_params):
             return None, "the recipe changed"
         try:
-            for name in ("rows.ids", "rows.npy", "notes.json"):
-                if _sha256(directory / name) != body["files"][name]:
+            for name in _FILES:
+                if _fingerprint(directory / name) != body["files"][name]:
                     return None, f"{name} does not match its recipe"
             indexes = cls(SalienceTable.load(directory / "salience.tbl"))
             indexes.cues = CueIndex.load(directory / "cue.idx")
@@ -190,6 +217,20 @@ class Indexes:
 def record_sha(record: dict[str, Any]) -> str:
     """A digest of one journal record, to check the journal still extends the cache."""
     return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+
+
+def _fingerprint(path: Path) -> str:
+    """What identifies a cache file's content, cheaply.
+
+    The core's files end in a CRC-32 of their whole body, so their size and that
+    trailer identify them without reading them; the others are hashed.
+    """
+    if path.suffix in (".idx", ".tbl"):
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(size - 4, 0))
+            return f"size={size} crc32={f.read(4).hex()}"
+    return "sha256=" + _sha256(path)
 
 
 def _sha256(path: Path) -> str:

@@ -72,12 +72,21 @@ class ImportReport:
 
 @dataclass(frozen=True)
 class OpenReport:
-    """How the home came up: cache use, journal problems, broken note files."""
+    """How the home came up: cache use, journal problems, broken note files.
+
+    Attributes:
+        index: "loaded", "loaded and caught up", or "rebuilt (why)".
+        caught_up: Episodes applied on top of the cached index.
+        journal_problems: Torn or unreadable journal lines that were skipped.
+        note_errors: Note files that could not be read.
+        skipped_records: ``(position, why)`` of journal records that break the schema.
+    """
 
     index: str
     caught_up: int
     journal_problems: list[Any]
     note_errors: list[Any]
+    skipped_records: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -96,9 +96,13 @@ def unit(value: object, field: str) -> float:
     Raises:
         SchemaError: ``value`` is not a real number, is NaN or infinite, or lies outside [0, 1].
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    kind = type(value)
+    if kind is float or kind is int:  # the common case, without the ABC check
+        number = float(value)  # type: ignore[arg-type]
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SchemaError(f"{field} must be a number in [0, 1], got {type(value).__name__}", field)
-    number = float(value)
+    else:
+        number = float(value)
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         raise SchemaError(f"{field} must be a finite number in [0, 1], got {value!r}", field)
     return number
@@ -135,6 +139,8 @@ def text(value: object, field: str, *, allow_empty: bool = False) -> str:
         raise SchemaError(f"{field} must be a string, got {type(value).__name__}", field)
     if not allow_empty and not value.strip():
         raise SchemaError(f"{field} must not be empty", field)
+    if value.isascii():
+        return value
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -274,9 +280,10 @@ def choice(enum: type[E], value: object, field: str) -> E:
     if isinstance(value, enum):
         return value
     if isinstance(value, str):
-        for member in enum:
-            if member.value == value:
-                return member
+        try:
+            return enum(value)
+        except ValueError:
+            pass
     allowed = ", ".join(str(m.value) for m in enum)
     raise SchemaError(f"{field} must be one of {allowed}; got {value!r}", field)
 

@@ -126,6 +126,28 @@ impl CueIndex {
         Ok(())
     }
 
+    /// Batch insert with one value per posting: row `rows[i]` gets `values[i]`.
+    ///
+    /// The same as [`CueIndex::insert_column`] without the caller encoding values.
+    pub fn insert_values<S: AsRef<str>>(&mut self, dimension: &str, values: &[S], rows: &[u32]) -> Result<()> {
+        if values.len() != rows.len() {
+            return Err(CoreError::ShapeMismatch { what: "values", expected: rows.len(), got: values.len() });
+        }
+        let mut code_of: HashMap<&str, u32> = HashMap::new();
+        let mut distinct: Vec<&str> = Vec::new();
+        let codes: Vec<u32> = values
+            .iter()
+            .map(|v| {
+                let v = v.as_ref();
+                *code_of.entry(v).or_insert_with(|| {
+                    distinct.push(v);
+                    distinct.len() as u32 - 1
+                })
+            })
+            .collect();
+        self.insert_column(dimension, &distinct, &codes, rows)
+    }
+
     /// Removes `rows` from every posting list and from the live set.
     pub fn remove(&mut self, rows: &[u32]) {
         let gone: RoaringBitmap = rows.iter().copied().collect();

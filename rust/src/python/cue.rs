@@ -53,6 +53,12 @@ impl PyCueIndex {
         py.detach(|| self.inner.insert_column(dimension, &values, &codes, &rows)).or_raise(py)
     }
 
+    fn insert_values(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        py.detach(|| self.inner.insert_values(dimension, &values, &rows)).or_raise(py)
+    }
+
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);

@@ -1,0 +1,253 @@
+"""The index cache (E2): rebuilt from the journal bit for bit, caught up, never trusted when damaged."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuemem import Memory
+
+UTC = timezone.utc
+NOW = datetime(2026, 6, 15, tzinfo=UTC)
+INDEX_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "recipe.json")
+QUERIES: list[dict[str, Any]] = [
+    {},
+    {"actor": "acme"},
+    {"actor": ["globex", "kim"], "time": "2026-03"},
+    {"type": "deal", "outcome": "positive"},
+    {"tag": "sales", "band": ["high", "med"]},
+    {"time": "last month"},
+]
+
+
+def episodes(n: int, seed: int = 1) -> list[dict[str, Any]]:
+    """``n`` varied episodes (keywords of ``remember`` plus ``narrative``), the same for the same seed."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        out.append({
+            "narrative": f"episode {i} of seed {seed}",
+            "actors": rng.sample(["acme", "globex", "kim", "lee", "initech"], rng.randint(0, 3)),
+            "type": rng.choice(["deal", "bug", "note", "meeting"]),
+            "outcome": rng.choice([None, "positive", "negative", "pending", "none"]),
+            "occurred_at": (date(2026, 1, 1) + timedelta(days=rng.randint(0, 165))).isoformat(),
+            "importance": round(rng.random(), 3),
+            "risk": round(rng.random() * 0.8, 3),
+            "salience": {"urgency": round(rng.random(), 3), "novelty": round(rng.random(), 3)},
+            "confidence": round(rng.random(), 2),
+            "subject": rng.choice([None, "renewal", "outage"]),
+            "tags": rng.sample(["sales", "ops", "hiring"], rng.randint(0, 2)),
+            "user_id": rng.choice(["u-alice", "u-bob"]),
+        })
+    return out
+
+
+def remember(mem: Memory, items: list[dict[str, Any]]) -> list[str]:
+    """Remembers each item one call at a time."""
+    return [mem.remember(it["narrative"], now=NOW, **{k: v for k, v in it.items() if k != "narrative"}) for it in items]
+
+
+def index_bytes(home: Path) -> dict[str, bytes]:
+    """Every file of ``home/index`` by name."""
+    return {p.name: p.read_bytes() for p in sorted((home / "index").iterdir())}
+
+
+def answers(mem: Memory) -> list[list[tuple[str, float]]]:
+    """The hits (id, score) of every query of :data:`QUERIES`: what a cache must not change."""
+    return [[(h.id, h.score) for h in mem.recall(q, k=20, now=NOW).hits] for q in QUERIES]
+
+
+def rebuild_by_deleting(home: Path) -> dict[str, bytes]:
+    """Deletes ``index/``, opens and closes the home (which rebuilds and saves); returns the files."""
+    shutil.rmtree(home / "index")
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "rebuilt (no cached index)"
+    return index_bytes(home)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home of 120 episodes and two notes, closed with its cache saved."""
+    path = tmp_path / "home"
+    with Memory.open(path, fsync="never") as mem:
+        mem.import_records(episodes(60), now=NOW)
+        mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
+        remember(mem, episodes(60, seed=2))
+        mem.write_note("pref-editor", "Prefers Vim.", kind="preference", now=NOW)
+        mem.remember("the last word", actors=["acme"], now=NOW)
+    return path
+
+
+def test_a_cached_home_loads_without_rebuilding(home: Path) -> None:
+    """A home closed cleanly reopens from its cache."""
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "loaded" and mem.open_report.caught_up == 0
+        assert len(mem) == 121 and mem.stats().notes == 2
+
+
+def test_deleting_index_rebuilds_the_same_answers(home: Path) -> None:
+    """With ``index/`` gone the home reopens, rebuilds from the journal and answers exactly as before."""
+    with Memory.open(home, read_only=True) as mem:
+        before = answers(mem)
+    shutil.rmtree(home / "index")
+    with Memory.open(home) as mem:
+        assert mem.open_report.index.startswith("rebuilt")
+        assert answers(mem) == before and len(mem) == 121
+        assert {n.id for n in mem.notes()} == {"deploy-day", "pref-editor"} and mem.sync(now=NOW).updated == []
+    assert set(index_bytes(home)) == set(INDEX_FILES)
+
+
+def test_two_rebuilds_give_byte_identical_files(home: Path) -> None:
+    """Rebuilding the same journal twice writes the same bytes to every file of ``index/``."""
+    first = rebuild_by_deleting(home)
+    second = rebuild_by_deleting(home)
+    assert set(first) == set(INDEX_FILES)
+    assert first == second
+
+
+def test_rebuild_method_matches_a_rebuild_from_scratch(home: Path) -> None:
+    """``Memory.rebuild()`` saves the same files as deleting ``index/`` and reopening."""
+    with Memory.open(home) as mem:
+        assert mem.rebuild() == 121
+    by_method = index_bytes(home)
+    assert rebuild_by_deleting(home) == by_method
+
+
+@pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json"])
+def test_incremental_writes_save_the_bytes_of_a_rebuild(home: Path, name: str) -> None:
+    """A home built call by call (remember, import, notes) saves the same cache files as a rebuild of its journal."""
+    incremental = index_bytes(home)
+    assert rebuild_by_deleting(home)[name] == incremental[name]
+
+
+def test_the_saved_journal_head_is_the_journal_end_after_a_trailing_note(tmp_path: Path) -> None:
+    """When a note is the last write, ``recipe.json`` still records the journal's true end (as a rebuild does)."""
+    path = tmp_path / "home"
+    with Memory.open(path) as mem:
+        mem.remember("an episode", now=NOW)
+        mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
+    recorded = json.loads((path / "index" / "recipe.json").read_text())["journal"]["head"]
+    assert recorded == [1, (path / "journal" / "000001.jsonl").stat().st_size]
+    incremental = index_bytes(path)
+    assert rebuild_by_deleting(path)["recipe.json"] == incremental["recipe.json"]
+
+
+def test_a_recipe_change_rebuilds(home: Path) -> None:
+    """Opening with other weights or half-lives rebuilds under the new recipe; the same recipe then loads."""
+    with Memory.open(home) as mem:
+        default_top = mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score
+    with Memory.open(home, weights={"importance": 0.5}) as mem:
+        assert mem.open_report.index == "rebuilt (the recipe changed)"
+        assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score > default_top
+    recipe = json.loads((home / "index" / "recipe.json").read_text())["recipe"]
+    assert recipe["salience"]["weights"][0] == 0.5
+    with Memory.open(home, weights={"importance": 0.5}) as mem:
+        assert mem.open_report.index == "loaded"
+    with Memory.open(home, half_lives_days={"urgency": 1.0}) as mem:
+        assert mem.open_report.index == "rebuilt (the recipe changed)"
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "rebuilt (the recipe changed)"
+        assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score == default_top
+
+
+def test_a_journal_grown_behind_the_cache_is_caught_up(home: Path, tmp_path: Path) -> None:
+    """Records a later writer session appended after the cache was saved are caught up on open and recalled."""
+    stale = tmp_path / "stale-index"
+    shutil.copytree(home / "index", stale)
+    with Memory.open(home) as mem:
+        added = remember(mem, [{"narrative": "late one", "actors": ["zeta"]}, {"narrative": "late two", "actors": ["zeta"]}])
+        mem.write_note("late-note", "Written after the save.", now=NOW)
+    shutil.rmtree(home / "index")
+    shutil.copytree(stale, home / "index")  # the cache as it was before that session
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "loaded and caught up" and mem.open_report.caught_up == 2
+        assert len(mem) == 123 and {h.id for h in mem.recall({"actor": "zeta"}, now=NOW).hits} == set(added)
+        assert mem.sync(now=NOW).updated == []  # the late note is known, not mistaken for a hand edit
+        caught_up = answers(mem)
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "loaded" and answers(mem) == caught_up
+    rebuilt = rebuild_by_deleting(home)
+    with Memory.open(home) as mem:
+        assert answers(mem) == caught_up
+    assert rebuilt == index_bytes(home)
+
+
+def test_a_cache_of_another_journal_is_not_used(home: Path, tmp_path: Path) -> None:
+    """A cache whose last record is not in this journal (another home's) is discarded and rebuilt."""
+    other = tmp_path / "other"
+    with Memory.open(other, fsync="never") as mem:
+        remember(mem, episodes(130, seed=9))
+    shutil.rmtree(home / "index")
+    shutil.copytree(other / "index", home / "index")
+    with Memory.open(home) as mem:
+        assert mem.open_report.index.startswith("rebuilt")
+        assert len(mem) == 121 and "the last word" in {h.record.narrative for h in mem.recall({"actor": "acme"}, k=100, now=NOW).hits}
+
+
+@pytest.mark.parametrize("name", INDEX_FILES[:-1])
+@pytest.mark.parametrize("where", [0, 9, 64, 200, -3])
+def test_a_damaged_index_file_is_rebuilt(home: Path, name: str, where: int) -> None:
+    """A flipped byte in any cache file makes open rebuild; it never fails and answers stay right."""
+    with Memory.open(home, read_only=True) as mem:
+        before = answers(mem)
+    path = home / "index" / name
+    data = bytearray(path.read_bytes())
+    data[where % len(data)] ^= 0x41
+    path.write_bytes(bytes(data))
+    with Memory.open(home) as mem:
+        assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
+        assert answers(mem) == before
+    with Memory.open(home) as mem:
+        assert mem.open_report.index == "loaded"
+
+
+@pytest.mark.parametrize("name", INDEX_FILES)
+@pytest.mark.parametrize("damage", ["truncate", "empty", "delete", "garble"])
+def test_a_truncated_or_missing_index_file_is_rebuilt(home: Path, name: str, damage: str) -> None:
+    """A cache file cut short, emptied or deleted makes open rebuild instead of failing."""
+    with Memory.open(home, read_only=True) as mem:
+        before = answers(mem)
+    path = home / "index" / name
+    if damage == "delete":
+        path.unlink()
+    elif damage == "garble":
+        path.write_bytes(b"\x00garbage" + path.read_bytes()[9:])
+    else:
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2] if damage == "truncate" else b"")
+    with Memory.open(home, read_only=True) as mem:
+        assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
+        assert answers(mem) == before
+
+
+@pytest.mark.parametrize("name", ["cue.idx", "salience.tbl"])
+def test_a_cache_file_swapped_for_another_homes_is_not_used(home: Path, tmp_path: Path, name: str) -> None:
+    """A valid cache file from another home (same row count) does not match ``recipe.json``: open rebuilds."""
+    with Memory.open(home, read_only=True) as mem:
+        before = answers(mem)
+    other = tmp_path / "other"
+    with Memory.open(other, fsync="never") as mem:
+        remember(mem, episodes(121, seed=9))
+    shutil.copyfile(other / "index" / name, home / "index" / name)
+    with Memory.open(home) as mem:
+        assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
+        assert answers(mem) == before
+
+
+def test_a_torn_journal_tail_is_skipped_not_fatal(home: Path) -> None:
+    """Half a line at the journal's end (a crash mid-write) is reported; every committed episode is there."""
+    segment = home / "journal" / "000001.jsonl"
+    with open(segment, "ab") as f:
+        f.write(b'{"episode":{"id":"ep-torn","narr')
+    with Memory.open(home, read_only=True) as mem:
+        assert len(mem) == 121 and "ep-torn" not in mem and len(mem.open_report.journal_problems) == 1
+    with Memory.open(home) as mem:
+        assert len(mem) == 121
+        eid = mem.remember("after the crash", now=NOW)
+    with Memory.open(home) as mem:
+        assert mem.get(eid).narrative == "after the crash" and len(mem) == 122
