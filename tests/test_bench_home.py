@@ -18,6 +18,7 @@ from cuemem.bench.home import episode_records, measure_home, now_datetime, write
 from cuemem.bench.queries import Query, make_queries
 from cuemem.bench.report import render
 from cuemem.bench.tables import home_table
+from cuemem.errors import InvalidArgumentError
 
 N = 1_500
 
@@ -79,7 +80,7 @@ def test_records_are_accepted_by_memory_with_unique_narratives(corpus: Corpus, t
 
 def test_records_refuse_a_range_outside_the_corpus(corpus: Corpus) -> None:
     """Asking for rows past the end is a ValueError, not a short list."""
-    with pytest.raises(ValueError, match="not within the corpus"):
+    with pytest.raises(InvalidArgumentError, match="not within the corpus"):
         episode_records(corpus, N - 1, N + 1)
 
 
@@ -129,7 +130,7 @@ def test_render_prints_the_home_table_when_measured(measured: dict[str, Any]) ->
 
 def test_measure_home_refuses_a_cue_the_home_does_not_index(corpus: Corpus, tmp_path: Path) -> None:
     """A query over a dimension the home lacks is refused before any work."""
-    with pytest.raises(ValueError, match="does not index"):
+    with pytest.raises(InvalidArgumentError, match="does not index"):
         measure_home(corpus, [Query("odd", {"colour": "red"})], workdir=tmp_path, console=Console(file=io.StringIO()))
     assert list(tmp_path.iterdir()) == []
 

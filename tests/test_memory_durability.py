@@ -24,11 +24,12 @@ MAX_BATCH = 12
 _SEQ = re.compile(r"^run (\d+) episode (\d+): ")
 
 
-def check_home(mem: Memory, acked: dict[str, tuple[int, int]], runs: list[int]) -> None:
-    """Every acknowledged id is present and intact; each run is a gap-free, duplicate-free prefix."""
+def check_home(mem: Memory, acked: dict[str, tuple[int, int]], runs: list[int], read: list[str]) -> None:
+    """Every acknowledged id is present and the ``read`` ones intact; each run is a gap-free, duplicate-free prefix."""
     missing = [eid for eid in acked if eid not in mem]
     assert not missing, f"acknowledged but lost: {missing[:5]}"
-    for eid, (run, seq) in acked.items():
+    for eid in read:
+        run, seq = acked[eid]
         episode = mem.get(eid)
         assert episode.narrative == narrative_for(run, seq) and f"run-{run}" in episode.actors
     every = mem.recall(None, k=max(1, len(mem)), now=NOW).hits if len(mem) else []
@@ -61,11 +62,15 @@ def crash_trials(home: Path, trials: int, seed: int) -> None:
             proc.kill()
             proc.wait()
         runs.append(run)
-        acked.update({eid: (run, seq) for eid, seq in acknowledged(home, run)})
+        new = {eid: (run, seq) for eid, seq in acknowledged(home, run)}
+        earlier = rng.sample(sorted(acked), min(len(acked), 50))
+        acked.update(new)
         with Memory.open(home, read_only=True) as reader:
-            check_home(reader, acked, runs)
+            check_home(reader, acked, runs[-3:], [*new, *earlier])
         with Memory.open(home) as writer:
-            check_home(writer, acked, runs)
+            check_home(writer, acked, runs[-3:], [*new, *earlier])
+    with Memory.open(home, read_only=True) as reader:
+        check_home(reader, acked, runs, list(acked))
     assert len(acked) >= trials
 
 

@@ -46,3 +46,55 @@ def floats(value: Any, dtype: type[np.floating[Any]], name: str, ndim: int) -> n
     if arr.ndim != ndim:
         raise CueTypeError(f"{name} must have {ndim} dimension(s), got {arr.ndim}")
     return arr
+
+
+def strings(value: Any, name: str) -> list[str]:
+    """A list of strings from a list or tuple of them (a bare string is refused, not split).
+
+    Raises:
+        CueTypeError: ``value`` is a string, not a sequence, or holds a non-string.
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise CueTypeError(f"{name} must be a list of strings, got {type(value).__name__}")
+    for item in value:
+        if not isinstance(item, str):
+            raise CueTypeError(f"{name} must hold strings only, got {type(item).__name__}")
+    return list(value)
+
+
+def string(value: Any, name: str) -> str:
+    """``value`` if it is a string.
+
+    Raises:
+        CueTypeError: it is not.
+    """
+    if not isinstance(value, str):
+        raise CueTypeError(f"{name} must be a string, got {type(value).__name__}")
+    return value
+
+
+def count(value: Any, name: str) -> int:
+    """A positive int (not a bool, not a float).
+
+    Raises:
+        CueTypeError: not an int.
+        InvalidArgumentError: below 1.
+    """
+    from .errors import InvalidArgumentError
+
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CueTypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise InvalidArgumentError(f"{name} must be at least 1, got {value}")
+    return min(value, 2**32 - 1)
+
+
+def data(value: Any, name: str) -> bytes:
+    """``value`` if it is bytes-like.
+
+    Raises:
+        CueTypeError: it is not.
+    """
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise CueTypeError(f"{name} must be bytes, got {type(value).__name__}")
+    return bytes(value)

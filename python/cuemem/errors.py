@@ -18,6 +18,7 @@ __all__ = [
     "CorruptIndexError",
     "UnsupportedVersionError",
     "StorageError",
+    "MissingFileError",
     "SchemaError",
     "InvalidIdError",
     "NoteFormatError",
@@ -71,6 +72,10 @@ class UnsupportedVersionError(CorruptIndexError):
 
 class StorageError(CuememError, OSError):
     """The file system refused a read or write."""
+
+
+class MissingFileError(StorageError, FileNotFoundError):
+    """A file or directory that should exist does not."""
 
 
 class SchemaError(CuememError, ValueError):

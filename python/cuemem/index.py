@@ -43,7 +43,7 @@ class CueIndex:
     def __init__(self, dimensions: Sequence[str]) -> None:
         if isinstance(dimensions, str):
             raise CueTypeError("dimensions must be a list of names, not one string")
-        self._inner = _CueIndex(list(dimensions))
+        self._inner = _CueIndex(_arrays.strings(list(dimensions) if isinstance(dimensions, Sequence) else dimensions, "dimensions"))
 
     @classmethod
     def _wrap(cls, inner: _CueIndex) -> CueIndex:
@@ -61,7 +61,7 @@ class CueIndex:
         Raises:
             UnknownDimensionError: ``dimension`` was not declared.
         """
-        return self._inner.values(dimension)
+        return self._inner.values(_arrays.string(dimension, "dimension"))
 
     def insert(self, dimension: str, value: str, rows: Any) -> None:
         """Adds ``rows`` to the posting list of ``value`` in ``dimension``.
@@ -71,7 +71,7 @@ class CueIndex:
             CueTypeError: ``rows`` is not a uint32 array or a sequence of ints.
             InvalidValueError: ``value`` is empty.
         """
-        self._inner.insert(dimension, value, _arrays.rows(rows))
+        self._inner.insert(_arrays.string(dimension, "dimension"), _arrays.string(value, "value"), _arrays.rows(rows))
 
     def insert_column(self, dimension: str, values: Sequence[str], codes: Any, rows: Any) -> None:
         """Dictionary-encoded batch insert: row ``rows[i]`` gets ``values[codes[i]]``.
@@ -87,7 +87,7 @@ class CueIndex:
         """
         if isinstance(values, str):
             raise CueTypeError("values must be a list of strings, not one string")
-        self._inner.insert_column(dimension, list(values), _arrays.rows(codes, "codes"), _arrays.rows(rows))
+        self._inner.insert_column(_arrays.string(dimension, "dimension"), _arrays.strings(values, "values"), _arrays.rows(codes, "codes"), _arrays.rows(rows))
 
     def insert_values(self, dimension: str, values: Sequence[str], rows: Any) -> None:
         """Batch insert with one value per posting: row ``rows[i]`` gets ``values[i]``.
@@ -97,7 +97,7 @@ class CueIndex:
             ShapeError: ``values`` and ``rows`` differ in length.
             InvalidValueError: a value is empty.
         """
-        self._inner.insert_values(dimension, list(values), _arrays.rows(rows))
+        self._inner.insert_values(_arrays.string(dimension, "dimension"), _arrays.strings(values, "values"), _arrays.rows(rows))
 
     def remove(self, rows: Any) -> None:
         """Removes ``rows`` from every posting list and from the live rows."""
@@ -121,7 +121,7 @@ class CueIndex:
 
     def posting(self, dimension: str, value: str) -> BitMap:
         """The posting list of ``value`` as a ``pyroaring.BitMap`` (empty if never written)."""
-        return self._inner.posting(dimension, value)
+        return self._inner.posting(_arrays.string(dimension, "dimension"), _arrays.string(value, "value"))
 
     def live(self) -> BitMap:
         """Rows written and not removed, as a ``pyroaring.BitMap``."""
@@ -143,7 +143,7 @@ class CueIndex:
             CorruptIndexError: the bytes are truncated, damaged or not an index.
             UnsupportedVersionError: written by an incompatible format version.
         """
-        return cls._wrap(_CueIndex.from_bytes(data))
+        return cls._wrap(_CueIndex.from_bytes(_arrays.data(data, "data")))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the index to ``path`` atomically.

@@ -20,6 +20,7 @@ from .errors import (
     ImportFileError,
     InvalidArgumentError,
     InvalidIdError,
+    MissingFileError,
     NotFoundError,
     ReadOnlyError,
     SchemaError,
@@ -146,7 +147,7 @@ class Memory:
         layout = Layout(Path(path))
         if read_only:
             if not layout.journal.is_dir():
-                raise StorageError(2, f"no cuemem home at {layout.root}")
+                raise MissingFileError(2, f"no cuemem home at {layout.root}")
         else:
             try:
                 layout.create()

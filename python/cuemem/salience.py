@@ -13,7 +13,7 @@ from . import _arrays
 from ._core import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, TopK
 from ._core import SalienceTable as _SalienceTable
 from ._time import TimeLike, to_seconds
-from .errors import InvalidValueError
+from .errors import CueTypeError, InvalidValueError
 
 __all__ = ["AXES", "DEFAULT_HALF_LIVES_DAYS", "DEFAULT_WEIGHTS", "DecayPass", "RowState", "SalienceTable", "TopK"]
 
@@ -32,8 +32,14 @@ def _per_axis(values: Mapping[str, float] | None, defaults: Mapping[str, float],
         return None
     unknown = set(values) - set(AXES)
     if unknown:
-        raise InvalidValueError(f"{name}: unknown axes {sorted(unknown)}; the axes are {list(AXES)}")
-    return [float(values.get(a, defaults[a])) for a in AXES]
+        raise InvalidValueError(f"{name}: unknown axes {sorted(map(str, unknown))}; the axes are {list(AXES)}")
+    out = []
+    for a in AXES:
+        v = values.get(a, defaults[a])
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise CueTypeError(f"{name}[{a!r}] must be a number, got {type(v).__name__}")
+        out.append(float(v))
+    return out
 
 
 class SalienceTable:
@@ -120,6 +126,8 @@ class SalienceTable:
 
     def get(self, row: int) -> RowState | None:
         """The row as written, or None if it is not live."""
+        if isinstance(row, bool) or not isinstance(row, int):
+            raise CueTypeError(f"row must be an int, got {type(row).__name__}")
         got = self._inner.get(row)
         if got is None:
             return None
@@ -146,7 +154,7 @@ class SalienceTable:
             InvalidArgumentError: ``k < 1`` or a non-finite ``now``.
             InvalidValueError: a candidate row beyond the table.
         """
-        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), k)
+        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), _arrays.count(k, "k"))
 
     def decay_pass(self, now: TimeLike, floor: float = 0.35, out: npt.NDArray[np.float32] | None = None) -> DecayPass:
         """Decays every row to ``now``: the weekly distillation's kernel.
@@ -172,7 +180,7 @@ class SalienceTable:
         Raises:
             CorruptIndexError: the bytes are truncated or damaged.
         """
-        return cls._wrap(_SalienceTable.from_bytes(data))
+        return cls._wrap(_SalienceTable.from_bytes(_arrays.data(data, "data")))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the table to ``path`` atomically."""

@@ -165,7 +165,9 @@ impl CueIndex {
                 reason: format!("cue {:?} has no values", clause.dimension),
             });
         }
-        let mut found = clause.values.iter().filter_map(|v| dim.posting(v));
+        // A value named twice in one clause is one list, merged and counted once.
+        let mut seen = std::collections::HashSet::with_capacity(clause.values.len());
+        let mut found = clause.values.iter().filter(|v| seen.insert(v.as_str())).filter_map(|v| dim.posting(v));
         let rows = match (found.next(), found.next()) {
             (None, _) => Cow::Owned(RoaringBitmap::new()),
             (Some(one), None) => Cow::Borrowed(one),

@@ -28,10 +28,13 @@ pub fn to_py(py: Python<'_>, err: CoreError) -> PyErr {
         CoreError::InvalidArgument { .. } => raise(py, "InvalidArgumentError", (msg,)),
         CoreError::Corrupt(_) => raise(py, "CorruptIndexError", (msg,)),
         CoreError::UnsupportedVersion { .. } => raise(py, "UnsupportedVersionError", (msg,)),
-        CoreError::Io(e) => match e.raw_os_error() {
-            Some(code) => raise(py, "StorageError", (code, e.to_string())),
-            None => raise(py, "StorageError", (msg,)),
-        },
+        CoreError::Io(e) => {
+            let class = if e.kind() == std::io::ErrorKind::NotFound { "MissingFileError" } else { "StorageError" };
+            match e.raw_os_error() {
+                Some(code) => raise(py, class, (code, e.to_string())),
+                None => raise(py, class, (msg,)),
+            }
+        }
     }
 }
 

@@ -34,8 +34,9 @@ fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: u
     }
     Ok(match Rows::extract(candidates, "candidates")? {
         Rows::Array(a) => {
+            // As a set: a row named twice is one candidate, as in a bitmap.
             let rows = slice1(&a);
-            py.detach(|| table.top_k(rows.iter().copied(), rows.iter().copied().max(), now, k))
+            py.detach(|| table.top_k_bitmap(&rows.iter().copied().collect(), now, k))
         }
         Rows::Bitmap(b) => py.detach(|| table.top_k_bitmap(&b, now, k)),
     })

@@ -213,7 +213,7 @@ struct Best {
 
 impl Best {
     fn new(k: usize) -> Self {
-        Self { heap: BinaryHeap::with_capacity(k + 1), k, worst: f32::NEG_INFINITY }
+        Self { heap: BinaryHeap::with_capacity(k.min(1 << 12) + 1), k, worst: f32::NEG_INFINITY }
     }
 
     fn is_full(&self) -> bool {
