@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from cuemem.errors import (
     ImportFileError,
     InvalidArgumentError,
     InvalidIdError,
+    InvalidValueError,
     NotFoundError,
     ReadOnlyError,
     SchemaError,
@@ -214,7 +215,8 @@ def test_exclude_leaves_out_memories_carrying_any_excluded_value(
 
 def test_no_cues_is_a_scan_of_the_whole_home(mem: Memory) -> None:
     """Without cues every memory matches and ``examined`` equals ``full_scan`` equals ``len``."""
-    for cues in (None, {}):
+    nothing: list[dict[str, str] | None] = [None, {}]
+    for cues in nothing:
         res = mem.recall(cues, k=100, now=NOW)
         assert res.total == res.full_scan == res.examined == len(mem) == len(RECORDS)
 
@@ -278,11 +280,24 @@ def test_protected_memories_outrank_decayed_ones(tmp_path: Path) -> None:
     assert later.hits[1].score < fresh.hits[0].score / 4
 
 
-@pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
-def test_bad_k_is_an_invalid_argument(mem: Memory, k: Any) -> None:
-    """``k`` must be an int >= 1."""
+@pytest.mark.parametrize("k", [0, -1])
+def test_k_below_one_is_an_invalid_argument(mem: Memory, k: Any) -> None:
+    """``k`` must be at least 1."""
     with pytest.raises(InvalidArgumentError):
         mem.recall({"actor": "acme"}, k=k, now=NOW)
+
+
+@pytest.mark.parametrize("k", [1.5, True, "3"])
+def test_k_that_is_not_an_int_is_a_type_error(mem: Memory, k: Any) -> None:
+    """``k`` must be an int: a float, a bool or a string is a CueTypeError (a TypeError)."""
+    with pytest.raises(CueTypeError):
+        mem.recall({"actor": "acme"}, k=k, now=NOW)
+
+
+def test_a_huge_k_returns_every_match(mem: Memory) -> None:
+    """A ``k`` beyond any home's size (2**64) is accepted and returns every matching memory."""
+    res = mem.recall({"actor": "acme"}, k=2**64, now=NOW)
+    assert len(res.hits) == res.total
 
 
 @pytest.mark.parametrize("where", ["cues", "exclude"])
@@ -432,7 +447,8 @@ def test_import_of_a_missing_file_is_a_storage_error(mem: Memory, tmp_path: Path
 def test_import_records_is_all_or_nothing_with_item_numbers(mem: Memory) -> None:
     """``import_records`` validates everything first and numbers bad items from 1."""
     with pytest.raises(ImportFileError) as info:
-        mem.import_records([{"narrative": "ok"}, {"narrative": "x", "risk": -1}, "not a mapping"], now=NOW)
+        items: list[Any] = [{"narrative": "ok"}, {"narrative": "x", "risk": -1}, "not a mapping"]
+        mem.import_records(items, now=NOW)
     assert [n for n, _ in info.value.errors] == [2, 3] and len(mem) == len(RECORDS)
 
 
@@ -446,6 +462,8 @@ def test_import_records_is_all_or_nothing_with_item_numbers(mem: Memory) -> None
         ("", {}, SchemaError, "narrative"),
         ("   \n", {}, SchemaError, "narrative"),
         (None, {}, SchemaError, "narrative"),
+        ("lone surrogate \ud800", {}, SchemaError, "narrative"),
+        ("x", {"actors": ["\udc00"]}, SchemaError, "actors"),
         ("x", {"importance": 1.5}, SchemaError, "importance"),
         ("x", {"importance": -0.01}, SchemaError, "importance"),
         ("x", {"importance": float("nan")}, SchemaError, "importance"),
@@ -491,8 +509,8 @@ def test_bad_remember_input_raises_and_writes_nothing(
 
 
 def test_bad_now_is_refused(mem: Memory) -> None:
-    """``now`` must be a date or datetime, not a string; nothing is written."""
-    with pytest.raises(SchemaError):
+    """``now`` must be a date or datetime, not a string: CueTypeError (a TypeError); nothing is written."""
+    with pytest.raises(CueTypeError):
         mem.remember("x", now="2026-06-15")  # type: ignore[arg-type]
     assert len(mem) == len(RECORDS)
 
@@ -574,6 +592,21 @@ def test_a_note_file_added_by_hand_becomes_version_one(home: Path) -> None:
     assert (note.version, note.origin, note.body) == (1, Origin.USER, "Likes green tea.\n")
 
 
+def test_a_pending_hand_edit_survives_the_agent_writing_the_same_note(tmp_path: Path) -> None:
+    """A person's unsynced edit is not silently lost when ``write_note`` rewrites that note: it reaches the journal or stays."""
+    path = tmp_path / "home"
+    with Memory.open(path) as mem:
+        mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
+        md = path / "notes" / "deploy-day.md"
+        md.write_text(md.read_text(encoding="utf-8").replace("Tuesdays.", "Thursdays (person's fix)."), encoding="utf-8")
+        try:
+            mem.write_note("deploy-day", "Deploys go out on Mondays.", kind="procedural", now=NOW)
+        except CuememError:
+            pass  # refusing to overwrite an unsynced edit would keep it too
+    kept = "person's fix" in md.read_text(encoding="utf-8") or "person's fix" in journal_bytes(path).decode("utf-8")
+    assert kept, "the hand edit is neither in the note file nor in the journal"
+
+
 def test_a_broken_note_file_is_reported_and_the_home_still_opens(home: Path) -> None:
     """A note file with broken YAML is listed in ``open_report.note_errors`` and ``sync().errors``; the rest works."""
     with Memory.open(home) as mem:
@@ -597,7 +630,7 @@ def test_read_only_handles_refuse_every_write(home: Path, tmp_path: Path) -> Non
     src = write_jsonl(tmp_path / "in.jsonl", [{"narrative": "x"}])
     before = journal_bytes(home)
     with Memory.open(home, read_only=True) as mem:
-        writes = [
+        writes: list[Callable[[], object]] = [
             lambda: mem.remember("x", now=NOW),
             lambda: mem.import_jsonl(src, now=NOW),
             lambda: mem.import_records([{"narrative": "x"}], now=NOW),
@@ -621,6 +654,24 @@ def test_a_read_only_open_writes_nothing_even_with_a_stale_cache(home: Path) -> 
     with Memory.open(home, read_only=True) as mem:
         assert mem.open_report.index.startswith("rebuilt") and len(mem) == len(RECORDS)
     assert sorted((p.relative_to(home), p.read_bytes()) for p in home.rglob("*") if p.is_file()) == before
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"fsync": "sometimes"}, InvalidArgumentError),
+        ({"lock_timeout": -1.0}, InvalidArgumentError),
+        ({"weights": {"charm": 1.0}}, InvalidValueError),
+        ({"weights": {"importance": -0.5}}, InvalidValueError),
+        ({"half_lives_days": {"urgency": 0.0}}, InvalidValueError),
+    ],
+)
+def test_bad_open_options_raise_typed_errors_and_create_nothing(tmp_path: Path, options: dict[str, Any], error: type[Exception]) -> None:
+    """An unknown fsync policy, a negative timeout or bad salience parameters: a typed error, and no home is made."""
+    path = tmp_path / "home"
+    with pytest.raises(error):
+        Memory.open(path, **options)
+    assert not path.exists()
 
 
 def test_read_only_open_of_a_missing_home_fails_and_creates_nothing(tmp_path: Path) -> None:

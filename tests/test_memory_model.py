@@ -27,7 +27,7 @@ DAY = 86_400.0
 #: Float tolerance between the oracle (float64) and the core (float32 columns).
 TOL = 2e-5
 #: Examples per property: modest by default, ten times fewer than a thorough profile asks.
-EXAMPLES = max(30, settings.default.max_examples // 10)
+EXAMPLES = max(30, settings().max_examples // 10)
 
 ACTORS = ["acme", "globex", "kim", "lee"]
 TYPES = ["deal", "bug", "note"]

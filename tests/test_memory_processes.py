@@ -73,6 +73,27 @@ def test_a_reader_opened_mid_write_catches_up_to_the_end(home: Path) -> None:
         proc.wait()
 
 
+def test_a_reader_lives_through_a_writer_crash(home: Path) -> None:
+    """A reader open while a writer is SIGKILLed and the next one seals the torn tail sees every record once."""
+    with Memory.open(home, read_only=True) as reader:
+        crashed = spawn(home, 12, "--import-every", "3", "--batch", "8")
+        try:
+            wait_for_acks(home, 12, crashed, count=10)
+        finally:
+            crashed.kill()
+            crashed.wait()
+        reader.refresh()
+        assert {eid for eid, _ in acknowledged(home, 12)} <= set(all_ids(reader))
+        after = spawn(home, 13, "--count", "10", "--import-every", "2")
+        assert after.wait(timeout=60) == 0, errors(home, 13)
+        reader.refresh()
+        ids = all_ids(reader)
+        assert len(ids) == len(set(ids)) == len(reader)
+        assert {eid for run in (12, 13) for eid, _ in acknowledged(home, run)} <= set(ids)
+        with Memory.open(home, read_only=True) as fresh:
+            assert sorted(all_ids(fresh)) == sorted(ids)
+
+
 def test_a_second_writer_process_is_refused_at_once(home: Path) -> None:
     """While this process holds the home, a writer process gets HomeLockedError and writes nothing."""
     with Memory.open(home) as mem:

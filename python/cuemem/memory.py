@@ -14,9 +14,10 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
-from . import _core
+from . import _arrays, _core
 from .errors import (
     CuememError,
+    CueTypeError,
     ImportFileError,
     InvalidArgumentError,
     InvalidIdError,
@@ -83,7 +84,7 @@ def _edge_now(now: TimeArg) -> datetime:
         return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
     if isinstance(now, date):
         return datetime(now.year, now.month, now.day, tzinfo=timezone.utc)
-    raise SchemaError(f"now must be a datetime or a date, got {type(now).__name__}", "now")
+    raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
 class Memory:
@@ -145,6 +146,14 @@ class Memory:
             StorageError: the directory cannot be created or read.
         """
         layout = Layout(Path(path))
+        # Every option is checked before anything is created on disk.
+        try:
+            policy = FsyncPolicy(fsync)
+        except ValueError:
+            raise InvalidArgumentError(f"fsync must be one of {[p.value for p in FsyncPolicy]}, got {fsync!r}") from None
+        if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf"):
+            raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
+        salience = SalienceTable(weights, half_lives_days)
         if read_only:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
@@ -158,8 +167,7 @@ class Memory:
             lock = WriterLock(layout.lock)
             lock.acquire(timeout=lock_timeout)
         try:
-            journal = Journal(layout.journal, fsync=FsyncPolicy(fsync), writable=not read_only)
-            salience = SalienceTable(weights, half_lives_days)
+            journal = Journal(layout.journal, fsync=policy, writable=not read_only)
             indexes, how, caught_up = cls._load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes)
             scan = notes.scan()
@@ -286,7 +294,7 @@ class Memory:
     def _new_id(self, episode_seed: str) -> str:
         n = len(self._indexes)
         while True:
-            candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode(), digest_size=8).hexdigest()
+            candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             if candidate not in self._indexes.row_of:
                 return candidate
             n += 1
@@ -480,8 +488,7 @@ class Memory:
         at = _edge_now(now)
         resolved = normalize(cues, now=at)
         excluded = normalize(exclude, now=at) or None
-        if isinstance(k, bool) or not isinstance(k, int):
-            raise InvalidArgumentError(f"k must be an int >= 1, got {k!r}")
+        k = _arrays.count(k, "k")
         r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), k, excluded)
         ids = self._indexes.ids
         hits = [
@@ -550,6 +557,8 @@ class Memory:
         """
         self._writable()
         at = _edge_now(now)
+        if isinstance(id, str) and id in self._indexes.notes:
+            self._keep_hand_edit(id, at)
         version = self._indexes.notes.get(id, (0, ""))[0] + 1 if isinstance(id, str) else 1
         note = Note.create(
             id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence,
@@ -564,6 +573,24 @@ class Memory:
         self._journal.append([{"op": "note", "id": note.id, "version": note.version, "sha256": sha, "markdown": note.to_markdown()}])
         self._indexes.notes[note.id] = (note.version, sha)
         self._indexes.head = self._journal.head()
+
+    def _keep_hand_edit(self, id: str, at: datetime) -> None:
+        """Records a person's pending edit of note ``id`` before the agent overwrites it."""
+        try:
+            sha = self._notes.fingerprint(id)
+        except CuememError:
+            return  # the file is gone; the journal holds every version
+        if sha != self._indexes.notes[id][1]:
+            try:
+                edited = self._notes.read(id)
+            except CuememError:
+                return  # unreadable: left for sync() to report; the new version replaces it
+            version = self._indexes.notes[id][0]
+            self._record_note(Note.create(**{**_note_fields(edited), "version": version + 1, "origin": "user", "recorded_at": at}))
+
+    def ids(self) -> list[str]:
+        """Every episode id, in journal order."""
+        return list(self._indexes.ids)
 
     def notes(self) -> list[Note]:
         """Every readable note, sorted by id (broken files are in ``sync().errors``)."""

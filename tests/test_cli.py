@@ -1,0 +1,274 @@
+"""The ``cuemem`` command line: each command on a real home, through click's runner and one real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+import cuemem
+from cuemem import Memory
+from cuemem.cli import main
+
+NOW = datetime(2026, 6, 15, tzinfo=timezone.utc)
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    """Invokes ``cuemem ARGS`` in-process; stdout and stderr are kept apart."""
+    return CliRunner(env=env).invoke(main, list(args), catch_exceptions=False)
+
+
+def journal_bytes(home: Path) -> bytes:
+    """Every journal segment's bytes, in order."""
+    return b"".join(p.read_bytes() for p in sorted((home / "journal").glob("*.jsonl")))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home with four episodes written through the API."""
+    path = tmp_path / "home"
+    with Memory.open(path) as mem:
+        mem.remember("Acme signed the renewal.", id="e-deal", actors=["acme"], type="deal", outcome="positive",
+                     occurred_at="2026-06-03", importance=0.6, now=NOW)
+        mem.remember("Acme hit the invoice bug.", id="e-bug", actors=["acme"], type="bug", outcome="negative",
+                     occurred_at="2026-06-09", risk=0.5, now=NOW)
+        mem.remember("Lee froze Friday deploys.", id="e-freeze", actors=["lee"], type="decision",
+                     occurred_at="2026-06-10", importance=0.3, now=NOW)
+        mem.remember("Kickoff with Globex.", id="e-kickoff", actors=["globex"], type="meeting",
+                     occurred_at="2026-05-20", importance=0.9, now=NOW)
+    return path
+
+
+def test_version() -> None:
+    """``cuemem --version`` prints the package version."""
+    result = run("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"cuemem, version {cuemem.__version__}"
+
+
+def test_init_creates_a_home_and_accepts_an_existing_one(tmp_path: Path) -> None:
+    """``init`` creates the home layout; on an existing home it reports its size."""
+    path = tmp_path / "new"
+    first = run("init", str(path))
+    assert first.exit_code == 0 and "holds 0 episodes" in first.stdout
+    assert {p.name for p in path.iterdir() if p.is_dir()} == {"journal", "notes", "index", "proposals"}
+    with Memory.open(path) as mem:
+        mem.remember("one", now=NOW)
+    assert "holds 1 episodes" in run("init", str(path)).stdout
+
+
+def test_remember_prints_the_id_of_what_it_stored(tmp_path: Path) -> None:
+    """``remember`` writes every option into the episode and prints its id alone."""
+    path = tmp_path / "home"
+    result = run(
+        "remember", "--home", str(path), "Acme asked for 12% off", "--type", "deal", "--outcome", "pending",
+        "--actor", "acme", "--actor", "kim", "--occurred-at", "2026-06-03", "--importance", "0.6", "--risk", "0.2",
+        "--salience", "urgency=0.9", "--confidence", "0.8", "--subject", "renewal", "--tag", "sales", "--user", "u-1",
+        "--now", "2026-06-15",
+    )
+    assert result.exit_code == 0, result.stderr
+    eid = result.stdout.strip()
+    assert eid and "\n" not in eid
+    with Memory.open(path, read_only=True) as mem:
+        e = mem.get(eid)
+    assert (e.narrative, e.type, e.outcome and e.outcome.value, e.actors) == ("Acme asked for 12% off", "deal", "pending", ("acme", "kim"))
+    assert (e.occurred_at, e.importance, e.risk, e.confidence) == (date(2026, 6, 3), 0.6, 0.2, 0.8)
+    assert (e.salience["urgency"], e.subject, e.tags, e.user_id, e.recorded_at) == (0.9, "renewal", ("sales",), "u-1", NOW)
+
+
+def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: Path) -> None:
+    """``--id`` is kept, and ``$CUEMEM_HOME`` stands in for ``--home``."""
+    path = tmp_path / "home"
+    result = run("remember", "standup moved to 10:00", "--id", "n-1", "--now", "2026-06-15", env={"CUEMEM_HOME": str(path)})
+    assert result.exit_code == 0 and result.stdout.strip() == "n-1"
+    with Memory.open(path, read_only=True) as mem:
+        assert mem.get("n-1").narrative == "standup moved to 10:00"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--importance", "1.5"],
+        ["--id", "a/b"],
+        ["--occurred-at", "yesterday"],
+        ["--salience", "fun=0.5"],
+        ["--salience", "urgency=high"],
+        ["--outcome", "great"],
+        ["--now", "not-a-date"],
+        ["--id", "e-deal"],
+    ],
+)
+def test_remember_with_bad_input_exits_2_and_writes_nothing(home: Path, options: list[str]) -> None:
+    """A bad option is a one-line error and exit status 2; the journal is unchanged."""
+    before = journal_bytes(home)
+    result = run("remember", "--home", str(home), "text", *options)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() and "Traceback" not in result.stderr
+    assert journal_bytes(home) == before
+
+
+def recall_json(home: Path, *args: str) -> dict[str, Any]:
+    """``recall --json`` parsed, after checking it succeeded."""
+    result = run("recall", "--home", str(home), "--now", "2026-06-15", "--json", *args)
+    assert result.exit_code == 0, result.stderr
+    parsed: dict[str, Any] = json.loads(result.stdout)
+    return parsed
+
+
+def test_recall_json_matches_the_api(home: Path) -> None:
+    """``recall --json`` reports total, examined, full_scan, resolved cues and the hits the API returns."""
+    out = recall_json(home, "--cue", "actor=acme", "--cue", "actor=lee", "--exclude", "outcome=negative", "--k", "1")
+    with Memory.open(home, read_only=True) as mem:
+        api = mem.recall({"actor": ["acme", "lee"]}, k=1, now=NOW, exclude={"outcome": ["negative"]})
+    assert (out["total"], out["examined"], out["full_scan"]) == (api.total, api.examined, api.full_scan)
+    assert (api.total, api.full_scan) == (2, 4)
+    assert out["cues"] == {"actor": ["acme", "lee"]}
+    assert [h["id"] for h in out["hits"]] == [h.id for h in api.hits] == ["e-deal"]
+    hit = out["hits"][0]
+    assert hit["score"] == pytest.approx(api.hits[0].score) and sum(hit["breakdown"].values()) == pytest.approx(hit["score"])
+    assert hit["record"]["narrative"] == "Acme signed the renewal." and hit["record"]["time_buckets"][1] == "2026-06"
+
+
+def test_recall_time_phrases_are_read_against_now(home: Path) -> None:
+    """``--cue time="last week"`` resolves against ``--now``."""
+    out = recall_json(home, "--cue", "time=last week")
+    assert out["cues"]["time"] == [f"2026-06-{d:02d}" for d in range(8, 15)]
+    assert {h["id"] for h in out["hits"]} == {"e-bug", "e-freeze"}
+    assert {h["id"] for h in recall_json(home, "--cue", "time=last month")["hits"]} == {"e-kickoff"}
+
+
+def test_recall_k_caps_the_hits_best_first(home: Path) -> None:
+    """``--k`` limits the hits, which come best first; without cues every memory matches."""
+    out = recall_json(home, "--k", "2")
+    assert out["total"] == 4 and len(out["hits"]) == 2
+    assert [h["score"] for h in out["hits"]] == sorted((h["score"] for h in out["hits"]), reverse=True)
+
+
+def test_recall_prints_a_table_with_the_work_done(home: Path) -> None:
+    """Without ``--json`` recall prints the memories and how many postings it examined."""
+    result = run("recall", "--home", str(home), "--cue", "actor=acme", "--now", "2026-06-15", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    assert "Acme signed the renewal." in result.stdout and "Acme hit the invoice bug." in result.stdout
+    assert "2 matched" in result.stdout and "examined 2 postings of a 4-memory scan" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--cue", "colour=red"],
+        ["--cue", "actor"],
+        ["--cue", "time=someday"],
+        ["--exclude", "=x"],
+        ["--k", "0"],
+        ["--text", "renewal"],
+    ],
+)
+def test_recall_with_bad_arguments_exits_2(home: Path, args: list[str]) -> None:
+    """An unknown dimension, a malformed cue, a bad time phrase, ``--k 0`` or ``--text``: exit 2 with a message."""
+    result = run("recall", "--home", str(home), "--now", "2026-06-15", *args)
+    assert result.exit_code == 2 and result.stderr.startswith("error: ") and result.stdout == ""
+
+
+def test_recall_on_a_missing_home_exits_2(tmp_path: Path) -> None:
+    """Recalling from a directory that is not a home is an error, and creates nothing."""
+    result = run("recall", "--home", str(tmp_path / "nowhere"), "--cue", "actor=acme")
+    assert result.exit_code == 2 and "no cuemem home" in result.stderr
+    assert not (tmp_path / "nowhere").exists()
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    """Writes the lines, each ending in a newline."""
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_import_a_clean_file(home: Path, tmp_path: Path) -> None:
+    """``import`` reports how many episodes it wrote, and they are recalled."""
+    src = write_lines(tmp_path / "in.jsonl", [json.dumps({"narrative": f"line {i}", "actors": ["zeta"]}) for i in range(5)])
+    result = run("import", str(src), "--home", str(home), "--now", "2026-06-15")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "imported 5 episodes"
+    assert recall_json(home, "--cue", "actor=zeta")["total"] == 5
+
+
+def test_import_a_bad_file_exits_2_with_line_numbers(home: Path, tmp_path: Path) -> None:
+    """A file with bad lines imports nothing, exits 2 and names each bad line on stderr."""
+    src = write_lines(tmp_path / "in.jsonl", ['{"narrative": "fine"}', "{oops", '{"narrative": "fine too"}', '{"narrative": ""}'])
+    before = journal_bytes(home)
+    result = run("import", str(src), "--home", str(home))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{src}:2: " in result.stderr and f"{src}:4: " in result.stderr and f"{src}:1: " not in result.stderr
+    assert "error: " in result.stderr
+    assert journal_bytes(home) == before
+
+
+def test_import_skip_bad_lines_reports_what_it_skipped(home: Path, tmp_path: Path) -> None:
+    """``--skip-bad-lines`` imports the good lines and lists the skipped ones on stderr."""
+    src = write_lines(tmp_path / "in.jsonl", ['{"narrative": "fine"}', "{oops", '{"narrative": "fine too"}'])
+    result = run("import", str(src), "--home", str(home), "--skip-bad-lines", "--now", "2026-06-15")
+    assert result.exit_code == 0 and result.stdout.strip() == "imported 2 episodes"
+    assert f"skipped {src}:2: " in result.stderr
+    with Memory.open(home, read_only=True) as mem:
+        assert len(mem) == 6
+
+
+def test_rebuild_recreates_the_index(home: Path) -> None:
+    """``rebuild`` rebuilds the cache from the journal and says how many episodes it indexed."""
+    for f in (home / "index").iterdir():
+        f.unlink()
+    result = run("rebuild", "--home", str(home))
+    assert result.exit_code == 0 and result.stdout.strip() == "rebuilt the indexes of 4 episodes"
+    assert {"cue.idx", "salience.tbl", "recipe.json"} <= {p.name for p in (home / "index").iterdir()}
+    with Memory.open(home, read_only=True) as mem:
+        assert mem.open_report.index == "loaded" and len(mem) == 4
+
+
+def test_stats_json(home: Path) -> None:
+    """``stats --json`` prints the home's counts as JSON."""
+    result = run("stats", "--home", str(home), "--json")
+    assert result.exit_code == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["episodes"] == 4 and stats["notes"] == 0 and stats["journal_segments"] == 1
+    assert stats["journal_bytes"] == len(journal_bytes(home)) and stats["journal_problems"] == 0
+    table = run("stats", "--home", str(home))
+    assert table.exit_code == 0 and "episodes" in table.stdout
+
+
+def test_demo_fills_a_home_and_shows_recalls(tmp_path: Path) -> None:
+    """``demo -n 500`` writes 500 episodes, shows recalls with the work examined, and says where the files are."""
+    path = tmp_path / "demo"
+    result = run("demo", str(path), "-n", "500", env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.stderr
+    assert "examined" in result.stdout
+    assert f"{path}/journal/" in result.stdout and f"{path}/index/" in result.stdout
+    with Memory.open(path, read_only=True) as mem:
+        assert len(mem) == 500
+
+
+def test_demo_refuses_too_few_episodes(tmp_path: Path) -> None:
+    """``demo -n`` below its minimum is a usage error (exit 2) and writes nothing."""
+    result = run("demo", str(tmp_path / "demo"), "-n", "5")
+    assert result.exit_code == 2 and not (tmp_path / "demo").exists()
+
+
+def test_the_module_runs_as_a_real_process(tmp_path: Path) -> None:
+    """``python -m cuemem.cli`` remembers, then recalls as JSON, in separate real processes."""
+    path = tmp_path / "home"
+    command = [sys.executable, "-m", "cuemem.cli"]
+    remembered = subprocess.run(
+        [*command, "remember", "--home", str(path), "Acme renewal signed", "--actor", "acme", "--now", "2026-06-15"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert remembered.returncode == 0, remembered.stderr
+    recalled = subprocess.run(
+        [*command, "recall", "--home", str(path), "--cue", "actor=acme", "--now", "2026-06-15", "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert recalled.returncode == 0, recalled.stderr
+    out = json.loads(recalled.stdout)
+    assert [h["id"] for h in out["hits"]] == [remembered.stdout.strip()] and out["total"] == 1
