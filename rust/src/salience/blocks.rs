@@ -156,6 +156,12 @@ impl BlockMax {
         (span.lo == span.hi).then_some(span.lo)
     }
 
+    /// Hints the CPU to fetch the span of row `r`'s block (read when scoring `r`).
+    #[inline]
+    pub(super) fn prefetch(&self, r: usize) {
+        super::score::prefetch(&self.blocks, r >> BLOCK_SHIFT);
+    }
+
     pub(super) fn nbytes(&self) -> usize {
         (self.blocks.capacity() + self.prefix.capacity()) * std::mem::size_of::<Span>() + self.protected.serialized_size()
     }

@@ -47,14 +47,25 @@ impl Clock {
         };
         let (lo, hi) = (table.epoch_lo, table.epoch_hi);
         if hi >= lo && hi - lo < MAX_TABLE_EPOCHS {
-            clock.table = Some((lo..=hi).map(|e| clock.compute(e)).collect());
+            // One exp2 per axis for the first epoch and one for the step between
+            // epochs; the rest of the table is products (f64, so the chain is exact
+            // to well below f32 precision).
+            let mut exact = clock.params.factors(now - clock.epochs.end(lo));
+            let step = clock.params.factors(-clock.epochs.len);
+            let mut rows = Vec::with_capacity((hi - lo + 1) as usize);
+            for _ in lo..=hi {
+                rows.push(clock.lanes(&exact));
+                for a in 0..N_AXES {
+                    exact[a] *= step[a];
+                }
+            }
+            clock.table = Some(rows);
         }
         Ok(clock)
     }
 
-    /// `(w_a * c_{e,a}, c_{e,a})` for epoch `e`, flushed, lane 7 zero.
-    fn compute(&self, e: i64) -> ([f32; 8], [f32; 8]) {
-        let exact = self.params.factors(self.now - self.epochs.end(e));
+    /// `(w_a * c_a, c_a)` as flushed f32 lanes, lane 7 zero.
+    fn lanes(&self, exact: &[f64; N_AXES]) -> ([f32; 8], [f32; 8]) {
         let mut decayed = [0f32; 8];
         let mut factors = [0f32; 8];
         for a in 0..N_AXES {
@@ -62,6 +73,11 @@ impl Clock {
             decayed[a] = flush((self.weights[a] as f64 * exact[a]).min(f32::MAX as f64) as f32);
         }
         (decayed, factors)
+    }
+
+    /// `(w_a * c_{e,a}, c_{e,a})` for epoch `e`, flushed, lane 7 zero.
+    fn compute(&self, e: i64) -> ([f32; 8], [f32; 8]) {
+        self.lanes(&self.params.factors(self.now - self.epochs.end(e)))
     }
 
     /// The coefficients of epoch `e`: weighted (for scores) and plain (for decayed axes).
@@ -163,14 +179,14 @@ impl Clock {
 const BLOCK: usize = 32;
 
 #[inline]
-fn prefetch(rows: &[Row], r: u32) {
+pub(super) fn prefetch<T>(items: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
-    if let Some(row) = rows.get(r as usize) {
+    if let Some(item) = items.get(i) {
         // SAFETY: prefetching a valid address has no side effects.
-        unsafe { core::arch::x86_64::_mm_prefetch(row as *const Row as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+        unsafe { core::arch::x86_64::_mm_prefetch(item as *const T as *const i8, core::arch::x86_64::_MM_HINT_T0) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (rows, r);
+    let _ = (items, i);
 }
 
 /// The best `k` rows of a candidate set, best first.
@@ -237,7 +253,8 @@ impl Best {
     #[inline]
     fn offer_block(&mut self, table: &SalienceTable, clock: &Clock, block: &[u32]) {
         for &r in block {
-            prefetch(&table.rows, r);
+            prefetch(&table.rows, r as usize);
+            table.blocks.prefetch(r as usize);
         }
         for &row in block {
             let r = row as usize;
