@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import cycle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ def reader(home_path: Path) -> Iterator[Memory]:
         yield mem
 
 
-def test_home_import(benchmark, jsonl: Path, corpus: Corpus, queries: list[Query], tmp_path: Path) -> None:
+def test_home_import(benchmark: Any, jsonl: Path, corpus: Corpus, queries: list[Query], tmp_path: Path) -> None:
     """Time open + ``import_jsonl`` + first recall into a fresh home (fsync "always")."""
     benchmark.group = "home import"
     now = now_datetime()
@@ -65,7 +66,7 @@ def test_home_import(benchmark, jsonl: Path, corpus: Corpus, queries: list[Query
     assert benchmark.pedantic(run, rounds=1, iterations=1) == corpus.n
 
 
-def test_home_open(benchmark, home_path: Path) -> None:
+def test_home_open(benchmark: Any, home_path: Path) -> None:
     """Time a writer's open of the closed home; it must load the cache, not replay the journal."""
     benchmark.group = "home open"
     handles: list[Memory] = []
@@ -86,7 +87,7 @@ def test_home_open(benchmark, home_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", ["memory", "core"])
-def test_home_recall_query_mix(benchmark, reader: Memory, queries: list[Query], path: str) -> None:
+def test_home_recall_query_mix(benchmark: Any, reader: Memory, queries: list[Query], path: str) -> None:
     """Time one pass of the query mix through ``Memory.recall`` or the core on the same indexes."""
     benchmark.group = "home recall"
     now = now_datetime()
@@ -104,7 +105,7 @@ def test_home_recall_query_mix(benchmark, reader: Memory, queries: list[Query], 
 
 
 @pytest.mark.parametrize("fsync", ["always", "never"])
-def test_home_remember(benchmark, home_path: Path, corpus: Corpus, fsync: str) -> None:
+def test_home_remember(benchmark: Any, home_path: Path, corpus: Corpus, fsync: str) -> None:
     """Time single ``remember`` calls on the open home under one fsync policy."""
     benchmark.group = "home remember"
     now = now_datetime()

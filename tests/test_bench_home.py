@@ -148,3 +148,18 @@ def test_measure_home_detects_a_home_that_differs_from_the_corpus(
     with pytest.raises(DisagreementError, match="matches in the home"):
         measure_home(corpus, queries, workdir=tmp_path, console=Console(file=io.StringIO()))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_run_bench_adds_the_home_by_default_and_skips_it_on_request(tmp_path: Path) -> None:
+    """``run_bench`` measures the home unless ``home=False``, and writes it under "home" in the JSON."""
+    from cuemem.bench import run_bench
+
+    out = io.StringIO()
+    path = tmp_path / "bench.json"
+    result = run_bench(1_000, json_path=str(path), systems=["cuemem"], console=Console(file=out, width=200))
+    written = json.loads(path.read_text())
+    assert written == result and written["home"]["episodes"] == 1_000
+    assert written["home"]["open_index"] == "loaded"
+    assert "home, 1,000 episodes" in out.getvalue()
+    skipped = run_bench(1_000, systems=["cuemem"], home=False, console=Console(file=io.StringIO()))
+    assert "home" not in skipped

@@ -16,10 +16,10 @@ ROW_KEYS = {"p50_us", "p99_us", "build_s", "bytes_per_episode", "examined_pct"}
 
 
 def test_run_bench_writes_the_documented_json(tmp_path: Path) -> None:
-    """A small run prints both tables and writes exactly the documented keys."""
+    """A small run without the home prints both tables and writes exactly the documented keys."""
     out = io.StringIO()
     path = tmp_path / "bench.json"
-    result = run_bench(1_000, json_path=str(path), console=Console(file=out, width=160))
+    result = run_bench(1_000, json_path=str(path), console=Console(file=out, width=160), home=False)
     written = json.loads(path.read_text())
     assert written == result
     assert set(written) == {"episodes", "machine", "systems", "decay_pass"}

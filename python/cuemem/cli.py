@@ -241,11 +241,12 @@ def demo(directory: Path, episodes: int) -> None:
     help="Systems to compare (repeatable; default all).",
 )
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the corpus and the query mix.")
-def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int) -> None:
-    """Recall at N episodes: cuemem against pyroaring+numpy and Python sets."""
+@click.option("--no-home", is_flag=True, help="Skip the home measurements (import, open, facade recall, durable remember).")
+def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool) -> None:
+    """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     from .bench import run_bench
 
-    run_bench(episodes, json_path=json_path, plot_path=plot_path, systems=systems or None, seed=seed)
+    run_bench(episodes, json_path=json_path, plot_path=plot_path, systems=systems or None, seed=seed, home=not no_home)
 
 
 

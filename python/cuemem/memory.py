@@ -32,7 +32,7 @@ from .home.cues import DIMENSIONS, normalize
 from .home.indexes import IndexRow, Indexes, record_sha
 from .home.layout import Layout
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
-from .salience import AXES, SalienceTable
+from .salience import SalienceTable
 from .schema import Episode, Kind, Note
 from .store.fsync import FsyncPolicy
 from .store.journal import Journal, Position
@@ -291,8 +291,8 @@ class Memory:
 
     # -- write ----------------------------------------------------------------------
 
-    def _new_id(self, episode_seed: str) -> str:
-        n = len(self._indexes)
+    def _new_id(self, episode_seed: str, pending: int = 0) -> str:
+        n = len(self._indexes) + pending
         while True:
             candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             if candidate not in self._indexes.row_of:
@@ -302,11 +302,12 @@ class Memory:
     def _episode(self, narrative: Any, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
         given = fields.pop("id", None)
         if given is None:
-            seed = f"{recorded_at.isoformat()}|{narrative}"
-            eid = self._new_id(seed)
+            # The counter (rows so far, plus this import's) keeps ids of equal narratives apart.
+            pending = len(taken) if taken is not None else 0
+            eid = self._new_id(f"{recorded_at.isoformat()}|{narrative}", pending)
             while taken is not None and eid in taken:
-                seed += "'"
-                eid = self._new_id(seed)
+                pending += 1
+                eid = self._new_id(f"{recorded_at.isoformat()}|{narrative}", pending)
         else:
             eid = given
             if isinstance(eid, str) and (eid in self._indexes.row_of or (taken is not None and eid in taken)):
@@ -492,14 +493,13 @@ class Memory:
         r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), k, excluded)
         ids = self._indexes.ids
         hits = [
-            Hit(ids[row], float(score), dict(zip(AXES, map(float, parts))), self._loader(int(row)))
+            Hit(ids[row], score, parts, self._loader(row))
             for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
         ]
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
 
     def _loader(self, row: int) -> Callable[[], Episode]:
-        position = self._indexes.position(row)
-        return lambda: Episode.from_json(self._journal.read_at(position)["episode"])
+        return lambda: Episode.from_json(self._journal.read_at(self._indexes.position(row))["episode"])
 
     def get(self, id: str) -> Episode:
         """The episode with this id.

@@ -378,8 +378,9 @@ def _time_recall(
 ) -> dict[str, Any]:
     """Time the query mix through ``Memory.recall`` and through the core on the same indexes.
 
-    The two calls alternate query by query, so both see the same machine
-    conditions and the ratio is not skewed by load that comes and goes.
+    Each round runs the whole mix through ``Memory``, then through the core, so
+    both see the same machine conditions round by round, and neither finds the
+    caches warmed by the other running the same query just before.
     """
     cues_index, salience = mem._indexes.cues, mem._indexes.salience
 
@@ -390,13 +391,14 @@ def _time_recall(
         return cuemem.recall(cues_index, salience, q.cues, now=NOW, k=K, exclude=q.exclude)
 
     label = "time Memory / core recall"
-    pairs = [(call, q) for q in queries for call in (through_memory, through_core)]
+    pairs = [(through_memory, q) for q in queries] + [(through_core, q) for q in queries]
     latency = time_calls(
         lambda pair: pair[0](pair[1]), pairs, rounds=rounds, budget_s=budget_s, on_call=bars.add(label, rounds * len(pairs))
     )
     bars.finish(label)
+    by_path = latency.ns.reshape(latency.rounds, 2, len(queries))
     row: dict[str, Any] = {}
-    for name, ns in (("memory", latency.ns[0::2]), ("core", latency.ns[1::2])):
+    for name, ns in (("memory", by_path[:, 0]), ("core", by_path[:, 1])):
         row[f"{name}_p50_us"] = round(float(np.percentile(ns, 50)) / 1_000, 3)
         row[f"{name}_p99_us"] = round(float(np.percentile(ns, 99)) / 1_000, 3)
     row["p50_ratio"] = _ratio(row["memory_p50_us"], row["core_p50_us"])

@@ -12,6 +12,7 @@ caught up from where the cache stopped.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -107,7 +108,8 @@ class Indexes:
         self.cues = CueIndex(list(DIMENSIONS))
         self.salience = salience
         self.ids: list[str] = []
-        self.row_of: dict[str, int] = {}
+        # id -> row, built on first use (a 1M-row home opens without it).
+        self._row_of: dict[str, int] | None = {}
         self.segments = array("Q")
         self.offsets = array("Q")
         #: Journal position just after the last record applied.
@@ -119,6 +121,13 @@ class Indexes:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def row_of(self) -> dict[str, int]:
+        """id -> row."""
+        if self._row_of is None:
+            self._row_of = dict(zip(self.ids, range(len(self.ids))))
+        return self._row_of
 
     def position(self, row: int) -> Position:
         """Where row ``row``'s record starts in the journal."""
@@ -146,7 +155,8 @@ class Indexes:
             axes[i] = episode.axes
             confidence[i] = episode.confidence
             times[i] = episode.t
-            self.row_of[episode.id] = row
+            if self._row_of is not None:
+                self._row_of[episode.id] = row
             self.ids.append(episode.id)
             self.segments.append(position.segment)
             self.offsets.append(position.offset)
@@ -182,6 +192,17 @@ class Indexes:
     @classmethod
     def load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
         """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
+        was = gc.isenabled()
+        gc.disable()  # a million ids and no cycles: collections would only cost time
+        try:
+            return cls._load(directory, salience_params)
+        finally:
+            if was:
+                gc.enable()
+
+    @classmethod
+    def _load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
+        """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
         try:
             body = json.loads((directory / "recipe.json").read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -202,7 +223,7 @@ class Indexes:
             n = int(body["rows"])
             if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != n:
                 return None, "cached files disagree on the number of rows"
-            indexes.row_of = dict(zip(indexes.ids, range(n)))
+            indexes._row_of = None
             indexes.segments = array("Q", positions[:, 0].tobytes())
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = json.loads((directory / "notes.json").read_text(encoding="utf-8"))

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..salience import AXES
 from ..schema import Episode
 
 
@@ -16,14 +17,19 @@ class Hit:
     ids and scores never touches the disk.
     """
 
-    __slots__ = ("id", "score", "breakdown", "_load", "_record")
+    __slots__ = ("id", "score", "_parts", "_load", "_record")
 
-    def __init__(self, id: str, score: float, breakdown: dict[str, float], load: Callable[[], Episode]) -> None:
+    def __init__(self, id: str, score: float, parts: list[float], load: Callable[[], Episode]) -> None:
         self.id = id
         self.score = score
-        self.breakdown = breakdown
+        self._parts = parts
         self._load = load
         self._record: Episode | None = None
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        """Each axis's contribution to the score (they sum to it)."""
+        return dict(zip(AXES, self._parts))
 
     @property
     def record(self) -> Episode:

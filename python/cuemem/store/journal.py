@@ -159,6 +159,7 @@ class Journal:
 
     __slots__ = (
         "_directory",
+        "_head",
         "_fd",
         "_fsync",
         "_needs_seal",
@@ -192,6 +193,8 @@ class Journal:
         self._size = 0
         self._needs_seal = False
         self._writer = False
+        #: The writer's own head after its last append (it alone appends: the lock).
+        self._head: Position | None = None
         if writable:
             self._create_directory()
             self._open_tail()
@@ -268,6 +271,7 @@ class Journal:
             positions.append(Position(self._segment, self._size + len(batch)))
             batch += line
         self._write(batch)
+        self._head = Position(self._segment, self._size)
         return positions
 
     def close(self) -> None:
@@ -364,6 +368,8 @@ class Journal:
         Raises:
             StorageError: a segment cannot be read.
         """
+        if self._writer and self._head is not None:
+            return self._head
         return self._last_line()[0]
 
     def digest(self) -> str:
