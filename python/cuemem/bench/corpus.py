@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..schema.enums import COMMON_TYPES
+
 AXES: tuple[str, ...] = (
     "importance",
     "urgency",
@@ -27,20 +29,7 @@ AXES: tuple[str, ...] = (
 DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time")
 """Cue dimensions of the corpus, in the order the systems index them."""
 
-TYPES: tuple[str, ...] = (
-    "note",
-    "meeting",
-    "decision",
-    "incident",
-    "deal",
-    "call",
-    "email",
-    "review",
-    "plan",
-    "bug",
-    "release",
-    "hire",
-)
+TYPES: tuple[str, ...] = COMMON_TYPES
 _TYPE_WEIGHTS = np.array([20, 14, 8, 5, 6, 10, 14, 6, 6, 5, 3, 3], dtype=np.float64)
 
 OUTCOMES: tuple[str, ...] = ("positive", "negative", "pending")

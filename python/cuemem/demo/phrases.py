@@ -12,6 +12,8 @@ import re
 import string
 from dataclasses import dataclass, field
 
+from ..schema.enums import COMMON_TYPES
+
 __all__ = [
     "ACTOR_SLOTS",
     "BUGKINDS",
@@ -41,20 +43,7 @@ __all__ = [
     "slug",
 ]
 
-TYPES: tuple[str, ...] = (
-    "meeting",
-    "decision",
-    "incident",
-    "deal",
-    "call",
-    "email",
-    "review",
-    "plan",
-    "bug",
-    "release",
-    "hire",
-    "note",
-)
+TYPES: tuple[str, ...] = COMMON_TYPES
 """Episode types, as in the ``type`` field."""
 
 TAGS: tuple[str, ...] = (

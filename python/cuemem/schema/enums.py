@@ -99,3 +99,21 @@ def band_of(importance: float) -> Band:
     if value >= BAND_MED:
         return Band.MED
     return Band.LOW
+
+
+#: The episode types cuemem's own corpora use (the bench's and the demo's); the
+#: ``type`` field itself is open vocabulary.
+COMMON_TYPES: tuple[str, ...] = (
+    "note",
+    "meeting",
+    "decision",
+    "incident",
+    "deal",
+    "call",
+    "email",
+    "review",
+    "plan",
+    "bug",
+    "release",
+    "hire",
+)
