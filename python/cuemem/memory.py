@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-import gc
 import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import orjson
 
@@ -31,11 +29,12 @@ from .errors import (
 from .home.cues import DIMENSIONS, normalize
 from .home.indexes import IndexRow, Indexes, record_sha
 from .home.layout import Layout
+from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
 from .salience import SalienceTable
 from .schema import Episode, Kind, Note
 from .store.fsync import FsyncPolicy
-from .store.journal import Journal, Position
+from .store.journal import Journal
 from .store.lock import WriterLock
 from .store.notes import NoteStore
 
@@ -50,30 +49,6 @@ IMPORT_BATCH = 10_000
 _REMEMBER_KEYS = frozenset(
     {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject", "tags"}
 )
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _gc_paused(fn: F) -> F:
-    """Runs ``fn`` with the cyclic garbage collector paused, as bulk loaders do.
-
-    Importing or replaying creates many long-lived objects and no cycles; without
-    the pause, collections triggered by those allocations take about a third of the
-    time.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return cast(F, wrapper)
 
 
 def _edge_now(now: TimeArg) -> datetime:
@@ -168,7 +143,7 @@ class Memory:
             lock.acquire(timeout=lock_timeout)
         try:
             journal = Journal(layout.journal, fsync=policy, writable=not read_only)
-            indexes, how, caught_up = cls._load_indexes(layout, journal, salience)
+            indexes, how, caught_up = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes)
             scan = notes.scan()
             report = OpenReport(
@@ -184,80 +159,6 @@ class Memory:
                 lock.release()
             raise
         return mem
-
-    @staticmethod
-    def _load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int]:
-        cached, info = Indexes.load(layout.index, salience)
-        if cached is not None and isinstance(info, dict):
-            fresh = True
-            if cached.ids:
-                try:
-                    last = journal.read_at(cached.position(len(cached.ids) - 1))
-                    fresh = record_sha(last) == info["journal"]["last_record_sha256"]
-                except CuememError:
-                    fresh = False
-            if fresh and cached.head <= journal.head():
-                caught_up = Memory._apply(cached, journal, cached.head)
-                return cached, "loaded" if not caught_up else "loaded and caught up", caught_up
-            why = "the journal does not extend the cached index"
-        else:
-            why = str(info)
-        fresh_indexes = Indexes(salience)
-        Memory._apply(fresh_indexes, journal, None)
-        return fresh_indexes, f"rebuilt ({why})", 0
-
-    @staticmethod
-    def _row(record: dict[str, Any], indexes: Indexes, pending: set[str]) -> IndexRow:
-        """The index row of a journal record, read directly; a record a person broke
-        is validated in full so that the error names the field.
-
-        Raises:
-            SchemaError: the stored episode breaks the schema.
-        """
-        try:
-            row = IndexRow.of_json(record["episode"])
-            if not all(0.0 <= x <= 1.0 for x in (*row.axes, row.confidence)):
-                raise ValueError("needs full validation")
-        except (KeyError, TypeError, ValueError, AttributeError):
-            stored = record.get("episode")
-            if not isinstance(stored, Mapping):
-                raise SchemaError("a remember record holds no episode", "episode") from None
-            row = IndexRow.of(Episode.from_json(stored))  # raises SchemaError naming the field
-        if row.id in indexes.row_of or row.id in pending:
-            raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
-        pending.add(row.id)
-        return row
-
-    @staticmethod
-    @_gc_paused
-    def _apply(indexes: Indexes, journal: Journal, start: Position | None) -> int:
-        """Applies journal records from ``start`` to the indexes; returns how many episodes."""
-        batch: list[tuple[IndexRow, Position]] = []
-        pending: set[str] = set()
-        count = 0
-        head = start
-        for entry in journal.read(start):
-            head = entry.end
-            op = entry.record.get("op")
-            if op == "remember":
-                try:
-                    row = Memory._row(entry.record, indexes, pending)
-                except SchemaError as exc:
-                    indexes.skipped.append((entry.position, str(exc)))
-                    continue
-                batch.append((row, entry.position))
-                if len(batch) >= IMPORT_BATCH:
-                    indexes.add(batch)
-                    count += len(batch)
-                    batch = []
-                    pending.clear()
-            elif op == "note":
-                indexes.notes[entry.record["id"]] = (int(entry.record["version"]), str(entry.record["sha256"]))
-        indexes.add(batch)
-        count += len(batch)
-        if head is not None:
-            indexes.head = head
-        return count
 
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent."""
@@ -412,7 +313,7 @@ class Memory:
         self._writable()
         return self._import(list(enumerate(records, start=1)), [], skip_bad=skip_bad, now=now, progress=progress, source="records")
 
-    @_gc_paused
+    @gc_paused
     def _import(
         self,
         items: list[tuple[int, Any]],
@@ -532,7 +433,7 @@ class Memory:
 
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
-        return self._apply(self._indexes, self._journal, self._indexes.head)
+        return apply_journal(self._indexes, self._journal, self._indexes.head)
 
     # -- notes ----------------------------------------------------------------------
 
@@ -629,7 +530,7 @@ class Memory:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
         self._writable()
         fresh = Indexes(SalienceTable(self._indexes.salience.weights, self._indexes.salience.half_lives_days))
-        count = self._apply(fresh, self._journal, None)
+        count = apply_journal(fresh, self._journal, None)
         self._indexes = fresh
         self.save_index()
         return count
