@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,14 +27,14 @@ from .errors import (
     UnknownDimensionError,
 )
 from .home.cues import DIMENSIONS, normalize
-from .home.indexes import IndexRow, Indexes, record_sha
+from .home.indexes import Batch, IndexRow, Indexes, record_sha
 from .home.layout import Layout
 from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
 from .salience import SalienceTable
 from .schema import Episode, Kind, Note
 from .store.fsync import FsyncPolicy
-from .store.journal import Journal
+from .store.journal import Journal, Position
 from .store.lock import WriterLock
 from .store.notes import NoteStore
 
@@ -42,8 +42,8 @@ __all__ = ["Memory"]
 
 TimeArg = datetime | date | None
 
-#: Records per grouped commit when importing.
-IMPORT_BATCH = 10_000
+#: Items between two progress reports of an import.
+_PROGRESS_EVERY = 5_000
 
 #: The keys an imported record may carry.
 _REMEMBER_KEYS = frozenset(
@@ -266,37 +266,46 @@ class Memory:
     ) -> ImportReport:
         """Imports one JSON object per line (``remember``'s keywords plus ``narrative``).
 
-        All lines are validated before anything is written: with a bad line the import
-        raises and the home is unchanged, unless ``skip_bad_lines`` (then bad lines are
-        reported and the rest imported). Writes go in grouped commits of
-        :data:`IMPORT_BATCH` records (one fsync each).
+        All or nothing: every line is validated and staged beside the journal, and the
+        batch joins the journal in one atomic step (one fsync, one rename) only if no
+        line was bad — otherwise the import raises and the home is unchanged, unless
+        ``skip_bad_lines`` (then bad lines are reported and the rest imported). The
+        file is streamed, never held in memory whole.
 
         Args:
             path: The JSONL file.
             skip_bad_lines: Import the good lines and report the bad ones.
             now: The recording time for every imported episode.
-            progress: Called as ``progress(done, total)`` while writing.
+            progress: Called now and then as ``progress(bytes_read, file_size)``.
 
         Raises:
             ImportFileError: bad lines (with their line numbers), nothing written.
-            StorageError: the file cannot be read.
+            StorageError: the file cannot be read, or the journal cannot be written.
         """
         self._writable()
         try:
-            with open(path, "rb") as handle:
-                lines = handle.read().split(b"\n")
+            handle = open(path, "rb")
+            size = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
-        items: list[tuple[int, Any]] = []
-        errors: list[tuple[int, str]] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                items.append((number, orjson.loads(line)))
-            except orjson.JSONDecodeError as exc:
-                errors.append((number, f"not JSON (or not UTF-8): {exc}"))
-        return self._import(items, errors, skip_bad=skip_bad_lines, now=now, progress=progress, source=str(path))
+
+        def items() -> Iterator[tuple[int, Any, str | None]]:
+            done = 0
+            with handle:
+                for number, line in enumerate(handle, start=1):
+                    done += len(line)
+                    if progress is not None and number % _PROGRESS_EVERY == 0:
+                        progress(done, size)
+                    if not line.strip():
+                        continue
+                    try:
+                        yield number, orjson.loads(line), None
+                    except orjson.JSONDecodeError as exc:
+                        yield number, None, f"not JSON (or not UTF-8): {exc}"
+            if progress is not None:
+                progress(size, size)
+
+        return self._import(items(), skip_bad=skip_bad_lines, now=now, source=str(path))
 
     def import_records(
         self,
@@ -308,53 +317,58 @@ class Memory:
     ) -> ImportReport:
         """Imports mappings of ``remember``'s keywords plus ``narrative``, all or nothing.
 
-        Same rules as :meth:`import_jsonl`; item numbers in errors count from 1.
+        Same rules as :meth:`import_jsonl`; item numbers in errors count from 1, and
+        ``progress(done, total)`` counts items (``total`` is 0 when ``records`` has no
+        length).
         """
         self._writable()
-        return self._import(list(enumerate(records, start=1)), [], skip_bad=skip_bad, now=now, progress=progress, source="records")
+        total = len(records) if isinstance(records, Sized) else 0
+
+        def items() -> Iterator[tuple[int, Any, str | None]]:
+            for number, obj in enumerate(records, start=1):
+                if progress is not None and number % _PROGRESS_EVERY == 0:
+                    progress(number, total)
+                yield number, obj, None
+
+        return self._import(items(), skip_bad=skip_bad, now=now, source="records")
 
     @gc_paused
-    def _import(
-        self,
-        items: list[tuple[int, Any]],
-        errors: list[tuple[int, str]],
-        *,
-        skip_bad: bool,
-        now: TimeArg,
-        progress: Callable[[int, int], None] | None,
-        source: str,
-    ) -> ImportReport:
+    def _import(self, items: Iterable[tuple[int, Any, str | None]], *, skip_bad: bool, now: TimeArg, source: str) -> ImportReport:
         recorded = _edge_now(now)
-        episodes: list[Episode] = []
+        errors: list[tuple[int, str]] = []
         taken: set[str] = set()
-        for number, obj in items:
-            try:
-                if not isinstance(obj, Mapping):
-                    raise SchemaError("each item must be a JSON object", None)
-                unknown = set(obj) - _REMEMBER_KEYS
-                if unknown:
-                    raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
-                if "narrative" not in obj:
-                    raise SchemaError("narrative is required", "narrative")
-                fields = {k: v for k, v in obj.items() if k != "narrative"}
-                episode = self._episode(obj["narrative"], fields, recorded, taken)
-            except (ValueError, TypeError) as exc:
-                errors.append((number, str(exc)))
-                continue
-            taken.add(episode.id)
-            episodes.append(episode)
-        errors.sort()
-        if errors and not skip_bad:
-            shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
-            raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
-        for start in range(0, len(episodes), IMPORT_BATCH):
-            stored = [e.to_json() for e in episodes[start : start + IMPORT_BATCH]]
-            positions = self._journal.append([{"op": "remember", "episode": r} for r in stored], trusted=True)
-            self._indexes.add([(IndexRow.of_json(r), p) for r, p in zip(stored, positions)])
-            if progress is not None:
-                progress(start + len(stored), len(episodes))
+        batch = Batch(len(self._indexes))
+        ids = batch.ids
+        with self._journal.stage() as stage:
+            for number, obj, unreadable in items:
+                if unreadable is not None:
+                    errors.append((number, unreadable))
+                    continue
+                try:
+                    if not isinstance(obj, Mapping):
+                        raise SchemaError("each item must be a JSON object", None)
+                    unknown = set(obj) - _REMEMBER_KEYS
+                    if unknown:
+                        raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
+                    if "narrative" not in obj:
+                        raise SchemaError("narrative is required", "narrative")
+                    fields = {k: v for k, v in obj.items() if k != "narrative"}
+                    episode = self._episode(obj["narrative"], fields, recorded, taken)
+                except (ValueError, TypeError) as exc:
+                    errors.append((number, str(exc)))
+                    continue
+                taken.add(episode.id)
+                stored = episode.to_json()
+                offset = stage.add({"op": "remember", "episode": stored})
+                batch.add(IndexRow.of_json(stored), 0, offset)
+            if errors and not skip_bad:
+                shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
+                raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
+            if ids:
+                batch.place(stage.commit())
+        self._indexes.extend(batch)
         self._indexes.head = self._journal.head()
-        return ImportReport(count=len(episodes), skipped=errors, ids=[e.id for e in episodes])
+        return ImportReport(count=len(ids), skipped=errors, ids=list(ids))
 
     # -- read -----------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ from cuemem.bench.queries import K, NOW, Query
 from cuemem.bench.timing import Latency, time_calls
 from cuemem.errors import CuememError, InvalidArgumentError
 from cuemem.home.cues import DIMENSIONS as HOME_DIMENSIONS
-from cuemem.memory import IMPORT_BATCH, Memory
+from cuemem.memory import Memory
 
 __all__ = [
     "CacheNotLoadedError",
@@ -294,7 +294,8 @@ def _timed_import(
     home: Path, source: Path, first: Query, now: datetime, bars: Bars, n: int
 ) -> tuple[Memory, float, dict[str, float]]:
     """Open an empty home, import ``source`` and recall once; return the handle and the times."""
-    step = bars.add("import JSONL", -(-n // IMPORT_BATCH))
+    # import_jsonl reports every 5,000 lines and once at the end
+    step = bars.add("import JSONL", n // 5_000 + 1)
     clock = time.perf_counter
     t0 = clock()
     mem = Memory.open(home)

@@ -46,7 +46,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
                 mem.import_records(
                     generate_year(episodes=episodes),
                     now=DEMO_NOW,
-                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                    progress=lambda done, _total: bar.update(task, completed=done),
                 )
             out.print(f"[bold]{len(mem):,}[/] episodes written to {mem.path}")
         else:

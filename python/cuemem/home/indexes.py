@@ -101,6 +101,43 @@ class CacheState:
     caught_up: int = 0
 
 
+class Batch:
+    """New rows gathered column by column, compactly, before they join the indexes.
+
+    An import gathers its rows here while it stages the journal records, so that
+    nothing reaches the indexes before the journal commits, and no per-episode
+    object is kept meanwhile.
+    """
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.columns: dict[str, tuple[list[str], array[int]]] = {d: ([], array("I")) for d in DIMENSIONS}
+        self.axes = array("f")
+        self.confidence = array("f")
+        self.times = array("d")
+        self.ids: list[str] = []
+        self.segments = array("Q")
+        self.offsets = array("Q")
+
+    def add(self, row: IndexRow, segment: int, offset: int) -> None:
+        """Gathers one row, whose record starts at ``(segment, offset)`` in the journal."""
+        r = self.start + len(self.ids)
+        for dimension, values in row.cues.items():
+            names, rows = self.columns[dimension]
+            names.extend(values)
+            rows.extend([r] * len(values))
+        self.axes.extend(row.axes)
+        self.confidence.append(row.confidence)
+        self.times.append(row.t)
+        self.ids.append(row.id)
+        self.segments.append(segment)
+        self.offsets.append(offset)
+
+    def place(self, segment: int) -> None:
+        """Sets the segment of every row (staged rows learn theirs at commit)."""
+        self.segments = array("Q", [segment]) * len(self.ids)
+
+
 class Indexes:
     """Cue postings, salience and the row map of one home, kept in memory."""
 
@@ -134,36 +171,39 @@ class Indexes:
         return Position(int(self.segments[row]), int(self.offsets[row]))
 
     def add(self, episodes: Sequence[tuple[IndexRow, Position]]) -> None:
-        """Appends a batch of episodes (in journal order) as new rows.
+        """Appends a batch of episodes (in journal order) as new rows."""
+        batch = Batch(len(self.ids))
+        for episode, position in episodes:
+            batch.add(episode, position.segment, position.offset)
+        self.extend(batch)
+
+    def extend(self, batch: Batch) -> None:
+        """Appends the rows of ``batch`` (which must start at ``len(self)``).
 
         Hands the core one ``insert_values`` per dimension and one ``put`` for the
         salience: no per-row call crosses into the core.
         """
-        if not episodes:
+        if not batch.ids:
             return
         start = len(self.ids)
-        columns: dict[str, tuple[list[str], array[int]]] = {d: ([], array("I")) for d in DIMENSIONS}
-        axes = np.empty((len(episodes), len(AXES)), dtype=np.float32)
-        confidence = np.empty(len(episodes), dtype=np.float32)
-        times = np.empty(len(episodes), dtype=np.float64)
-        for i, (episode, position) in enumerate(episodes):
-            row = start + i
-            for dimension, values in episode.cues.items():
-                names, rows = columns[dimension]
-                names.extend(values)
-                rows.extend([row] * len(values))
-            axes[i] = episode.axes
-            confidence[i] = episode.confidence
-            times[i] = episode.t
-            if self._row_of is not None:
-                self._row_of[episode.id] = row
-            self.ids.append(episode.id)
-            self.segments.append(position.segment)
-            self.offsets.append(position.offset)
-        for dimension, (names, rows) in columns.items():
+        if batch.start != start:
+            raise ValueError(f"a batch starting at row {batch.start} cannot follow {start} rows")
+        for dimension, (names, rows) in batch.columns.items():
             if names:
                 self.cues.insert_values(dimension, names, np.frombuffer(rows, dtype=np.uint32))
-        self.salience.put(np.arange(start, start + len(episodes), dtype=np.uint32), axes, confidence, times)
+        n = len(batch.ids)
+        axes = np.frombuffer(batch.axes, dtype=np.float32).reshape(n, len(AXES))
+        self.salience.put(
+            np.arange(start, start + n, dtype=np.uint32),
+            axes,
+            np.frombuffer(batch.confidence, dtype=np.float32),
+            np.frombuffer(batch.times, dtype=np.float64),
+        )
+        if self._row_of is not None:
+            self._row_of.update(zip(batch.ids, range(start, start + n)))
+        self.ids.extend(batch.ids)
+        self.segments.extend(batch.segments)
+        self.offsets.extend(batch.offsets)
 
     # -- the disk cache -------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -221,9 +222,9 @@ class Episode:
             "confidence": self.confidence,
             "subject": self.subject,
             "tags": list(self.tags),
-            "recorded_at": self.recorded_at.isoformat(),
-            "valid_from": self.valid_from.isoformat(),
-            "valid_to": None if self.valid_to is None else self.valid_to.isoformat(),
+            "recorded_at": _iso(self.recorded_at),
+            "valid_from": _iso(self.valid_from),
+            "valid_to": None if self.valid_to is None else _iso(self.valid_to),
             "origin": self.origin.value,
             "tier": self.tier.value,
             "kind": self.kind.value,
@@ -261,6 +262,13 @@ class Episode:
                 f"importance_band {record['importance_band']!r} disagrees with importance {episode.importance}", "importance_band"
             )
         return episode
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso(moment: datetime) -> str:
+    """``moment.isoformat()``, remembered: imports repeat the same instants (the
+    recording time, midnights of valid-from) across many episodes."""
+    return moment.isoformat()
 
 
 def _type(value: object) -> str:

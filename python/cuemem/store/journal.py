@@ -63,7 +63,7 @@ from ..errors import (
 )
 from .fsync import FsyncPolicy, sync, sync_directory
 
-__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "segment_name"]
+__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Stage", "segment_name"]
 
 _SEGMENT_RE = re.compile(r"^([0-9]{6,})\.jsonl$")
 _NEWLINE = b"\n"
@@ -274,6 +274,39 @@ class Journal:
         self._head = Position(self._segment, self._size)
         return positions
 
+    def stage(self) -> Stage:
+        """Starts writing records aside, to join the journal all at once or not at all.
+
+        See :class:`Stage`. Only one writer exists (the caller holds the home's lock).
+
+        Raises:
+            ReadOnlyError: the journal was opened read-only or has been closed.
+            StorageError: the staging file cannot be created.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        return Stage(self)
+
+    def _adopt(self, path: Path, size: int) -> int:
+        """Renames a staged file into the journal as its next segment; returns its number."""
+        if self._needs_seal:
+            self._seal()
+        present = self.segments()
+        segment = (present[-1] if present else 0) + 1
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        try:
+            os.rename(path, self._path(segment))
+        except OSError as exc:
+            raise StorageError(f"cannot add {path} to the journal: {exc}") from exc
+        sync_directory(self._directory, self._fsync)
+        self._segment = segment
+        self._size = size
+        self._fd = self._open_segment(segment, create=False)
+        self._head = Position(segment, size)
+        return segment
+
     def close(self) -> None:
         """Closes the writing handle; reads keep working, appends raise ``ReadOnlyError``."""
         fd, self._fd = self._fd, None
@@ -416,7 +449,12 @@ class Journal:
             sync_directory(self._directory.parent, self._fsync)
 
     def _open_tail(self) -> None:
-        """Opens the last segment for appending and seals a torn tail."""
+        """Opens the last segment for appending and seals a torn tail.
+
+        Staging files left by a crash were never committed: they are removed.
+        """
+        for leftover in self._directory.glob(".stage-*.tmp"):
+            leftover.unlink(missing_ok=True)
         present = self.segments()
         self._segment = present[-1] if present else 1
         self._size = 0
@@ -564,6 +602,92 @@ class Journal:
             except OSError as exc:
                 raise StorageError(f"cannot read {path}: {exc}") from exc
         return Position.start(), b""
+
+
+class Stage:
+    """Records written aside that join the journal all at once, or not at all.
+
+    A bulk write (an import) streams its records into a hidden file in the journal
+    directory. :meth:`commit` syncs it and renames it into place as the journal's next
+    segment: one atomic step, so after a crash the journal holds all of the batch or
+    none of it. :meth:`abort` (or an exception inside ``with``) removes the file. Only
+    cuemem's own records are staged (string keys and finite numbers by construction).
+
+    Example:
+        >>> import tempfile
+        >>> j = Journal(Path(tempfile.mkdtemp()), writable=True)
+        >>> with j.stage() as stage:
+        ...     offsets = [stage.add({"n": i}) for i in range(3)]
+        ...     segment = stage.commit()
+        >>> [e.record["n"] for e in j.read()], segment
+        ([0, 1, 2], 1)
+    """
+
+    __slots__ = ("_journal", "_path", "_fd", "_buffer", "_size", "_done")
+
+    _FLUSH = 1 << 20
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+        self._path = journal.directory / f".stage-{os.getpid()}-{id(self):x}.tmp"
+        try:
+            self._fd: int | None = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except OSError as exc:
+            raise StorageError(f"cannot create {self._path}: {exc}") from exc
+        self._buffer = bytearray()
+        self._size = 0
+        self._done = False
+
+    def add(self, record: Mapping[str, Any]) -> int:
+        """Stages one record; returns its offset in the segment it will become."""
+        line = _encode(record, 0, trusted=True)
+        offset = self._size
+        self._buffer += line
+        self._size += len(line)
+        if len(self._buffer) >= self._FLUSH:
+            self._flush()
+        return offset
+
+    def _flush(self) -> None:
+        if self._fd is None:
+            raise ReadOnlyError("this stage is already committed or aborted")
+        try:
+            _write_all(self._fd, self._buffer)
+        except OSError as exc:
+            raise StorageError(f"cannot write {self._path}: {exc}") from exc
+        self._buffer.clear()
+
+    def commit(self) -> int:
+        """Syncs the staged records and adds them to the journal; returns the segment.
+
+        Raises:
+            StorageError: the file system refused; the journal is unchanged.
+        """
+        self._flush()
+        assert self._fd is not None
+        try:
+            sync(self._fd, self._journal.fsync)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+        segment = self._journal._adopt(self._path, self._size)
+        self._done = True
+        return segment
+
+    def abort(self) -> None:
+        """Drops the staged records. Idempotent; nothing after a commit."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if not self._done:
+            self._path.unlink(missing_ok=True)
+            self._done = True
+
+    def __enter__(self) -> Stage:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abort()
 
 
 def _encode(record: object, index: int, trusted: bool = False) -> bytes:
