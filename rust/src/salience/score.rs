@@ -47,17 +47,23 @@ impl Clock {
         };
         let (lo, hi) = (table.epoch_lo, table.epoch_hi);
         if hi >= lo && hi - lo < MAX_TABLE_EPOCHS {
-            // One exp2 per axis for the first epoch and one for the step between
-            // epochs; the rest of the table is products (f64, so the chain is exact
-            // to well below f32 precision).
-            let mut exact = clock.params.factors(now - clock.epochs.end(lo));
-            let step = clock.params.factors(-clock.epochs.len);
-            let mut rows = Vec::with_capacity((hi - lo + 1) as usize);
-            for _ in lo..=hi {
-                rows.push(clock.lanes(&exact));
+            // Walking back from the epoch holding `now`, each epoch's coefficients are
+            // the next one's times 2^(-L/h): one exp2 per axis for the start and one for
+            // the step, the rest products (f64; shrinking, so underflow means "decayed
+            // to nothing", which is right). Epochs after `now` hold only rows written
+            // after it, which never use these coefficients; they are computed directly.
+            let top = hi.min(clock.epochs.of(now)).max(lo);
+            let mut rows = vec![([0f32; 8], [0f32; 8]); (hi - lo + 1) as usize];
+            let mut exact = clock.params.factors(now - clock.epochs.end(top));
+            let step = clock.params.factors(clock.epochs.len);
+            for e in (lo..=top).rev() {
+                rows[(e - lo) as usize] = clock.lanes(&exact);
                 for a in 0..N_AXES {
                     exact[a] *= step[a];
                 }
+            }
+            for e in top + 1..=hi {
+                rows[(e - lo) as usize] = clock.compute(e);
             }
             clock.table = Some(rows);
         }
@@ -477,6 +483,18 @@ mod tests {
             let sum: f32 = top.breakdown[i * 7..i * 7 + 7].iter().sum();
             assert!((sum - s).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn coefficients_hold_across_a_thousand_days_of_short_half_lives() {
+        let mut p = Params::default();
+        p.half_lives_days[URGENCY] = 0.125;
+        let mut tab = SalienceTable::new(p);
+        tab.put(&[0, 1], &[[0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 7]].concat(), &[1.0, 1.0], &[1.7e9 - 1000.0 * DAY, 1.7e9]).unwrap();
+        let d = tab.decayed(0, 1.7e9 - 1000.0 * DAY).unwrap().unwrap();
+        assert!((d[URGENCY] - 0.5).abs() < 1e-6, "{d:?}");
+        let (out, _) = tab.decay_pass(1.7e9 - 1000.0 * DAY + 3.0 * 3600.0, 0.0).unwrap();
+        assert!((out[URGENCY] - 0.25).abs() < 1e-6, "{out:?}");
     }
 
     #[test]
