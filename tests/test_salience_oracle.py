@@ -319,7 +319,7 @@ def test_top_k_over_large_bitmaps_matches_scoring_every_candidate(
         table.put(rows, axes, confidence, times)
         written.put(rows.tolist(), axes, confidence, times)
 
-    # Rows in time order, as a journal writes them, in a few batches (each may rebase).
+    # Rows in time order, as a journal writes them, in a few batches spanning several epochs.
     times = T0 + np.sort(rng.integers(0, distinct_times, size=n) * (400.0 / distinct_times)) * DAY
     for chunk in np.array_split(np.arange(n, dtype=np.uint32), 4):
         put(chunk, times[chunk])

@@ -11,7 +11,7 @@ fn rows() -> impl Strategy<Value = Vec<([u8; 7], u8, u16)>> {
 
 fn table(rows: &[([u8; 7], u8, u16)]) -> SalienceTable {
     let mut tab = SalienceTable::new(Params::default());
-    // written in two batches far apart in time, so the table rebases in between
+    // written in two batches far apart in time, so rows fall in different epochs
     for (half, chunk) in rows.chunks(rows.len().div_ceil(2)).enumerate() {
         let start = if half == 0 { 0 } else { rows.len().div_ceil(2) } as u32;
         let ids: Vec<u32> = (start..start + chunk.len() as u32).collect();
