@@ -385,3 +385,18 @@ def test_junk_cues_never_crash(cues: Any, exclude: Any) -> None:
         except (CuememError, TypeError):
             pass
     assert JUNK_INDEX.to_bytes() == before
+
+
+@pytest.mark.parametrize("bad", [3, None, b"bytes/path"])
+def test_paths_must_be_paths_not_descriptors(tmp_path: Path, bad: object) -> None:
+    """An int (a descriptor to ``open``), None or bytes where a path goes is a CueTypeError, and nothing is read or made."""
+    from cuemem import Memory
+
+    with pytest.raises(CueTypeError):
+        CueIndex.load(bad)  # type: ignore[arg-type]
+    with pytest.raises(CueTypeError):
+        SalienceTable.load(bad)  # type: ignore[arg-type]
+    with pytest.raises(CueTypeError):
+        Memory.open(bad)  # type: ignore[arg-type]
+    with Memory.open(tmp_path / "home") as mem, pytest.raises(CueTypeError):
+        mem.import_jsonl(bad)  # type: ignore[arg-type]

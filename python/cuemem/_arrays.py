@@ -8,6 +8,7 @@ wrap-around.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -98,3 +99,16 @@ def data(value: Any, name: str) -> bytes:
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise CueTypeError(f"{name} must be bytes, got {type(value).__name__}")
     return bytes(value)
+
+
+def path(value: Any, name: str = "path") -> str:
+    """A file system path from a ``str`` or an ``os.PathLike`` (not a file descriptor).
+
+    Raises:
+        CueTypeError: anything else, including ints (``open`` would take them as descriptors).
+    """
+    if isinstance(value, (str, os.PathLike)):
+        fspath = os.fspath(value)
+        if isinstance(fspath, str):
+            return fspath
+    raise CueTypeError(f"{name} must be a str or os.PathLike path, got {type(value).__name__}")

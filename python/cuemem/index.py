@@ -151,7 +151,7 @@ class CueIndex:
         Raises:
             StorageError: the file could not be written.
         """
-        self._inner.save(os.fspath(path))
+        self._inner.save(_arrays.path(path))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> CueIndex:
@@ -161,7 +161,7 @@ class CueIndex:
             StorageError: the file could not be read.
             CorruptIndexError: the file is damaged.
         """
-        return cls._wrap(_CueIndex.load(os.fspath(path)))
+        return cls._wrap(_CueIndex.load(_arrays.path(path)))
 
     def __len__(self) -> int:
         return len(self._inner)

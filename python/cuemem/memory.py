@@ -120,7 +120,7 @@ class Memory:
             HomeLockedError: another process writes this home.
             StorageError: the directory cannot be created or read.
         """
-        layout = Layout(Path(path))
+        layout = Layout(Path(_arrays.path(path)))
         # Every option is checked before anything is created on disk.
         try:
             policy = FsyncPolicy(fsync)
@@ -284,7 +284,7 @@ class Memory:
         """
         self._writable()
         try:
-            handle = open(path, "rb")
+            handle = open(_arrays.path(path), "rb")
             size = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None

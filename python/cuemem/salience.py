@@ -184,12 +184,12 @@ class SalienceTable:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the table to ``path`` atomically."""
-        self._inner.save(os.fspath(path))
+        self._inner.save(_arrays.path(path))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SalienceTable:
         """Reads a table saved by :meth:`save`."""
-        return cls._wrap(_SalienceTable.load(os.fspath(path)))
+        return cls._wrap(_SalienceTable.load(_arrays.path(path)))
 
     def __len__(self) -> int:
         return len(self._inner)

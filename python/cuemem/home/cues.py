@@ -7,16 +7,10 @@ from datetime import date, datetime
 from typing import Any
 
 from ..errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
-from ..schema import Episode
 from ..timecues import is_bucket, resolve_time_cue
 
 #: Every cue dimension of a home, in index order.
 DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band")
-
-
-def cue_values(episode: Episode) -> dict[str, list[str]]:
-    """The values an episode carries in each dimension (empty lists are skipped)."""
-    return cue_values_json(episode.to_json())
 
 
 def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -40,11 +40,6 @@ _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json")
 
 
-def reference_time(episode: Episode) -> float:
-    """The instant an episode's salience decays from: its ``occurred_at``, 00:00 UTC."""
-    return (episode.occurred_at.toordinal() - _EPOCH_ORDINAL) * _DAY
-
-
 @dataclass(frozen=True)
 class IndexRow:
     """What the indexes need of one episode."""
@@ -90,15 +85,6 @@ def recipe(salience: SalienceTable) -> dict[str, Any]:
             "reference_time": "occurred_at",
         },
     }
-
-
-@dataclass(frozen=True)
-class CacheState:
-    """Why the cache was or was not used on open."""
-
-    loaded: bool
-    reason: str
-    caught_up: int = 0
 
 
 class Batch:

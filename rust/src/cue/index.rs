@@ -36,9 +36,7 @@ pub struct IndexStats {
 }
 
 /// A resolved clause: the rows carrying any of its values.
-struct List<'a> {
-    rows: Cow<'a, RoaringBitmap>,
-}
+type List<'a> = Cow<'a, RoaringBitmap>;
 
 impl CueIndex {
     /// An empty index over `dimensions` (non-empty, distinct names).
@@ -166,8 +164,8 @@ impl CueIndex {
             });
         }
         // A value named twice in one clause is one list, merged and counted once.
-        let mut seen = std::collections::HashSet::with_capacity(clause.values.len());
-        let mut found = clause.values.iter().filter(|v| seen.insert(v.as_str())).filter_map(|v| dim.posting(v));
+        let values = &clause.values;
+        let mut found = values.iter().enumerate().filter(|(i, v)| !values[..*i].contains(v)).filter_map(|(_, v)| dim.posting(v));
         let rows = match (found.next(), found.next()) {
             (None, _) => Cow::Owned(RoaringBitmap::new()),
             (Some(one), None) => Cow::Borrowed(one),
@@ -181,14 +179,14 @@ impl CueIndex {
                 Cow::Owned(union)
             }
         };
-        Ok(List { rows })
+        Ok(rows)
     }
 
     /// Validates `query` and resolves it to include lists (ascending size) and exclude lists.
     fn plan<'a>(&'a self, query: &Query, examined: &mut u64) -> Result<(Vec<List<'a>>, Vec<List<'a>>)> {
         let mut include = query.include.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
         let exclude = query.exclude.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
-        include.sort_by_key(|l| l.rows.len());
+        include.sort_by_key(|l| l.len());
         Ok((include, exclude))
     }
 
@@ -203,14 +201,14 @@ impl CueIndex {
         let mut include = include.into_iter();
         let first = include.next();
         // The first list is streamed once; every later probe carries the survivors.
-        examined += first.as_ref().map_or(full_scan, |l| l.rows.len());
-        let mut steps = include.map(|l| (l.rows, true)).chain(exclude.into_iter().map(|l| (l.rows, false)));
+        examined += first.as_ref().map_or(full_scan, |l| l.len());
+        let mut steps = include.map(|l| (l, true)).chain(exclude.into_iter().map(|l| (l, false)));
         let mut rows = match (first, steps.next()) {
             (None, None) => self.live.clone(),
-            (Some(only), None) => only.rows.into_owned(),
+            (Some(only), None) => only.into_owned(),
             // Intersect the two smallest lists straight into a new bitmap: no clone.
-            (Some(a), Some((b, true))) => &*a.rows & &*b,
-            (Some(a), Some((b, false))) => &*a.rows - &*b,
+            (Some(a), Some((b, true))) => &*a & &*b,
+            (Some(a), Some((b, false))) => &*a - &*b,
             (None, Some((b, _))) => &self.live - &*b,
         };
         for (list, keep) in steps {
@@ -238,18 +236,18 @@ impl CueIndex {
             return Ok(self.prune(query)?.rows.len());
         }
         let (last, init) = include.split_last().expect("non-empty");
-        let Some((first, middle)) = init.split_first() else { return Ok(last.rows.len()) };
+        let Some((first, middle)) = init.split_first() else { return Ok(last.len()) };
         if middle.is_empty() {
-            return Ok(first.rows.intersection_len(&last.rows));
+            return Ok(first.intersection_len(last));
         }
-        let mut acc = first.rows.clone().into_owned();
+        let mut acc = first.clone().into_owned();
         for list in middle {
-            acc &= &*list.rows;
+            acc &= &**list;
             if acc.is_empty() {
                 return Ok(0);
             }
         }
-        Ok(acc.intersection_len(&last.rows))
+        Ok(acc.intersection_len(last))
     }
 
     /// Size figures; `bytes` is an estimate of resident memory.

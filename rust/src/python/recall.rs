@@ -6,8 +6,7 @@ use pyo3::prelude::*;
 use super::cue::PyCueIndex;
 use super::errors::OrRaise;
 use super::query;
-use super::salience::{PySalienceTable, PyTopK};
-use crate::error::CoreError;
+use super::salience::{check_k, PySalienceTable, PyTopK};
 use crate::recall::recall as run;
 
 /// Cue pruning plus decayed-composite top k, with the work it took.
@@ -48,12 +47,10 @@ pub fn recall(
     k: i64,
     exclude: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyRecall> {
-    if k < 1 {
-        return Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "k", reason: format!("k must be at least 1, got {k}") }));
-    }
+    let k = check_k(py, k)?;
     let q = query::parse(py, cues, exclude)?;
     let (index, table) = (&index.inner, &table.inner);
-    let r = py.detach(|| run(index, table, &q, now, k as usize)).or_raise(py)?;
+    let r = py.detach(|| run(index, table, &q, now, k)).or_raise(py)?;
     let top = PyTopK::new(py, r.top);
     Ok(PyRecall { rows: top.rows, scores: top.scores, breakdown: top.breakdown, total: r.total, examined: r.examined, full_scan: r.full_scan })
 }

@@ -18,7 +18,8 @@ pub struct PySalienceTable {
     pub(super) inner: SalienceTable,
 }
 
-fn check_k(py: Python<'_>, k: i64) -> PyResult<usize> {
+/// `k` from Python as a count; below 1 is the core's `InvalidArgument`.
+pub(super) fn check_k(py: Python<'_>, k: i64) -> PyResult<usize> {
     if k < 1 {
         return Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "k", reason: format!("k must be at least 1, got {k}") }));
     }
