@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Union
 
 from .errors import CueTypeError, InvalidArgumentError
+from .schema.fields import to_datetime
 
 TimeLike = Union[datetime, date, float, int]
 
@@ -20,12 +21,8 @@ def to_seconds(value: TimeLike, name: str = "now") -> float:
         CueTypeError: ``value`` is not a time.
         InvalidArgumentError: ``value`` is a non-finite number.
     """
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.timestamp()
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
+    if isinstance(value, date):  # a datetime is a date too
+        return to_datetime(value, name).timestamp()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise CueTypeError(f"{name} must be a datetime, a date or seconds since the epoch, got {type(value).__name__}")
     seconds = float(value)

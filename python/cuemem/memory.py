@@ -33,6 +33,7 @@ from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
 from .salience import SalienceTable
 from .schema import Episode, Kind, Note
+from .schema.fields import to_datetime
 from .store.fsync import FsyncPolicy
 from .store.journal import Journal, Position
 from .store.lock import WriterLock
@@ -55,10 +56,10 @@ def _edge_now(now: TimeArg) -> datetime:
     """``now`` as an aware UTC datetime; the wall clock is read here, at the API edge, only."""
     if now is None:
         return datetime.now(timezone.utc)
-    if isinstance(now, datetime):
-        return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    if isinstance(now, datetime) and now.tzinfo is not None:
+        return now  # kept in its own zone: "yesterday" is that zone's yesterday
     if isinstance(now, date):
-        return datetime(now.year, now.month, now.day, tzinfo=timezone.utc)
+        return to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
     raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
