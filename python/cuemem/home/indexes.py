@@ -30,6 +30,7 @@ from ..index import CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
+from ..store.fsync import write_atomic
 from .cues import DIMENSIONS, cue_values_json
 
 #: Bumped whenever the cached files' meaning changes.
@@ -201,11 +202,11 @@ class Indexes:
             recipe_path.unlink()  # the files below are about to change
         self.cues.save(directory / "cue.idx")
         self.salience.save(directory / "salience.tbl")
-        _write_atomic(directory / "rows.ids", "".join(f"{i}\n" for i in self.ids).encode())
+        write_atomic(directory / "rows.ids", "".join(f"{i}\n" for i in self.ids).encode())
         positions = np.stack([np.frombuffer(self.segments, dtype=np.uint64), np.frombuffer(self.offsets, dtype=np.uint64)], axis=1) if self.ids else np.zeros((0, 2), np.uint64)
-        _write_atomic(directory / "rows.npy", _npy_bytes(positions))
+        write_atomic(directory / "rows.npy", _npy_bytes(positions))
         notes = {k: list(v) for k, v in sorted(self.notes.items())}
-        _write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
+        write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
         files = {name: _fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
@@ -213,7 +214,7 @@ class Indexes:
             "journal": {"head": [self.head.segment, self.head.offset], "last_record_sha256": last_record_sha},
             "files": files,
         }
-        _write_atomic(recipe_path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
+        write_atomic(recipe_path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
     @classmethod
     def load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
@@ -296,11 +297,4 @@ def _npy_bytes(a: np.ndarray[Any, Any]) -> bytes:
     return buf.getvalue()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 

@@ -75,3 +75,30 @@ def sync_directory(path: Path, policy: FsyncPolicy) -> None:
         sync(fd, policy)
     finally:
         os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
+    """Replaces ``path`` with ``data`` so that readers see the old file or the new one.
+
+    Writes a temporary file beside it, syncs it, renames it over ``path`` and syncs
+    the directory (each sync as ``policy`` says).
+
+    Raises:
+        StorageError: the file system refused; ``path`` is as it was and no temporary
+            file is left behind.
+    """
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            sync(fd, policy)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise StorageError(f"cannot write {path}: {exc}") from exc
+    sync_directory(path.parent, policy)

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
+from .fsync import FsyncPolicy, sync_directory
 
 __all__ = ["NoteScan", "NoteStore"]
 
@@ -124,7 +125,7 @@ class NoteStore:
         except BaseException:
             _remove_quietly(temp)
             raise
-        _fsync_directory(self._dir)
+        sync_directory(self._dir, FsyncPolicy.ALWAYS)
         return path
 
     def read(self, id: str) -> Note:
@@ -216,18 +217,3 @@ def _remove_quietly(path: str) -> None:
         pass
 
 
-def _fsync_directory(directory: Path) -> None:
-    """Makes a rename in ``directory`` durable; a no-op where directories cannot be opened."""
-    flags = getattr(os, "O_DIRECTORY", None)
-    if flags is None:
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY | flags)
-    except OSError as exc:
-        raise StorageError(f"cannot open {directory} to make the write durable: {exc}") from exc
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        raise StorageError(f"cannot fsync {directory}: {exc}") from exc
-    finally:
-        os.close(fd)
