@@ -75,7 +75,7 @@ def string(value: Any, name: str) -> str:
 
 
 def count(value: Any, name: str) -> int:
-    """A positive int (not a bool, not a float).
+    """A positive int (not a bool, not a float), capped at 2**32 - 1 (more than any home holds).
 
     Raises:
         CueTypeError: not an int.
