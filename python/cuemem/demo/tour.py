@@ -35,7 +35,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
         episodes: Episodes in the synthetic year.
         console: Where to print.
     """
-    from ..cli import _recall_table
+    from ..cli.render import recall_table
 
     out = console or Console()
     with Memory.open(directory) as mem:
@@ -54,7 +54,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
         out.print(f"recalling as of {DEMO_NOW.date().isoformat()}\n")
         for question, cues, exclude in _stops(mem):
             result = mem.recall(cues, k=5, now=DEMO_NOW, exclude=exclude)
-            out.print(_recall_table(result, question))
+            out.print(recall_table(result, question))
             out.print()
         stats = mem.stats()
     root = Path(directory)

@@ -1,0 +1,5 @@
+"""``python -m cuemem.cli``."""
+
+from . import main
+
+main()

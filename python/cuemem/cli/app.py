@@ -1,0 +1,66 @@
+"""The command group, its error handling and the options and helpers commands share."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .. import __version__
+from ..errors import CuememError
+
+home_option = click.option(
+    "--home",
+    "home",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="CUEMEM_HOME",
+    help="The home directory (or $CUEMEM_HOME).",
+)
+now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
+
+
+def parse_now(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO date or datetime", param_hint="--now") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+class _Group(click.Group):
+    """Turns every CuememError into a one-line message and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CuememError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cuemem")
+def main() -> None:
+    """cuemem: an embeddable memory engine for AI agents."""
+
+
+@contextmanager
+def progress(label: str) -> Iterator[Any]:
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update

@@ -1,0 +1,131 @@
+"""Commands on a home: init, remember, recall, import, rebuild, stats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .app import home_option, main, now_option, parse_now, progress
+from .render import recall_table, result_json
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def init(directory: Path) -> None:
+    """Create an empty home at DIRECTORY (or check an existing one)."""
+    from ..memory import Memory
+
+    with Memory.open(directory) as mem:
+        click.echo(f"home {mem.path} holds {len(mem)} episodes")
+
+
+@main.command()
+@home_option
+@click.argument("narrative")
+@click.option("--id", "id_", default=None, help="Id to use (default: assigned).")
+@click.option("--user", "user_id", default="default", show_default=True)
+@click.option("--type", "type_", default="note", show_default=True)
+@click.option("--outcome", type=click.Choice(["positive", "negative", "pending", "none"]), default=None)
+@click.option("--actor", "actors", multiple=True, help="Repeatable.")
+@click.option("--occurred-at", default=None, help="ISO date (default: the date of --now).")
+@click.option("--importance", type=float, default=0.0, show_default=True)
+@click.option("--risk", type=float, default=0.0, show_default=True)
+@click.option("--salience", "salience", multiple=True, help="axis=value, repeatable.")
+@click.option("--confidence", type=float, default=1.0, show_default=True)
+@click.option("--subject", default=None)
+@click.option("--tag", "tags", multiple=True, help="Repeatable.")
+@now_option
+def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: str, outcome: str | None, actors: tuple[str, ...],
+             occurred_at: str | None, importance: float, risk: float, salience: tuple[str, ...], confidence: float,
+             subject: str | None, tags: tuple[str, ...], now: str | None) -> None:
+    """Remember NARRATIVE durably; print its id."""
+    from ..home.cues import parse_cue_args
+    from ..memory import Memory
+
+    axes: dict[str, float] = {}
+    for name, values in parse_cue_args(salience).items():
+        try:
+            axes[name] = float(values[-1])
+        except ValueError:
+            raise click.BadParameter(f"{name}={values[-1]} is not a number", param_hint="--salience") from None
+    with Memory.open(home) as mem:
+        eid = mem.remember(
+            narrative, id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
+            now=parse_now(now),
+        )
+    click.echo(eid)
+
+
+@main.command()
+@home_option
+@click.option("--cue", "cues", multiple=True, help="dimension=value, repeatable (same dimension twice: a union).")
+@click.option("--exclude", "excludes", multiple=True, help="dimension=value to leave out, repeatable.")
+@click.option("--text", default=None, help="Full-text query.")
+@click.option("--k", "k", type=int, default=10, show_default=True)
+@now_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def recall(home: Path, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, k: int, now: str | None, as_json: bool) -> None:
+    """Recall memories matching the cues, ranked by decayed salience."""
+    from ..home.cues import parse_cue_args
+    from ..memory import Memory
+
+    with Memory.open(home, read_only=True) as mem:
+        result = mem.recall(parse_cue_args(cues), text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
+        if as_json:
+            click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+        else:
+            Console().print(recall_table(result, "recall " + " ".join(cues)))
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@home_option
+@click.option("--skip-bad-lines", is_flag=True, help="Import the good lines, report the bad ones.")
+@now_option
+def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None) -> None:
+    """Import FILE (one JSON object per line) into the home, all or nothing."""
+    from ..errors import ImportFileError
+    from ..memory import Memory
+
+    with Memory.open(home) as mem, progress("importing") as update:
+        try:
+            report = mem.import_jsonl(file, skip_bad_lines=skip_bad_lines, now=parse_now(now), progress=update)
+        except ImportFileError as exc:
+            for number, message in exc.errors[:20]:
+                click.echo(f"{file}:{number}: {message}", err=True)
+            raise
+    for number, message in report.skipped:
+        click.echo(f"skipped {file}:{number}: {message}", err=True)
+    click.echo(f"imported {report.count} episodes")
+
+
+@main.command()
+@home_option
+def rebuild(home: Path) -> None:
+    """Rebuild every index from the journal."""
+    from ..memory import Memory
+
+    with Memory.open(home) as mem:
+        count = mem.rebuild()
+    click.echo(f"rebuilt the indexes of {count} episodes")
+
+
+@main.command()
+@home_option
+@click.option("--json", "as_json", is_flag=True)
+def stats(home: Path, as_json: bool) -> None:
+    """Counts and sizes of the home."""
+    from ..memory import Memory
+
+    with Memory.open(home, read_only=True) as mem:
+        s = mem.stats().as_dict()
+    if as_json:
+        click.echo(json.dumps(s, indent=2))
+        return
+    table = Table(show_header=False)
+    for key, value in s.items():
+        table.add_row(key.replace("_", " "), f"{value:,}")
+    Console().print(table)

@@ -1,0 +1,39 @@
+"""Commands that run the product end to end: the demo and the benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from .app import main
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("-n", "--episodes", type=click.IntRange(min=100), default=100_000, show_default=True)
+def demo(directory: Path, episodes: int) -> None:
+    """Fill DIRECTORY with a synthetic year of work life and show some recalls."""
+    from ..demo.tour import run_tour
+
+    run_tour(directory, episodes=episodes, console=Console())
+
+
+@main.command()
+@click.option("-n", "--episodes", type=click.IntRange(min=1000), default=1_000_000, show_default=True, help="Synthetic episodes to load.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Also write the results as JSON here.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), help="Also measure 10k/100k/1M and plot p50/p99 against N (PNG).")
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    type=click.Choice(["cuemem", "pyroaring+numpy", "python-sets"]),
+    help="Systems to compare (repeatable; default all).",
+)
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the corpus and the query mix.")
+@click.option("--no-home", is_flag=True, help="Skip the home measurements (import, open, facade recall, durable remember).")
+def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool) -> None:
+    """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
+    from ..bench import run_bench
+
+    run_bench(episodes, json_path=json_path, plot_path=plot_path, systems=systems or None, seed=seed, home=not no_home)
