@@ -707,3 +707,21 @@ def test_episode_json_in_the_journal_round_trips(home: Path) -> None:
     assert [r["op"] for r in records] == ["remember"] * len(RECORDS)
     with Memory.open(home, read_only=True) as mem:
         assert [Episode.from_json(r["episode"]) for r in records] == [mem.get(r["id"]) for r in RECORDS]
+
+
+def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
+    """remember stores tier, kind, level, origin, sources and taint, and the tier and kind cues find it."""
+    with Memory.open(tmp_path / "h") as mem:
+        src = mem.remember("raw one", now=date(2026, 1, 1))
+        eid = mem.remember(
+            "a summary", tier="short", kind="semantic", level="summary", origin="job", sources=[src], taint=True,
+            now=date(2026, 1, 2),
+        )
+        e = mem.get(eid)
+        assert (e.tier.value, e.kind.value, e.level.value, e.origin.value, e.sources, e.taint) == (
+            "short", "semantic", "summary", "job", (src,), True,
+        )
+        assert [h.id for h in mem.recall({"tier": "short", "kind": "semantic"}, now=date(2026, 1, 3)).hits] == [eid]
+        with pytest.raises(SchemaError):
+            mem.remember("bad", tier="archive", now=date(2026, 1, 3))
+        assert len(mem) == 2

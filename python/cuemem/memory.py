@@ -32,7 +32,7 @@ from .home.layout import Layout
 from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
 from .salience import SalienceTable
-from .schema import Episode, Kind, Note
+from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import to_datetime
 from .store.fsync import FsyncPolicy
 from .store.journal import Journal, Position
@@ -232,12 +232,22 @@ class Memory:
         confidence: float = 1.0,
         subject: str | None = None,
         tags: Sequence[str] = (),
+        origin: Origin | str = Origin.USER,
+        tier: Tier | str = Tier.LONG,
+        kind: Kind | str = Kind.EPISODIC,
+        level: Level | str = Level.RAW,
+        sources: Sequence[str] = (),
+        taint: bool = False,
+        valid_from: datetime | date | str | None = None,
+        valid_to: datetime | date | str | None = None,
         now: TimeArg = None,
     ) -> str:
         """Validates an episode, appends it to the journal durably, indexes it, returns its id.
 
         ``occurred_at`` defaults to ``now``'s date; salience decays from it. An id is
-        assigned when none is given.
+        assigned when none is given. The life-cycle fields (``origin``, ``tier``,
+        ``kind``, ``level``, ``sources``, ``taint``, valid time) are those of
+        :meth:`Episode.create <cuemem.schema.Episode.create>`.
 
         Raises:
             SchemaError: a field breaks the schema (the error names it); nothing is written.
@@ -249,6 +259,8 @@ class Memory:
         fields = dict(
             id=id, user_id=user_id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
+            origin=origin, tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
+            valid_to=valid_to,
         )
         episode = self._episode(narrative, fields, recorded)
         stored = episode.to_json()
