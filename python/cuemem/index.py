@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Union
+
+import numpy as np
+import numpy.typing as npt
 
 from pyroaring import BitMap
 
@@ -13,10 +17,22 @@ from ._core import CueIndex as _CueIndex
 from ._core import IndexStats, Pruned
 from .errors import CueTypeError
 
-__all__ = ["CueIndex", "Cues", "IndexStats", "Pruned"]
+__all__ = ["CueIndex", "CueSet", "Cues", "IndexStats", "Pruned"]
 
 #: A cue mapping: dimension -> one value or several (a union within the dimension).
 Cues = Mapping[str, Union[str, Sequence[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class CueSet:
+    """A combination of cues found by :meth:`CueIndex.closed_sets`."""
+
+    #: ``(dimension, value)`` pairs, by dimension in the order asked, then by value.
+    cues: tuple[tuple[str, str], ...]
+    #: Rows of ``within`` carrying every cue, ascending.
+    support: npt.NDArray[np.uint32]
+    #: Rows of ``against`` carrying every cue, ascending.
+    counter: npt.NDArray[np.uint32]
 
 
 class CueIndex:
@@ -118,6 +134,42 @@ class CueIndex:
     def count(self, cues: Cues, exclude: Cues | None = None) -> int:
         """How many rows :meth:`prune` would return, without materializing them."""
         return self._inner.count(cues, exclude)
+
+    def closed_sets(
+        self,
+        dimensions: Sequence[str],
+        within: Any,
+        against: Any = None,
+        *,
+        min_support: int = 2,
+        max_depth: int = 3,
+    ) -> list[CueSet]:
+        """Every closed combination of cues from ``dimensions`` shared by at least
+        ``min_support`` rows of ``within``, with its counter-examples in ``against``.
+
+        A combination is closed when no further cue can join it without losing a
+        supporting row, so each stands for all its subsets of equal support. Supports
+        are counted by intersecting posting lists in the core. ``max_depth`` bounds the
+        cues added by search beyond those all of ``within`` shares; closure may add
+        more. ``within`` and ``against`` are uint32 arrays or pyroaring bitmaps.
+
+        Example:
+            >>> ix = CueIndex(["type", "actor"])
+            >>> ix.insert("type", "deal", [0, 1, 2]); ix.insert("actor", "acme", [0, 1])
+            >>> [(s.cues, s.support.tolist(), s.counter.tolist()) for s in ix.closed_sets(["type", "actor"], [0, 1], [2])]
+            [((('type', 'deal'), ('actor', 'acme')), [0, 1], [])]
+
+        Raises:
+            UnknownDimensionError: a dimension the index does not have.
+            InvalidArgumentError: ``min_support`` or ``max_depth`` below 1.
+        """
+        dims = _arrays.strings(dimensions, "dimensions")
+        within_rows = _arrays.rows(within, "within")
+        against_rows = None if against is None else _arrays.rows(against, "against")
+        found = self._inner.closed_sets(
+            dims, within_rows, against_rows, _arrays.count(min_support, "min_support"), _arrays.count(max_depth, "max_depth")
+        )
+        return [CueSet(tuple(cues), support, counter) for cues, support, counter in found]
 
     def posting(self, dimension: str, value: str) -> BitMap:
         """The posting list of ``value`` as a ``pyroaring.BitMap`` (empty if never written)."""

@@ -142,3 +142,61 @@ fn posting_lists_are_portable_roaring() {
     let cookie = u16::from_le_bytes([buf[0], buf[1]]);
     assert!(cookie == 12346 || cookie == 12347, "cookie {cookie}");
 }
+
+/// Every closed cue set with enough support in `within`, by brute force over all subsets
+/// of the (at most 12) cues: a set is closed when no other cue has the same rows.
+fn closed_by_brute_force(oracle: &Oracle, live: &BTreeSet<u32>, within: &BTreeSet<u32>, min_support: usize) -> BTreeSet<(Vec<(usize, usize)>, Vec<u32>)> {
+    let within: BTreeSet<u32> = within & live;
+    let cues: Vec<(usize, usize)> = oracle.keys().copied().collect();
+    let rows_of = |set: &[(usize, usize)]| -> BTreeSet<u32> {
+        let mut rows = within.clone();
+        for c in set {
+            rows = &rows & &oracle[c];
+        }
+        rows
+    };
+    let mut out = BTreeSet::new();
+    for mask in 1u32..(1 << cues.len()) {
+        let set: Vec<(usize, usize)> = (0..cues.len()).filter(|i| mask & (1 << i) != 0).map(|i| cues[i]).collect();
+        let rows = rows_of(&set);
+        if rows.len() < min_support {
+            continue;
+        }
+        let closed = cues.iter().filter(|c| !set.contains(c)).all(|c| !rows.is_subset(&oracle[c]));
+        if closed {
+            out.insert((set, rows.into_iter().collect()));
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// closed_sets finds exactly the closed cue sets a brute force finds, with their
+    /// supports and counter-examples.
+    #[test]
+    fn closed_sets_match_brute_force(
+        ws in prop::collection::vec((0..3usize, 0..4usize, prop::collection::vec(0..24u32, 0..14)), 0..12),
+        within in prop::collection::btree_set(0..24u32, 0..20),
+        against in prop::collection::btree_set(0..24u32, 0..20),
+        min_support in 1..4usize,
+    ) {
+        let (index, oracle, live) = build(&ws, &[]);
+        let oracle: Oracle = oracle.into_iter().filter(|(_, rows)| !rows.is_empty()).collect();
+        let within_bm: roaring::RoaringBitmap = within.iter().copied().collect();
+        let against_bm: roaring::RoaringBitmap = against.iter().copied().collect();
+        let mined = index.closed_sets(&DIMS, &within_bm, &against_bm, min_support as u64, 16).unwrap();
+        let mut got = BTreeSet::new();
+        for set in &mined.sets {
+            let mut cues: Vec<(usize, usize)> = set.cues.iter().map(|(d, v)| {
+                (DIMS.iter().position(|x| x == d).unwrap(), VALUES.iter().position(|x| x == v).unwrap())
+            }).collect();
+            cues.sort();
+            let counter: BTreeSet<u32> = cues.iter().fold(against.clone(), |acc, c| &acc & &oracle[c]);
+            prop_assert_eq!(set.counter.iter().collect::<BTreeSet<u32>>(), counter);
+            prop_assert!(got.insert((cues, set.support.iter().collect::<Vec<u32>>())), "a closed set came out twice");
+        }
+        prop_assert_eq!(got, closed_by_brute_force(&oracle, &live, &within, min_support));
+    }
+}

@@ -66,7 +66,7 @@ impl CueIndex {
         &self.live
     }
 
-    fn dim(&self, name: &str) -> Result<usize> {
+    pub(super) fn dim(&self, name: &str) -> Result<usize> {
         self.by_name.get(name).copied().ok_or_else(|| CoreError::UnknownDimension(name.into()))
     }
 

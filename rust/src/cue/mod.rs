@@ -11,13 +11,18 @@
 //! to `full_scan`, the live rows a scan would have visited. For a plain conjunction
 //! `examined` is the length of the smallest list plus the survivors carried into
 //! each further probe; unions add the lengths of the lists they merge.
+//!
+//! [`CueIndex::closed_sets`] mines the other way round: the cue combinations a set
+//! of rows shares, with supports counted by intersecting the same posting lists.
 
 mod dimension;
 mod index;
+mod mine;
 mod persist;
 mod query;
 
 pub use dimension::Dimension;
 pub use index::{CueIndex, IndexStats};
+pub use mine::{CueSet, Mined};
 pub use query::{Clause, Pruned, Query};
 pub(crate) use persist::write_atomic;

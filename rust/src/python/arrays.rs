@@ -89,4 +89,12 @@ impl Rows<'_> {
         }
         Err(type_error(py, format!("{what} must be a numpy uint32 array or a pyroaring bitmap, got {}", describe(obj))))
     }
+
+    /// The rows as a bitmap (a row named twice is one row).
+    pub fn into_bitmap(self) -> RoaringBitmap {
+        match self {
+            Rows::Array(a) => slice1(&a).iter().copied().collect(),
+            Rows::Bitmap(b) => b,
+        }
+    }
 }

@@ -6,10 +6,18 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::arrays::{array1, slice1, to_pyroaring, vec1};
-use super::errors::OrRaise;
+use super::arrays::{array1, slice1, to_pyroaring, vec1, Rows};
+use super::errors::{to_py, OrRaise};
 use super::query;
 use crate::cue::{CueIndex, IndexStats, Pruned};
+
+/// A closed cue set for Python: its `(dimension, value)` cues, supporting rows and
+/// counter-example rows.
+type ClosedSet<'py> = (Vec<(String, String)>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+
+fn bad_arg(name: &'static str, reason: &str) -> crate::CoreError {
+    crate::CoreError::InvalidArgument { name, reason: reason.into() }
+}
 
 /// Dimension -> value -> roaring posting list over dense uint32 rows.
 #[pyclass(module = "cuemem._core", name = "CueIndex")]
@@ -76,6 +84,31 @@ impl PyCueIndex {
     fn count(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let q = query::parse(py, Some(cues), exclude)?;
         py.detach(|| self.inner.count(&q)).or_raise(py)
+    }
+
+    #[pyo3(signature = (dimensions, within, against=None, min_support=2, max_depth=3))]
+    fn closed_sets<'py>(
+        &self,
+        py: Python<'py>,
+        dimensions: Vec<String>,
+        within: &Bound<'py, PyAny>,
+        against: Option<&Bound<'py, PyAny>>,
+        min_support: i64,
+        max_depth: i64,
+    ) -> PyResult<Vec<ClosedSet<'py>>> {
+        let within = Rows::extract(within, "within")?.into_bitmap();
+        let against = match against {
+            Some(a) => Rows::extract(a, "against")?.into_bitmap(),
+            None => roaring::RoaringBitmap::new(),
+        };
+        let min_support = u64::try_from(min_support).map_err(|_| to_py(py, bad_arg("min_support", "must be at least 1")))?;
+        let max_depth = usize::try_from(max_depth).map_err(|_| to_py(py, bad_arg("max_depth", "must not be negative")))?;
+        let mined = py.detach(|| self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)).or_raise(py)?;
+        Ok(mined
+            .sets
+            .into_iter()
+            .map(|s| (s.cues, vec1(py, s.support.iter().collect()), vec1(py, s.counter.iter().collect())))
+            .collect())
     }
 
     fn posting<'py>(&self, py: Python<'py>, dimension: &str, value: &str) -> PyResult<Bound<'py, PyAny>> {
