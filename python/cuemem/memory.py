@@ -30,7 +30,10 @@ from .home.cues import DIMENSIONS, normalize
 from .home.indexes import Batch, IndexRow, Indexes, record_sha
 from .home.layout import Layout
 from .home.replay import apply_journal, gc_paused, load_indexes
-from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
+from .home.results import HomeStats, Hit, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
+from .policy import Explanation, Judgement, Policy, PolicyBook, contradicting_pairs, distill_policies, flag_contradictions
+from .policy.notes import note_fields as policy_note_fields
+from .policy.notes import policy_of_note
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import to_datetime
@@ -92,6 +95,9 @@ class Memory:
         self._lock = lock
         self._closed = False
         self.open_report = report
+        self._book: PolicyBook | None = None
+        self._book_notes: dict[str, tuple[int, str]] = {}
+        self._book_head: object = None
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -515,6 +521,114 @@ class Memory:
                 return  # unreadable: left for sync() to report; the new version replaces it
             version = self._indexes.notes[id][0]
             self._record_note(Note.create(**{**_note_fields(edited), "version": version + 1, "origin": "user", "recorded_at": at}))
+
+    # -- policies -------------------------------------------------------------------
+
+    def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
+        """Mines policies from the home's outcome episodes and keeps each as a note (D3).
+
+        A policy whose content changed gets a new note version; one no longer mined is
+        retired (a new version with ``valid_to`` = ``now``); the same episodes give
+        the same ids and the same notes. See :func:`cuemem.policy.distill_policies`.
+
+        Raises:
+            InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        rows = self._indexes.cues.prune({"outcome": ["negative", "positive"]}).rows.tolist()
+        mined = distill_policies((self._loader(r)() for r in rows), min_support=min_support, max_cues=max_cues)
+        notes = {n.id: n for n in self._notes.scan().notes}
+        written, unchanged = [], []
+        for policy in mined:
+            fields = policy_note_fields(policy)
+            old = notes.get(policy.id)
+            if old is not None and old.valid_to is None and all(_note_fields(old)[k] == v for k, v in fields.items()):
+                unchanged.append(policy.id)
+                continue
+            self._write_note_fields(fields, at)
+            written.append(policy.id)
+        mined_ids = {p.id for p in mined}
+        retired = sorted(
+            n.id for n in notes.values() if n.kind is Kind.POLICY and n.generated and n.valid_to is None and n.id not in mined_ids
+        )
+        for pid in retired:
+            self._write_note_fields({**_note_fields(notes[pid]), "valid_from": notes[pid].valid_from, "valid_to": at}, at)
+        return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
+
+    def policies(self) -> list[Policy]:
+        """Every current policy (mined or written by a person), most confident first.
+
+        A policy note with a ``valid_to`` is retired and left out.
+        """
+        return list(self._policy_book())
+
+    def judge(
+        self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None
+    ) -> Judgement:
+        """The policies that apply to a situation, ranked, with their evidence and conflicts.
+
+        Args:
+            cues: The situation, dimension -> value(s), as for :meth:`recall`.
+            text: A description of the situation; the cue values of known policies that
+                occur in it as words join the situation.
+            now: Resolves time phrases and decides which policies are current.
+
+        Raises:
+            InvalidArgumentError: neither cues nor text given.
+            UnknownDimensionError, CueTypeError: a malformed cue.
+        """
+        at = _edge_now(now)
+        if not cues and text is None:
+            raise InvalidArgumentError("judge needs a situation: cues, text or both")
+        situation = normalize(cues, now=at) if cues else {}
+        book = self._policy_book()
+        if text is not None:
+            for d, vs in book.cues_in(_arrays.string(text, "text")).items():
+                situation[d] = list(dict.fromkeys([*situation.get(d, []), *vs]))
+        return book.judge(situation)
+
+    def explain(self, policy_id: str) -> Explanation:
+        """A policy's lineage: its evidence and counter-example episodes and its rivals.
+
+        Raises:
+            NotFoundError: no current policy with that id.
+        """
+        book = self._policy_book()
+        policy = book.get(policy_id) if isinstance(policy_id, str) else None
+        if policy is None:
+            raise NotFoundError(f"no policy with id {policy_id!r}")
+
+        def episodes(ids: Sequence[str]) -> tuple[list[Episode], list[str]]:
+            found = [self.get(i) for i in ids if i in self._indexes.row_of]
+            return sorted(found, key=lambda e: (e.occurred_at, e.id)), [i for i in ids if i not in self._indexes.row_of]
+
+        evidence, missing = episodes(policy.evidence)
+        counter, _ = episodes(policy.counter_examples)
+        rivals = [q for q in (book.get(i) for i in policy.contradicts) if q is not None]
+        return Explanation(policy, evidence, counter, rivals, missing)
+
+    def _policy_book(self) -> PolicyBook:
+        """The current policies, re-read from the note files only when the notes changed."""
+        head = self._indexes.head
+        if self._book is not None and head == self._book_head:
+            return self._book
+        if self._book is None or self._indexes.notes != self._book_notes:
+            current = [p for n in self._notes.scan().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+            self._book = PolicyBook(flag_contradictions(current))
+            self._book_notes = dict(self._indexes.notes)
+        self._book_head = head
+        return self._book
+
+    def _write_note_fields(self, fields: dict[str, Any], at: datetime) -> Note:
+        nid = fields["id"]
+        if nid in self._indexes.notes:
+            self._keep_hand_edit(nid, at)
+        version = self._indexes.notes.get(nid, (0, ""))[0] + 1
+        note = Note.create(**{**fields, "recorded_at": at, "version": version})
+        self._record_note(note)
+        return note
 
     def ids(self) -> list[str]:
         """Every episode id, in journal order."""

@@ -119,3 +119,18 @@ class SyncReport:
 
     updated: list[str]
     errors: list[Any]
+
+
+@dataclass(frozen=True)
+class PolicyReport:
+    """What :meth:`Memory.distill_policies` changed."""
+
+    #: Policies whose note was written (new, or a new version).
+    written: list[str]
+    #: Policies mined again with the same content: nothing written.
+    unchanged: list[str]
+    #: Policies no longer mined: a new version with ``valid_to`` set.
+    retired: list[str]
+    #: Contradicting pairs among the mined policies.
+    contradictions: list[tuple[str, str]]
+

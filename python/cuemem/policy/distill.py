@@ -1,0 +1,175 @@
+"""Policies from outcomes (D3): common causes of bad and good outcomes, mined in the core.
+
+A cause is a combination of cues shared by outcome episodes. Among the negative
+episodes, every closed combination with at least ``min_support`` of them becomes a
+``mitigate`` policy; among the positive ones, a ``reinforce`` policy. The core's
+:meth:`~cuemem.CueIndex.closed_sets` counts supports by intersecting posting lists;
+Python never loops over episodes to count. Counter-examples are the episodes with the
+same cause and the other outcome.
+
+Readability: closed combinations already stand for their subsets of equal support. A
+combination is dropped as redundant when a smaller one of the same polarity that it
+contains is at least as precise (share of its episodes with this outcome): the extra
+cues would explain nothing more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import date
+
+import numpy as np
+
+from .. import _arrays
+from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
+from ..index import CueIndex, CueSet
+from ..salience import AXES, SalienceTable
+from ..schema import Episode, Outcome
+from .contradictions import flag_contradictions
+from .model import Cause, Policy, Polarity, cause_key, confidence
+
+__all__ = ["CAUSE_DIMENSIONS", "distill_policies", "policy_id"]
+
+#: The cue dimensions a cause is made of.
+CAUSE_DIMENSIONS: tuple[str, ...] = ("type", "actor", "tag", "subject")
+_CAUSE_CAPABLE = frozenset({"type", "actor", "tag", "subject", "user", "kind"})
+# Salience is taken as recorded: every row is written and read at one instant.
+_AT = 0.0
+
+
+def policy_id(polarity: Polarity, cause: Cause) -> str:
+    """A stable id from what the policy is: its polarity and its cause."""
+    digest = hashlib.blake2b(f"{polarity.value}|{cause_key(cause)}".encode(), digest_size=8).hexdigest()
+    return f"pol-{digest}"
+
+
+def distill_policies(
+    episodes: Iterable[Episode],
+    *,
+    min_support: int = 2,
+    max_cues: int = 3,
+    dimensions: Sequence[str] = CAUSE_DIMENSIONS,
+) -> list[Policy]:
+    """Mitigate and reinforce policies mined from outcome-labelled episodes. Pure.
+
+    Args:
+        episodes: Any episodes; only those with a positive or negative outcome count.
+        min_support: Fewest supporting episodes a policy needs.
+        max_cues: Most cues the search adds to those every outcome episode shares.
+        dimensions: Cue dimensions causes are made of.
+
+    Returns:
+        Policies, most confident first, then more specific first, then by id.
+        Contradictions (mitigate and reinforce on one cause) are flagged on both.
+
+    Raises:
+        CueTypeError: an item is not an :class:`~cuemem.schema.Episode`.
+        InvalidIdError: two episodes share an id.
+        InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
+        UnknownDimensionError: a dimension that is not a cue dimension of episodes.
+    """
+    min_support = _arrays.count(min_support, "min_support")
+    max_cues = _arrays.count(max_cues, "max_cues")
+    dims = _arrays.strings(list(dimensions) if isinstance(dimensions, tuple) else dimensions, "dimensions")
+    chosen: list[Episode] = []
+    seen: set[str] = set()
+    for e in episodes:
+        if not isinstance(e, Episode):
+            raise CueTypeError(f"episodes must hold Episode objects, got {type(e).__name__}")
+        if e.id in seen:
+            raise InvalidIdError(f"episode id {e.id!r} appears twice", "id")
+        seen.add(e.id)
+        if e.outcome in (Outcome.POSITIVE, Outcome.NEGATIVE):
+            chosen.append(e)
+    index = _index(chosen, dims)
+    negative = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.NEGATIVE), dtype=np.uint32)
+    positive = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.POSITIVE), dtype=np.uint32)
+    composite = _composite(chosen)
+    policies: list[Policy] = []
+    for polarity, within, against in ((Polarity.MITIGATE, negative, positive), (Polarity.REINFORCE, positive, negative)):
+        found = index.closed_sets(dims, within, against, min_support=min_support, max_depth=max_cues)
+        policies += [_policy(polarity, s, chosen, composite) for s in _productive(found)]
+    policies.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
+    return flag_contradictions(policies)
+
+
+def _index(episodes: Sequence[Episode], dims: Sequence[str]) -> CueIndex:
+    for d in dims:
+        if d not in _CAUSE_CAPABLE:
+            raise UnknownDimensionError(f"{d!r} cannot be part of a cause; choose from {sorted(_CAUSE_CAPABLE)}")
+    index = CueIndex(list(dict.fromkeys(dims)))
+    for d in dict.fromkeys(dims):
+        values: list[str] = []
+        rows: list[int] = []
+        for i, e in enumerate(episodes):
+            vs: Iterable[str]
+            if d == "type":
+                vs = (e.type,)
+            elif d == "actor":
+                vs = e.actors
+            elif d == "tag":
+                vs = e.tags
+            elif d == "subject":
+                vs = (e.subject,) if e.subject else ()
+            elif d == "user":
+                vs = (e.user_id,)
+            else:
+                vs = (e.kind.value,)
+            for v in vs:
+                values.append(v)
+                rows.append(i)
+        if rows:
+            index.insert_values(d, values, np.asarray(rows, dtype=np.uint32))
+    return index
+
+
+def _composite(episodes: Sequence[Episode]) -> np.ndarray:
+    """Each episode's composite salience as recorded, through the core's one formula."""
+    if not episodes:
+        return np.zeros(0, dtype=np.float32)
+    table = SalienceTable()
+    axes = np.array([[e.salience[a] for a in AXES] for e in episodes], dtype=np.float32)
+    n = len(episodes)
+    table.put(np.arange(n, dtype=np.uint32), axes, np.array([e.confidence for e in episodes], dtype=np.float32), np.full(n, _AT))
+    return table.composite(np.arange(n, dtype=np.uint32), now=_AT)
+
+
+def _precision(s: CueSet) -> float:
+    return len(s.support) / (len(s.support) + len(s.counter))
+
+
+def _productive(found: list[CueSet]) -> list[CueSet]:
+    """Drops a combination when a kept one it contains is at least as precise."""
+    kept: list[tuple[frozenset[tuple[str, str]], float, CueSet]] = []
+    for s in sorted(found, key=lambda s: (len(s.cues), s.cues)):
+        cues, prec = frozenset(s.cues), _precision(s)
+        if any(k < cues and p >= prec for k, p, _ in kept):
+            continue
+        kept.append((cues, prec, s))
+    return [s for _, _, s in kept]
+
+
+def _policy(polarity: Polarity, s: CueSet, episodes: Sequence[Episode], composite: np.ndarray) -> Policy:
+    support = s.support.tolist()
+    evidence = [episodes[i] for i in support]
+    salience_sum = float(np.sum(composite[s.support], dtype=np.float64))
+    days: list[date] = [e.occurred_at for e in evidence]
+    cause: Cause = tuple(sorted(s.cues))
+    outcome = "negative" if polarity is Polarity.MITIGATE else "positive"
+    total = len(support) + len(s.counter)
+    verb = "Avoid" if polarity is Polarity.MITIGATE else "Repeat"
+    statement = f"{verb} {cause_key(cause)}: the outcome was {outcome} in {len(support)} of {total} episodes."
+    return Policy(
+        id=policy_id(polarity, cause),
+        polarity=polarity,
+        cause=cause,
+        statement=statement,
+        evidence=tuple(e.id for e in evidence),
+        counter_examples=tuple(episodes[i].id for i in s.counter.tolist()),
+        confidence=confidence(len(support), salience_sum),
+        salience_sum=salience_sum,
+        span=(min(days), max(days)),
+        scope=tuple(sorted({e.user_id for e in evidence})),
+        taint=any(e.taint for e in evidence),
+    )

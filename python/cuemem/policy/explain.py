@@ -1,0 +1,53 @@
+"""``explain``: a policy's lineage down to the episodes, as text for a terminal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..schema import Episode
+from .model import Policy, cause_key
+
+__all__ = ["Explanation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """A policy with the records it rests on: its evidence, its counter-examples, its rivals."""
+
+    policy: Policy
+    #: The supporting episodes, oldest first (those still in the home).
+    evidence: list[Episode]
+    #: Same cause, other outcome, oldest first.
+    counter_examples: list[Episode]
+    #: The policies it contradicts.
+    contradicts: list[Policy]
+    #: Evidence ids the home no longer resolves.
+    missing: list[str]
+
+    def render(self) -> str:
+        """The lineage as an indented tree of plain text lines."""
+        p = self.policy
+        lines = [
+            f"{p.id}  {p.polarity.value}  confidence {p.confidence:.3f}" + ("  [tainted]" if p.taint else ""),
+            f"  {p.statement}",
+            f"  cause: {cause_key(p.cause) or '(none: applies nowhere)'}",
+        ]
+        if p.span:
+            lines.append(f"  span: {p.span[0].isoformat()} .. {p.span[1].isoformat()}   scope: {', '.join(p.scope) or '-'}")
+        lines.append(f"  evidence ({len(self.evidence)}):")
+        lines += [f"    {_episode(e)}" for e in self.evidence]
+        lines += [f"    {m}  (not in this home)" for m in self.missing]
+        lines.append(f"  counter-examples ({len(self.counter_examples)}):")
+        lines += [f"    {_episode(e)}" for e in self.counter_examples]
+        if self.contradicts:
+            lines.append("  contradicted by:")
+            lines += [f"    {q.id}  {q.polarity.value}  {q.statement}" for q in self.contradicts]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _episode(e: Episode) -> str:
+    outcome = e.outcome.value if e.outcome else "-"
+    return f"{e.occurred_at.isoformat()}  {e.id}  [{e.type}, {outcome}]  {e.narrative}"
