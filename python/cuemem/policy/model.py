@@ -69,6 +69,8 @@ class Policy:
     #: The users whose episodes support it.
     scope: tuple[str, ...]
     generated: bool = True
+    #: What the policy is about; defaults to its cause as :func:`cause_key` writes it.
+    subject: str = ""
     #: Derived from external content (B3): some supporting episode is tainted.
     taint: bool = False
     #: Ids of the policies this one contradicts.
@@ -79,10 +81,9 @@ class Policy:
         """How many episodes support the policy."""
         return len(self.evidence)
 
-    @property
-    def subject(self) -> str:
-        """What the policy is about: its cause, as :func:`cause_key` writes it."""
-        return cause_key(self.cause)
+    def __post_init__(self) -> None:
+        if not self.subject:
+            object.__setattr__(self, "subject", cause_key(self.cause))
 
     def applies(self, situation: Mapping[str, Sequence[str]]) -> bool:
         """Whether every cue of the cause holds in ``situation`` (dimension -> values).

@@ -87,5 +87,6 @@ def policy_of_note(note: Note) -> Policy | None:
         span=(date.fromisoformat(span.group(1)), date.fromisoformat(span.group(2))) if span else None,
         scope=_listed(lines.get("scope", "")),
         generated=note.generated,
+        subject=note.subject or "",
         taint=note.taint,
     )
