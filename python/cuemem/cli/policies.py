@@ -22,7 +22,7 @@ def _policy_json(p: Any) -> dict[str, Any]:
     }
 
 
-def _policy_table(policies: list[Any], title: str) -> Table:
+def policy_table(policies: list[Any], title: str) -> Table:
     table = Table(title=title, title_justify="left", expand=True)
     table.add_column("policy", no_wrap=True)
     table.add_column("conf", justify="right", no_wrap=True)
@@ -56,7 +56,7 @@ def policies(home: Path, learn: bool, min_support: int, now: str | None, as_json
     if as_json:
         click.echo(json.dumps([_policy_json(p) for p in found], ensure_ascii=False, indent=2))
     else:
-        Console().print(_policy_table(found, f"{len(found)} policies"))
+        Console().print(policy_table(found, f"{len(found)} policies"))
 
 
 @main.command()
@@ -81,7 +81,7 @@ def judge(home: Path, cues: tuple[str, ...], text: str | None, now: str | None, 
         return
     console = Console()
     situation = " ".join(f"{d}={v}" for d, vs in verdict.situation.items() for v in vs)
-    console.print(_policy_table(verdict.policies, f"judging {situation}: {len(verdict.policies)} applicable"))
+    console.print(policy_table(verdict.policies, f"judging {situation}: {len(verdict.policies)} applicable"))
     for p in verdict.policies:
         console.print(f"[dim]{p.id} evidence:[/] {', '.join(p.evidence)}")
     for group in verdict.conflicts:

@@ -11,6 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..memory import Memory
 from .year import DEMO_NOW, generate_year
 
+# Fewest supporting episodes for a demo policy: a year of 100k episodes holds many pairs.
+_DEMO_SUPPORT = 5
+
 
 def _stops(mem: Memory) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
     """The recalls of the tour, picked from what the home actually holds."""
@@ -56,6 +59,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
             result = mem.recall(cues, k=5, now=DEMO_NOW, exclude=exclude)
             out.print(recall_table(result, question))
             out.print()
+        _judge_a_situation(mem, out)
         stats = mem.stats()
     root = Path(directory)
     out.print("[bold]where things are[/] (plain files; open them):")
@@ -63,3 +67,27 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
     out.print(f"  {root / 'notes'}/     Markdown notes with YAML front matter")
     out.print(f"  {root / 'index'}/     caches (cue postings, salience, row map) + recipe.json; delete and `cuemem rebuild`")
     out.print(f"try: cuemem recall --home {root} --cue actor=... --cue time=\"last month\" --now {DEMO_NOW.date().isoformat()}")
+
+
+def _judge_a_situation(mem: Memory, out: Console) -> None:
+    """Learns policies from the year's outcomes, then judges the situation behind the strongest one."""
+    from ..cli.policies import policy_table
+
+    report = mem.distill_policies(min_support=_DEMO_SUPPORT, now=DEMO_NOW)
+    policies = mem.policies()
+    out.print(
+        f"[bold]policies[/] learned from outcomes (support >= {_DEMO_SUPPORT}): {len(policies):,} "
+        f"({len(report.written):,} written, {len(report.contradictions)} contradiction(s) flagged)"
+    )
+    mitigate = [p for p in policies if p.polarity.value == "mitigate" and len(p.cause) > 1]
+    if not mitigate:
+        return
+    situation: dict[str, list[str]] = {}
+    for d, v in mitigate[0].cause:
+        situation.setdefault(d, []).append(v)
+    verdict = mem.judge(situation, now=DEMO_NOW)
+    cues = " ".join(f"{d}={v}" for d, vs in situation.items() for v in vs)
+    out.print(policy_table(verdict.policies[:5], f"judge {cues}: {len(verdict.policies)} applicable"))
+    out.print(mem.explain(verdict.policies[0].id).render(limit=5), markup=False, highlight=False)
+    out.print()
+

@@ -16,6 +16,8 @@ cues would explain nothing more.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import math
 from collections.abc import Iterable, Sequence
 from datetime import date
 
@@ -38,9 +40,10 @@ _CAUSE_CAPABLE = frozenset({"type", "actor", "tag", "subject", "user", "kind"})
 _AT = 0.0
 
 
-def policy_id(polarity: Polarity, cause: Cause) -> str:
-    """A stable id from what the policy is: its polarity and its cause."""
-    digest = hashlib.blake2b(f"{polarity.value}|{cause_key(cause)}".encode(), digest_size=8).hexdigest()
+def policy_id(polarity: Polarity, cause: Cause | str) -> str:
+    """A stable id from what the policy is: its polarity and its cause (or its :func:`cause_key`)."""
+    key = cause if isinstance(cause, str) else cause_key(cause)
+    digest = hashlib.blake2b(f"{polarity.value}|{key}".encode(), digest_size=8).hexdigest()
     return f"pol-{digest}"
 
 
@@ -85,11 +88,11 @@ def distill_policies(
     index = _index(chosen, dims)
     negative = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.NEGATIVE), dtype=np.uint32)
     positive = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.POSITIVE), dtype=np.uint32)
-    composite = _composite(chosen)
+    cols = _Columns(chosen)
     policies: list[Policy] = []
     for polarity, within, against in ((Polarity.MITIGATE, negative, positive), (Polarity.REINFORCE, positive, negative)):
         found = index.closed_sets(dims, within, against, min_support=min_support, max_depth=max_cues)
-        policies += [_policy(polarity, s, chosen, composite) for s in _productive(found)]
+        policies += [_policy(polarity, s, cols) for s in _productive(found)]
     policies.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
     return flag_contradictions(policies)
 
@@ -140,36 +143,58 @@ def _precision(s: CueSet) -> float:
 
 
 def _productive(found: list[CueSet]) -> list[CueSet]:
-    """Drops a combination when a kept one it contains is at least as precise."""
-    kept: list[tuple[frozenset[tuple[str, str]], float, CueSet]] = []
+    """Drops a combination when a kept one it contains is at least as precise.
+
+    Smaller combinations are decided first; each is checked against the kept ones among
+    its own subsets (found by lookup), so the cost follows the combinations' sizes, not
+    the number of combinations squared.
+    """
+    kept: dict[frozenset[tuple[str, str]], float] = {}
+    out: list[CueSet] = []
     for s in sorted(found, key=lambda s: (len(s.cues), s.cues)):
-        cues, prec = frozenset(s.cues), _precision(s)
-        if any(k < cues and p >= prec for k, p, _ in kept):
+        prec = _precision(s)
+        cues = s.cues
+        subsets = (frozenset(c) for r in range(1, len(cues)) for c in itertools.combinations(cues, r))
+        if any(kept.get(sub, -1.0) >= prec for sub in subsets):
             continue
-        kept.append((cues, prec, s))
-    return [s for _, _, s in kept]
+        kept[frozenset(cues)] = prec
+        out.append(s)
+    return out
 
 
-def _policy(polarity: Polarity, s: CueSet, episodes: Sequence[Episode], composite: np.ndarray) -> Policy:
+class _Columns:
+    """What a policy reads of its episodes, as lists indexed by row (supports are mostly
+    small, where list indexing beats numpy's per-call cost)."""
+
+    def __init__(self, episodes: Sequence[Episode]) -> None:
+        self.ids = [e.id for e in episodes]
+        self.user = [e.user_id for e in episodes]
+        self.day = [e.occurred_at for e in episodes]
+        self.taint = [e.taint for e in episodes]
+        self.composite = _composite(episodes).astype(np.float64).tolist()
+
+
+def _policy(polarity: Polarity, s: CueSet, cols: _Columns) -> Policy:
     support = s.support.tolist()
-    evidence = [episodes[i] for i in support]
-    salience_sum = float(np.sum(composite[s.support], dtype=np.float64))
-    days: list[date] = [e.occurred_at for e in evidence]
+    salience_sum = math.fsum(cols.composite[i] for i in support)
+    days = [cols.day[i] for i in support]
     cause: Cause = tuple(sorted(s.cues))
     outcome = "negative" if polarity is Polarity.MITIGATE else "positive"
-    total = len(support) + len(s.counter)
+    count = len(support)
     verb = "Avoid" if polarity is Polarity.MITIGATE else "Repeat"
-    statement = f"{verb} {cause_key(cause)}: the outcome was {outcome} in {len(support)} of {total} episodes."
+    key = cause_key(cause)
+    statement = f"{verb} {key}: the outcome was {outcome} in {count} of {count + len(s.counter)} episodes."
     return Policy(
-        id=policy_id(polarity, cause),
+        id=policy_id(polarity, key),
         polarity=polarity,
         cause=cause,
         statement=statement,
-        evidence=tuple(e.id for e in evidence),
-        counter_examples=tuple(episodes[i].id for i in s.counter.tolist()),
-        confidence=confidence(len(support), salience_sum),
+        evidence=tuple(cols.ids[i] for i in support),
+        counter_examples=tuple(cols.ids[i] for i in s.counter.tolist()),
+        confidence=confidence(count, salience_sum),
         salience_sum=salience_sum,
         span=(min(days), max(days)),
-        scope=tuple(sorted({e.user_id for e in evidence})),
-        taint=any(e.taint for e in evidence),
+        scope=tuple(sorted({cols.user[i] for i in support})),
+        taint=any(cols.taint[i] for i in support),
+        subject=key,
     )

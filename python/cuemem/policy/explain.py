@@ -24,8 +24,8 @@ class Explanation:
     #: Evidence ids the home no longer resolves.
     missing: list[str]
 
-    def render(self) -> str:
-        """The lineage as an indented tree of plain text lines."""
+    def render(self, limit: int | None = None) -> str:
+        """The lineage as an indented tree of plain text lines, at most ``limit`` episodes per list."""
         p = self.policy
         lines = [
             f"{p.id}  {p.polarity.value}  confidence {p.confidence:.3f}" + ("  [tainted]" if p.taint else ""),
@@ -35,10 +35,10 @@ class Explanation:
         if p.span:
             lines.append(f"  span: {p.span[0].isoformat()} .. {p.span[1].isoformat()}   scope: {', '.join(p.scope) or '-'}")
         lines.append(f"  evidence ({len(self.evidence)}):")
-        lines += [f"    {_episode(e)}" for e in self.evidence]
+        lines += _listing(self.evidence, limit)
         lines += [f"    {m}  (not in this home)" for m in self.missing]
         lines.append(f"  counter-examples ({len(self.counter_examples)}):")
-        lines += [f"    {_episode(e)}" for e in self.counter_examples]
+        lines += _listing(self.counter_examples, limit)
         if self.contradicts:
             lines.append("  contradicted by:")
             lines += [f"    {q.id}  {q.polarity.value}  {q.statement}" for q in self.contradicts]
@@ -46,6 +46,12 @@ class Explanation:
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _listing(episodes: list[Episode], limit: int | None) -> list[str]:
+    shown = episodes if limit is None else episodes[:limit]
+    more = [f"    ... and {len(episodes) - len(shown)} more"] if len(shown) < len(episodes) else []
+    return [f"    {_episode(e)}" for e in shown] + more
 
 
 def _episode(e: Episode) -> str:
