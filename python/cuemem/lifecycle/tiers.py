@@ -1,0 +1,167 @@
+"""Tiers (D4): working memory per turn, TTL expiry of short-term records, the capacity bound.
+
+Working memory lives in the process, per handle (and per worker), and is never
+journaled: :meth:`WorkingMemory.clear` at the end of a turn drops it. A sentence held
+twice in one turn is promoted to short-term by the caller.
+
+Short-term records expire ``ttl`` after they were recorded: a record recorded at ``t``
+with TTL ``d`` is expired for every ``now >= t + d`` and live for every earlier
+``now``. Approvals expire the same way at their ``expires_at``. :func:`expire` is pure:
+it says what to retire; ``Memory.expire`` journals it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+
+from .extract import Candidate
+from .patterns import Category
+from .profiles import Profile
+from .state import ShortItem
+
+__all__ = ["ExpiryPlan", "ExpiryReport", "WorkingItem", "WorkingMemory", "beyond_capacity", "expire", "expires_at"]
+
+
+@dataclass(frozen=True)
+class WorkingItem:
+    """Something held for the current turn.
+
+    Attributes:
+        id: ``wm-<n>``, unique within its handle.
+        text: What was said.
+        category: Its extraction category.
+        subject: Its subject, if extraction found one.
+        at: When it was first held this turn.
+        count: How many times it was held this turn.
+    """
+
+    id: str
+    text: str
+    category: Category
+    subject: str | None
+    at: datetime
+    count: int = 1
+
+
+class WorkingMemory:
+    """One handle's working memory: what this turn holds, in order.
+
+    Example:
+        >>> from datetime import datetime, timezone
+        >>> from cuemem.lifecycle.extract import extract
+        >>> wm = WorkingMemory()
+        >>> (c,) = extract("The build is red", now=datetime(2026, 6, 1, tzinfo=timezone.utc))
+        >>> wm.hold(c).count, wm.hold(c).count, len(wm.items()), wm.clear(), len(wm.items())
+        (1, 2, 1, 1, 0)
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[str, WorkingItem] = {}
+        self._serial = 0
+
+    def hold(self, candidate: Candidate) -> WorkingItem:
+        """Holds a candidate for the turn; the same sentence again raises its count."""
+        key = " ".join(candidate.text.split()).casefold()
+        held = self._items.get(key)
+        if held is None:
+            self._serial += 1
+            held = WorkingItem(f"wm-{self._serial}", candidate.text, candidate.category, candidate.subject, candidate.at)
+        else:
+            held = WorkingItem(held.id, held.text, held.category, held.subject, held.at, held.count + 1)
+        self._items[key] = held
+        return held
+
+    def items(self) -> list[WorkingItem]:
+        """What the turn holds, first held first."""
+        return list(self._items.values())
+
+    def clear(self) -> int:
+        """Drops everything (the turn ended); returns how many items were dropped."""
+        n = len(self._items)
+        self._items.clear()
+        return n
+
+
+def expires_at(item: ShortItem, profile: Profile) -> datetime | None:
+    """When a short-term record expires under ``profile`` (None: never)."""
+    ttl = profile.ttl(item.type, item.kind)
+    return None if ttl is None else datetime.fromisoformat(item.recorded_at) + ttl
+
+
+@dataclass(frozen=True)
+class ExpiryPlan:
+    """What :func:`expire` found due: short-term ids past their TTL, approvals past their expiry."""
+
+    short: list[str] = field(default_factory=list)
+    approvals: list[str] = field(default_factory=list)
+
+
+def expire(short: Iterable[ShortItem], approvals: Mapping[str, Mapping[str, Any]], *, now: datetime, profile: Profile) -> ExpiryPlan:
+    """The short-term records and pending approvals expired at ``now``. Pure.
+
+    Example:
+        >>> from datetime import datetime, timedelta, timezone
+        >>> from cuemem.lifecycle.profiles import PROFILES
+        >>> t = datetime(2026, 6, 1, tzinfo=timezone.utc)
+        >>> item = ShortItem("ep-1", t.isoformat(), "note", "episodic")
+        >>> [expire([item], {}, now=t + timedelta(days=d), profile=PROFILES["medium"]).short for d in (13, 14)]
+        [[], ['ep-1']]
+
+    Args:
+        short: The live short-term records.
+        approvals: Pending approval records by id (each with ``expires_at``).
+        now: The instant to judge at.
+        profile: Supplies the TTLs.
+    """
+    due: list[str] = []
+    for item in short:
+        end = expires_at(item, profile)
+        if end is not None and now >= end:
+            due.append(item.id)
+    lapsed = [aid for aid, rec in approvals.items() if now >= datetime.fromisoformat(str(rec["expires_at"]))]
+    return ExpiryPlan(short=due, approvals=lapsed)
+
+
+def beyond_capacity(rows: npt.NDArray[np.uint32], scores: npt.NDArray[np.float32], capacity: int) -> list[int]:
+    """The rows to retire so that ``capacity`` remain: the least salient first, ties to the older row.
+
+    Example:
+        >>> beyond_capacity(np.array([4, 5, 6], np.uint32), np.array([0.5, 0.1, 0.5], np.float32), 1)
+        [5, 4]
+    """
+    excess = len(rows) - capacity
+    if excess <= 0:
+        return []
+    order = np.lexsort((rows, scores))
+    return [int(r) for r in rows[order[:excess]]]
+
+
+@dataclass(frozen=True)
+class ExpiryReport:
+    """What ``Memory.expire`` changed.
+
+    Attributes:
+        expired: Short-term records retired by their TTL.
+        approvals_expired: Approvals that expired undecided.
+        over_capacity: Long-term records retired by the per-user capacity bound.
+        at: The instant it judged at.
+    """
+
+    expired: list[str]
+    approvals_expired: list[str]
+    over_capacity: list[str]
+    at: datetime
+
+    @property
+    def changed(self) -> int:
+        """How many records it changed in all."""
+        return len(self.expired) + len(self.approvals_expired) + len(self.over_capacity)
+
+
