@@ -19,7 +19,7 @@ from ..schema import Kind, Tier
 from ..schema.fields import to_datetime
 from .patterns import DEFAULT_PATTERNS, RULES, Category, Pattern
 
-__all__ = ["Candidate", "classify", "extract", "sentences", "subject_key"]
+__all__ = ["Candidate", "classify", "extract", "plain", "sentences", "subject_key"]
 
 #: Sentences longer than this are never classified (they stay utterances).
 MAX_SENTENCE = 1_000
@@ -151,6 +151,16 @@ def subject_key(subject: str) -> str:
         True
     """
     return _SPACES.sub(" ", subject).strip().casefold()
+
+
+def plain(sentence: str) -> str:
+    """A sentence reduced to what it says: case, spacing and end punctuation aside.
+
+    Example:
+        >>> plain("My favorite  editor is VIM!") == plain("my favorite editor is vim")
+        True
+    """
+    return _TRAILING.sub("", _SPACES.sub(" ", sentence).strip()).casefold()
 
 
 def instant(now: object) -> datetime:

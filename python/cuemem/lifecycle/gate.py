@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..schema import Kind, Origin, Tier
+from .extract import plain
 from .profiles import Profile, Trust
 
 __all__ = ["Action", "Current", "Verdict", "judge"]
@@ -98,7 +99,7 @@ def judge(
     if tier is not Tier.LONG or subject is None:
         return Verdict(Action.WRITE, tier, stored)
     old = None if current is None else current.id
-    if current is not None and _same(current.narrative, narrative):
+    if current is not None and plain(current.narrative) == plain(narrative):
         return Verdict(Action.REPEAT, tier, stored, versioned=True, supersedes=old)
     if profile.approval and (kind in profile.sensitive_kinds or SENSITIVE_TAG in tags):
         return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="sensitive")
@@ -106,11 +107,3 @@ def judge(
         return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="conflict")
     return Verdict(Action.SUPERSEDE if current is not None else Action.WRITE, tier, stored, versioned=True, supersedes=old)
 
-
-def _same(a: str, b: str) -> bool:
-    """Whether two narratives say the same thing (case, spacing and end punctuation aside)."""
-    return _plain(a) == _plain(b)
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.split()).casefold().rstrip(".!。！ ")

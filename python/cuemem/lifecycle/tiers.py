@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 
-from .extract import Candidate
+from .extract import Candidate, plain
 from .patterns import Category
 from .profiles import Profile
 from .state import ShortItem
@@ -68,7 +68,7 @@ class WorkingMemory:
 
     def hold(self, candidate: Candidate) -> WorkingItem:
         """Holds a candidate for the turn; the same sentence again raises its count."""
-        key = " ".join(candidate.text.split()).casefold()
+        key = plain(candidate.text)
         held = self._items.get(key)
         if held is None:
             self._serial += 1
