@@ -23,10 +23,10 @@ import numpy.typing as npt
 
 from .extract import Candidate, plain
 from .patterns import Category
-from .profiles import Profile
+from .profiles import PROFILES, Profile
 from .state import ShortItem
 
-__all__ = ["ExpiryPlan", "ExpiryReport", "WorkingItem", "WorkingMemory", "beyond_capacity", "expire", "expires_at"]
+__all__ = ["ExpiryPlan", "ExpiryReport", "WorkingItem", "WorkingMemory", "beyond_capacity", "expire", "expires_at", "is_expired"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,21 @@ def expires_at(item: ShortItem, profile: Profile) -> datetime | None:
     """When a short-term record expires under ``profile`` (None: never)."""
     ttl = profile.ttl(item.type, item.kind)
     return None if ttl is None else datetime.fromisoformat(item.recorded_at) + ttl
+
+
+def is_expired(recorded_at: datetime, type: str, kind: str, *, now: datetime, profile: Profile = PROFILES["medium"]) -> bool:
+    """Whether a short-term record of this type and kind, recorded at ``recorded_at``, is expired at ``now``.
+
+    The TTL test other jobs share (consolidation leaves expired records alone).
+
+    Example:
+        >>> from datetime import timedelta, timezone
+        >>> t = datetime(2026, 6, 1, tzinfo=timezone.utc)
+        >>> is_expired(t, "price", "semantic", now=t + timedelta(minutes=29)), is_expired(t, "price", "semantic", now=t + timedelta(minutes=30))
+        (False, True)
+    """
+    end = expires_at(ShortItem("", recorded_at.isoformat(), type, str(kind)), profile)
+    return end is not None and now >= end
 
 
 @dataclass(frozen=True)
