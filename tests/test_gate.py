@@ -7,9 +7,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cuemem import Memory
-from cuemem.errors import ApprovalError, ApprovalExpiredError, CueTypeError, NotFoundError, ReadOnlyError, SchemaError
+from cuemem.errors import ApprovalError, ApprovalExpiredError, CueTypeError, InvalidArgumentError, NotFoundError, ReadOnlyError, SchemaError
 from cuemem.lifecycle.gate import Action, Current, judge
 from cuemem.lifecycle.profiles import PROFILES, Trust
 from cuemem.schema import Kind, Origin, Tier
@@ -160,3 +162,32 @@ def test_observe_returns_one_id_per_stored_sentence(tmp_path: Path) -> None:
         assert len(ids) == 3 and ids[2] == "wm-1"
         assert [mem.get(i).tier.value for i in ids[:2]] == ["long", "short"]
         assert [mem.get(i).origin.value for i in ids[:2]] == ["user", "user"]
+
+
+def test_a_write_already_waiting_is_not_queued_twice(tmp_path: Path) -> None:
+    """Saying a pending fact again returns the waiting item's id."""
+    with Memory.open(tmp_path, fsync="never", profile="high") as mem:
+        (a,) = mem.observe("My favorite editor is vim.", now=T0)
+        assert mem.observe("my favorite editor is vim", now=T0 + timedelta(hours=1)) == [a]
+        assert [x.id for x in mem.approvals()] == [a]
+
+
+def test_text_that_is_not_valid_unicode_writes_nothing(tmp_path: Path) -> None:
+    """A lone surrogate anywhere in the text: SchemaError before any sentence is written."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        with pytest.raises(SchemaError):
+            mem.observe("I prefer tea. Cuemem is a memory engine \ud800.", now=T0)
+        with pytest.raises(InvalidArgumentError):
+            mem.observe("I prefer tea.", now=T0, session="a\nb")
+        assert len(mem) == 0 and mem.working() == []
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200), st.sampled_from(["user", "agent", "external"]))
+def test_observe_takes_any_text(tmp_path_factory: pytest.TempPathFactory, text: str, origin: str) -> None:
+    """Any valid text: no error; every id is a record, a queued write or a working-memory item."""
+    home = tmp_path_factory.mktemp("observe")
+    with Memory.open(home, fsync="never", profile="high") as mem:
+        ids = mem.observe(text, now=T0, origin=origin, session="s")
+        pending = {a.id for a in mem.approvals()}
+        held = {w.id for w in mem.working()}
+        assert all(i in mem or i in pending or i in held for i in ids)

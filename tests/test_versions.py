@@ -198,3 +198,16 @@ def test_as_of_agrees_with_a_brute_force_oracle(steps: list[tuple[int, int]], t:
     assert (got.id if got else None) == (None if want is None else f"v{want}")
     spans = validity(entries)
     assert len(spans) == len(entries)
+
+
+def test_a_reader_follows_versions_with_refresh(tmp_path: Path) -> None:
+    """A read-only handle sees new versions and retirements after refresh."""
+    with Memory.open(tmp_path, fsync="never") as writer:
+        writer.observe("My favorite editor is vim.", now=day(0))
+        with Memory.open(tmp_path, read_only=True) as reader:
+            assert len(reader.history("favorite editor")) == 1
+            for i in range(6):
+                writer.observe(f"My favorite editor is e{i}.", now=day(i + 1))
+            reader.refresh()
+            assert [v.live for v in reader.history("favorite editor")] == [v.live for v in writer.history("favorite editor")]
+            assert reader.recall({"subject": "favorite editor"}, k=20, now=day(9)).total == 5

@@ -179,15 +179,20 @@ def session_id(session: object) -> str | None:
 
     Raises:
         CueTypeError: not a string.
-        InvalidArgumentError: blank, or longer than 100 characters.
+        InvalidArgumentError: blank, longer than 100 characters, or holding control
+            characters or lone surrogates.
     """
     if session is None:
         return None
     if not isinstance(session, str):
         raise CueTypeError(f"session must be a string, got {type(session).__name__}")
     label = session.strip()
-    if not label or len(label) > 100:
-        raise InvalidArgumentError(f"session must be 1-100 characters, got {session!r}")
+    if not label or len(label) > 100 or not label.isprintable():
+        raise InvalidArgumentError(f"session must be 1-100 printable characters, got {session!r}")
+    try:
+        label.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(f"session is not valid Unicode text: {session!r}") from None
     return label
 
 

@@ -17,11 +17,12 @@ from ..errors import ApprovalError, ApprovalExpiredError, CueTypeError, NotFound
 from ..home.indexes import IndexRow, Indexes
 from ..home.replay import apply_lifecycle
 from ..schema import Episode, Origin, Tier
-from ..schema.fields import choice, text, to_datetime, validate_id
+from ..schema.fields import choice, to_datetime, validate_id
+from ..schema.fields import text as text_field
 from ..store.journal import Journal
 from . import tiers, versions
 from .approvals import Approval
-from .extract import Candidate, extract, subject_key
+from .extract import Candidate, extract, plain, subject_key
 from .gate import Action, Current, judge
 from .patterns import Category, Pattern
 from .profiles import Profile
@@ -86,11 +87,15 @@ class LifecycleMethods:
 
         Raises:
             CueTypeError, InvalidArgumentError: bad ``text``, ``session`` or ``patterns``.
-            SchemaError: a bad ``origin`` or ``user_id``.
+            SchemaError: a bad ``origin`` or ``user_id``, or ``text`` that is not valid
+                Unicode (a lone surrogate); nothing is written.
             ReadOnlyError: the handle is read-only.
         """
         self._writable()
         at = self._now(now)
+        if not isinstance(text, str):
+            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+        text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
         source = choice(Origin, origin, "origin")
         user = validate_id(user_id, "user_id")
         ids: list[str] = []
@@ -127,6 +132,9 @@ class LifecycleMethods:
         )
         if verdict.action is Action.QUEUE:
             assert key is not None and verdict.reason is not None
+            for aid, waiting in self._indexes.lifecycle.pending.items():
+                if waiting["subject"] == key and plain(str(waiting["episode"]["narrative"])) == plain(c.text):
+                    return aid  # already waiting for a decision
             self._commit([{
                 "op": "approval", "id": episode.id, "reason": verdict.reason, "subject": key, "supersedes": verdict.supersedes,
                 "episode": episode.to_json(), "requested_at": at.isoformat(), "expires_at": (at + self._profile.approval_ttl).isoformat(),
@@ -338,7 +346,7 @@ def _version_key(user: str, subject: str) -> str:
 def _subject(subject: object) -> str:
     if not isinstance(subject, str):
         raise CueTypeError(f"subject must be a string, got {type(subject).__name__}")
-    return text(subject, "subject").strip()
+    return text_field(subject, "subject").strip()
 
 
 def _promoted(c: Candidate) -> Candidate:
