@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ApprovalError, ApprovalExpiredError, CueTypeError, NotFoundError
 from ..home.indexes import IndexRow, Indexes
+from ..home.results import RecallResult
 from ..home.replay import apply_lifecycle
 from ..schema import Episode, Origin, Tier
 from ..schema.fields import choice, to_datetime, validate_id
@@ -26,6 +27,7 @@ from .extract import Candidate, extract, plain, subject_key
 from .gate import Action, Current, judge
 from .patterns import Category, Pattern
 from .profiles import Profile
+from .state import VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Worker
@@ -53,6 +55,8 @@ class LifecycleMethods:
         def _new_id(self, episode_seed: str, pending: int = 0) -> str: ...
 
         def get(self, id: str) -> Episode: ...
+
+        def recall(self, *args: Any, **kwargs: Any) -> RecallResult: ...
 
     # -- the write path -------------------------------------------------------------
 
@@ -274,7 +278,7 @@ class LifecycleMethods:
                 return self._version(v, start, end, nxt)
         raise AssertionError("as_of found a version outside its own chain")  # pragma: no cover
 
-    def _version(self, entry: Any, start: datetime, end: datetime | None, nxt: Any) -> Version:
+    def _version(self, entry: VersionEntry, start: datetime, end: datetime | None, nxt: VersionEntry | None) -> Version:
         state = self._indexes.lifecycle
         return Version(
             episode=self.get(entry.id), valid_from=start, valid_to=end, adopted_at=datetime.fromisoformat(entry.adopted_at),
@@ -300,7 +304,7 @@ class LifecycleMethods:
         """
         key = validate_id(name, "name")
         if key not in self._workers:
-            self._workers[key] = Worker(key, self)  # type: ignore[arg-type]
+            self._workers[key] = Worker(key, self)
         return self._workers[key]
 
     def expire(self, now: TimeArg = None) -> ExpiryReport:

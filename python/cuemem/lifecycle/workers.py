@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError, WorkerPermissionError
 from ..home.results import RecallResult
@@ -21,8 +21,11 @@ from .extract import extract
 from .patterns import Pattern
 from .tiers import WorkingItem, WorkingMemory
 
-if TYPE_CHECKING:
-    from ..memory import Memory
+
+class Supervisor(Protocol):
+    """What a worker needs of its supervisor: reading."""
+
+    def recall(self, cues: Mapping[str, str | Sequence[str]] | None = ..., *args: Any, **options: Any) -> RecallResult: ...
 
 __all__ = ["Worker"]
 
@@ -33,7 +36,7 @@ class Worker:
     Get one with :meth:`Memory.worker <cuemem.Memory.worker>`.
     """
 
-    def __init__(self, name: str, supervisor: Memory) -> None:
+    def __init__(self, name: str, supervisor: Supervisor) -> None:
         self.name = validate_id(name, "name")
         self._supervisor = supervisor
         self._working = WorkingMemory()
