@@ -181,3 +181,18 @@ def test_profiles_by_name_and_bad_names(tmp_path: Path) -> None:
     assert not (tmp_path / "h").exists()
     with Memory.open(tmp_path / "h", profile="high") as mem:
         assert mem.profile is PROFILES["high"]
+
+
+def test_keep_promotes_a_working_item_to_short_term(tmp_path: Path) -> None:
+    """keep(wm-id) writes the held sentence short-term; an unknown id is NotFoundError."""
+    from cuemem.errors import NotFoundError
+
+    with Memory.open(tmp_path, fsync="never") as mem:
+        (held,) = mem.observe("The build is red.", now=T0, session="s2")
+        eid = mem.keep(held, now=T0 + timedelta(minutes=5))
+        record = mem.get(eid)
+        assert (record.narrative, record.tier.value, record.tags, record.recorded_at) == (
+            "The build is red.", "short", ("session:s2",), T0 + timedelta(minutes=5))
+        mem.end_turn()
+        with pytest.raises(NotFoundError):
+            mem.keep(held, now=T0)

@@ -292,6 +292,23 @@ class LifecycleMethods:
         """What this handle holds in working memory this turn."""
         return self._working.items()
 
+    def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str = "default") -> str:
+        """Promotes a working-memory item to short-term memory (an explicit approval); returns the record id.
+
+        Raises:
+            NotFoundError: this turn holds no item with this id.
+            SchemaError: a bad ``origin`` or ``user_id``.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = self._now(now)
+        source = choice(Origin, origin, "origin")
+        user = validate_id(user_id, "user_id")
+        held = self._working.get(id) if isinstance(id, str) else None
+        if held is None:
+            raise NotFoundError(f"working memory holds no item {id!r} this turn")
+        return self._gate_and_write(_promoted(held.candidate), source, user, at)
+
     def end_turn(self) -> int:
         """Ends the turn: working memory is dropped; returns how many items it held."""
         return self._working.clear()
@@ -354,7 +371,7 @@ def _subject(subject: object) -> str:
 
 
 def _promoted(c: Candidate) -> Candidate:
-    """A working-memory sentence repeated in its turn, as a short-term candidate."""
+    """A working-memory sentence worth keeping a while (repeated, or kept), as a short-term candidate."""
     return Candidate(
         text=c.text, category=Category.UTTERANCE, tier=Tier.SHORT, kind=c.kind, subject=c.subject, salience=c.salience,
         confidence=c.confidence, session=c.session, pattern=c.pattern, at=c.at,

@@ -35,19 +35,33 @@ class WorkingItem:
 
     Attributes:
         id: ``wm-<n>``, unique within its handle.
-        text: What was said.
-        category: Its extraction category.
-        subject: Its subject, if extraction found one.
-        at: When it was first held this turn.
+        candidate: What extraction made of it (first time held).
         count: How many times it was held this turn.
     """
 
     id: str
-    text: str
-    category: Category
-    subject: str | None
-    at: datetime
+    candidate: Candidate
     count: int = 1
+
+    @property
+    def text(self) -> str:
+        """What was said."""
+        return self.candidate.text
+
+    @property
+    def category(self) -> Category:
+        """Its extraction category."""
+        return self.candidate.category
+
+    @property
+    def subject(self) -> str | None:
+        """Its subject, if extraction found one."""
+        return self.candidate.subject
+
+    @property
+    def at(self) -> datetime:
+        """When it was first held this turn."""
+        return self.candidate.at
 
 
 class WorkingMemory:
@@ -72,11 +86,15 @@ class WorkingMemory:
         held = self._items.get(key)
         if held is None:
             self._serial += 1
-            held = WorkingItem(f"wm-{self._serial}", candidate.text, candidate.category, candidate.subject, candidate.at)
+            held = WorkingItem(f"wm-{self._serial}", candidate)
         else:
-            held = WorkingItem(held.id, held.text, held.category, held.subject, held.at, held.count + 1)
+            held = WorkingItem(held.id, held.candidate, held.count + 1)
         self._items[key] = held
         return held
+
+    def get(self, id: str) -> WorkingItem | None:
+        """The item with this id, if the turn holds it."""
+        return next((w for w in self._items.values() if w.id == id), None)
 
     def items(self) -> list[WorkingItem]:
         """What the turn holds, first held first."""
