@@ -66,3 +66,14 @@ def test_exclude_stale_leaves_stale_hits_out_and_still_fills_k(tmp_path: Path) -
         assert len(mem.recall({"tag": "t"}, k=10, now=later, exclude_stale=True).hits) == 3
         with pytest.raises(CueTypeError):
             mem.recall({"tag": "t"}, now=later, exclude_stale="yes")  # type: ignore[arg-type]
+
+
+def test_a_short_term_record_past_its_ttl_is_stale_before_expire_runs(tmp_path: Path) -> None:
+    """Freshness 0 from recorded_at + TTL on; exclude_stale leaves it out."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        eid = mem.remember("a latte costs 4 euros", tier="short", type="price", tags=["p"], now=T0)
+        (hit,) = mem.recall({"tag": "p"}, now=T0 + timedelta(minutes=30) - timedelta(microseconds=1)).hits
+        assert hit.id == eid and not hit.stale and hit.freshness == 1.0
+        (hit,) = mem.recall({"tag": "p"}, now=T0 + timedelta(minutes=30)).hits
+        assert hit.stale and hit.freshness == 0.0
+        assert mem.recall({"tag": "p"}, now=T0 + timedelta(minutes=30), exclude_stale=True).hits == []

@@ -32,7 +32,7 @@ from .home.layout import Layout
 from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
 from .lifecycle.facade import LifecycleMethods
-from .lifecycle.freshness import freshness
+from .lifecycle.freshness import freshness_of
 from .lifecycle.profiles import Profile, profile as lifecycle_profile
 from .lifecycle.tiers import WorkingMemory
 from .salience import SalienceTable
@@ -457,7 +457,7 @@ class Memory(LifecycleMethods):
 
     def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
         hit = Hit(self._indexes.ids[row], score, parts, self._loader(row))
-        hit._fresh = lambda e: freshness(e.confidence, e.kind, e.recorded_at, at)
+        hit._fresh = lambda e: freshness_of(e, at, self._profile)
         hit.stale_below = self._profile.stale_below
         return hit
 

@@ -3,7 +3,8 @@
 ``freshness = confidence * 0.5 ** (age_days / half_life[kind])`` where the age runs
 from when the memory was recorded (learned) to ``now``. Below the profile's
 ``stale_below`` (0.70 low, 0.75 medium, 0.85 high) a memory is *stale*: recall marks
-it, and can leave it out. Episodic memories record what happened and never go stale.
+it, and can leave it out. Episodic memories record what happened and never go stale;
+a short-term record past its TTL has no freshness left.
 
 =============  =================
 kind           half-life (days)
@@ -22,9 +23,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
 
-from ..schema import Kind
+from ..schema import Episode, Kind, Tier
+from .profiles import Profile
+from .tiers import is_expired
 
-__all__ = ["HALF_LIVES_DAYS", "freshness"]
+__all__ = ["HALF_LIVES_DAYS", "freshness", "freshness_of"]
 
 _DAY = 86_400.0
 
@@ -54,3 +57,12 @@ def freshness(confidence: float, kind: Kind, recorded_at: datetime, now: datetim
         return confidence
     age = max((now - recorded_at).total_seconds(), 0.0) / _DAY
     return float(confidence * 0.5 ** (age / half_life))
+
+
+def freshness_of(episode: Episode, now: datetime, profile: Profile) -> float:
+    """The freshness of a stored record at ``now``: :func:`freshness`, or 0 for a
+    short-term record past its TTL (expired, even before ``expire`` retires it)."""
+    if episode.tier is Tier.SHORT and is_expired(episode.recorded_at, episode.type, episode.kind.value, now=now, profile=profile):
+        return 0.0
+    return freshness(episode.confidence, episode.kind, episode.recorded_at, now)
+
