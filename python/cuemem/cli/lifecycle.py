@@ -30,6 +30,11 @@ def _time(value: str | None, name: str) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+def _short(moment: datetime) -> str:
+    """An instant to the minute, for tables."""
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
 def _version_json(v: Any) -> dict[str, Any]:
     return {
         "id": v.id, "narrative": v.episode.narrative, "valid_from": v.valid_from.isoformat(),
@@ -72,11 +77,13 @@ def approvals(home: Path, profile: str, now: str | None, as_json: bool) -> None:
                  "requested_at": a.requested_at.isoformat(), "expires_at": a.expires_at.isoformat()} for a in items]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"{len(items)} waiting for approval", title_justify="left")
-    for column in ("id", "reason", "memory", "expires"):
-        table.add_column(column)
+    table = Table(title=f"{len(items)} waiting for approval", title_justify="left", expand=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("reason", no_wrap=True)
+    table.add_column("memory", ratio=1, overflow="fold")
+    table.add_column("expires", no_wrap=True)
     for a in items:
-        table.add_row(a.id, a.reason, a.episode.narrative, a.expires_at.isoformat())
+        table.add_row(a.id, a.reason, a.episode.narrative, _short(a.expires_at))
     Console().print(table)
 
 
@@ -121,13 +128,14 @@ def history(home: Path, subject: str, user_id: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([_version_json(v) for v in chain], ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"{len(chain)} version(s) of {subject!r}", title_justify="left")
-    for column in ("id", "memory", "valid from", "valid to", "state"):
-        table.add_column(column)
+    table = Table(title=f"{len(chain)} version(s) of {subject!r}", title_justify="left", expand=True)
+    table.add_column("valid from", no_wrap=True)
+    table.add_column("valid to", no_wrap=True)
+    table.add_column("memory", ratio=1, overflow="fold")
     for v in chain:
         state = "current" if v.current else f"superseded by {v.superseded_by}"
-        table.add_row(v.id, v.episode.narrative, v.valid_from.isoformat(), "" if v.valid_to is None else v.valid_to.isoformat(),
-                      state + ("" if v.live else " (retired)"))
+        table.add_row(_short(v.valid_from), "" if v.valid_to is None else _short(v.valid_to),
+                      f"{v.episode.narrative}\n[dim]{v.id} · {state}{'' if v.live else ' · retired'}[/]")
     Console().print(table)
 
 
