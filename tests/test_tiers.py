@@ -153,7 +153,7 @@ def test_the_profile_table_is_documented_and_ordered() -> None:
     assert low.long_term_trust < med.long_term_trust < high.long_term_trust
     assert (low.approval, med.approval, high.approval) == (False, False, True)
     assert (low.stale_below, med.stale_below, high.stale_below) == (0.7, 0.75, 0.85)
-    assert (med.min_occurrences, med.salience_floor, med.min_confidence) == (2, 0.8, 0.4)
+    assert (med.min_occurrences, med.salience_floor, med.min_confidence, med.distill_floor) == (2, 0.8, 0.4, 0.35)
     assert all(p.max_live_versions == 5 for p in (low, med, high))
     import cuemem.lifecycle.profiles as module
 

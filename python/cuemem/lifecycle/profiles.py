@@ -18,6 +18,7 @@ long-term capacity per user       200,000      100,000      50,000
 consolidation: min occurrences    2            2            3
 consolidation: salience floor     0.70         0.80         0.90
 consolidation: min confidence     0.30         0.40         0.60
+distillation floor                0.35         0.35         0.35
 ================================  ===========  ===========  ===========
 
 TTLs per kind of memory (all profiles): a ``price`` lives 30 minutes, a preference 7
@@ -86,6 +87,7 @@ class Profile:
         min_occurrences: Consolidation: repetitions that promote a short-term group.
         salience_floor: Consolidation: salience that promotes a group by itself.
         min_confidence: Consolidation: mean confidence a promoted group needs.
+        distill_floor: Distillation: composite salience below which a memory moves up the ladder.
     """
 
     name: str
@@ -99,11 +101,12 @@ class Profile:
     salience_floor: float
     min_confidence: float
     max_live_versions: int = 5
+    distill_floor: float = 0.35
     sensitive_kinds: frozenset[Kind] = frozenset({Kind.PREFERENCE, Kind.PROCEDURAL, Kind.POLICY})
     kind_ttls: Mapping[str, timedelta | None] = field(default_factory=lambda: DEFAULT_KIND_TTLS)
 
     def __post_init__(self) -> None:
-        for name in ("long_term_trust", "stale_below", "salience_floor", "min_confidence"):
+        for name in ("long_term_trust", "stale_below", "salience_floor", "min_confidence", "distill_floor"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise InvalidArgumentError(f"Profile.{name} must be a number in [0, 1], got {value!r}")
