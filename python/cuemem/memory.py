@@ -443,9 +443,13 @@ class Memory(LifecycleMethods):
         if not isinstance(exclude_stale, bool):
             raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
         wanted = k
+        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         while True:
             r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), wanted, excluded)
-            hits = [self._hit(row, score, parts, at) for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())]
+            hits = [
+                made.get(row) or made.setdefault(row, self._hit(row, score, parts, at))
+                for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
+            ]
             if not exclude_stale:
                 break
             fresh = [h for h in hits if not h.stale]
