@@ -2,7 +2,7 @@
 
 Working memory lives in the process, per handle (and per worker), and is never
 journaled: :meth:`WorkingMemory.clear` at the end of a turn drops it. A sentence held
-twice in one turn is promoted to short-term by the caller.
+twice in one turn, or kept on purpose, is promoted to short-term by the caller.
 
 Short-term records expire ``ttl`` after they were recorded: a record recorded at ``t``
 with TTL ``d`` is expired for every ``now >= t + d`` and live for every earlier
@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
 
 from .extract import Candidate, plain
 from .patterns import Category
