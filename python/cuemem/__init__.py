@@ -32,6 +32,7 @@ from .errors import (
     UnsupportedVersionError,
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
+from .lifecycle import Candidate, Profile, extract
 from .memory import Memory
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
@@ -73,3 +74,8 @@ __all__ = [
     "__version__",
     "recall",
 ]
+
+# The memory life-cycle's write path.
+from .errors import ApprovalError, ApprovalExpiredError, WorkerPermissionError  # noqa: E402
+
+__all__ += ["ApprovalError", "ApprovalExpiredError", "Candidate", "Profile", "WorkerPermissionError", "extract"]

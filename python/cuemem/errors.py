@@ -128,3 +128,20 @@ class NotFoundError(CuememError, KeyError):
 
 class CorruptRecordError(CuememError, ValueError):
     """A committed journal line that is not a JSON object (damaged or foreign bytes)."""
+
+
+# -- the memory life-cycle --------------------------------------------------------------
+
+__all__ += ["ApprovalError", "ApprovalExpiredError", "WorkerPermissionError"]
+
+
+class WorkerPermissionError(CuememError, PermissionError):
+    """A worker handle tried to write short- or long-term memory (only its supervisor may)."""
+
+
+class ApprovalError(CuememError, ValueError):
+    """A decision on a queued write that cannot be taken (it is already decided)."""
+
+
+class ApprovalExpiredError(ApprovalError):
+    """A decision on a queued write whose approval window has closed."""

@@ -34,6 +34,10 @@ from .home.results import HomeStats, Hit, ImportReport, OpenReport, PolicyReport
 from .policy import Explanation, Judgement, Policy, PolicyBook, contradicting_pairs, distill_policies, flag_contradictions
 from .policy.notes import note_fields as policy_note_fields
 from .policy.notes import policy_of_note
+from .lifecycle.facade import LifecycleMethods
+from .lifecycle.freshness import freshness_of
+from .lifecycle.profiles import Profile, profile as lifecycle_profile
+from .lifecycle.tiers import WorkingMemory
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import to_datetime
@@ -66,7 +70,7 @@ def _edge_now(now: TimeArg) -> datetime:
     raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
-class Memory:
+class Memory(LifecycleMethods):
     """An agent's memory, kept in a home directory.
 
     Open one with :meth:`Memory.open` (a context manager). The journal under
@@ -98,6 +102,10 @@ class Memory:
         self._book: PolicyBook | None = None
         self._book_notes: dict[str, tuple[int, str]] = {}
         self._book_head: object = None
+        # The life-cycle: the failure-cost profile, this turn's working memory, the workers.
+        self._profile = lifecycle_profile("medium")
+        self._working = WorkingMemory()
+        self._workers = {}
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -111,6 +119,7 @@ class Memory:
         lock_timeout: float = 0.0,
         weights: Mapping[str, float] | None = None,
         half_lives_days: Mapping[str, float] | None = None,
+        profile: Profile | str = "medium",
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
@@ -122,6 +131,8 @@ class Memory:
             lock_timeout: Seconds to wait for another writer to finish (0: fail at once).
             weights: Salience weight overrides, per axis.
             half_lives_days: Salience half-life overrides, per axis.
+            profile: The failure-cost profile ("low", "medium", "high" or a
+                :class:`~cuemem.lifecycle.Profile`): thresholds, TTLs, approvals, freshness.
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -136,6 +147,7 @@ class Memory:
         if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf"):
             raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
         salience = SalienceTable(weights, half_lives_days)
+        chosen = lifecycle_profile(profile)
         if read_only:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
@@ -161,6 +173,7 @@ class Memory:
                 skipped_records=list(indexes.skipped),
             )
             mem = cls(layout, journal, notes, indexes, lock, report)
+            mem._profile = chosen
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -272,6 +285,7 @@ class Memory:
         stored = episode.to_json()
         (position,) = self._journal.append([{"op": "remember", "episode": stored}], trusted=True)
         self._indexes.add([(IndexRow.of_json(stored), position)])
+        self._indexes.lifecycle.note_remember(stored)
         self._indexes.head = self._journal.head()
         return episode.id
 
@@ -358,6 +372,7 @@ class Memory:
         taken: set[str] = set()
         batch = Batch(len(self._indexes))
         ids = batch.ids
+        short: list[dict[str, Any]] = []
         with self._journal.stage() as stage:
             for number, obj, unreadable in items:
                 if unreadable is not None:
@@ -380,12 +395,16 @@ class Memory:
                 stored = episode.to_json()
                 offset = stage.add({"op": "remember", "episode": stored})
                 batch.add(IndexRow.of_json(stored), 0, offset)
+                if stored["tier"] == "short":
+                    short.append(stored)
             if errors and not skip_bad:
                 shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
                 raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
             if ids:
                 batch.place(stage.commit())
         self._indexes.extend(batch)
+        for stored in short:
+            self._indexes.lifecycle.note_remember(stored)
         self._indexes.head = self._journal.head()
         return ImportReport(count=len(ids), skipped=errors, ids=list(ids))
 
@@ -399,6 +418,7 @@ class Memory:
         now: TimeArg = None,
         *,
         exclude: Mapping[str, str | Sequence[str]] | None = None,
+        exclude_stale: bool = False,
     ) -> RecallResult:
         """Memories matching every cue, ranked by salience decayed to ``now``.
 
@@ -412,6 +432,8 @@ class Memory:
             k: How many hits (>= 1).
             now: The instant salience decays to (default: the wall clock, read once).
             exclude: Values to leave out, same shape as ``cues``.
+            exclude_stale: Leave out hits whose freshness at ``now`` is below the
+                profile's threshold (:attr:`Hit.stale <cuemem.home.results.Hit.stale>`).
 
         Raises:
             UnknownDimensionError: an unknown cue dimension.
@@ -424,13 +446,33 @@ class Memory:
         resolved = normalize(cues, now=at)
         excluded = normalize(exclude, now=at) or None
         k = _arrays.count(k, "k")
-        r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), k, excluded)
-        ids = self._indexes.ids
-        hits = [
-            Hit(ids[row], score, parts, self._loader(row))
-            for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
-        ]
+        if not isinstance(exclude_stale, bool):
+            raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
+        wanted = k
+        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
+        while True:
+            r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), wanted, excluded)
+            hits = [
+                made.get(row) or made.setdefault(row, self._hit(row, score, parts, at))
+                for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
+            ]
+            if not exclude_stale:
+                break
+            fresh = [h for h in hits if not h.stale]
+            if len(fresh) >= k or len(hits) < wanted:
+                hits = fresh[:k]
+                break
+            wanted *= 4  # stale hits crowded the first page: look further down the ranking
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
+
+    def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
+        hit = Hit(self._indexes.ids[row], score, parts, self._loader(row))
+        hit._fresh = lambda e: freshness_of(e, at, self._profile)
+        hit.stale_below = self._profile.stale_below
+        return hit
+
+    def _now(self, now: TimeArg) -> datetime:
+        return _edge_now(now)
 
     def _loader(self, row: int) -> Callable[[], Episode]:
         return lambda: Episode.from_json(self._journal.read_at(self._indexes.position(row))["episode"])

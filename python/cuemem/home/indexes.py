@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import CuememError
 from ..index import CueIndex
+from ..lifecycle.state import LifecycleState
 from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
@@ -34,11 +35,11 @@ from ..store.fsync import write_atomic
 from .cues import DIMENSIONS, cue_values_json
 
 #: Bumped whenever the cached files' meaning changes.
-FORMAT = 1
+FORMAT = 2
 _DAY = 86_400.0
 _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 
-_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json")
+_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json")
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ class Indexes:
         self.notes: dict[str, tuple[int, str]] = {}
         #: Journal records this session could not index (a person broke them), and why.
         self.skipped: list[tuple[Position, str]] = []
+        #: Versions, approvals, live short-term and retired records (see :mod:`cuemem.lifecycle.state`).
+        self.lifecycle = LifecycleState()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -192,6 +195,16 @@ class Indexes:
         self.segments.extend(batch.segments)
         self.offsets.extend(batch.offsets)
 
+    def retire(self, ids: Sequence[str]) -> None:
+        """Takes the rows of ``ids`` out of the cue postings and the salience table.
+
+        Their ids and journal positions stay, so ``Memory.get`` still finds them.
+        """
+        rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
+        if len(rows):
+            self.cues.remove(rows)
+            self.salience.remove(rows)
+
     # -- the disk cache -------------------------------------------------------------
 
     def save(self, directory: Path, *, last_record_sha: str | None) -> None:
@@ -207,6 +220,7 @@ class Indexes:
         write_atomic(directory / "rows.npy", _npy_bytes(positions))
         notes = {k: list(v) for k, v in sorted(self.notes.items())}
         write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
+        write_atomic(directory / "lifecycle.json", json.dumps(self.lifecycle.to_json(), sort_keys=True, ensure_ascii=False).encode())
         files = {name: _fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
@@ -248,7 +262,9 @@ class Indexes:
             indexes.ids = raw.split("\n")[:-1] if raw else []
             positions = np.load(directory / "rows.npy", allow_pickle=False)
             n = int(body["rows"])
-            if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != n:
+            indexes.lifecycle = LifecycleState.from_json(json.loads((directory / "lifecycle.json").read_text(encoding="utf-8")))
+            live = n - len(indexes.lifecycle.retired)
+            if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != live:
                 return None, "cached files disagree on the number of rows"
             indexes._row_of = None
             indexes.segments = array("Q", positions[:, 0].tobytes())

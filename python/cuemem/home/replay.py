@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
 from ..errors import CuememError, SchemaError
+from ..lifecycle.state import LIFECYCLE_OPS
 from ..salience import SalienceTable
 from ..schema import Episode
 from ..store.journal import Journal, Position
@@ -108,6 +109,7 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
                 indexes.skipped.append((entry.position, str(exc)))
                 continue
             batch.append((row, entry.position))
+            indexes.lifecycle.note_remember(entry.record["episode"])
             if len(batch) >= REPLAY_BATCH:
                 indexes.add(batch)
                 count += len(batch)
@@ -115,9 +117,35 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
                 pending.clear()
         elif op == "note":
             indexes.notes[entry.record["id"]] = (int(entry.record["version"]), str(entry.record["sha256"]))
+        elif op in LIFECYCLE_OPS:
+            indexes.add(batch)  # a life-cycle record may name the rows just read
+            count += len(batch)
+            batch = []
+            pending.clear()
+            try:
+                apply_lifecycle(indexes, entry.record)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                indexes.skipped.append((entry.position, f"a {op} record that cuemem did not write: {exc!r}"))
     indexes.add(batch)
     count += len(batch)
     if head is not None:
         indexes.head = head
     return count
+
+
+def apply_lifecycle(indexes: Indexes, record: Mapping[str, Any]) -> None:
+    """Applies one life-cycle record (version, approval, decision, retire) to the indexes.
+
+    Replay and live writes both come through here, so a rebuild gives the same state.
+
+    Raises:
+        KeyError, TypeError, ValueError: the record is not one cuemem writes.
+    """
+    if record["op"] == "retire":
+        if not isinstance(record["ids"], list):
+            raise TypeError("a retire record lists its ids")
+        record = {**record, "ids": [i for i in record["ids"] if isinstance(i, str) and i in indexes.row_of]}
+    gone = indexes.lifecycle.apply(record)
+    if gone:
+        indexes.retire(gone)
 

@@ -17,7 +17,7 @@ class Hit:
     ids and scores never touches the disk.
     """
 
-    __slots__ = ("id", "score", "_parts", "_load", "_record")
+    __slots__ = ("id", "score", "_parts", "_load", "_record", "_fresh", "stale_below")
 
     def __init__(self, id: str, score: float, parts: list[float], load: Callable[[], Episode]) -> None:
         self.id = id
@@ -25,6 +25,10 @@ class Hit:
         self._parts = parts
         self._load = load
         self._record: Episode | None = None
+        #: Freshness of a record at the recall's ``now`` (set by ``Memory.recall``), and
+        #: the profile's threshold below which it is stale.
+        self._fresh: Callable[[Episode], float] | None = None
+        self.stale_below = 0.0
 
     @property
     def breakdown(self) -> dict[str, float]:
@@ -37,6 +41,16 @@ class Hit:
         if self._record is None:
             self._record = self._load()
         return self._record
+
+    @property
+    def freshness(self) -> float:
+        """Confidence left after decay by age and kind at the recall's ``now`` (C6)."""
+        return self.record.confidence if self._fresh is None else self._fresh(self.record)
+
+    @property
+    def stale(self) -> bool:
+        """Whether :attr:`freshness` is below the profile's ``stale_below``."""
+        return self.freshness < self.stale_below
 
     def __repr__(self) -> str:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"

@@ -1,0 +1,109 @@
+"""The write gate (B4, B5): what happens to a candidate write, decided from trust and state.
+
+:func:`judge` is pure. Given what is about to be written, who wrote it, the current
+version of its subject (if any) and the failure-cost profile, it returns a
+:class:`Verdict`:
+
+1. Trust by origin: the stored confidence is at most the origin's trust
+   (:class:`~cuemem.lifecycle.profiles.Trust`), and an origin trusted less than
+   ``profile.long_term_trust`` writes short-term instead of long-term.
+2. Long-term writes about a subject are versions. Saying the current version again
+   is a repetition (nothing new is written). Under a profile with approvals, a
+   sensitive write (a sensitive kind, or tagged ``sensitive``) waits in the approval
+   queue. Otherwise a new fact with confidence >= the current version's supersedes
+   it; a less confident one waits for review while the current version stays.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..schema import Kind, Origin, Tier
+from .extract import plain
+from .profiles import Profile, Trust
+
+__all__ = ["Action", "Current", "Verdict", "judge"]
+
+#: The tag that makes any long-term write sensitive.
+SENSITIVE_TAG = "sensitive"
+
+
+class Action(str, enum.Enum):
+    """What the gate does with a write."""
+
+    WRITE = "write"
+    SUPERSEDE = "supersede"
+    QUEUE = "queue"
+    REPEAT = "repeat"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Current:
+    """The current version of a subject, as far as the gate needs it."""
+
+    id: str
+    confidence: float
+    narrative: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The gate's decision.
+
+    Attributes:
+        action: Write, supersede, queue for a decision, or a repetition (no write).
+        tier: The tier the record goes to (long-term may have become short-term).
+        confidence: The confidence to store (capped by the origin's trust).
+        versioned: Whether the write is a version of its subject.
+        supersedes: The current version it replaces (or would, once approved).
+        reason: For a queued write: ``"sensitive"`` or ``"conflict"``.
+    """
+
+    action: Action
+    tier: Tier
+    confidence: float
+    versioned: bool = False
+    supersedes: str | None = None
+    reason: str | None = None
+
+
+def judge(
+    *,
+    tier: Tier,
+    kind: Kind,
+    tags: Sequence[str],
+    origin: Origin,
+    confidence: float,
+    subject: str | None,
+    current: Current | None,
+    narrative: str,
+    profile: Profile,
+) -> Verdict:
+    """The gate's verdict on one write (see the module docstring for the rules).
+
+    Example:
+        >>> from cuemem.lifecycle.profiles import PROFILES
+        >>> judge(tier=Tier.LONG, kind=Kind.SEMANTIC, tags=(), origin=Origin.AGENT, confidence=0.8,
+        ...       subject="x", current=None, narrative="x is a y", profile=PROFILES["medium"]).tier
+        <Tier.SHORT: 'short'>
+    """
+    trust = Trust.of(origin)
+    stored = min(confidence, trust)
+    if tier is Tier.LONG and trust < profile.long_term_trust:
+        tier = Tier.SHORT
+    if tier is not Tier.LONG or subject is None:
+        return Verdict(Action.WRITE, tier, stored)
+    old = None if current is None else current.id
+    if current is not None and plain(current.narrative) == plain(narrative):
+        return Verdict(Action.REPEAT, tier, stored, versioned=True, supersedes=old)
+    if profile.approval and (kind in profile.sensitive_kinds or SENSITIVE_TAG in tags):
+        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="sensitive")
+    if current is not None and stored < current.confidence:
+        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="conflict")
+    return Verdict(Action.SUPERSEDE if current is not None else Action.WRITE, tier, stored, versioned=True, supersedes=old)
+

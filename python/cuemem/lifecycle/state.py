@@ -1,0 +1,137 @@
+"""The life-cycle state a home derives from its journal: versions, approvals, short-term, retired.
+
+Like the indexes it is a cache of the journal: :mod:`cuemem.home.replay` feeds it every
+life-cycle record (and every short-term ``remember``) in journal order, the same code
+path a live write takes, so a rebuild yields the same state. It is saved beside the
+index cache as ``lifecycle.json``.
+
+The journal records it reads:
+
+- ``{"op": "version", "subject", "id", "supersedes", "valid_from", "at"}``: record ``id``
+  becomes the current version of ``subject`` at ``at``; the previous current version
+  (``supersedes``) ends where the new one starts (its ``valid_to``).
+- ``{"op": "approval", "id", "reason", "subject", "supersedes", "episode", "requested_at",
+  "expires_at"}``: a write waiting for a decision (``reason`` "sensitive" or "conflict").
+- ``{"op": "decision", "id", "verdict", "at"}``: ``verdict`` "approved", "rejected" or
+  "expired".
+- ``{"op": "retire", "ids", "reason", "at"}``: records leave the live indexes (TTL
+  expiry, the live-version bound, the capacity bound); the journal keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LIFECYCLE_OPS", "LifecycleState", "ShortItem", "VersionEntry"]
+
+#: The journal ops this state follows.
+LIFECYCLE_OPS = frozenset({"version", "approval", "decision", "retire"})
+
+
+@dataclass(frozen=True)
+class VersionEntry:
+    """One adopted version of a subject: its record, valid-from and adoption instant (ISO)."""
+
+    id: str
+    valid_from: str
+    adopted_at: str
+
+
+@dataclass(frozen=True)
+class ShortItem:
+    """What TTL expiry needs of a live short-term record."""
+
+    id: str
+    recorded_at: str
+    type: str
+    kind: str
+
+
+@dataclass
+class LifecycleState:
+    """Versions, pending approvals, live short-term records and retired records of a home."""
+
+    #: Subject key -> its adopted versions, oldest first.
+    versions: dict[str, list[VersionEntry]] = field(default_factory=dict)
+    #: Record id -> the id of the version that replaced it.
+    superseded_by: dict[str, str] = field(default_factory=dict)
+    #: Approval id -> its ``approval`` record, while undecided.
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Approval id -> verdict, once decided.
+    decided: dict[str, str] = field(default_factory=dict)
+    #: Live short-term records, by id, in journal order.
+    short: dict[str, ShortItem] = field(default_factory=dict)
+    #: Record id -> why it left the live indexes.
+    retired: dict[str, str] = field(default_factory=dict)
+
+    def note_remember(self, episode: Mapping[str, Any]) -> None:
+        """Follows a ``remember`` record (only short-term ones matter here)."""
+        if episode.get("tier") == "short":
+            eid = str(episode["id"])
+            self.short[eid] = ShortItem(eid, str(episode["recorded_at"]), str(episode["type"]), str(episode["kind"]))
+
+    def apply(self, record: Mapping[str, Any]) -> list[str]:
+        """Follows one life-cycle record; returns the ids it retires from the live indexes.
+
+        Records are cuemem's own (written by :class:`~cuemem.Memory`); a record that
+        names an unknown approval or an already retired id changes nothing.
+        """
+        op = record["op"]
+        if op == "version":
+            key, new, old = str(record["subject"]), str(record["id"]), record.get("supersedes")
+            self.versions.setdefault(key, []).append(VersionEntry(new, str(record["valid_from"]), str(record["at"])))
+            if old is not None:
+                self.superseded_by[str(old)] = new
+        elif op == "approval":
+            self.pending[str(record["id"])] = dict(record)
+        elif op == "decision":
+            aid = str(record["id"])
+            if self.pending.pop(aid, None) is not None:
+                self.decided[aid] = str(record["verdict"])
+        elif op == "retire":
+            gone = [str(i) for i in record["ids"] if str(i) not in self.retired]
+            for rid in gone:
+                self.retired[rid] = str(record["reason"])
+                self.short.pop(rid, None)
+            return gone
+        return []
+
+    def current(self, key: str) -> VersionEntry | None:
+        """The current (latest adopted) version of a subject key."""
+        chain = self.versions.get(key)
+        return chain[-1] if chain else None
+
+    def live_versions(self, key: str) -> list[str]:
+        """The adopted versions of a subject still in the live indexes, oldest first."""
+        return [v.id for v in self.versions.get(key, []) if v.id not in self.retired]
+
+    # -- the cache file -------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready image of the state (keys sorted by the writer)."""
+        return {
+            "versions": {k: [[v.id, v.valid_from, v.adopted_at] for v in chain] for k, chain in self.versions.items()},
+            "superseded_by": self.superseded_by,
+            "pending": self.pending,
+            "decided": self.decided,
+            "short": [[s.id, s.recorded_at, s.type, s.kind] for s in self.short.values()],
+            "retired": self.retired,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LifecycleState:
+        """The state :meth:`to_json` described.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``data`` is not such an image.
+        """
+        return cls(
+            versions={str(k): [VersionEntry(str(a), str(b), str(c)) for a, b, c in chain] for k, chain in data["versions"].items()},
+            superseded_by={str(k): str(v) for k, v in data["superseded_by"].items()},
+            pending={str(k): dict(v) for k, v in data["pending"].items()},
+            decided={str(k): str(v) for k, v in data["decided"].items()},
+            short={str(a): ShortItem(str(a), str(b), str(c), str(d)) for a, b, c, d in data["short"]},
+            retired={str(k): str(v) for k, v in data["retired"].items()},
+        )
