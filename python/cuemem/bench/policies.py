@@ -9,6 +9,7 @@ before anything is timed.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import time
 from collections import Counter
@@ -16,11 +17,14 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from ..policy import Policy, PolicyBook, distill_policies
 from ..schema import Episode
 from .timing import time_calls
 
-__all__ = ["make_outcome_episodes", "make_situations", "run_policy_bench"]
+__all__ = ["make_outcome_episodes", "make_situations", "print_policy_bench", "run_policy_bench"]
 
 _T = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -105,3 +109,23 @@ def run_policy_bench(episodes: int = 100_000, policies: int = 10_000, *, seed: i
         "scan_p50_us": slow.percentile_us(50),
         "scan_p99_us": slow.percentile_us(99),
     }
+
+
+def print_policy_bench(result: dict[str, Any], console: Console, *, json_path: str | None = None) -> None:
+    """Prints the figures of :func:`run_policy_bench` as a table (and writes them as JSON)."""
+    from .machine import describe_machine
+
+    table = Table(title=f"policies ({describe_machine()})", title_justify="left")
+    for column in ("measure", "cuemem", "Python baseline", "ratio"):
+        table.add_column(column, justify="left" if column == "measure" else "right")
+    r = result
+    table.add_row(f"distil {r['episodes']:,} outcome episodes ({r['policies_mined']:,} policies)",
+                  f"{r['distill_s']:.2f} s", f"{r['python_counter_s']:.2f} s (Counter)", f"{r['python_counter_s'] / r['distill_s']:.2f}x")
+    for q in ("p50", "p99"):
+        table.add_row(f"judge against {r['book_policies']:,} policies, {q}", f"{r[f'judge_{q}_us']:.1f} µs",
+                      f"{r[f'scan_{q}_us']:.1f} µs (scan)", f"{r[f'scan_{q}_us'] / r[f'judge_{q}_us']:.0f}x")
+    console.print(table)
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=2)
+

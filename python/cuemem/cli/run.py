@@ -32,8 +32,15 @@ def demo(directory: Path, episodes: int) -> None:
 )
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the corpus and the query mix.")
 @click.option("--no-home", is_flag=True, help="Skip the home measurements (import, open, facade recall, durable remember).")
-def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool) -> None:
+@click.option("--policies", "policies", is_flag=True, help="Only the policy part: distil 100k outcome episodes, judge against 10k policies.")
+def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
+          policies: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
+    if policies:
+        from ..bench.policies import print_policy_bench, run_policy_bench
+
+        print_policy_bench(run_policy_bench(seed=seed), Console(), json_path=json_path)
+        return
     from ..bench import run_bench
 
     run_bench(episodes, json_path=json_path, plot_path=plot_path, systems=systems or None, seed=seed, home=not no_home)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from datetime import date
 
@@ -91,7 +92,8 @@ def distill_policies(
     cols = _Columns(chosen)
     policies: list[Policy] = []
     for polarity, within, against in ((Polarity.MITIGATE, negative, positive), (Polarity.REINFORCE, positive, negative)):
-        found = index.closed_sets(dims, within, against, min_support=min_support, max_depth=max_cues)
+        # Dimensions in name order make each set's cues come out already sorted.
+        found = index.closed_sets(sorted(set(dims)), within, against, min_support=min_support, max_depth=max_cues)
         policies += [_policy(polarity, s, cols) for s in _productive(found)]
     policies.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
     return flag_contradictions(policies)
@@ -162,6 +164,12 @@ def _productive(found: list[CueSet]) -> list[CueSet]:
     return out
 
 
+def _pick(items: list[str], at: list[int]) -> tuple[str, ...]:
+    if len(at) > 1:
+        return operator.itemgetter(*at)(items)  # type: ignore[no-any-return]
+    return tuple(items[i] for i in at)
+
+
 class _Columns:
     """What a policy reads of its episodes, as lists indexed by row (supports are mostly
     small, where list indexing beats numpy's per-call cost)."""
@@ -178,7 +186,7 @@ def _policy(polarity: Polarity, s: CueSet, cols: _Columns) -> Policy:
     support = s.support.tolist()
     salience_sum = math.fsum(cols.composite[i] for i in support)
     days = [cols.day[i] for i in support]
-    cause: Cause = tuple(sorted(s.cues))
+    cause: Cause = s.cues
     outcome = "negative" if polarity is Polarity.MITIGATE else "positive"
     count = len(support)
     verb = "Avoid" if polarity is Polarity.MITIGATE else "Repeat"
@@ -189,8 +197,8 @@ def _policy(polarity: Polarity, s: CueSet, cols: _Columns) -> Policy:
         polarity=polarity,
         cause=cause,
         statement=statement,
-        evidence=tuple(cols.ids[i] for i in support),
-        counter_examples=tuple(cols.ids[i] for i in s.counter.tolist()),
+        evidence=_pick(cols.ids, support),
+        counter_examples=_pick(cols.ids, s.counter.tolist()),
         confidence=confidence(count, salience_sum),
         salience_sum=salience_sum,
         span=(min(days), max(days)),

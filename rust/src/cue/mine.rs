@@ -106,16 +106,18 @@ impl CueIndex {
     }
 }
 
-/// Rows of `against` in every posting of `cues`, intersecting smallest first.
+/// Rows of `against` in every posting of `cues`, intersecting smallest first (and
+/// copying only the smallest posting, never the whole of `against`).
 fn counter_examples(cues: &[&Item<'_>], against: &RoaringBitmap) -> RoaringBitmap {
     let mut postings: Vec<&RoaringBitmap> = cues.iter().map(|c| c.posting).collect();
+    postings.push(against);
     postings.sort_by_key(|p| p.len());
-    let mut rows = against.clone();
-    for p in postings {
+    let mut rows = postings[0].clone();
+    for p in &postings[1..] {
         if rows.is_empty() {
             break;
         }
-        rows &= p;
+        rows &= *p;
     }
     rows
 }
