@@ -88,6 +88,8 @@ def _judge_a_situation(mem: Memory, out: Console) -> None:
     verdict = mem.judge(situation, now=DEMO_NOW)
     cues = " ".join(f"{d}={v}" for d, vs in situation.items() for v in vs)
     out.print(policy_table(verdict.policies[:5], f"judge {cues}: {len(verdict.policies)} applicable"))
+    for group in verdict.conflicts:
+        out.print(f"[red]conflict[/] (flagged, not resolved): {' vs '.join(p.id for p in group)}")
     out.print(mem.explain(verdict.policies[0].id).render(limit=5), markup=False, highlight=False)
     out.print()
 
