@@ -17,7 +17,7 @@ from ._core import CueIndex as _CueIndex
 from ._core import IndexStats, Pruned
 from .errors import CueTypeError
 
-__all__ = ["CueIndex", "CueSet", "Cues", "IndexStats", "Pruned"]
+__all__ = ["ClosedSets", "CueIndex", "CueSet", "Cues", "IndexStats", "Pruned"]
 
 #: A cue mapping: dimension -> one value or several (a union within the dimension).
 Cues = Mapping[str, Union[str, Sequence[str]]]
@@ -33,6 +33,37 @@ class CueSet:
     support: npt.NDArray[np.uint32]
     #: Rows of ``against`` carrying every cue, ascending.
     counter: npt.NDArray[np.uint32]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedSets:
+    """Closed cue sets in columns (:meth:`CueIndex.closed_set_columns`).
+
+    Set ``i`` names the cues ``vocabulary[j]`` for ``j`` in ``cues[cue_ends[i-1]:cue_ends[i]]``
+    (ascending: by dimension in the order asked, then by value), and its support and
+    counter rows are the same slices of ``support`` and ``counter``.
+    """
+
+    vocabulary: list[tuple[str, str]]
+    cues: npt.NDArray[np.uint32]
+    cue_ends: npt.NDArray[np.uint64]
+    support: npt.NDArray[np.uint32]
+    support_ends: npt.NDArray[np.uint64]
+    counter: npt.NDArray[np.uint32]
+    counter_ends: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return len(self.cue_ends)
+
+    def sets(self) -> list[CueSet]:
+        """One :class:`CueSet` per set (its rows are views into the columns)."""
+        out = []
+        c0 = s0 = k0 = 0
+        for c1, s1, k1 in zip(self.cue_ends.tolist(), self.support_ends.tolist(), self.counter_ends.tolist()):
+            cues = tuple(self.vocabulary[i] for i in self.cues[c0:c1].tolist())
+            out.append(CueSet(cues, self.support[s0:s1], self.counter[k0:k1]))
+            c0, s0, k0 = c1, s1, k1
+        return out
 
 
 class CueIndex:
@@ -143,6 +174,7 @@ class CueIndex:
         *,
         min_support: int = 2,
         max_depth: int = 3,
+        productive: bool = False,
     ) -> list[CueSet]:
         """Every closed combination of cues from ``dimensions`` shared by at least
         ``min_support`` rows of ``within``, with its counter-examples in ``against``.
@@ -151,7 +183,9 @@ class CueIndex:
         supporting row, so each stands for all its subsets of equal support. Supports
         are counted by intersecting posting lists in the core. ``max_depth`` bounds the
         cues added by search beyond those all of ``within`` shares; closure may add
-        more. ``within`` and ``against`` are uint32 arrays or pyroaring bitmaps.
+        more. ``within`` and ``against`` are uint32 arrays or pyroaring bitmaps. With
+        ``productive``, a combination is dropped when a smaller one kept inside it is at
+        least as precise (share of its rows in ``within`` rather than ``against``).
 
         Example:
             >>> ix = CueIndex(["type", "actor"])
@@ -163,13 +197,32 @@ class CueIndex:
             UnknownDimensionError: a dimension the index does not have.
             InvalidArgumentError: ``min_support`` or ``max_depth`` below 1.
         """
+        return self.closed_set_columns(
+            dimensions, within, against, min_support=min_support, max_depth=max_depth, productive=productive
+        ).sets()
+
+    def closed_set_columns(
+        self,
+        dimensions: Sequence[str],
+        within: Any,
+        against: Any = None,
+        *,
+        min_support: int = 2,
+        max_depth: int = 3,
+        productive: bool = False,
+    ) -> ClosedSets:
+        """:meth:`closed_sets` as flat columns with offsets: no object per set, for
+        callers that aggregate over many sets with numpy. Same arguments and errors."""
         dims = _arrays.strings(dimensions, "dimensions")
         within_rows = _arrays.rows(within, "within")
         against_rows = None if against is None else _arrays.rows(against, "against")
-        found = self._inner.closed_sets(
-            dims, within_rows, against_rows, _arrays.count(min_support, "min_support"), _arrays.count(max_depth, "max_depth")
+        if not isinstance(productive, bool):
+            raise CueTypeError(f"productive must be a bool, got {type(productive).__name__}")
+        vocabulary, (cues, cue_ends), (support, support_ends), (counter, counter_ends) = self._inner.closed_sets(
+            dims, within_rows, against_rows, _arrays.count(min_support, "min_support"), _arrays.count(max_depth, "max_depth"),
+            productive,
         )
-        return [CueSet(tuple(cues), support, counter) for cues, support, counter in found]
+        return ClosedSets(vocabulary, cues, cue_ends, support, support_ends, counter, counter_ends)
 
     def posting(self, dimension: str, value: str) -> BitMap:
         """The posting list of ``value`` as a ``pyroaring.BitMap`` (empty if never written)."""

@@ -189,8 +189,8 @@ proptest! {
         let mined = index.closed_sets(&DIMS, &within_bm, &against_bm, min_support as u64, 16).unwrap();
         let mut got = BTreeSet::new();
         for set in &mined.sets {
-            let mut cues: Vec<(usize, usize)> = set.cues.iter().map(|(d, v)| {
-                (DIMS.iter().position(|x| x == d).unwrap(), VALUES.iter().position(|x| x == v).unwrap())
+            let mut cues: Vec<(usize, usize)> = mined.cues_of(set).into_iter().map(|(d, v)| {
+                (DIMS.iter().position(|x| *x == d).unwrap(), VALUES.iter().position(|x| *x == v).unwrap())
             }).collect();
             cues.sort();
             let counter: BTreeSet<u32> = cues.iter().fold(against.clone(), |acc, c| &acc & &oracle[c]);
@@ -198,5 +198,36 @@ proptest! {
             prop_assert!(got.insert((cues, set.support.iter().collect::<Vec<u32>>())), "a closed set came out twice");
         }
         prop_assert_eq!(got, closed_by_brute_force(&oracle, &live, &within, min_support));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// productive keeps exactly the sets with no kept proper subset at least as precise.
+    #[test]
+    fn productive_keeps_exactly_the_sets_that_explain_more(
+        ws in prop::collection::vec((0..3usize, 0..4usize, prop::collection::vec(0..24u32, 0..14)), 0..12),
+        within in prop::collection::btree_set(0..24u32, 0..20),
+        against in prop::collection::btree_set(0..24u32, 0..20),
+    ) {
+        let (index, _, _) = build(&ws, &[]);
+        let within_bm: roaring::RoaringBitmap = within.iter().copied().collect();
+        let against_bm: roaring::RoaringBitmap = against.iter().copied().collect();
+        let all = index.closed_sets(&DIMS, &within_bm, &against_bm, 1, 16).unwrap();
+        let precision = |s: &cuemem_core::cue::CueSet| s.support.len() as f64 / (s.support.len() + s.counter.len()) as f64;
+        let kept = all.clone().productive();
+        let kept_sets: Vec<(BTreeSet<u32>, f64)> = kept.sets.iter().map(|s| (s.cues.iter().copied().collect(), precision(s))).collect();
+        let mut sorted = all.sets.clone();
+        sorted.sort_by(|a, b| (a.cues.len(), &a.cues).cmp(&(b.cues.len(), &b.cues)));
+        let mut expect: Vec<(BTreeSet<u32>, f64)> = Vec::new();
+        for s in &sorted {
+            let cues: BTreeSet<u32> = s.cues.iter().copied().collect();
+            let p = precision(s);
+            if !expect.iter().any(|(k, q)| k.len() < cues.len() && k.is_subset(&cues) && *q >= p) {
+                expect.push((cues, p));
+            }
+        }
+        prop_assert_eq!(kept_sets, expect);
     }
 }

@@ -10,15 +10,12 @@ same cause and the other outcome.
 Readability: closed combinations already stand for their subsets of equal support. A
 combination is dropped as redundant when a smaller one of the same polarity that it
 contains is at least as precise (share of its episodes with this outcome): the extra
-cues would explain nothing more.
+cues would explain nothing more. The core applies this rule too (``productive``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
-import math
-import operator
 from collections.abc import Iterable, Sequence
 from datetime import date
 
@@ -26,7 +23,7 @@ import numpy as np
 
 from .. import _arrays
 from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
-from ..index import CueIndex, CueSet
+from ..index import ClosedSets, CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode, Outcome
 from .contradictions import flag_contradictions
@@ -93,8 +90,10 @@ def distill_policies(
     policies: list[Policy] = []
     for polarity, within, against in ((Polarity.MITIGATE, negative, positive), (Polarity.REINFORCE, positive, negative)):
         # Dimensions in name order make each set's cues come out already sorted.
-        found = index.closed_sets(sorted(set(dims)), within, against, min_support=min_support, max_depth=max_cues)
-        policies += [_policy(polarity, s, cols) for s in _productive(found)]
+        found = index.closed_set_columns(
+            sorted(set(dims)), within, against, min_support=min_support, max_depth=max_cues, productive=True
+        )
+        policies += _policies(polarity, found, cols)
     policies.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
     return flag_contradictions(policies)
 
@@ -140,69 +139,84 @@ def _composite(episodes: Sequence[Episode]) -> np.ndarray:
     return table.composite(np.arange(n, dtype=np.uint32), now=_AT)
 
 
-def _precision(s: CueSet) -> float:
-    return len(s.support) / (len(s.support) + len(s.counter))
-
-
-def _productive(found: list[CueSet]) -> list[CueSet]:
-    """Drops a combination when a kept one it contains is at least as precise.
-
-    Smaller combinations are decided first; each is checked against the kept ones among
-    its own subsets (found by lookup), so the cost follows the combinations' sizes, not
-    the number of combinations squared.
-    """
-    kept: dict[frozenset[tuple[str, str]], float] = {}
-    out: list[CueSet] = []
-    for s in sorted(found, key=lambda s: (len(s.cues), s.cues)):
-        prec = _precision(s)
-        cues = s.cues
-        subsets = (frozenset(c) for r in range(1, len(cues)) for c in itertools.combinations(cues, r))
-        if any(kept.get(sub, -1.0) >= prec for sub in subsets):
-            continue
-        kept[frozenset(cues)] = prec
-        out.append(s)
-    return out
-
-
-def _pick(items: list[str], at: list[int]) -> tuple[str, ...]:
-    if len(at) > 1:
-        return operator.itemgetter(*at)(items)  # type: ignore[no-any-return]
-    return tuple(items[i] for i in at)
-
-
 class _Columns:
-    """What a policy reads of its episodes, as lists indexed by row (supports are mostly
-    small, where list indexing beats numpy's per-call cost)."""
+    """What a policy reads of its episodes, as arrays indexed by row."""
 
     def __init__(self, episodes: Sequence[Episode]) -> None:
         self.ids = [e.id for e in episodes]
-        self.user = [e.user_id for e in episodes]
-        self.day = [e.occurred_at for e in episodes]
-        self.taint = [e.taint for e in episodes]
-        self.composite = _composite(episodes).astype(np.float64).tolist()
+        self.users = sorted({e.user_id for e in episodes})
+        code = {u: i for i, u in enumerate(self.users)}
+        self.user = np.array([code[e.user_id] for e in episodes], dtype=np.int64)
+        self.day = np.array([e.occurred_at.toordinal() for e in episodes], dtype=np.int64)
+        self.taint = np.array([e.taint for e in episodes], dtype=np.uint8)
+        self.composite = _composite(episodes).astype(np.float64)
 
 
-def _policy(polarity: Polarity, s: CueSet, cols: _Columns) -> Policy:
-    support = s.support.tolist()
-    salience_sum = math.fsum(cols.composite[i] for i in support)
-    days = [cols.day[i] for i in support]
-    cause: Cause = s.cues
+def _ragged(flat: list[str] | tuple[str, ...], ends: list[int]) -> list[tuple[str, ...]]:
+    out, start = [], 0
+    for end in ends:
+        out.append(tuple(flat[start:end]))
+        start = end
+    return out
+
+
+def _policies(polarity: Polarity, found: ClosedSets, cols: _Columns) -> list[Policy]:
+    """One policy per closed set, its per-set figures reduced over the flat support column."""
+    n = len(found)
+    if n == 0:
+        return []
+    ends = found.support_ends.astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1]))
+    rows = found.support.astype(np.int64)
+    salience = np.add.reduceat(cols.composite[rows], starts).tolist()
+    first = np.minimum.reduceat(cols.day[rows], starts).tolist()
+    last = np.maximum.reduceat(cols.day[rows], starts).tolist()
+    tainted = np.maximum.reduceat(cols.taint[rows], starts).tolist()
+    scopes = _scopes(cols, rows, starts)
+    counts = np.diff(ends, prepend=0).tolist()
+    against = np.diff(found.counter_ends.astype(np.int64), prepend=0).tolist()
+    ids = cols.ids
+    evidence = _ragged([ids[i] for i in found.support.tolist()], ends.tolist())
+    counter = _ragged([ids[i] for i in found.counter.tolist()], found.counter_ends.tolist())
+    vocabulary = found.vocabulary
+    cue_ids = found.cues.tolist()
     outcome = "negative" if polarity is Polarity.MITIGATE else "positive"
-    count = len(support)
     verb = "Avoid" if polarity is Polarity.MITIGATE else "Repeat"
-    key = cause_key(cause)
-    statement = f"{verb} {key}: the outcome was {outcome} in {count} of {count + len(s.counter)} episodes."
-    return Policy(
-        id=policy_id(polarity, key),
-        polarity=polarity,
-        cause=cause,
-        statement=statement,
-        evidence=_pick(cols.ids, support),
-        counter_examples=_pick(cols.ids, s.counter.tolist()),
-        confidence=confidence(count, salience_sum),
-        salience_sum=salience_sum,
-        span=(min(days), max(days)),
-        scope=tuple(sorted({cols.user[i] for i in support})),
-        taint=any(cols.taint[i] for i in support),
-        subject=key,
-    )
+    out = []
+    c0 = 0
+    for i, c1 in enumerate(found.cue_ends.tolist()):
+        cause: Cause = tuple(vocabulary[j] for j in cue_ids[c0:c1])
+        c0 = c1
+        key = cause_key(cause)
+        count = counts[i]
+        out.append(Policy(
+            id=policy_id(polarity, key),
+            polarity=polarity,
+            cause=cause,
+            statement=f"{verb} {key}: the outcome was {outcome} in {count} of {count + against[i]} episodes.",
+            evidence=evidence[i],
+            counter_examples=counter[i],
+            confidence=confidence(count, salience[i]),
+            salience_sum=salience[i],
+            span=(date.fromordinal(first[i]), date.fromordinal(last[i])),
+            scope=scopes[i],
+            taint=bool(tainted[i]),
+            subject=key,
+        ))
+    return out
+
+
+def _scopes(cols: _Columns, rows: np.ndarray, starts: np.ndarray) -> list[tuple[str, ...]]:
+    """The sorted users of each set: bit masks OR-reduced when there are at most 63 users."""
+    if len(cols.users) <= 63:
+        masks = np.bitwise_or.reduceat(np.left_shift(np.int64(1), cols.user[rows]), starts).tolist()
+        cache: dict[int, tuple[str, ...]] = {}
+        out = []
+        for m in masks:
+            if m not in cache:
+                cache[m] = tuple(u for b, u in enumerate(cols.users) if m >> b & 1)
+            out.append(cache[m])
+        return out
+    bounds = [*starts.tolist(), len(rows)]
+    user = cols.user[rows].tolist()
+    return [tuple(cols.users[u] for u in sorted(set(user[a:b]))) for a, b in zip(bounds, bounds[1:])]

@@ -14,6 +14,8 @@
 //! Support is the length of a roaring intersection; the per-row cue lists only find
 //! which extensions can reach `min_support` before any bitmap is intersected.
 
+use std::collections::HashMap;
+
 use roaring::RoaringBitmap;
 
 use super::index::CueIndex;
@@ -22,8 +24,8 @@ use crate::error::{CoreError, Result};
 /// A combination of cues and the rows that carry all of them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CueSet {
-    /// `(dimension, value)` pairs, by dimension in the order asked, then by value.
-    pub cues: Vec<(String, String)>,
+    /// Positions in [`Mined::cues`], ascending: by dimension in the order asked, then by value.
+    pub cues: Vec<u32>,
     /// Rows of `within` carrying every cue.
     pub support: RoaringBitmap,
     /// Rows of `against` carrying every cue (the counter-examples).
@@ -33,6 +35,9 @@ pub struct CueSet {
 /// The closed cue sets of a mining run and the work it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mined {
+    /// Every `(dimension, value)` with enough support, by dimension in the order asked,
+    /// then by value; the sets name cues by position here.
+    pub cues: Vec<(String, String)>,
     pub sets: Vec<CueSet>,
     /// Bitmap intersections computed for supports.
     pub intersections: u64,
@@ -88,21 +93,62 @@ impl CueIndex {
         let mut miner = Miner::new(self, &dims, &within, min_support, max_depth);
         miner.run(within.len());
         let rows: Vec<u32> = within.iter().collect();
+        // The vocabulary in canonical order, and each search item's place in it.
+        let mut order: Vec<usize> = (0..miner.items.len()).collect();
+        order.sort_by(|&a, &b| (miner.items[a].dim, miner.items[a].value).cmp(&(miner.items[b].dim, miner.items[b].value)));
+        let mut place = vec![0u32; order.len()];
+        for (p, &i) in order.iter().enumerate() {
+            place[i] = p as u32;
+        }
+        let cues = order.iter().map(|&i| (self.dims[dims[miner.items[i].dim]].name().to_owned(), miner.items[i].value.to_owned())).collect();
         let sets = miner
             .found
             .iter()
             .map(|(items, local)| {
-                let cues: Vec<&Item<'_>> = items.iter().map(|&i| &miner.items[i as usize]).collect();
-                let mut ordered = cues.clone();
-                ordered.sort_by(|a, b| (a.dim, a.value).cmp(&(b.dim, b.value)));
-                CueSet {
-                    cues: ordered.iter().map(|c| (self.dims[dims[c.dim]].name().to_owned(), c.value.to_owned())).collect(),
-                    support: local.iter().map(|l| rows[l as usize]).collect(),
-                    counter: counter_examples(&cues, against),
-                }
+                let members: Vec<&Item<'_>> = items.iter().map(|&i| &miner.items[i as usize]).collect();
+                let mut cues: Vec<u32> = items.iter().map(|&i| place[i as usize]).collect();
+                cues.sort_unstable();
+                CueSet { cues, support: local.iter().map(|l| rows[l as usize]).collect(), counter: counter_examples(&members, against) }
             })
             .collect();
-        Ok(Mined { sets, intersections: miner.intersections })
+        Ok(Mined { cues, sets, intersections: miner.intersections })
+    }
+}
+
+impl Mined {
+    /// The `(dimension, value)` pairs of `set`.
+    pub fn cues_of(&self, set: &CueSet) -> Vec<(&str, &str)> {
+        set.cues.iter().map(|&c| (self.cues[c as usize].0.as_str(), self.cues[c as usize].1.as_str())).collect()
+    }
+
+    /// Keeps only *productive* sets: a set is dropped when a smaller kept set inside it
+    /// is at least as precise (share of its rows in `within` rather than `against`).
+    /// Smaller sets are decided first; subsets are looked up, not searched for.
+    pub fn productive(mut self) -> Mined {
+        fn precision(s: &CueSet) -> f64 {
+            s.support.len() as f64 / (s.support.len() + s.counter.len()) as f64
+        }
+        self.sets.sort_by(|a, b| (a.cues.len(), &a.cues).cmp(&(b.cues.len(), &b.cues)));
+        let mut kept: HashMap<Vec<u32>, f64> = HashMap::new();
+        let mut out = Vec::with_capacity(self.sets.len());
+        for set in self.sets {
+            let p = precision(&set);
+            let n = set.cues.len();
+            let beaten = if n <= 16 {
+                (1u32..(1 << n) - 1).any(|mask| {
+                    let sub: Vec<u32> = (0..n).filter(|b| mask & (1 << b) != 0).map(|b| set.cues[b]).collect();
+                    kept.get(&sub).is_some_and(|&q| q >= p)
+                })
+            } else {
+                kept.iter().any(|(k, &q)| q >= p && k.len() < n && k.iter().all(|c| set.cues.binary_search(c).is_ok()))
+            };
+            if !beaten {
+                kept.insert(set.cues.clone(), p);
+                out.push(set);
+            }
+        }
+        self.sets = out;
+        self
     }
 }
 
@@ -243,8 +289,8 @@ mod tests {
         ix
     }
 
-    fn cues(set: &CueSet) -> Vec<String> {
-        set.cues.iter().map(|(d, v)| format!("{d}={v}")).collect()
+    fn names(mined: &Mined) -> Vec<Vec<String>> {
+        mined.sets.iter().map(|s| mined.cues_of(s).iter().map(|(d, v)| format!("{d}={v}")).collect()).collect()
     }
 
     #[test]
@@ -253,8 +299,7 @@ mod tests {
         let neg = ix.posting("outcome", "negative").unwrap().unwrap().clone();
         let pos = ix.posting("outcome", "positive").unwrap().unwrap().clone();
         let mined = ix.closed_sets(&["type", "actor", "tag"], &neg, &pos, 2, 3).unwrap();
-        let got: Vec<Vec<String>> = mined.sets.iter().map(cues).collect();
-        assert_eq!(got, vec![vec!["type=deal", "actor=acme", "tag=late-legal-review"]]);
+        assert_eq!(names(&mined), vec![vec!["type=deal", "actor=acme", "tag=late-legal-review"]]);
         assert_eq!(mined.sets[0].support.iter().collect::<Vec<_>>(), vec![0, 1, 2]);
         assert_eq!(mined.sets[0].counter.len(), 0);
     }
@@ -265,10 +310,23 @@ mod tests {
         let pos = ix.posting("outcome", "positive").unwrap().unwrap().clone();
         let neg = ix.posting("outcome", "negative").unwrap().unwrap().clone();
         let mined = ix.closed_sets(&["type", "actor"], &pos, &neg, 2, 3).unwrap();
-        let got: Vec<Vec<String>> = mined.sets.iter().map(cues).collect();
-        assert_eq!(got, vec![vec!["type=deal"], vec!["type=deal", "actor=globex"]]);
+        assert_eq!(names(&mined), vec![vec!["type=deal"], vec!["type=deal", "actor=globex"]]);
         assert_eq!(mined.sets[0].counter.iter().collect::<Vec<_>>(), vec![0, 1, 2]);
         assert_eq!(mined.sets[1].counter.len(), 0);
+    }
+
+    #[test]
+    fn productive_drops_a_superset_no_more_precise() {
+        let mut ix = CueIndex::new(&["type", "actor", "outcome"]).unwrap();
+        // acme fails every time (4 of 4); acme deals too (2 of 2): nothing more explained.
+        ix.insert("actor", "acme", &[0, 1, 2, 3]).unwrap();
+        ix.insert("type", "deal", &[0, 1, 4]).unwrap();
+        ix.insert("type", "call", &[2, 3]).unwrap();
+        let neg: RoaringBitmap = [0, 1, 2, 3].into_iter().collect();
+        let pos: RoaringBitmap = [4].into_iter().collect();
+        let mined = ix.closed_sets(&["type", "actor"], &neg, &pos, 2, 3).unwrap();
+        assert_eq!(names(&mined).len(), 3);
+        assert_eq!(names(&mined.productive()), vec![vec!["actor=acme"]]);
     }
 
     #[test]

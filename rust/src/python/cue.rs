@@ -11,9 +11,20 @@ use super::errors::{to_py, OrRaise};
 use super::query;
 use crate::cue::{CueIndex, IndexStats, Pruned};
 
-/// A closed cue set for Python: its `(dimension, value)` cues, supporting rows and
-/// counter-example rows.
-type ClosedSet<'py> = (Vec<(String, String)>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+/// A flat array and the end offset of each set's slice of it.
+type Ragged<'py, T> = (Bound<'py, PyArray1<T>>, Bound<'py, PyArray1<u64>>);
+/// Closed cue sets for Python: the vocabulary, then cue positions, supports and counters.
+type ClosedSets<'py> = (Vec<(String, String)>, Ragged<'py, u32>, Ragged<'py, u32>, Ragged<'py, u32>);
+
+#[derive(Default)]
+struct Columns {
+    cues: Vec<u32>,
+    cue_ends: Vec<u64>,
+    support: Vec<u32>,
+    support_ends: Vec<u64>,
+    counter: Vec<u32>,
+    counter_ends: Vec<u64>,
+}
 
 fn bad_arg(name: &'static str, reason: &str) -> crate::CoreError {
     crate::CoreError::InvalidArgument { name, reason: reason.into() }
@@ -86,7 +97,10 @@ impl PyCueIndex {
         py.detach(|| self.inner.count(&q)).or_raise(py)
     }
 
-    #[pyo3(signature = (dimensions, within, against=None, min_support=2, max_depth=3))]
+    /// Closed cue sets in columns: the cue vocabulary, then per set its cue positions,
+    /// support rows and counter rows as flat arrays with offsets.
+    #[pyo3(signature = (dimensions, within, against=None, min_support=2, max_depth=3, productive=false))]
+    #[allow(clippy::too_many_arguments)]
     fn closed_sets<'py>(
         &self,
         py: Python<'py>,
@@ -95,7 +109,8 @@ impl PyCueIndex {
         against: Option<&Bound<'py, PyAny>>,
         min_support: i64,
         max_depth: i64,
-    ) -> PyResult<Vec<ClosedSet<'py>>> {
+        productive: bool,
+    ) -> PyResult<ClosedSets<'py>> {
         let within = Rows::extract(within, "within")?.into_bitmap();
         let against = match against {
             Some(a) => Rows::extract(a, "against")?.into_bitmap(),
@@ -103,12 +118,29 @@ impl PyCueIndex {
         };
         let min_support = u64::try_from(min_support).map_err(|_| to_py(py, bad_arg("min_support", "must be at least 1")))?;
         let max_depth = usize::try_from(max_depth).map_err(|_| to_py(py, bad_arg("max_depth", "must not be negative")))?;
-        let mined = py.detach(|| self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)).or_raise(py)?;
-        Ok(mined
-            .sets
-            .into_iter()
-            .map(|s| (s.cues, vec1(py, s.support.iter().collect()), vec1(py, s.counter.iter().collect())))
-            .collect())
+        let (vocabulary, columns) = py
+            .detach(|| {
+                let mined = self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)?;
+                let mined = if productive { mined.productive() } else { mined };
+                let mut c = Columns::default();
+                for set in &mined.sets {
+                    c.cues.extend_from_slice(&set.cues);
+                    c.cue_ends.push(c.cues.len() as u64);
+                    c.support.extend(set.support.iter());
+                    c.support_ends.push(c.support.len() as u64);
+                    c.counter.extend(set.counter.iter());
+                    c.counter_ends.push(c.counter.len() as u64);
+                }
+                Ok::<_, crate::CoreError>((mined.cues, c))
+            })
+            .or_raise(py)?;
+        let c = columns;
+        Ok((
+            vocabulary,
+            (vec1(py, c.cues), vec1(py, c.cue_ends)),
+            (vec1(py, c.support), vec1(py, c.support_ends)),
+            (vec1(py, c.counter), vec1(py, c.counter_ends)),
+        ))
     }
 
     fn posting<'py>(&self, py: Python<'py>, dimension: &str, value: &str) -> PyResult<Bound<'py, PyAny>> {
