@@ -10,6 +10,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from . import _arrays, _core
@@ -38,6 +39,13 @@ from .store.fsync import FsyncPolicy
 from .store.journal import Journal, Position
 from .store.lock import WriterLock
 from .store.notes import NoteStore
+from .jobs.config import ConsolidationConfig, DistillationConfig
+from .jobs.home import run_consolidation, run_distillation
+from .jobs.lead import lead_with_abstractions
+from .jobs.maintain import DEFAULT_JOBS, Job
+from .jobs.maintain import maintain as run_maintenance
+from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
+from .jobs.summarize import Summarizer
 
 __all__ = ["Memory"]
 
@@ -424,6 +432,7 @@ class Memory:
             Hit(ids[row], score, parts, self._loader(row))
             for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
         ]
+        hits = self._lead_with_abstractions(hits, r.rows.tolist(), k, at)
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
 
     def _loader(self, row: int) -> Callable[[], Episode]:
@@ -577,6 +586,77 @@ class Memory:
             journal_segments=len(segments),
             journal_problems=len(self._journal.problems),
         )
+
+
+    # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
+
+    def consolidate(self, now: TimeArg = None, *, config: ConsolidationConfig | None = None) -> ConsolidationReport:
+        """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
+
+        Short-term items no record cites yet are grouped and promoted by repetition or
+        intensity; each promotion is a long-term record citing every member. The run
+        is journaled (``op: job``) in the same append as its records.
+
+        Raises:
+            InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.ConsolidationConfig`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, ConsolidationConfig):
+            raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        return run_consolidation(self, at, config or ConsolidationConfig())
+
+    def distill(
+        self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None
+    ) -> DistillationReport:
+        """Abstracts old, unreferenced, faded memories one rung up the ladder (D2); see :mod:`cuemem.jobs.distill`.
+
+        Args:
+            now: The instant to decay to (default: the clock, read once).
+            config: Floor, minimum age, per-run limit (default: the documented defaults).
+            summarizer: Writes each rung's text (default: extractive, deterministic).
+
+        Raises:
+            InvalidArgumentError: ``config`` or ``summarizer`` is of the wrong kind.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, DistillationConfig):
+            raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
+        if summarizer is not None and not callable(summarizer):
+            raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
+        return run_distillation(self, at, config or DistillationConfig(), summarizer)
+
+    def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
+        """Runs whichever jobs are due at ``now`` (default: consolidation daily at 03:00 UTC,
+        distillation weekly on Sunday at 04:00 UTC); reports what ran.
+
+        Raises:
+            InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        return run_maintenance(self, _edge_now(now), DEFAULT_JOBS if jobs is None else tuple(jobs))
+
+    def _lead_with_abstractions(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
+        """Places before each hit the record that cites it (consolidated record or rung)."""
+        if not hits:
+            return hits
+        citers = np.frombuffer(self._indexes.citers, dtype=np.int64)
+        order = lead_with_abstractions(rows, citers, k)
+        if order == rows:
+            return hits
+        by_row = dict(zip(rows, hits))
+        out = []
+        for row in order:
+            hit = by_row.get(row)
+            if hit is None:
+                top = self._indexes.salience.top_k(np.array([row], dtype=np.uint32), at, 1)
+                hit = Hit(self._indexes.ids[row], float(top.scores[0]), top.breakdown[0].tolist(), self._loader(row))
+            out.append(hit)
+        return out
 
 
 def _note_fields(note: Note) -> dict[str, Any]:

@@ -115,6 +115,8 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
                 pending.clear()
         elif op == "note":
             indexes.notes[entry.record["id"]] = (int(entry.record["version"]), str(entry.record["sha256"]))
+        elif op == "job" and isinstance(entry.record.get("job"), str):
+            indexes.jobs[entry.record["job"]] = entry.record
     indexes.add(batch)
     count += len(batch)
     if head is not None:

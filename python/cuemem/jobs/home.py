@@ -1,0 +1,194 @@
+"""The jobs against a home: read what they need, write what they decide, journal the run.
+
+Reading: candidate rows come from the cue index and the salience table (bitmaps and
+numpy); only the chosen rows' records are read, one segment file open per segment.
+Writing: every record a run derives is validated first, then the whole run goes to
+the journal in one append (one fsync), ending with the ``job`` record that says what
+ran, when, and what it changed — so a rebuild from the journal gives the same state,
+and the last run of each job is known without a clock.
+"""
+
+from __future__ import annotations
+
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from ..errors import CorruptRecordError, StorageError
+from ..home.indexes import IndexRow, Indexes
+from ..schema import Episode, Level, Note, Origin, Tier
+from ..store.journal import Position
+from .config import ConsolidationConfig, DistillationConfig
+from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
+from .distill import Rung, plan_rungs, select_candidates
+from .items import Item
+from .reports import ConsolidationReport, DistillationReport
+from .summarize import Summarizer
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+__all__ = ["old_rows", "read_items", "run_consolidation", "run_distillation"]
+
+#: Tag carried by every record a job derives.
+GENERATED_TAG = "generated"
+
+
+def read_items(mem: Memory, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item]:
+    """The items of ``rows``, read from the journal in row order, one open per segment.
+
+    Raises:
+        CorruptRecordError: a record there is not an episode.
+        StorageError: a segment cannot be read.
+    """
+    indexes = mem._indexes
+    journal = mem._journal
+    out: list[Item] = []
+    handles: dict[int, Any] = {}
+    try:
+        for row in (int(r) for r in rows):
+            pos: Position = indexes.position(row)
+            f = handles.get(pos.segment)
+            if f is None:
+                f = handles[pos.segment] = open(journal._path(pos.segment), "rb")
+            f.seek(pos.offset)
+            line = f.readline()
+            try:
+                out.append(Item.of_json(orjson.loads(line)["episode"]))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise CorruptRecordError(f"the record of row {row} at {pos} is not an episode: {exc}") from None
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot read the journal: {exc}") from None
+    finally:
+        for f in handles.values():
+            f.close()
+    return out
+
+
+def _citers(indexes: Indexes) -> npt.NDArray[np.int64]:
+    return np.frombuffer(indexes.citers, dtype=np.int64) if len(indexes) else np.zeros(0, np.int64)
+
+
+def old_rows(indexes: Indexes, cutoff: datetime) -> npt.NDArray[np.bool_]:
+    """Rows whose episode occurred before ``cutoff``'s date, as a mask (from the time cues).
+
+    Whole years, then whole months, then days before the cutoff's are unioned, so the
+    cost is a few dozen bitmaps, not a pass over the rows.
+    """
+    day = cutoff.date().isoformat()
+    year, month = day[:4], day[:7]
+    buckets = [
+        b for b in indexes.cues.values("time")
+        if (len(b) == 4 and b < year) or (len(b) == 7 and b[:4] == year and b < month) or (len(b) == 10 and b[:7] == month and b < day)
+    ]
+    mask = np.zeros(len(indexes), dtype=bool)
+    if buckets:
+        mask[indexes.cues.prune({"time": buckets}).rows] = True
+    return mask
+
+
+def _tier_mask(indexes: Indexes, tier: Tier) -> npt.NDArray[np.bool_]:
+    mask = np.zeros(len(indexes), dtype=bool)
+    if tier.value in indexes.cues.values("tier"):
+        mask[indexes.cues.prune({"tier": tier.value}).rows] = True
+    return mask
+
+
+def _commit(mem: Memory, episodes: Sequence[Episode], notes: Sequence[Note], job: str, now: datetime, summary: dict[str, Any]) -> None:
+    """Writes the notes' files, then the run's records in one journal append, then indexes them."""
+    indexes = mem._indexes
+    for note in notes:
+        mem._notes.write(note)
+    stored = [e.to_json() for e in episodes]
+    shas = [mem._notes.fingerprint(n.id) for n in notes]
+    records: list[dict[str, Any]] = [{"op": "remember", "episode": s} for s in stored]
+    records += [
+        {"op": "note", "id": n.id, "version": n.version, "sha256": sha, "markdown": n.to_markdown()} for n, sha in zip(notes, shas)
+    ]
+    run = {"op": "job", "job": job, "ran_at": now.isoformat(), "report": summary}
+    positions = mem._journal.append([*records, run])
+    indexes.add([(IndexRow.of_json(s), p) for s, p in zip(stored, positions)])
+    for n, sha in zip(notes, shas):
+        indexes.notes[n.id] = (n.version, sha)
+    indexes.jobs[job] = run
+    indexes.head = mem._journal.head()
+
+
+def _promoted_episode(p: Promotion, now: datetime) -> Episode:
+    return Episode.create(
+        p.narrative, id=p.id, recorded_at=now, user_id=p.user_id, type=p.type, actors=p.actors, occurred_at=p.occurred_at,
+        importance=p.salience["importance"], risk=p.salience["risk"], salience=p.salience, confidence=p.confidence,
+        subject=p.subject, tags=tuple(dict.fromkeys((*p.tags, GENERATED_TAG))), origin=Origin.JOB, tier=Tier.LONG,
+        kind=p.kind, level=Level.RAW, sources=p.sources, taint=p.taint,
+    )
+
+
+def run_consolidation(mem: Memory, now: datetime, config: ConsolidationConfig) -> ConsolidationReport:
+    """Promotes the home's due short-term groups at ``now`` and journals the run."""
+    indexes = mem._indexes
+    fresh = _tier_mask(indexes, Tier.SHORT) & (_citers(indexes) < 0)
+    items = read_items(mem, np.flatnonzero(fresh))
+    plan = [p for p in consolidate(items, now, config) if p.id not in indexes.row_of]
+    episodes = [_promoted_episode(p, now) for p in plan]
+    report = ConsolidationReport(
+        ran_at=now,
+        considered=len(items),
+        promoted=tuple(p.id for p in plan),
+        sources=sum(len(p.sources) for p in plan),
+        by_repetition=sum(REPETITION in p.routes for p in plan),
+        by_intensity=sum(INTENSITY in p.routes for p in plan),
+    )
+    _commit(mem, episodes, (), report.job, now, report.summary())
+    return report
+
+
+def _rung_records(rung: Rung, now: datetime, version: int) -> tuple[Episode, Note]:
+    tags = (GENERATED_TAG,)
+    episode = Episode.create(
+        rung.narrative, id=rung.id, recorded_at=now, user_id=rung.user_id, type=rung.type, actors=rung.actors,
+        occurred_at=now.date(), importance=rung.salience["importance"], risk=rung.salience["risk"], salience=rung.salience,
+        confidence=rung.confidence, subject=rung.subject, tags=tags, origin=Origin.JOB, tier=Tier.LONG, kind=rung.kind,
+        level=rung.level, sources=rung.sources, taint=rung.taint,
+    )
+    note = Note.create(
+        rung.narrative, id=rung.id, kind=rung.kind, recorded_at=now, subject=rung.subject, sources=rung.sources,
+        confidence=rung.confidence, origin=Origin.JOB, generated=True, level=rung.level, tier=Tier.LONG,
+        taint=rung.taint, tags=tags, version=version,
+    )
+    return episode, note
+
+
+def run_distillation(mem: Memory, now: datetime, config: DistillationConfig, summarizer: Summarizer | None) -> DistillationReport:
+    """Abstracts the home's faded memories one rung up at ``now`` and journals the run."""
+    indexes = mem._indexes
+    n = len(indexes)
+    rows = np.zeros(0, np.uint32)
+    if n:
+        decayed = indexes.salience.decay_pass(now, config.floor).axes
+        eligible = old_rows(indexes, now - timedelta(days=config.min_age_days)) & _tier_mask(indexes, Tier.LONG)
+        rows = select_candidates(decayed, eligible, _citers(indexes), config.floor)
+    chosen = rows[: config.max_sources]
+    items = read_items(mem, chosen)
+    rungs = [r for r in plan_rungs(items, now, config, summarizer) if r.id not in indexes.row_of]
+    records = [_rung_records(r, now, indexes.notes.get(r.id, (0, ""))[0] + 1) for r in rungs]
+    by_level: dict[str, int] = {}
+    for r in rungs:
+        by_level[r.level.value] = by_level.get(r.level.value, 0) + 1
+    report = DistillationReport(
+        ran_at=now,
+        scanned=n,
+        candidates=len(rows),
+        abstracted=sum(len(r.sources) for r in rungs),
+        deferred=len(rows) - len(chosen),
+        rungs=tuple(r.id for r in rungs),
+        by_level=by_level,
+    )
+    _commit(mem, [e for e, _ in records], [nt for _, nt in records], report.job, now, report.summary())
+    return report
+
+
