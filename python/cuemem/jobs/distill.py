@@ -13,13 +13,14 @@
   decay and are never candidates;
 - it is not already at the top of the ladder (``policy``).
 
-**Rungs.** Candidates group by user and level, then by subject, else by type and the
-month they occurred in, so a year of memories becomes a readable number of rungs
+**Rungs.** Candidates group by user and level, then by subject, else (see :func:`topic`) by
+type for summaries and patterns, all together above, so a year of memories becomes a readable number of rungs
 rather than one per memory. Each group becomes one rung a level up
 (raw -> summary -> pattern -> principle -> policy): a long-term record with
 ``origin: job``, its ``level``, ``sources`` = every memory it abstracts, tainted if any
-source is, its axes the maxima of its sources' axes as written, occurring at ``now``
-(so it starts fresh and fades in its turn), and a note of the same id
+source is, its axes the maxima of its sources' axes as written with reinforcement
+raised by their number (:func:`rung_axes`), occurring at ``now`` (so it starts fresh
+and fades in its turn), and a note of the same id
 (``generated: true``) a person can read. Its id is derived from its level and
 sources. Originals are never deleted: they stay in the journal and the indexes, and
 the rung's ``sources`` lead back to them.
@@ -34,7 +35,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -47,13 +48,16 @@ from .config import DistillationConfig
 from .items import Item
 from .summarize import ExtractiveSummarizer, Summarizer, SummaryRequest
 
-__all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_id", "select_candidates"]
+__all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_axes", "rung_id", "select_candidates", "topic"]
 
 #: The abstraction ladder, bottom to top.
 LADDER: tuple[Level, ...] = (Level.RAW, Level.SUMMARY, Level.PATTERN, Level.PRINCIPLE, Level.POLICY)
 
 #: Axis values at or above which a memory is protected (mirrors the core's rule).
 PROTECTED_AT = 0.7
+
+#: Sources at which a rung's reinforcement axis reaches 1.
+REINFORCED_AT = 10
 
 #: Actors a rung carries as cues, most frequent first.
 RUNG_ACTORS = 16
@@ -77,7 +81,7 @@ class Rung:
     Attributes:
         id: Derived from ``level`` and ``sources``.
         level: The rung's level.
-        topic: What the group shares (``"subject ..."`` or ``"type, month"``).
+        topic: What the group shares (``"subject ..."``, ``"type ..."``, ``"everything else"``).
         narrative: The summarizer's text.
         sources: The ids of the memories abstracted, in the order they occurred.
         user_id: The sources' user.
@@ -111,6 +115,25 @@ def rung_id(level: Level, sources: Sequence[str]) -> str:
     return f"rung-{level.value}-{digest}"
 
 
+def rung_axes(members: Sequence[Item]) -> dict[str, float]:
+    """A rung's salience: each axis the maximum over its sources as written, and
+    ``reinforcement`` at least ``len(members) / REINFORCED_AT`` (capped at 1) — what
+    many memories say together outlasts each of them.
+
+    Example:
+        >>> from datetime import date, datetime, timezone
+        >>> it = Item("e", "x", "u", "call", None, (), None, (), "episodic", "long", "raw",
+        ...           (0.2, 0.9, 0.0, 0.0, 0.0, 0.0, 0.1), 1.0, date(2026, 1, 1),
+        ...           datetime(2026, 1, 1, tzinfo=timezone.utc), False)
+        >>> axes = rung_axes([it] * 4)
+        >>> axes["urgency"], axes["reinforcement"]
+        (0.9, 0.4)
+    """
+    axes = {a: max(m.axes[i] for m in members) for i, a in enumerate(AXES)}
+    axes["reinforcement"] = max(axes["reinforcement"], min(1.0, len(members) / REINFORCED_AT))
+    return axes
+
+
 def select_candidates(
     decayed: npt.NDArray[np.float32],
     old: npt.NDArray[np.bool_],
@@ -140,10 +163,18 @@ def select_candidates(
     return np.flatnonzero(keep).astype(np.uint32)
 
 
-def _topic(item: Item) -> str:
+def topic(item: Item, level: Level) -> str:
+    """The group an item joins on its way up to ``level``: coarser the higher it climbs.
+
+    A subject keeps its own group at every level. Without one, summaries and patterns
+    group by type, principles and policies take everything else of the user together.
+    (A run's candidates faded around the same time, so a group is also a period.)
+    """
     if item.subject:
         return f"subject {item.subject}"
-    return f"{item.type}, {item.occurred_at.isoformat()[:7]}"
+    if level in (Level.SUMMARY, Level.PATTERN):
+        return f"type {item.type}"
+    return "everything else"
 
 
 def plan_rungs(
@@ -154,7 +185,10 @@ def plan_rungs(
 ) -> list[Rung]:
     """The rungs that abstract ``items`` one level up (pure: no clock, no home).
 
-    Items already at the top of the ladder are left as they are.
+    A subject shared by only one candidate does not make a group of its own: that
+    candidate joins its type's group. Above the summary level, a group of one waits
+    (an abstraction of a single abstraction would add nothing). Items already at the
+    top of the ladder are left as they are.
 
     Args:
         items: The candidates (see :func:`select_candidates`).
@@ -173,19 +207,28 @@ def plan_rungs(
         raise CueTypeError(f"now must be an aware datetime, got {now!r}")
     cfg = config if config is not None else DistillationConfig()
     summarize: Summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
-    groups: dict[tuple[str, int, str], list[Item]] = {}
+    climbing: list[tuple[Item, Level]] = []
+    subjects: Counter[tuple[str, Level, str]] = Counter()
     for item in items:
         if not isinstance(item, Item):
             raise CueTypeError(f"plan_rungs takes Items, got {type(item).__name__}")
         up = next_level(item.level)
-        if up is None:
-            continue
-        groups.setdefault((item.user_id, LADDER.index(up), _topic(item)), []).append(item)
+        if up is not None:
+            climbing.append((item, up))
+            if item.subject:
+                subjects[(item.user_id, up, item.subject)] += 1
+    groups: dict[tuple[str, int, str], list[Item]] = {}
+    for item, up in climbing:
+        alone = bool(item.subject) and subjects[(item.user_id, up, item.subject or "")] < 2
+        about = topic(replace(item, subject=None) if alone else item, up)
+        groups.setdefault((item.user_id, LADDER.index(up), about), []).append(item)
     rungs: list[Rung] = []
-    for (user, rank, topic) in sorted(groups):
-        members = sorted(groups[(user, rank, topic)], key=lambda it: (it.occurred_at, it.recorded_at, it.id))
+    for (user, rank, about) in sorted(groups):
+        members = sorted(groups[(user, rank, about)], key=lambda it: (it.occurred_at, it.recorded_at, it.id))
         level = LADDER[rank]
-        text = summarize(SummaryRequest(level, topic, tuple(members), cfg.sample))
+        if level is not Level.SUMMARY and len(members) < 2:
+            continue  # one abstraction alone waits for company before it climbs again
+        text = summarize(SummaryRequest(level, about, tuple(members), cfg.sample))
         if not isinstance(text, str) or not text.strip():
             raise CueTypeError(f"a summarizer must return non-blank text, got {text!r}")
         sources = tuple(m.id for m in members)
@@ -195,15 +238,15 @@ def plan_rungs(
             Rung(
                 id=rung_id(level, sources),
                 level=level,
-                topic=topic,
+                topic=about,
                 narrative=text,
                 sources=sources,
                 user_id=user,
                 type=sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
                 kind=Kind.POLICY if level is Level.POLICY else Kind.SEMANTIC,
-                subject=members[0].subject if topic.startswith("subject ") else None,
+                subject=members[0].subject if about.startswith("subject ") else None,
                 actors=tuple(a for a, _ in sorted(actors.items(), key=lambda kv: (-kv[1], kv[0]))[:RUNG_ACTORS]),
-                salience={a: max(m.axes[i] for m in members) for i, a in enumerate(AXES)},
+                salience=rung_axes(members),
                 confidence=sum(m.confidence for m in members) / len(members),
                 taint=any(m.taint for m in members),
             )

@@ -11,6 +11,7 @@ and the last run of each job is known without a clock.
 from __future__ import annotations
 
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -102,14 +103,17 @@ def _tier_mask(indexes: Indexes, tier: Tier) -> npt.NDArray[np.bool_]:
 def _commit(mem: Memory, episodes: Sequence[Episode], notes: Sequence[Note], job: str, now: datetime, summary: dict[str, Any]) -> None:
     """Writes the notes' files, then the run's records in one journal append, then indexes them."""
     indexes = mem._indexes
-    for note in notes:
-        mem._notes.write(note)
     stored = [e.to_json() for e in episodes]
-    shas = [mem._notes.fingerprint(n.id) for n in notes]
     records: list[dict[str, Any]] = [{"op": "remember", "episode": s} for s in stored]
-    records += [
-        {"op": "note", "id": n.id, "version": n.version, "sha256": sha, "markdown": n.to_markdown()} for n, sha in zip(notes, shas)
-    ]
+    shas = []
+    for note in notes:
+        path = mem._notes.write(note)
+        try:
+            markdown = path.read_bytes()
+        except OSError as exc:
+            raise StorageError(exc.errno or 0, f"cannot read back {path}: {exc.strerror}") from None
+        shas.append(hashlib.sha256(markdown).hexdigest())
+        records.append({"op": "note", "id": note.id, "version": note.version, "sha256": shas[-1], "markdown": markdown.decode("utf-8")})
     run = {"op": "job", "job": job, "ran_at": now.isoformat(), "report": summary}
     positions = mem._journal.append([*records, run])
     indexes.add([(IndexRow.of_json(s), p) for s, p in zip(stored, positions)])
