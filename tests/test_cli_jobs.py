@@ -80,4 +80,4 @@ def test_maintain_from_a_shell_like_cron(home: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("consolidate: consolidated 2 short-term item(s)")
-    assert "distill: distilled 6 of 6 faded memories into 2 rung(s)" in proc.stdout  # the calls, and the promoted tea
+    assert "distill: distilled 6 of 6 faded memories into 1 rung(s)" in proc.stdout  # the calls, and the promoted tea

@@ -67,14 +67,12 @@ def test_the_ladder_goes_up_one_rung_at_a_time() -> None:
     assert [next_level(lvl) for lvl in Level] == [Level.SUMMARY, Level.PATTERN, Level.PRINCIPLE, Level.POLICY, None]
 
 
-def test_plan_groups_by_subject_else_type() -> None:
-    """Shared subjects group together; a lone subject joins its type's group."""
+def test_plan_groups_by_subject_else_together() -> None:
+    """Shared subjects group together; a lone subject joins everything else."""
     items = [item("a", subject="renewal"), item("b", subject="renewal", day=2), item("c", subject="solo"),
              item("d"), item("e", type="meeting")]
     rungs = plan_rungs(items, NOW)
-    assert {(r.topic, r.sources) for r in rungs} == {
-        ("subject renewal", ("a", "b")), ("type call", ("c", "d")), ("type meeting", ("e",))
-    }
+    assert {(r.topic, r.sources) for r in rungs} == {("subject renewal", ("a", "b")), ("everything else", ("c", "d", "e"))}
     assert all(r.level is Level.SUMMARY and r.id == rung_id(Level.SUMMARY, r.sources) for r in rungs)
 
 
@@ -110,16 +108,16 @@ def test_the_plan_is_deterministic_and_order_free() -> None:
 def test_extractive_summary_quotes_the_strongest_sources() -> None:
     """The headline counts, spans and names; the quotes are the most salient narratives."""
     items = [item("a", urgency=0.1, day=1), item("b", urgency=0.3, day=5), item("c", urgency=0.2, day=9)]
-    text = ExtractiveSummarizer()(SummaryRequest(Level.SUMMARY, "type call", items, sample=2))
+    text = ExtractiveSummarizer()(SummaryRequest(Level.SUMMARY, "everything else", items, sample=2))
     lines = text.splitlines()
-    assert lines[0] == "summary of 3 memories about type call, 2026-03-01 to 2026-03-09: 3 call; outcomes 3 positive; with acme."
+    assert lines[0] == "summary of 3 memories about everything else, 2026-03-01 to 2026-03-09: 3 call; outcomes 3 positive; with acme."
     assert lines[1:] == ["- 2026-03-05 text of b", "- 2026-03-09 text of c"]
 
 
 def test_a_plugged_in_summarizer_writes_the_text() -> None:
     """Any callable taking a request can summarize; a non-text answer is a typed error."""
     (r,) = plan_rungs([item("a")], NOW, summarizer=lambda req: f"{len(req.sources)} call about {req.topic}")
-    assert r.narrative == "1 call about type call"
+    assert r.narrative == "1 call about everything else"
     with pytest.raises(CueTypeError):
         plan_rungs([item("a")], NOW, summarizer=lambda req: None)  # type: ignore[arg-type, return-value]
 
@@ -169,7 +167,7 @@ def test_recall_shows_the_abstraction_first(tmp_path: Path) -> None:
         hits = mem.recall({"actor": "acme", "time": "2026-03"}, now=NOW, k=3).hits
         assert hits[0].id == rid and {h.id for h in hits[1:]} <= {ids[f"call{d}"] for d in range(1, 6)}
         assert hits[0].score > hits[1].score
-        assert hits[0].record.narrative.startswith("summary of 5 memories about type call")
+        assert hits[0].record.narrative.startswith("summary of 5 memories about everything else")
         top = mem.recall({"actor": "acme"}, now=NOW, k=10).hits
         assert top[0].id == rid and len({h.id for h in top}) == len(top)
 

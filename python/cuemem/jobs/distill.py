@@ -13,8 +13,8 @@
   decay and are never candidates;
 - it is not already at the top of the ladder (``policy``).
 
-**Rungs.** Candidates group by user and level, then by subject, else (see :func:`topic`) by
-type for summaries and patterns, all together above, so a year of memories becomes a readable number of rungs
+**Rungs.** Candidates group by user and level, then by subject (when two or more share it), else all together
+(see :func:`topic`), so a year of memories becomes a readable number of rungs
 rather than one per memory. Each group becomes one rung a level up
 (raw -> summary -> pattern -> principle -> policy): a long-term record with
 ``origin: job``, its ``level``, ``sources`` = every memory it abstracts, tainted if any
@@ -56,6 +56,9 @@ LADDER: tuple[Level, ...] = (Level.RAW, Level.SUMMARY, Level.PATTERN, Level.PRIN
 #: Axis values at or above which a memory is protected (mirrors the core's rule).
 PROTECTED_AT = 0.7
 
+#: The topic of the memories that share no subject with another candidate.
+EVERYTHING_ELSE = "everything else"
+
 #: Sources at which a rung's reinforcement axis reaches 1.
 REINFORCED_AT = 10
 
@@ -81,7 +84,7 @@ class Rung:
     Attributes:
         id: Derived from ``level`` and ``sources``.
         level: The rung's level.
-        topic: What the group shares (``"subject ..."``, ``"type ..."``, ``"everything else"``).
+        topic: What the group shares (``"subject ..."`` or ``"everything else"``).
         narrative: The summarizer's text.
         sources: The ids of the memories abstracted, in the order they occurred.
         user_id: The sources' user.
@@ -163,18 +166,15 @@ def select_candidates(
     return np.flatnonzero(keep).astype(np.uint32)
 
 
-def topic(item: Item, level: Level) -> str:
-    """The group an item joins on its way up to ``level``: coarser the higher it climbs.
+def topic(item: Item) -> str:
+    """The group an item joins: its subject, else everything else its user let fade.
 
-    A subject keeps its own group at every level. Without one, summaries and patterns
-    group by type, principles and policies take everything else of the user together.
-    (A run's candidates faded around the same time, so a group is also a period.)
+    A run's candidates faded around the same time, so a group is also a period: the
+    rung of "everything else" is that week's digest of the user's loose memories.
     """
     if item.subject:
         return f"subject {item.subject}"
-    if level in (Level.SUMMARY, Level.PATTERN):
-        return f"type {item.type}"
-    return "everything else"
+    return EVERYTHING_ELSE
 
 
 def plan_rungs(
@@ -186,7 +186,7 @@ def plan_rungs(
     """The rungs that abstract ``items`` one level up (pure: no clock, no home).
 
     A subject shared by only one candidate does not make a group of its own: that
-    candidate joins its type's group. Above the summary level, a group of one waits
+    candidate joins "everything else". Above the summary level, a group of one waits
     (an abstraction of a single abstraction would add nothing). Items already at the
     top of the ladder are left as they are.
 
@@ -220,7 +220,7 @@ def plan_rungs(
     groups: dict[tuple[str, int, str], list[Item]] = {}
     for item, up in climbing:
         alone = bool(item.subject) and subjects[(item.user_id, up, item.subject or "")] < 2
-        about = topic(replace(item, subject=None) if alone else item, up)
+        about = topic(replace(item, subject=None) if alone else item)
         groups.setdefault((item.user_id, LADDER.index(up), about), []).append(item)
     rungs: list[Rung] = []
     for (user, rank, about) in sorted(groups):

@@ -22,7 +22,7 @@ class SummaryRequest:
     Attributes:
         level: The rung being written (summary, pattern, principle or policy).
         topic: What the group shares, for people: ``"subject acme-renewal"``,
-            ``"type meeting"``.
+            ``"everything else"``.
         sources: The memories abstracted, in the order they occurred.
         sample: How many of them the summary may quote.
     """
