@@ -32,6 +32,18 @@ from .errors import (
     UnsupportedVersionError,
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
+from .jobs import (
+    ConsolidationConfig,
+    ConsolidationReport,
+    DistillationConfig,
+    DistillationReport,
+    ExtractiveSummarizer,
+    MaintenanceReport,
+    Scheduler,
+    Summarizer,
+    SummaryRequest,
+    consolidate,
+)
 from .memory import Memory
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
@@ -72,4 +84,15 @@ __all__ = [
     "UnsupportedVersionError",
     "__version__",
     "recall",
+    # life-cycle jobs
+    "ConsolidationConfig",
+    "ConsolidationReport",
+    "DistillationConfig",
+    "DistillationReport",
+    "ExtractiveSummarizer",
+    "MaintenanceReport",
+    "Scheduler",
+    "Summarizer",
+    "SummaryRequest",
+    "consolidate",
 ]
