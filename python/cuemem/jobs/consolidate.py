@@ -142,7 +142,7 @@ def consolidate(items: Iterable[Item], now: datetime, config: ConsolidationConfi
         routes = []
         if len(members) >= cfg.min_occurrences:
             routes.append(REPETITION)
-        if max(m.peak for m in members) >= cfg.salience_floor:
+        if max(map(max, (m.axes for m in members))) >= cfg.salience_floor:
             routes.append(INTENSITY)
         if routes:
             out.append(_promotion(key, tuple(routes), members))
@@ -163,7 +163,7 @@ def _promotion(key: tuple[str, str], routes: tuple[str, ...], members: list[Item
         subject=members[0].subject if key[1].startswith("subject:") else None,
         actors=tuple(dict.fromkeys(a for m in members for a in m.actors)),
         tags=tuple(dict.fromkeys(t for m in members for t in m.tags)),
-        salience={a: max(m.axes[i] for m in members) for i, a in enumerate(AXES)},
+        salience=dict(zip(AXES, map(max, zip(*(m.axes for m in members))))),
         confidence=sum(m.confidence for m in members) / len(members),
         occurred_at=members[-1].occurred_at,
         taint=any(m.taint for m in members),

@@ -132,7 +132,7 @@ def rung_axes(members: Sequence[Item]) -> dict[str, float]:
         >>> axes["urgency"], axes["reinforcement"]
         (0.9, 0.4)
     """
-    axes = {a: max(m.axes[i] for m in members) for i, a in enumerate(AXES)}
+    axes = dict(zip(AXES, map(max, zip(*(m.axes for m in members)))))
     axes["reinforcement"] = max(axes["reinforcement"], min(1.0, len(members) / REINFORCED_AT))
     return axes
 

@@ -56,19 +56,21 @@ def read_items(mem: Memory, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item
     journal = mem._journal
     out: list[Item] = []
     handles: dict[int, Any] = {}
+    segments, offsets = indexes.segments, indexes.offsets
+    wanted = rows.tolist() if isinstance(rows, np.ndarray) else [int(r) for r in rows]
     try:
-        for row in (int(r) for r in rows):
-            pos: Position = indexes.position(row)
-            f = handles.get(pos.segment)
+        for row in wanted:
+            segment, offset = segments[row], offsets[row]
+            f = handles.get(segment)
             if f is None:
-                f = handles[pos.segment] = open(journal._path(pos.segment), "rb", buffering=1 << 20)
-            if f.tell() != pos.offset:
-                f.seek(pos.offset)  # rows in order are mostly adjacent lines: no seek, no refill
+                f = handles[segment] = open(journal._path(segment), "rb", buffering=1 << 20)
+            if f.tell() != offset:
+                f.seek(offset)  # rows in order are mostly adjacent lines: no seek, no refill
             line = f.readline()
             try:
                 out.append(Item.of_json(orjson.loads(line)["episode"]))
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise CorruptRecordError(f"the record of row {row} at {pos} is not an episode: {exc}") from None
+                raise CorruptRecordError(f"the record of row {row} at {Position(segment, offset)} is not an episode: {exc}") from None
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot read the journal: {exc}") from None
     finally:

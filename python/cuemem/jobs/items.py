@@ -8,6 +8,7 @@ written (the way the indexes read them), or from an episode.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -17,6 +18,9 @@ from ..salience import AXES
 from ..schema import Episode
 
 __all__ = ["Item"]
+
+#: The seven axes of a stored salience mapping, as a tuple in ``AXES`` order.
+_AXES_OF = operator.itemgetter(*AXES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +75,6 @@ class Item:
         Raises:
             KeyError, TypeError, ValueError: the stored record is malformed.
         """
-        salience = record["salience"]
         return cls(
             id=record["id"],
             narrative=record["narrative"],
@@ -84,7 +87,7 @@ class Item:
             kind=record["kind"],
             tier=record["tier"],
             level=record["level"],
-            axes=tuple(float(salience[a]) for a in AXES),
+            axes=_AXES_OF(record["salience"]),
             confidence=float(record["confidence"]),
             occurred_at=date.fromisoformat(record["occurred_at"]),
             recorded_at=datetime.fromisoformat(record["recorded_at"]),

@@ -19,8 +19,10 @@ __all__ = ["lead_with_abstractions"]
 def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k: int) -> list[int]:
     """``rows`` (best first) with each row's citing record placed just before it, at most ``k``.
 
-    A record already placed (as an earlier hit or another hit's abstraction) is not
-    repeated; abstractions that push the ranking past ``k`` push out its tail.
+    The citing record's own citer goes before it in turn, so a hit is preceded by its
+    chain of abstractions, the most abstract first. A record already placed (as an
+    earlier hit or another hit's abstraction) is not repeated; abstractions that push
+    the ranking past ``k`` push out its tail.
 
     Example:
         >>> import numpy as np
@@ -29,10 +31,13 @@ def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k
     """
     out: list[int] = []
     seen: set[int] = set()
+    n = len(citers)
     for row in rows:
-        citer = int(citers[row]) if row < len(citers) else -1
-        for r in (citer, row):
-            if r >= 0 and r not in seen:
+        chain = [row]  # the row, what cites it, what cites that, ... (citers are later rows)
+        while chain[-1] < n and citers[chain[-1]] >= 0 and int(citers[chain[-1]]) not in seen:
+            chain.append(int(citers[chain[-1]]))
+        for r in reversed(chain):
+            if r not in seen:
                 seen.add(r)
                 out.append(r)
     return out[:k]
