@@ -81,3 +81,17 @@ def test_maintain_from_a_shell_like_cron(home: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("consolidate: consolidated 2 short-term item(s)")
     assert "distill: distilled 6 of 6 faded memories into 1 rung(s)" in proc.stdout  # the calls, and the promoted tea
+
+
+def test_demo_shows_a_consolidation_and_a_distillation(tmp_path: Path) -> None:
+    """``demo`` promotes its short-term items and abstracts the faded part of its year, originals kept."""
+    path = tmp_path / "demo"
+    result = CliRunner(env={"COLUMNS": "240"}).invoke(main, ["demo", str(path), "-n", "500"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "into 2 long-term record(s) (1 by repetition, 1 by intensity" in result.output
+    assert "recall shows the abstraction first" in result.output
+    with Memory.open(path, read_only=True) as mem:
+        raw = [mem.get(i) for i in mem.ids()]
+        rungs = [e for e in raw if e.level.value != "raw"]
+        assert rungs and all(src in mem for r in rungs for src in r.sources)
+        assert sum(e.origin.value != "job" for e in raw) == 500 + 4
