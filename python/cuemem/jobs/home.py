@@ -118,7 +118,7 @@ def _commit(mem: Memory, episodes: Sequence[Episode], notes: Sequence[Note], job
         shas.append(hashlib.sha256(markdown).hexdigest())
         records.append({"op": "note", "id": note.id, "version": note.version, "sha256": shas[-1], "markdown": markdown.decode("utf-8")})
     run = {"op": "job", "job": job, "ran_at": now.isoformat(), "report": summary}
-    positions = mem._journal.append([*records, run])
+    positions = mem._journal.append([*records, run], trusted=True)  # built and validated here
     indexes.add([(IndexRow.of_json(s), p) for s, p in zip(stored, positions)])
     for n, sha in zip(notes, shas):
         indexes.notes[n.id] = (n.version, sha)
