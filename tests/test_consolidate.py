@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -81,7 +80,7 @@ def test_ttl_expiry_at_the_exact_boundary() -> None:
     """An item recorded exactly its TTL before now has expired; a microsecond later it is live."""
     expired = item("a", peak=0.9, days_ago=14)
     assert consolidate([expired], NOW) == []
-    live = replace(expired, recorded_at=expired.recorded_at + timedelta(microseconds=1))
+    live = expired._replace(recorded_at=expired.recorded_at + timedelta(microseconds=1))
     assert len(consolidate([live], NOW)) == 1
 
 
@@ -90,7 +89,7 @@ def test_the_ttl_hook_decides_per_kind() -> None:
     old = item("a", peak=0.9, days_ago=400)
     config = ConsolidationConfig(ttl=lambda kind: None if kind == "preference" else timedelta(days=14))
     assert len(consolidate([old], NOW, config)) == 1
-    assert consolidate([replace(old, kind="episodic")], NOW, config) == []
+    assert consolidate([old._replace(kind="episodic")], NOW, config) == []
 
 
 def test_other_tiers_and_future_items_are_ignored() -> None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -220,7 +220,7 @@ def plan_rungs(
     groups: dict[tuple[str, int, str], list[Item]] = {}
     for item, up in climbing:
         alone = bool(item.subject) and subjects[(item.user_id, up, item.subject or "")] < 2
-        about = topic(replace(item, subject=None) if alone else item)
+        about = topic(item._replace(subject=None) if alone else item)
         groups.setdefault((item.user_id, LADDER.index(up), about), []).append(item)
     rungs: list[Rung] = []
     for (user, rank, about) in sorted(groups):

@@ -10,7 +10,6 @@ and the last run of each job is known without a clock.
 
 from __future__ import annotations
 
-
 import ctypes
 import hashlib
 import os
