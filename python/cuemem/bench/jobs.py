@@ -27,6 +27,7 @@ import numpy as np
 from rich.console import Console
 
 from ..errors import InvalidArgumentError
+from ..home.replay import gc_paused
 from ..jobs import DistillationConfig, consolidate
 from ..jobs import home as job_home
 from ..jobs.distill import plan_rungs, select_candidates
@@ -130,7 +131,7 @@ def measure_consolidation(home: Path, now: datetime, *, repeats: int = 3, scratc
             shutil.rmtree(copy)
     with Memory.open(home, read_only=True) as mem:
         items, t_read = _timed(lambda: job_home.read_items(mem, np.arange(len(mem))))
-    pure = [_timed(lambda: consolidate(items, now))[1] for _ in range(repeats)]
+    pure = [_timed(lambda: gc_paused(consolidate)(items, now))[1] for _ in range(repeats)]
     return {
         "items": len(items),
         "consolidate_s": round(statistics.median(times), 3),

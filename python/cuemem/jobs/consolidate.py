@@ -26,7 +26,7 @@ from datetime import date, datetime
 from ..errors import CueTypeError
 from ..salience import AXES
 from .config import ConsolidationConfig
-from .items import Item
+from .items import CHRONOLOGICAL, Item
 
 __all__ = ["Promotion", "consolidate", "group_key", "promotion_id"]
 
@@ -138,7 +138,7 @@ def consolidate(items: Iterable[Item], now: datetime, config: ConsolidationConfi
         groups.setdefault(group_key(item, cfg.key_chars), []).append(item)
     out: list[Promotion] = []
     for key in sorted(groups):
-        members = sorted(groups[key], key=lambda it: (it.occurred_at, it.recorded_at, it.id))
+        members = sorted(groups[key], key=CHRONOLOGICAL)
         routes = []
         if len(members) >= cfg.min_occurrences:
             routes.append(REPETITION)

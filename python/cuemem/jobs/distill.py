@@ -45,7 +45,7 @@ from ..errors import CueTypeError, ShapeError
 from ..salience import AXES
 from ..schema import Kind, Level
 from .config import DistillationConfig
-from .items import Item
+from .items import CHRONOLOGICAL, Item
 from .summarize import ExtractiveSummarizer, Summarizer, SummaryRequest
 
 __all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_axes", "rung_id", "select_candidates", "topic"]
@@ -224,7 +224,7 @@ def plan_rungs(
         groups.setdefault((item.user_id, LADDER.index(up), about), []).append(item)
     rungs: list[Rung] = []
     for (user, rank, about) in sorted(groups):
-        members = sorted(groups[(user, rank, about)], key=lambda it: (it.occurred_at, it.recorded_at, it.id))
+        members = sorted(groups[(user, rank, about)], key=CHRONOLOGICAL)
         level = LADDER[rank]
         if level is not Level.SUMMARY and len(members) < 2:
             continue  # one abstraction alone waits for company before it climbs again

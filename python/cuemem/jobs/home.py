@@ -25,6 +25,7 @@ import orjson
 
 from ..errors import CorruptRecordError, SchemaError, StorageError
 from ..home.indexes import IndexRow, Indexes
+from ..home.replay import gc_paused
 from ..schema import Episode, Level, Note, Origin, Tier
 from ..store.fsync import FsyncPolicy, sync, sync_directory
 from ..store.journal import Position
@@ -214,8 +215,13 @@ def _promoted_episode(p: Promotion, now: datetime) -> Episode:
     )
 
 
+@gc_paused
 def run_consolidation(mem: Memory, now: datetime, config: ConsolidationConfig) -> ConsolidationReport:
-    """Promotes the home's due short-term groups at ``now`` and journals the run."""
+    """Promotes the home's due short-term groups at ``now`` and journals the run.
+
+    The cyclic garbage collector is paused meanwhile, as bulk loaders do: a run
+    creates a hundred thousand short-lived objects and no cycles.
+    """
     indexes = mem._indexes
     fresh = _tier_mask(indexes, Tier.SHORT) & (_citers(indexes) < 0)
     items = read_items(mem, np.flatnonzero(fresh))
@@ -249,6 +255,7 @@ def _rung_records(rung: Rung, now: datetime, version: int) -> tuple[Episode, Not
     return episode, note
 
 
+@gc_paused
 def run_distillation(mem: Memory, now: datetime, config: DistillationConfig, summarizer: Summarizer | None) -> DistillationReport:
     """Abstracts the home's faded memories one rung up at ``now`` and journals the run."""
     indexes = mem._indexes

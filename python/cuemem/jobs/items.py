@@ -16,7 +16,10 @@ from typing import Any, NamedTuple
 from ..salience import AXES
 from ..schema import Episode
 
-__all__ = ["Item"]
+__all__ = ["CHRONOLOGICAL", "Item"]
+
+#: Sort key of items: when they occurred, then when they were recorded, then id.
+CHRONOLOGICAL = operator.attrgetter("occurred_at", "recorded_at", "id")
 
 #: The seven axes of a stored salience mapping, as a tuple in ``AXES`` order.
 _AXES_OF = operator.itemgetter(*AXES)
