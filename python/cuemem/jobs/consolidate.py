@@ -18,8 +18,10 @@ no clock and no home: the same items, ``now`` and config give the same plan.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -27,6 +29,8 @@ from ..errors import CueTypeError
 from ..salience import AXES
 from .config import ConsolidationConfig
 from .items import CHRONOLOGICAL, Item
+
+_NARRATIVE, _ACTORS, _TAGS = (operator.attrgetter(f) for f in ("narrative", "actors", "tags"))
 
 __all__ = ["Promotion", "consolidate", "group_key", "promotion_id"]
 
@@ -156,13 +160,13 @@ def _promotion(key: tuple[str, str], routes: tuple[str, ...], members: list[Item
         key=key,
         routes=routes,
         sources=sources,
-        narrative="\n".join(dict.fromkeys(m.narrative for m in members)),
+        narrative="\n".join(dict.fromkeys(map(_NARRATIVE, members))),
         user_id=key[0],
         type=_most_common([m.type for m in members]),
         kind=_most_common([m.kind for m in members]),
         subject=members[0].subject if key[1].startswith("subject:") else None,
-        actors=tuple(dict.fromkeys(a for m in members for a in m.actors)),
-        tags=tuple(dict.fromkeys(t for m in members for t in m.tags)),
+        actors=tuple(dict.fromkeys(chain.from_iterable(map(_ACTORS, members)))),
+        tags=tuple(dict.fromkeys(chain.from_iterable(map(_TAGS, members)))),
         salience=dict(zip(AXES, map(max, zip(*(m.axes for m in members))))),
         confidence=sum(m.confidence for m in members) / len(members),
         occurred_at=members[-1].occurred_at,
