@@ -160,3 +160,15 @@ def test_running_twice_gives_identical_output(year: Year, tmp_path: Path) -> Non
     second = {p.name: p.read_bytes() for p in (again.home / "notes").glob("*.md")}
     assert first == second and first
     assert again.abstracted_on == year.abstracted_on
+
+
+def test_a_rebuild_of_the_year_gives_the_same_state(year: Year, tmp_path: Path) -> None:
+    """Rebuilding a copy of the year's home from its journal gives the same citing map, notes and job runs."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(year.home, copy)
+    with Memory.open(copy, fsync="never") as mem:
+        before = (list(mem._indexes.citers), dict(mem._indexes.notes), dict(mem._indexes.jobs), mem.ids())
+        mem.rebuild()
+        assert (list(mem._indexes.citers), dict(mem._indexes.notes), dict(mem._indexes.jobs), mem.ids()) == before
