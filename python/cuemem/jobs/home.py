@@ -58,15 +58,18 @@ def read_items(mem: Memory, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item
     handles: dict[int, Any] = {}
     segments, offsets = indexes.segments, indexes.offsets
     wanted = rows.tolist() if isinstance(rows, np.ndarray) else [int(r) for r in rows]
+    at: dict[int, int] = {}  # segment -> offset its file is read up to
     try:
         for row in wanted:
             segment, offset = segments[row], offsets[row]
             f = handles.get(segment)
             if f is None:
                 f = handles[segment] = open(journal._path(segment), "rb", buffering=1 << 20)
-            if f.tell() != offset:
+                at[segment] = 0
+            if at[segment] != offset:
                 f.seek(offset)  # rows in order are mostly adjacent lines: no seek, no refill
             line = f.readline()
+            at[segment] = offset + len(line)
             try:
                 out.append(Item.of_json(orjson.loads(line)["episode"]))
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:

@@ -77,23 +77,23 @@ class Item(NamedTuple):
         Raises:
             KeyError, TypeError, ValueError: the stored record is malformed.
         """
-        return cls(
-            id=record["id"],
-            narrative=record["narrative"],
-            user_id=record["user_id"],
-            type=record["type"],
-            outcome=record["outcome"],
-            actors=tuple(record["actors"]),
-            subject=record["subject"],
-            tags=tuple(record["tags"]),
-            kind=record["kind"],
-            tier=record["tier"],
-            level=record["level"],
-            axes=_AXES_OF(record["salience"]),
-            confidence=float(record["confidence"]),
-            occurred_at=date.fromisoformat(record["occurred_at"]),
-            recorded_at=datetime.fromisoformat(record["recorded_at"]),
-            taint=bool(record["taint"]),
+        return cls(  # positional, in field order: the cheapest way to build a named tuple
+            record["id"],
+            record["narrative"],
+            record["user_id"],
+            record["type"],
+            record["outcome"],
+            tuple(record["actors"]),
+            record["subject"],
+            tuple(record["tags"]),
+            record["kind"],
+            record["tier"],
+            record["level"],
+            _AXES_OF(record["salience"]),
+            float(record["confidence"]),
+            date.fromisoformat(record["occurred_at"]),
+            datetime.fromisoformat(record["recorded_at"]),
+            bool(record["taint"]),
         )
 
     @classmethod
