@@ -119,6 +119,8 @@ def test_maintain_refuses_bad_registries(tmp_path: Path) -> None:
             mem.maintain(now=at(1), jobs=["consolidate"])  # type: ignore[list-item]
         with pytest.raises(InvalidArgumentError):
             mem.maintain(now=at(1), jobs=(DEFAULT_JOBS[0], DEFAULT_JOBS[0]))
+        with pytest.raises(InvalidArgumentError):
+            mem.maintain(now=at(1), jobs=5)  # type: ignore[arg-type]
         assert mem._indexes.jobs == {}
         with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
             reader.maintain(now=at(1))

@@ -638,6 +638,8 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._writable()
+        if jobs is not None and not isinstance(jobs, (list, tuple)):
+            raise InvalidArgumentError(f"jobs must be a list or tuple of Job entries, got {type(jobs).__name__}")
         return run_maintenance(self, _edge_now(now), DEFAULT_JOBS if jobs is None else tuple(jobs))
 
     def _lead_with_abstractions(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
