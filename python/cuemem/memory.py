@@ -587,7 +587,6 @@ class Memory:
             journal_problems=len(self._journal.problems),
         )
 
-
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
     def consolidate(self, now: TimeArg = None, *, config: ConsolidationConfig | None = None) -> ConsolidationReport:
