@@ -247,7 +247,7 @@ def test_demo_fills_a_home_and_shows_recalls(tmp_path: Path) -> None:
     assert "examined" in result.stdout
     assert f"{path}/journal/" in result.stdout and f"{path}/index/" in result.stdout
     with Memory.open(path, read_only=True) as mem:
-        assert len(mem) == 500
+        assert len(mem.cue_values("user")) and mem.stats().episodes >= 500  # 500, then what the jobs add
 
 
 def test_demo_refuses_too_few_episodes(tmp_path: Path) -> None:

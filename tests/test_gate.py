@@ -114,6 +114,17 @@ def test_approvals_expire_at_their_exact_instant(tmp_path: Path) -> None:
         assert b not in mem and mem.approvals() == []
 
 
+def test_saying_it_again_after_the_wait_expired_asks_again(tmp_path: Path) -> None:
+    """The same write, repeated while its request waits, joins it; repeated after expiry, it is a fresh request."""
+    with Memory.open(tmp_path, fsync="never", profile="high") as mem:
+        (a,) = mem.observe("My favorite editor is vim.", now=T0)
+        assert mem.observe("My favorite editor is vim.", now=T0 + timedelta(days=1)) == [a]
+        (b,) = mem.observe("My favorite editor is vim.", now=T0 + timedelta(days=8))
+        assert b != a
+        assert [x.id for x in mem.approvals(now=T0 + timedelta(days=8))] == [b]
+        mem.reject(b, now=T0 + timedelta(days=8))
+
+
 def test_decisions_survive_reopen_and_rebuild(tmp_path: Path) -> None:
     """Pending and decided approvals come back from the cache and from a rebuild."""
     with Memory.open(tmp_path, fsync="never", profile="high") as mem:

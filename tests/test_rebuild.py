@@ -15,7 +15,7 @@ from cuemem import Memory
 
 UTC = timezone.utc
 NOW = datetime(2026, 6, 15, tzinfo=UTC)
-INDEX_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "recipe.json")
+INDEX_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json", "recipe.json")
 QUERIES: list[dict[str, Any]] = [
     {},
     {"actor": "acme"},

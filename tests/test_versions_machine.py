@@ -52,7 +52,8 @@ class LifecycleMachine(RuleBasedStateMachine):
         if chain and chain[-1][1] == text:
             assert eid == chain[-1][0]
         elif chain and conf < chain[-1][2]:
-            self.model.pending[eid] = (subject, text, conf, self.now + PROFILES["low"].approval_ttl)
+            # Said again while its request waits, it joins that request (whose expiry stands).
+            self.model.pending.setdefault(eid, (subject, text, conf, self.now + PROFILES["low"].approval_ttl))
         else:
             chain.append((eid, text, conf))
 

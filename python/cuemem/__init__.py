@@ -33,6 +33,18 @@ from .errors import (
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
 from .lifecycle import Candidate, Profile, extract
+from .jobs import (
+    ConsolidationConfig,
+    ConsolidationReport,
+    DistillationConfig,
+    DistillationReport,
+    ExtractiveSummarizer,
+    MaintenanceReport,
+    Scheduler,
+    Summarizer,
+    SummaryRequest,
+    consolidate,
+)
 from .memory import Memory
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
@@ -73,9 +85,25 @@ __all__ = [
     "UnsupportedVersionError",
     "__version__",
     "recall",
+    # life-cycle jobs
+    "ConsolidationConfig",
+    "ConsolidationReport",
+    "DistillationConfig",
+    "DistillationReport",
+    "ExtractiveSummarizer",
+    "MaintenanceReport",
+    "Scheduler",
+    "Summarizer",
+    "SummaryRequest",
+    "consolidate",
 ]
 
 # The memory life-cycle's write path.
 from .errors import ApprovalError, ApprovalExpiredError, WorkerPermissionError  # noqa: E402
 
 __all__ += ["ApprovalError", "ApprovalExpiredError", "Candidate", "Profile", "WorkerPermissionError", "extract"]
+
+# Policies from outcomes.
+from .policy import Explanation, Judgement, Polarity, Policy, PolicyBook, distill_policies  # noqa: E402
+
+__all__ += ["Explanation", "Judgement", "Polarity", "Policy", "PolicyBook", "distill_policies"]

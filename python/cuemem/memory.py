@@ -10,6 +10,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from . import _arrays, _core
@@ -33,6 +34,7 @@ from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .policy import Explanation, Judgement, Policy, PolicyBook, contradicting_pairs, distill_policies, flag_contradictions
 from .policy.notes import note_fields as policy_note_fields
+from .policy.notes import is_mined as is_mined_policy
 from .policy.notes import policy_of_note
 from .lifecycle.facade import LifecycleMethods
 from .lifecycle.freshness import freshness_of
@@ -45,6 +47,13 @@ from .store.fsync import FsyncPolicy
 from .store.journal import Journal, Position
 from .store.lock import WriterLock
 from .store.notes import NoteStore
+from .jobs.config import ConsolidationConfig, DistillationConfig
+from .jobs.home import run_consolidation, run_distillation
+from .jobs.lead import lead_with_abstractions
+from .jobs.maintain import DEFAULT_JOBS, Job
+from .jobs.maintain import maintain as run_maintenance
+from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
+from .jobs.summarize import Summarizer
 
 __all__ = ["Memory"]
 
@@ -452,17 +461,18 @@ class Memory(LifecycleMethods):
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         while True:
             r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), wanted, excluded)
-            hits = [
-                made.get(row) or made.setdefault(row, self._hit(row, score, parts, at))
+            ranked = [
+                (row, made.get(row) or made.setdefault(row, self._hit(row, score, parts, at)))
                 for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
             ]
             if not exclude_stale:
                 break
-            fresh = [h for h in hits if not h.stale]
-            if len(fresh) >= k or len(hits) < wanted:
-                hits = fresh[:k]
+            fresh = [(row, h) for row, h in ranked if not h.stale]
+            if len(fresh) >= k or len(ranked) < wanted:
+                ranked = fresh[:k]
                 break
             wanted *= 4  # stale hits crowded the first page: look further down the ranking
+        hits = self._lead_with_abstractions([h for _, h in ranked], [row for row, _ in ranked], k, at)
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
 
     def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
@@ -593,7 +603,7 @@ class Memory(LifecycleMethods):
             written.append(policy.id)
         mined_ids = {p.id for p in mined}
         retired = sorted(
-            n.id for n in notes.values() if n.kind is Kind.POLICY and n.generated and n.valid_to is None and n.id not in mined_ids
+            n.id for n in notes.values() if is_mined_policy(n) and n.valid_to is None and n.id not in mined_ids
         )
         for pid in retired:
             self._write_note_fields({**_note_fields(notes[pid]), "valid_from": notes[pid].valid_from, "valid_to": at}, at)
@@ -733,6 +743,87 @@ class Memory(LifecycleMethods):
             journal_segments=len(segments),
             journal_problems=len(self._journal.problems),
         )
+
+    # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
+
+    def consolidate(self, now: TimeArg = None, *, config: ConsolidationConfig | None = None) -> ConsolidationReport:
+        """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
+
+        Short-term items no record cites yet are grouped and promoted by repetition or
+        intensity; each promotion is a long-term record citing every member. The run
+        is journaled (``op: job``) in the same append as its records. Without
+        ``config``, the thresholds and per-type/kind TTLs are the handle's profile's.
+
+        Raises:
+            InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.ConsolidationConfig`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, ConsolidationConfig):
+            raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        return run_consolidation(self, at, config or self._consolidation_config())
+
+    def _consolidation_config(self) -> ConsolidationConfig:
+        """Consolidation's thresholds and TTLs as the handle's failure-cost profile sets them."""
+        p = self._profile
+        return ConsolidationConfig(
+            min_occurrences=p.min_occurrences, salience_floor=p.salience_floor, min_confidence=p.min_confidence, ttl=p.ttl
+        )
+
+    def distill(
+        self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None
+    ) -> DistillationReport:
+        """Abstracts old, unreferenced, faded memories one rung up the ladder (D2); see :mod:`cuemem.jobs.distill`.
+
+        Args:
+            now: The instant to decay to (default: the clock, read once).
+            config: Floor, minimum age, per-run limit (default: the documented defaults,
+                with the floor of the handle's profile).
+            summarizer: Writes each rung's text (default: extractive, deterministic).
+
+        Raises:
+            InvalidArgumentError: ``config`` or ``summarizer`` is of the wrong kind.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, DistillationConfig):
+            raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
+        if summarizer is not None and not callable(summarizer):
+            raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
+        return run_distillation(self, at, config or DistillationConfig(floor=self._profile.distill_floor), summarizer)
+
+    def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
+        """Runs whichever jobs are due at ``now`` (default: consolidation daily at 03:00 UTC,
+        distillation weekly on Sunday at 04:00 UTC); reports what ran.
+
+        Raises:
+            InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._writable()
+        if jobs is not None and not isinstance(jobs, (list, tuple)):
+            raise InvalidArgumentError(f"jobs must be a list or tuple of Job entries, got {type(jobs).__name__}")
+        return run_maintenance(self, _edge_now(now), DEFAULT_JOBS if jobs is None else tuple(jobs))
+
+    def _lead_with_abstractions(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
+        """Places before each hit the record that cites it (consolidated record or rung)."""
+        if not hits:
+            return hits
+        citers = np.frombuffer(self._indexes.citers, dtype=np.int64)
+        order = lead_with_abstractions(rows, citers, k)
+        if order == rows:
+            return hits
+        by_row = dict(zip(rows, hits))
+        out = []
+        for row in order:
+            hit = by_row.get(row)
+            if hit is None:
+                top = self._indexes.salience.top_k(np.array([row], dtype=np.uint32), at, 1)
+                hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
+            out.append(hit)
+        return out
 
 
 def _note_fields(note: Note) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,39 @@ def _stops(mem: Memory) -> list[tuple[str, dict[str, Any], dict[str, Any] | None
         (f"the storyline {subject!r}", {"subject": subject}, None),
         (f"{actor}, anything but negative outcomes", {"actor": actor}, {"outcome": "negative"}),
     ]
+
+
+def _life_cycle(mem: Memory, out: Console) -> None:
+    """Shows a consolidation (short-term items promoted) and a distillation (faded memories abstracted)."""
+    from ..cli.render import recall_table
+
+    out.print("[bold]consolidation[/]: short-term items from the last days, promoted by repetition or intensity")
+    day = DEMO_NOW - timedelta(days=1)
+    mem.remember("Prefers the weekly report as a PDF.", tier="short", kind="preference", subject="report-format", now=day)
+    mem.remember("Asked again for the weekly report as a PDF, not a link.", tier="short", kind="preference",
+                 subject="report-format", now=day + timedelta(hours=3))
+    mem.remember("Furious that the Q3 invoice went to the wrong address.", tier="short", salience={"affect": 0.9}, now=day)
+    mem.remember("Mentioned the coffee machine is broken.", tier="short", salience={"novelty": 0.2}, now=day)
+    consolidated = mem.consolidate(now=DEMO_NOW)
+    out.print(f"  {consolidated}")
+    for rid in consolidated.promoted:
+        record = mem.get(rid)
+        out.print(f"  [green]{rid}[/] (long-term, cites {len(record.sources)}): {record.narrative!r}")
+    out.print()
+    out.print("[bold]distillation[/]: the weekly pass decays every memory axis by axis; old, unreferenced ones whose")
+    out.print("strongest axis fell below 0.35 climb one rung (raw -> summary -> ...); originals stay as provenance")
+    distilled = mem.distill(now=DEMO_NOW)
+    out.print(f"  {distilled}")
+    if distilled.rungs:
+        rung = mem.get(distilled.rungs[0])
+        note = mem.path / "notes" / f"{rung.id}.md"
+        out.print(f"  first rung: {note} (generated, level {rung.level.value}, {len(rung.sources)} sources)")
+        out.print("  " + rung.narrative.replace("\n", "\n  "))
+        source = mem.get(rung.sources[0])
+        cues = {"actor": source.actors[0]} if source.actors else {"user": source.user_id}
+        result = mem.recall({**cues, "time": source.occurred_at.isoformat()[:7]}, k=3, now=DEMO_NOW)
+        out.print(recall_table(result, "recall shows the abstraction first, then what it abstracts"))
+    out.print()
 
 
 def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | None = None) -> None:
@@ -59,6 +93,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
             result = mem.recall(cues, k=5, now=DEMO_NOW, exclude=exclude)
             out.print(recall_table(result, question))
             out.print()
+        _life_cycle(mem, out)
         _judge_a_situation(mem, out)
         stats = mem.stats()
     root = Path(directory)

@@ -39,7 +39,10 @@ FORMAT = 2
 _DAY = 86_400.0
 _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 
-_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json")
+_FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json")
+
+#: ``Indexes.citers`` value of a row no later record cites.
+NOT_CITED = -1
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class IndexRow:
     axes: list[float]
     confidence: float
     t: float
+    sources: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, episode: Episode) -> IndexRow:
@@ -72,6 +76,7 @@ class IndexRow:
             axes=[salience[a] for a in AXES],
             confidence=record["confidence"],
             t=(occurred.toordinal() - _EPOCH_ORDINAL) * _DAY,
+            sources=tuple(record.get("sources") or ()),
         )
 
 
@@ -106,6 +111,8 @@ class Batch:
         self.ids: list[str] = []
         self.segments = array("Q")
         self.offsets = array("Q")
+        #: ``(row, sources)`` of the rows that cite other records.
+        self.citing: list[tuple[int, tuple[str, ...]]] = []
 
     def add(self, row: IndexRow, segment: int, offset: int) -> None:
         """Gathers one row, whose record starts at ``(segment, offset)`` in the journal."""
@@ -120,6 +127,8 @@ class Batch:
         self.ids.append(row.id)
         self.segments.append(segment)
         self.offsets.append(offset)
+        if row.sources:
+            self.citing.append((r, row.sources))
 
     def place(self, segment: int) -> None:
         """Sets the segment of every row (staged rows learn theirs at commit)."""
@@ -145,6 +154,11 @@ class Indexes:
         self.skipped: list[tuple[Position, str]] = []
         #: Versions, approvals, live short-term and retired records (see :mod:`cuemem.lifecycle.state`).
         self.lifecycle = LifecycleState()
+        #: Row -> the latest row whose ``sources`` cite it (:data:`NOT_CITED` if none):
+        #: what builds on a memory (a consolidated record, a rung of the ladder).
+        self.citers = array("q")
+        #: Job name -> its last run record (``op: job``) as journaled.
+        self.jobs: dict[str, dict[str, Any]] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -194,6 +208,14 @@ class Indexes:
         self.ids.extend(batch.ids)
         self.segments.extend(batch.segments)
         self.offsets.extend(batch.offsets)
+        self.citers.extend(array("q", [NOT_CITED]) * n)
+        if batch.citing:
+            row_of = self.row_of
+            for citer, sources in batch.citing:
+                for source in sources:
+                    cited = row_of.get(source)
+                    if cited is not None and cited != citer:
+                        self.citers[cited] = citer
 
     def retire(self, ids: Sequence[str]) -> None:
         """Takes the rows of ``ids`` out of the cue postings and the salience table.
@@ -221,6 +243,8 @@ class Indexes:
         notes = {k: list(v) for k, v in sorted(self.notes.items())}
         write_atomic(directory / "notes.json", (json.dumps(notes, sort_keys=True) + "\n").encode())
         write_atomic(directory / "lifecycle.json", json.dumps(self.lifecycle.to_json(), sort_keys=True, ensure_ascii=False).encode())
+        write_atomic(directory / "citers.npy", _npy_bytes(np.frombuffer(self.citers, dtype=np.int64) if self.ids else np.zeros(0, np.int64)))
+        write_atomic(directory / "jobs.json", (json.dumps(self.jobs, sort_keys=True) + "\n").encode())
         files = {name: _fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
@@ -271,6 +295,14 @@ class Indexes:
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = json.loads((directory / "notes.json").read_text(encoding="utf-8"))
             indexes.notes = {k: (int(v[0]), str(v[1])) for k, v in notes.items()}
+            citers = np.load(directory / "citers.npy", allow_pickle=False)
+            if citers.shape != (n,) or citers.dtype != np.int64:
+                return None, "cached files disagree on the number of rows"
+            indexes.citers = array("q", citers.tobytes())
+            jobs = json.loads((directory / "jobs.json").read_text(encoding="utf-8"))
+            if not isinstance(jobs, dict):
+                return None, "jobs.json is not a mapping"
+            indexes.jobs = jobs
             seg, off = body["journal"]["head"]
             indexes.head = Position(int(seg), int(off))
         except (CuememError, OSError, ValueError, KeyError, TypeError) as exc:

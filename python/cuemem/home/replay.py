@@ -126,6 +126,8 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
                 apply_lifecycle(indexes, entry.record)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 indexes.skipped.append((entry.position, f"a {op} record that cuemem did not write: {exc!r}"))
+        elif op == "job" and isinstance(entry.record.get("job"), str):
+            indexes.jobs[entry.record["job"]] = entry.record
     indexes.add(batch)
     count += len(batch)
     if head is not None:

@@ -137,8 +137,9 @@ class LifecycleMethods:
         if verdict.action is Action.QUEUE:
             assert key is not None and verdict.reason is not None
             for aid, waiting in self._indexes.lifecycle.pending.items():
-                if waiting["subject"] == key and plain(str(waiting["episode"]["narrative"])) == plain(c.text):
-                    return aid  # already waiting for a decision
+                live = at < datetime.fromisoformat(str(waiting["expires_at"]))
+                if live and waiting["subject"] == key and plain(str(waiting["episode"]["narrative"])) == plain(c.text):
+                    return aid  # already waiting for a decision (an expired wait gets a fresh request)
             self._commit([{
                 "op": "approval", "id": episode.id, "reason": verdict.reason, "subject": key, "supersedes": verdict.supersedes,
                 "episode": episode.to_json(), "requested_at": at.isoformat(), "expires_at": (at + self._profile.approval_ttl).isoformat(),

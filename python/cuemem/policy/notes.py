@@ -27,7 +27,7 @@ from ..schema import Kind, Level, Note, Origin
 from .model import Cause, Policy, Polarity
 from .negation import parity
 
-__all__ = ["note_fields", "policy_of_note"]
+__all__ = ["is_mined", "note_fields", "policy_of_note"]
 
 _LINE = re.compile(r"^- (counter-examples|span|scope|salience sum):[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})\s*\.\.\s*(\d{4}-\d{2}-\d{2})")
@@ -51,6 +51,11 @@ def note_fields(policy: Policy) -> dict[str, Any]:
         confidence=policy.confidence, origin=Origin.JOB, generated=True, level=Level.POLICY,
         tags=(policy.polarity.value, *(f"{d}={v}" for d, v in policy.cause)), reviewed=False, taint=policy.taint,
     )
+
+
+def is_mined(note: Note) -> bool:
+    """Whether ``note`` holds a policy mined from outcomes (not a person's, not a ladder rung)."""
+    return note.kind is Kind.POLICY and note.generated and any(t in (Polarity.MITIGATE.value, Polarity.REINFORCE.value) for t in note.tags)
 
 
 def _listed(value: str) -> tuple[str, ...]:

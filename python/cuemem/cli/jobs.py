@@ -1,0 +1,86 @@
+"""Commands of the life-cycle jobs: consolidate, distill, maintain (cron-friendly)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .app import home_option, main, now_option, parse_now
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+
+
+def _json(report: Any) -> dict[str, Any]:
+    out = {"job": report.job, "ran_at": report.ran_at.isoformat(), **report.summary()}
+    return out
+
+
+def _print(report: Any, as_json: bool) -> None:
+    click.echo(json.dumps(_json(report), ensure_ascii=False, indent=2) if as_json else str(report))
+
+
+@main.command()
+@home_option
+@now_option
+@json_option
+def consolidate(home: Path, now: str | None, as_json: bool) -> None:
+    """Promote due short-term items to long-term memory."""
+    from ..memory import Memory
+
+    with Memory.open(home) as mem:
+        report = mem.consolidate(now=parse_now(now))
+    _print(report, as_json)
+
+
+@main.command()
+@home_option
+@now_option
+@click.option("--max-sources", type=int, default=None, help="Memories to abstract at most in this run (default 50,000).")
+@json_option
+def distill(home: Path, now: str | None, max_sources: int | None, as_json: bool) -> None:
+    """Abstract old, unreferenced, faded memories one rung up the ladder."""
+    from ..jobs.config import DistillationConfig
+    from ..memory import Memory
+
+    config = DistillationConfig() if max_sources is None else DistillationConfig(max_sources=max_sources)
+    with Memory.open(home) as mem:
+        report = mem.distill(now=parse_now(now), config=config)
+    _print(report, as_json)
+
+
+@main.command()
+@home_option
+@now_option
+@click.option("--lock-timeout", type=float, default=0.0, show_default=True, help="Seconds to wait for another writer.")
+@json_option
+def maintain(home: Path, now: str | None, lock_timeout: float, as_json: bool) -> None:
+    """Run whichever jobs are due (for cron: e.g. hourly `cuemem maintain --home DIR`)."""
+    from ..memory import Memory
+
+    with Memory.open(home, lock_timeout=lock_timeout) as mem:
+        report = mem.maintain(now=parse_now(now))
+    if as_json:
+        body = {"ran_at": report.ran_at.isoformat(), "ran": [_json(r) for _, r in report.ran], "not_due": list(report.not_due)}
+        click.echo(json.dumps(body, ensure_ascii=False, indent=2))
+    else:
+        click.echo(str(report))
+
+
+
+
+@main.command(name="bench-jobs")
+@click.option("-n", "--episodes", type=click.IntRange(min=1000), default=1_000_000, show_default=True, help="Episodes of the distillation home.")
+@click.option("--short", type=click.IntRange(min=100), default=100_000, show_default=True, help="Short-term items to consolidate.")
+@click.option("--reuse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Keep the built homes here between runs.")
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Also write the results as JSON here.")
+def bench_jobs(episodes: int, short: int, reuse: Path | None, repeats: int, json_path: str | None) -> None:
+    """Time the weekly distillation over N episodes and the consolidation of short-term items."""
+    from ..bench.jobs import run_jobs_bench
+
+    result = run_jobs_bench(episodes, short, reuse=reuse, repeats=repeats)
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,102 @@
+"""The thresholds of the life-cycle jobs, as frozen dataclasses with the documented defaults.
+
+A failure-cost profile supplies its own values by building these with other numbers;
+every job takes its config as an argument and reads nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from ..errors import InvalidArgumentError
+
+__all__ = ["DEFAULT_SHORT_TTL", "ConsolidationConfig", "DistillationConfig", "TtlFn", "default_ttl"]
+
+#: How long a short-term item lives unless its kind says otherwise.
+DEFAULT_SHORT_TTL = timedelta(days=14)
+
+#: (type, kind of memory) -> how long a short-term item of that type and kind lives
+#: (``None``: it never expires). ``Profile.ttl`` of :mod:`cuemem.lifecycle.profiles` is one.
+TtlFn = Callable[[str, str], "timedelta | None"]
+
+
+def default_ttl(type: str, kind: str) -> timedelta | None:
+    """The short-term TTL of every type and kind: :data:`DEFAULT_SHORT_TTL` (14 days)."""
+    return DEFAULT_SHORT_TTL
+
+
+def _unit(value: object, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InvalidArgumentError(f"{name} must be a number in [0, 1], got {value!r}")
+
+
+def _count(value: object, name: str, least: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InvalidArgumentError(f"{name} must be an integer >= {least}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """When short-term items are promoted to long-term memory (D1).
+
+    Attributes:
+        min_occurrences: Members a group needs to be promoted by repetition.
+        salience_floor: Strongest axis (as written) at which one member promotes its
+            group by intensity.
+        min_confidence: Members below this confidence are left out of every group.
+        key_chars: Without a subject, items group by this many leading characters of
+            their narrative (case-folded, whitespace collapsed).
+        ttl: (type, kind) -> TTL of a short-term item; expired items are not consolidated.
+
+    Raises:
+        InvalidArgumentError: a threshold outside its domain.
+    """
+
+    min_occurrences: int = 2
+    salience_floor: float = 0.8
+    min_confidence: float = 0.4
+    key_chars: int = 60
+    ttl: TtlFn = field(default=default_ttl, compare=False)
+
+    def __post_init__(self) -> None:
+        _count(self.min_occurrences, "min_occurrences")
+        _unit(self.salience_floor, "salience_floor")
+        _unit(self.min_confidence, "min_confidence")
+        _count(self.key_chars, "key_chars")
+        if not callable(self.ttl):
+            raise InvalidArgumentError(f"ttl must be a function of the type and kind, got {type(self.ttl).__name__}")
+
+
+@dataclass(frozen=True)
+class DistillationConfig:
+    """When old, unreferenced memories climb one rung of the abstraction ladder (D2).
+
+    Attributes:
+        floor: A memory whose strongest axis, decayed to ``now``, is below this is
+            abstracted.
+        min_age_days: Only memories that occurred at least this many days before
+            ``now`` are old enough.
+        max_sources: At most this many memories are abstracted per run, in journal
+            order (a freshly imported backlog is worked off over successive runs).
+        sample: Source narratives quoted by the extractive summary of a rung.
+
+    Raises:
+        InvalidArgumentError: a threshold outside its domain.
+    """
+
+    floor: float = 0.35
+    min_age_days: float = 7.0
+    max_sources: int = 50_000
+    sample: int = 3
+
+    def __post_init__(self) -> None:
+        _unit(self.floor, "floor")
+        if isinstance(self.min_age_days, bool) or not isinstance(self.min_age_days, (int, float)) or not (
+            math.isfinite(self.min_age_days) and self.min_age_days >= 0
+        ):
+            raise InvalidArgumentError(f"min_age_days must be a finite number >= 0, got {self.min_age_days!r}")
+        _count(self.max_sources, "max_sources")
+        _count(self.sample, "sample")

@@ -1,0 +1,111 @@
+"""``maintain``: run whichever registered jobs are due, in registry order.
+
+The registry is a tuple of :class:`Job` entries — a name, a schedule and what to run
+— so adding a job (say, expiring short-term items) is one entry. Each job's last run
+is the ``ran_at`` of its latest ``job`` record in the journal, so the schedule
+survives restarts and a rebuild, and ``maintain`` from cron and from an embedded
+scheduler agree on what is due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidArgumentError
+from .reports import MaintenanceReport, RunReport
+from .schedule import Daily, Schedule, Weekly
+
+from .home import journal_run
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+__all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One maintenance job.
+
+    Attributes:
+        name: Its name; also the ``job`` of its journal records.
+        schedule: When it is due.
+        run: ``run(memory, now)`` does the work, journals a ``job`` record named
+            ``name``, and returns its report.
+    """
+
+    name: str
+    schedule: Schedule
+    run: Callable[[Memory, datetime], Any]
+
+
+def _consolidate(mem: Memory, now: datetime) -> Any:
+    return mem.consolidate(now=now)
+
+
+def _distill(mem: Memory, now: datetime) -> Any:
+    return mem.distill(now=now)
+
+
+def _expire(mem: Memory, now: datetime) -> RunReport:
+    report = mem.expire(now=now)
+    counts = {"expired": len(report.expired), "approvals_expired": len(report.approvals_expired), "over_capacity": len(report.over_capacity)}
+    journal_run(mem, "expire", now, counts)
+    return RunReport("expire", now, counts, report)
+
+
+def _policies(mem: Memory, now: datetime) -> RunReport:
+    report = mem.distill_policies(now=now)
+    counts = {"written": len(report.written), "unchanged": len(report.unchanged), "retired": len(report.retired)}
+    journal_run(mem, "policies", now, counts)
+    return RunReport("policies", now, counts, report)
+
+
+#: The jobs ``maintain`` runs by default, in this order when several are due: expiry
+#: of short-term records and approvals daily at 02:00 UTC, consolidation daily at
+#: 03:00, distillation weekly on Sunday at 04:00, and the ladder's top rung — policies
+#: from outcomes — weekly on Sunday at 05:00.
+DEFAULT_JOBS: tuple[Job, ...] = (
+    Job("expire", Daily(time(2, 0)), _expire),
+    Job("consolidate", Daily(time(3, 0)), _consolidate),
+    Job("distill", Weekly(6, time(4, 0)), _distill),
+    Job("policies", Weekly(6, time(5, 0)), _policies),
+)
+
+
+def last_run(mem: Memory, name: str) -> datetime | None:
+    """When job ``name`` last ran in this home (from the journal), or None."""
+    record = mem._indexes.jobs.get(name)
+    if record is None:
+        return None
+    return datetime.fromisoformat(str(record["ran_at"]))
+
+
+def maintain(mem: Memory, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
+    """Runs every job of ``jobs`` that is due at ``now``, in order; reports what ran.
+
+    Raises:
+        InvalidArgumentError: ``jobs`` holds something other than a :class:`Job`, or
+            two jobs share a name.
+    """
+    if not all(isinstance(j, Job) for j in jobs):
+        raise InvalidArgumentError("jobs must be a sequence of Job entries")
+    names = [j.name for j in jobs]
+    if len(set(names)) != len(names):
+        raise InvalidArgumentError(f"job names must be unique, got {names}")
+    ran: list[tuple[str, Any]] = []
+    not_due: list[str] = []
+    for job in jobs:
+        if job.schedule.due(last_run(mem, job.name), now):
+            ran.append((job.name, job.run(mem, now)))
+        else:
+            not_due.append(job.name)
+    return MaintenanceReport(ran_at=now, ran=tuple(ran), not_due=tuple(not_due))
+
+
+def next_due(mem: Memory, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> datetime:
+    """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
+    return min(j.schedule.next_after(last_run(mem, j.name), now) for j in jobs)
