@@ -154,3 +154,26 @@ def test_cli_policies_judge_explain(tmp_path: Path) -> None:
     assert explained.exit_code == 0 and ids[0] in explained.stdout
     missing = runner.invoke(main, ["explain", "--home", str(home), "pol-nope"])
     assert missing.exit_code == 2 and "pol-nope" in missing.stderr
+
+
+def test_the_policy_cache_is_used_only_for_the_notes_it_was_made_from(tmp_path: Path) -> None:
+    """A reader gets the writer's policies from the cache; a broken cache or an edited file falls back to the files."""
+    home = tmp_path / "h"
+    with Memory.open(home) as mem:
+        fill(mem)
+        mem.distill_policies(now=D)
+        written = mem.policies()
+    cache = home / "index" / "policies.json"
+    assert cache.exists()
+    with Memory.open(home, read_only=True) as mem:
+        assert mem.policies() == written
+    cache.write_bytes(b"{not json")
+    with Memory.open(home, read_only=True) as mem:
+        assert mem.policies() == written
+    pid = written[0].id
+    path = home / "notes" / f"{pid}.md"
+    text = path.read_text()
+    old = next(line for line in text.splitlines() if line.startswith("confidence:"))
+    path.write_text(text.replace(old, "confidence: 0.2"))  # a person's edit, not yet synced
+    with Memory.open(home, read_only=True) as mem:
+        assert {p.id: p.confidence for p in mem.policies()}[pid] == 0.2

@@ -34,6 +34,7 @@ from .home.replay import apply_journal, gc_paused, load_indexes
 from .home.results import HomeStats, Hit, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .policy import Explanation, Judgement, Policy, PolicyBook, contradicting_pairs, distill_policies, flag_contradictions
 from .policy.notes import note_fields as policy_note_fields
+from .policy import cache as policy_cache
 from .policy.notes import is_mined as is_mined_policy
 from .policy.notes import policy_of_note
 from .lifecycle.facade import LifecycleMethods
@@ -109,6 +110,8 @@ class Memory(LifecycleMethods):
         self._closed = False
         self.open_report = report
         self._book: PolicyBook | None = None
+        #: Note files differ from their journaled versions (a person's edits, until sync).
+        self._notes_edited = bool(report.note_errors)
         self._book_notes: dict[str, tuple[int, str]] = {}
         self._book_head: object = None
         # The life-cycle: the failure-cost profile, this turn's working memory, the workers.
@@ -173,7 +176,8 @@ class Memory(LifecycleMethods):
             journal = Journal(layout.journal, fsync=policy, writable=not read_only)
             indexes, how, caught_up = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes)
-            scan = notes.scan()
+            # Only files that differ from the journal's versions are parsed (a person's edits).
+            scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
             report = OpenReport(
                 index=how,
                 caught_up=caught_up,
@@ -183,6 +187,7 @@ class Memory(LifecycleMethods):
             )
             mem = cls(layout, journal, notes, indexes, lock, report)
             mem._profile = chosen
+            mem._notes_edited = bool(scan.notes or scan.errors)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -591,22 +596,21 @@ class Memory(LifecycleMethods):
         at = _edge_now(now)
         rows = self._indexes.cues.prune({"outcome": ["negative", "positive"]}).rows.tolist()
         mined = distill_policies((self._loader(r)() for r in rows), min_support=min_support, max_cues=max_cues)
-        notes = {n.id: n for n in self._notes.scan().notes}
+        known = {p.id: p for p in self._policy_book()}
         written, unchanged = [], []
         for policy in mined:
-            fields = policy_note_fields(policy)
-            old = notes.get(policy.id)
-            if old is not None and old.valid_to is None and all(_note_fields(old)[k] == v for k, v in fields.items()):
+            old = known.get(policy.id)
+            if old is not None and _same_policy(old, policy):
                 unchanged.append(policy.id)
                 continue
-            self._write_note_fields(fields, at)
+            self._write_note_fields(policy_note_fields(policy), at)
             written.append(policy.id)
         mined_ids = {p.id for p in mined}
-        retired = sorted(
-            n.id for n in notes.values() if is_mined_policy(n) and n.valid_to is None and n.id not in mined_ids
-        )
-        for pid in retired:
-            self._write_note_fields({**_note_fields(notes[pid]), "valid_from": notes[pid].valid_from, "valid_to": at}, at)
+        gone = [self._notes.read(pid) for pid, p in sorted(known.items()) if p.generated and pid not in mined_ids]
+        retired = [n.id for n in gone if is_mined_policy(n)]
+        for note in gone:
+            if note.id in retired:
+                self._write_note_fields({**_note_fields(note), "valid_from": note.valid_from, "valid_to": at}, at)
         return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
 
     def policies(self) -> list[Policy]:
@@ -662,12 +666,17 @@ class Memory(LifecycleMethods):
         return Explanation(policy, evidence, counter, rivals, missing)
 
     def _policy_book(self) -> PolicyBook:
-        """The current policies, re-read from the note files only when the notes changed."""
+        """The current policies: re-read only when the notes changed, from the index's
+        policy cache when it was made from exactly these notes, else from the files."""
         head = self._indexes.head
         if self._book is not None and head == self._book_head:
             return self._book
         if self._book is None or self._indexes.notes != self._book_notes:
-            current = [p for n in self._notes.scan().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+            current = None if self._notes_edited else policy_cache.load(self._layout.index, self._indexes.notes)
+            if current is None:
+                current = [p for n in self._notes.scan().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+                if self._lock is not None and not self._notes_edited:
+                    policy_cache.save(self._layout.index, self._indexes.notes, current)
             self._book = PolicyBook(flag_contradictions(current))
             self._book_notes = dict(self._indexes.notes)
         self._book_head = head
@@ -698,16 +707,14 @@ class Memory(LifecycleMethods):
         """
         self._writable()
         at = _edge_now(now)
-        scan = self._notes.scan()
+        scan = self._notes.scan(known={nid: sha for nid, (_, sha) in self._indexes.notes.items()})  # changed files only
         updated: list[str] = []
         for note in scan.notes:
-            sha = self._notes.fingerprint(note.id)
-            version, known = self._indexes.notes.get(note.id, (0, ""))
-            if sha == known:
-                continue
+            version = self._indexes.notes.get(note.id, (0, ""))[0]
             edited = Note.create(**{**_note_fields(note), "version": version + 1, "origin": "user", "recorded_at": at})
             self._record_note(edited)
             updated.append(note.id)
+        self._notes_edited = bool(scan.errors)
         return SyncReport(updated=updated, errors=list(scan.errors))
 
     # -- maintenance ----------------------------------------------------------------
@@ -824,6 +831,16 @@ class Memory(LifecycleMethods):
                 hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
             out.append(hit)
         return out
+
+
+def _same_policy(old: Policy, new: Policy) -> bool:
+    """Whether a stored policy already says what a freshly mined one says (the note
+    keeps the salience sum to six significant digits)."""
+    return (
+        (old.polarity, old.cause, old.statement, old.evidence, old.counter_examples, old.confidence, old.span, old.scope, old.taint)
+        == (new.polarity, new.cause, new.statement, new.evidence, new.counter_examples, new.confidence, new.span, new.scope, new.taint)
+        and f"{old.salience_sum:.6g}" == f"{new.salience_sum:.6g}"
+    )
 
 
 def _note_fields(note: Note) -> dict[str, Any]:

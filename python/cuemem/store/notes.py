@@ -13,6 +13,7 @@ survives a crash.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -144,11 +145,16 @@ class NoteStore:
         path = self.path_for(id)
         return _parse(self._bytes(path, id), path, id)
 
-    def scan(self) -> NoteScan:
+    def scan(self, known: Mapping[str, str] | None = None) -> NoteScan:
         """Every note in the directory, and an error for each ``.md`` file that is not one.
 
         Files that do not end in ``.md``, hidden files (temporary files among them) and
         sub-directories are ignored. A missing directory holds no notes.
+
+        Args:
+            known: Note id -> SHA-256 of a version the caller already holds. A file
+                whose bytes still hash to it is left out, unparsed: what is read is
+                only what changed (hashing is far cheaper than parsing YAML).
 
         Raises:
             StorageError: the directory exists but cannot be listed.
@@ -168,6 +174,12 @@ class NoteStore:
             stem = entry.name[: -len(_SUFFIX)]
             try:
                 if not path.is_file():
+                    continue
+                if known is not None and stem in known:
+                    data = self._bytes(path, stem)
+                    if hashlib.sha256(data).hexdigest() == known[stem]:
+                        continue
+                    notes.append(_parse(data, path, stem))
                     continue
                 notes.append(self.read(stem))
             except NoteFormatError as exc:
