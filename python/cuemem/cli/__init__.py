@@ -6,6 +6,7 @@ Commands live in one module per area and register themselves on :data:`main`.
 from __future__ import annotations
 
 from . import home, run
+from . import text  # noqa: F401  (registers `cuemem eval`)
 from .app import main
 
 __all__ = ["main"]

@@ -81,6 +81,12 @@ impl PyTextIndex {
         py.detach(|| inner.commit(payload)).or_raise(py)
     }
 
+    /// Releases the writer and its lock; the index stays searchable.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.close()).or_raise(py)
+    }
+
     fn rollback(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
         py.detach(|| inner.rollback()).or_raise(py)

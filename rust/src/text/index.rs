@@ -53,6 +53,8 @@ pub(crate) fn tantivy_error(e: TantivyError) -> CoreError {
     match e {
         TantivyError::IoError(io) => CoreError::Io(std::io::Error::new(io.kind(), io.to_string())),
         TantivyError::InvalidArgument(reason) => CoreError::InvalidArgument { name: "text index", reason },
+        // Another writer holds the directory: a busy resource, not damage.
+        TantivyError::LockFailure(_, msg) => CoreError::Io(std::io::Error::new(std::io::ErrorKind::WouldBlock, format!("text index is locked by another writer: {}", msg.unwrap_or_default()))),
         other => CoreError::Corrupt(format!("text index: {other}")),
     }
 }
@@ -214,6 +216,15 @@ impl TextIndex {
         prepared.commit().map_err(tantivy_error)?;
         self.pending = 0;
         self.reload()
+    }
+
+    /// Lets go of the writer (and its directory lock) after its merges finish;
+    /// uncommitted documents are dropped. The index stays searchable.
+    pub fn close(&mut self) -> Result<()> {
+        match self.writer.take() {
+            Some(writer) => writer.wait_merging_threads().map_err(tantivy_error),
+            None => Ok(()),
+        }
     }
 
     /// Drops the documents added since the last commit.
