@@ -11,14 +11,20 @@ Methods, each general (no question is special-cased), switched on one by one so 
 report shows what each one moves:
 
 - ``bm25``: the question as the text query.
+- ``terms``: question words and function words ("what", "did", "she", "about", ...)
+  are dropped from the query: they match most turns and carry no topic.
 - ``names``: speaker names found in the question are dropped from the text query
   (every turn of a two-person conversation is one of theirs, so a name mostly adds
   noise through the turns that address the other speaker by name) and the named
   speaker's own turns get a small boost.
 - ``time``: time phrases in the question ("in May 2023", "last week") become time
-  cues; turns of the sessions they name are boosted rather than required.
+  cues; turns of the sessions they name are boosted rather than required. A
+  question asking "when" boosts turns that say when ("yesterday", "last week",
+  a weekday, a month, a year): the answer's type.
 - ``context``: a turn's score gains a share of its neighbours' (the turn before and
-  after in the same session), since an answer often spans a question and its reply.
+  after in the same session), since an answer often spans a question and its reply,
+  and a share of its session's best score, since the hits of the right session
+  cluster.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from ..text import TextWeights
 from ..timecues import find_time_cues
 
 #: The methods, in the order they are switched on.
-METHODS: tuple[str, ...] = ("bm25", "names", "time", "context")
+METHODS: tuple[str, ...] = ("bm25", "terms", "names", "time", "context")
 
 #: Categories scored together (5, adversarial, is reported apart).
 SCORED = (1, 2, 3, 4)
@@ -53,11 +59,37 @@ _MONTHS = {m: i for i, m in enumerate(
 #: Pool read from the text index before the methods re-rank.
 POOL = 60
 #: Share of a neighbour's score a turn gains (``context``).
-NEIGHBOUR_SHARE = 0.25
-#: Boost of a turn spoken by a speaker the question names (``names``).
-SPEAKER_BOOST = 0.10
-#: Boost of a turn in a session a time phrase names (``time``).
+NEIGHBOUR_SHARE = 0.5
+#: Share of its session's best score a turn gains (``context``).
+SESSION_SHARE = 0.2
+#: Boost of a turn spoken by a speaker the question names (``names``), of the best score.
+SPEAKER_BOOST = 0.2
+#: Boost of a turn in a session a time phrase names (``time``), of the best score.
 TIME_BOOST = 0.30
+#: Boost of a turn that says when, for a question asking when (``time``), of the best score.
+WHEN_BOOST = 0.2
+
+#: Question and function words dropped by ``terms``.
+FUNCTION_WORDS = frozenset("""
+what when where who whom whose which why how did do does doing done was were is are am be been being has have had
+would could should can will might may shall must she he her his him hers they them their theirs you your yours i me
+my mine we us our ours it its about from kind sort some any there that this these those the a an of to in on at for
+with by as and or not no ever also get got go going like likely
+""".split())
+
+_WORD = re.compile(r"\w+(?:'\w+)?")
+_WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b|\bhow\s+long\b", re.IGNORECASE)
+_SAYS_WHEN = re.compile(
+    r"\b(?:yesterday|today|tomorrow|tonight|ago|last|next|recently|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|\d{4}|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+
+
+def content_terms(question: str) -> str:
+    """``question`` without question and function words (itself if nothing is left)."""
+    kept = [w for w in _WORD.findall(question) if w.lower() not in FUNCTION_WORDS]
+    return " ".join(kept) if kept else question
 
 
 @dataclass(frozen=True)
@@ -172,6 +204,7 @@ class _Ranker:
 
     def rank(self, question: str, k: int) -> list[str]:
         text = question
+        asks_when = _WHEN.search(question) is not None
         named: set[str] = set()
         if "names" in self.methods:
             for lower, name in self.names.items():
@@ -182,6 +215,8 @@ class _Ranker:
         buckets: tuple[str, ...] = ()
         if "time" in self.methods:
             buckets, text = find_time_cues(text, now=self.now)
+        if "terms" in self.methods:
+            text = content_terms(text)
         if not re.search(r"\w", text):
             text = question
         res = self.mem.recall(text=text, k=max(POOL, k), now=self.now, weights=self.weights)
@@ -194,11 +229,20 @@ class _Ranker:
                     if 0 <= j < len(self.order) and self.turn[self.order[j]].session == self.turn[d].session:
                         n = self.order[j]
                         scores[n] = scores.get(n, 0.0) + NEIGHBOUR_SHARE * s
+            best: dict[int, float] = {}
+            for d, s in base.items():
+                best[self.turn[d].session] = max(best.get(self.turn[d].session, 0.0), s)
+            for d in scores:
+                scores[d] += SESSION_SHARE * best.get(self.turn[d].session, 0.0)
         top = max(scores.values(), default=0.0)
         if named and top > 0:
             for d in scores:
                 if self.turn[d].speaker in named:
                     scores[d] += SPEAKER_BOOST * top
+        if "time" in self.methods and asks_when and top > 0:
+            for d in scores:
+                if _SAYS_WHEN.search(self.turn[d].text):
+                    scores[d] += WHEN_BOOST * top
         if buckets and top > 0:
             days = set(buckets)
             for d in scores:
