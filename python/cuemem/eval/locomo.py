@@ -146,7 +146,7 @@ def load_locomo(path: str | Path) -> list[Conversation]:
         raise MissingFileError(2, f"no LoCoMo file at {p}")
     try:
         raw = json.loads(p.read_text(encoding="utf-8"))
-        out = []
+        out: list[Conversation] = []
         for sample in raw:
             conv = sample["conversation"]
             turns: list[Turn] = []

@@ -25,7 +25,7 @@ use tantivy::index::SegmentId;
 use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term, TERMINATED};
+use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
 
 use super::tokenize::{terms, Analyzer};
 use crate::error::{CoreError, Result};
@@ -284,7 +284,7 @@ impl TextIndex {
             }
         };
         if seek {
-            self.seek(&searcher, weight.as_ref(), candidates.expect("seek has candidates"), &mut top)?;
+            self.seek(&searcher, &terms, candidates.expect("seek has candidates"), &mut top)?;
         } else {
             for segment in searcher.segment_readers() {
                 let rows = segment.fast_fields().u64("row").map_err(tantivy_error)?;
@@ -307,7 +307,15 @@ impl TextIndex {
         Ok(top.into_sorted())
     }
 
-    fn seek(&self, searcher: &Searcher, weight: &dyn Weight, candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
+    /// Scores each candidate term by term: every term's postings skip straight to the
+    /// candidate's document (a union scorer would decode and score whole windows).
+    fn seek(&self, searcher: &Searcher, terms: &[Term], candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
+        let scoring = EnableScoring::enabled_from_searcher(searcher);
+        let weights = terms
+            .iter()
+            .map(|t| TermQuery::new(t.clone(), IndexRecordOption::WithFreqs).weight(scoring))
+            .collect::<tantivy::Result<Vec<Box<dyn Weight>>>>()
+            .map_err(tantivy_error)?;
         for segment in searcher.segment_readers() {
             let map = self.segment_rows(segment)?;
             let mut docs: Vec<(u32, u32)> = (candidates & &map.rows)
@@ -318,18 +326,26 @@ impl TextIndex {
                 continue;
             }
             docs.sort_unstable();
-            let mut scorer = weight.scorer(segment, 1.0).map_err(tantivy_error)?;
+            let mut scorers = weights.iter().map(|w| w.scorer(segment, 1.0)).collect::<tantivy::Result<Vec<_>>>().map_err(tantivy_error)?;
             let alive = segment.alive_bitset();
             for (doc, row) in docs {
-                let mut at = scorer.doc();
-                if at < doc {
-                    at = scorer.seek(doc);
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
                 }
-                if at == TERMINATED {
-                    break;
+                let mut score = 0f32;
+                let mut matched = false;
+                for scorer in scorers.iter_mut() {
+                    let mut at = scorer.doc();
+                    if at < doc {
+                        at = scorer.seek(doc);
+                    }
+                    if at == doc {
+                        score += scorer.score();
+                        matched = true;
+                    }
                 }
-                if at == doc && alive.is_none_or(|a| a.is_alive(doc)) {
-                    top.push(row, scorer.score());
+                if matched {
+                    top.push(row, score);
                 }
             }
         }
