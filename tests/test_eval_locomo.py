@@ -57,13 +57,13 @@ def test_load_reads_turns_dates_captions_and_evidence(locomo_file: Path) -> None
 def test_evaluate_scores_each_method_set(locomo_file: Path) -> None:
     """Every method set reports R@1/5/10 per category and overall; easy questions are found."""
     report = evaluate(load_locomo(locomo_file))
-    assert list(report.table) == ["bm25", "bm25+names", "bm25+names+time", "bm25+names+time+context"]
+    assert list(report.table) == ["bm25", "bm25+terms", "bm25+terms+names", "bm25+terms+names+time", "bm25+terms+names+time+context"]
     for per in report.table.values():
         assert per["single-hop"]["R@1"] == 100.0
         assert per["overall"]["R@10"] == 100.0
         assert 0.0 <= per["overall"]["R@1"] <= per["overall"]["R@5"] <= per["overall"]["R@10"] <= 100.0
     assert report.counts == {"single-hop": 1, "temporal": 1, "multi-hop": 1, "overall": 3}
-    assert len(method_sets()) == 4
+    assert len(method_sets()) == 5
 
 
 def test_bad_files_raise_typed_errors(tmp_path: Path) -> None:

@@ -179,10 +179,11 @@ def recall(
     exclude: _Cues | None = None,
 ) -> Recall: ...
 
+@final
 class TextIndex:
     """BM25 over row texts in a directory (tantivy inside the core)."""
 
-    def __init__(self, path: Union[str, PathLike[str]], analyzer: str = "stem-bigram", writable: bool = True) -> None: ...
+    def __new__(cls, path: Union[str, PathLike[str]], analyzer: str = "stem-bigram", writable: bool = True) -> TextIndex: ...
     @staticmethod
     def analyzers() -> list[str]:
         """Every analyzer's name."""
