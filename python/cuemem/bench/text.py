@@ -8,7 +8,8 @@ engines index the same narratives, each in a temporary directory; the queries ar
 2 to 4 words taken from random episodes, the same strings for both. Timed, for
 each query:
 
-- **tantivy-py**: ``index.parse_query`` (OR of the terms) + ``searcher.search`` top 10;
+- **tantivy-py**: ``index.parse_query`` (OR of the terms) + ``searcher.search`` top 10
+  (``count=False``, so block-max WAND can prune, as in cuemem);
 - **cuemem BM25**: the core's ``TextIndex.search`` top 10 (analysis included);
 - **cuemem text recall**: ``text_recall`` with no cue: BM25 pool of 100, blended
   with the decayed salience composite, top 10 (what ``Memory.recall(text=...)`` runs);
@@ -149,7 +150,7 @@ def build_engines(corpus: Corpus, directory: Path, seed: int = 7) -> Engines:
     del texts
 
     def tantivy_py(q: str) -> object:
-        return searcher.search(theirs.parse_query(q, ["body"]), K).hits
+        return searcher.search(theirs.parse_query(q, ["body"]), K, count=False).hits
 
     def bm25(q: str) -> object:
         return ours.search(q, None, K)
