@@ -93,7 +93,8 @@ def measure() -> dict[str, dict[str, float]]:
         wakati = Tokenizer(wakati=True)
 
         def words(text: str) -> str:
-            return " ".join(w for w in wakati.tokenize(text) if w.strip() and w not in "、。")
+            tokens = (str(w) for w in wakati.tokenize(text))
+            return " ".join(w for w in tokens if w.strip() and w not in "、。")
 
         path = Path(tmp) / "janome"
         path.mkdir()
