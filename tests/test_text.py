@@ -168,6 +168,18 @@ def test_a_grown_journal_is_caught_up(tmp_path: Path) -> None:
         assert _ids(mem, "guava") == ["guava"]
 
 
+def test_a_damaged_text_index_is_rebuilt(tmp_path: Path) -> None:
+    """Garbage in the text index's files makes the next writer rebuild it from the journal."""
+    with _home(tmp_path, CORPUS):
+        pass
+    (text_directory(tmp_path / "home" / "index", "stem-bigram") / "meta.json").write_text("not an index")
+    with Memory.open(tmp_path / "home") as mem:
+        assert mem.text_report.startswith("rebuilt")
+        assert _ids(mem, "apple", weights=TEXT_ONLY) == ["d-three", "d-pie", "d-long"]
+    with Memory.open(tmp_path / "home", read_only=True) as mem:
+        assert mem.text_report == "loaded"
+
+
 def test_a_second_recipe_builds_beside_the_first(tmp_path: Path) -> None:
     """Another analyzer gets its own directory; the first index is left as it was."""
     with _home(tmp_path, CORPUS + [("d-adopt", "the adoption agency")]) as mem:

@@ -86,11 +86,10 @@ class TextCache:
             cache.rows = _payload_rows(core.payload, analyzer) or 0
             return cache, "loaded"
         try:
-            core = _core.TextIndex(directory, analyzer, True)
+            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
         except CorruptIndexError:  # damaged or foreign files: a cache, so start over
             shutil.rmtree(directory, ignore_errors=True)
-            core = _core.TextIndex(directory, analyzer, True)
-        cache = cls(core, directory, analyzer, True)
+            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
         start, why = cache._usable_rows(indexes, journal)
         if start is None:
             cache.core = cache._fresh()
@@ -121,6 +120,8 @@ class TextCache:
         return rows, ""
 
     def _fresh(self) -> _core.TextIndex:
+        """A new, empty index in place of this one (whose writer lets go first)."""
+        self.core.close()
         del self.core
         shutil.rmtree(self.directory, ignore_errors=True)
         return _core.TextIndex(self.directory, self.analyzer, True)

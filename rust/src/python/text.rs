@@ -11,7 +11,10 @@ use super::errors::OrRaise;
 use super::query;
 use super::salience::{check_k, PySalienceTable};
 use crate::error::CoreError;
-use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex};
+use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery};
+
+/// Rows and their scores, best first, as numpy arrays.
+type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
 
 /// BM25 over row texts in a directory (tantivy inside the core).
 #[pyclass(module = "cuemem._core", name = "TextIndex")]
@@ -112,7 +115,7 @@ impl PyTextIndex {
         candidates: Option<&Bound<'py, PyAny>>,
         limit: i64,
         plan: &str,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>)> {
+    ) -> PyResult<RowsScores<'py>> {
         let limit = check_k(py, limit)?;
         let plan = self::plan(py, plan)?;
         let bitmap = match candidates {
@@ -201,7 +204,8 @@ pub fn text_recall(
     let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
-    let r = py.detach(|| run(index, table, text_index, &q, text, &weights, now, k)).or_raise(py)?;
+    let ask = TextQuery { text, weights, now, k };
+    let r = py.detach(|| run(index, table, text_index, &q, &ask)).or_raise(py)?;
     Ok(PyTextRecall {
         rows: vec1(py, r.hits.iter().map(|h| h.row).collect()).unbind(),
         scores: column(py, &r.hits, |h| h.score),

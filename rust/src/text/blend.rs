@@ -95,17 +95,9 @@ pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64
     Ok(out)
 }
 
-/// The BM25 pool of `text` among `candidates` (all rows when `None`), blended.
-pub fn rank(
-    index: &TextIndex,
-    table: &SalienceTable,
-    text: &str,
-    candidates: Option<&roaring::RoaringBitmap>,
-    weights: &Blend,
-    now: f64,
-    k: usize,
-) -> Result<Vec<TextHit>> {
-    weights.validate()?;
-    let pool = index.search(text, candidates, weights.pool.max(k), super::Plan::Auto)?;
-    blend(&pool, table, weights, now, k)
+/// The BM25 pool of the query's text among `candidates` (all rows when `None`), blended.
+pub fn rank(index: &TextIndex, table: &SalienceTable, candidates: Option<&roaring::RoaringBitmap>, ask: &super::TextQuery<'_>) -> Result<Vec<TextHit>> {
+    ask.weights.validate()?;
+    let pool = index.search(ask.text, candidates, ask.weights.pool.max(ask.k), super::Plan::Auto)?;
+    blend(&pool, table, &ask.weights, ask.now, ask.k)
 }

@@ -18,6 +18,15 @@ use crate::cue::{CueIndex, Query};
 use crate::error::Result;
 use crate::salience::SalienceTable;
 
+/// What a text recall asks: the words, the blend, the instant and how many hits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextQuery<'a> {
+    pub text: &'a str,
+    pub weights: Blend,
+    pub now: f64,
+    pub k: usize,
+}
+
 /// What a text recall returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextRecall {
@@ -28,15 +37,15 @@ pub struct TextRecall {
     pub full_scan: u64,
 }
 
-/// Cues prune (when `query` has any clause), `text` ranks by BM25, the blend re-ranks.
-pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, query: &Query, text: &str, weights: &Blend, now: f64, k: usize) -> Result<TextRecall> {
-    weights.validate()?;
+/// Cues prune (when `query` has any clause), the text ranks by BM25, the blend re-ranks.
+pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, query: &Query, ask: &TextQuery<'_>) -> Result<TextRecall> {
+    ask.weights.validate()?;
     if query.include.is_empty() && query.exclude.is_empty() {
         let full_scan = index.live().len();
-        let hits = rank(text_index, table, text, None, weights, now, k)?;
+        let hits = rank(text_index, table, None, ask)?;
         return Ok(TextRecall { hits, total: full_scan, examined: 0, full_scan });
     }
     let pruned = index.prune(query)?;
-    let hits = rank(text_index, table, text, Some(&pruned.rows), weights, now, k)?;
+    let hits = rank(text_index, table, Some(&pruned.rows), ask)?;
     Ok(TextRecall { hits, total: pruned.rows.len(), examined: pruned.examined, full_scan: pruned.full_scan })
 }
