@@ -259,7 +259,16 @@ def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str
         return []
     top = max(s for _, s in pool)
     comp = mem._indexes.salience.composite(np.array([r for r, _ in pool], dtype=np.uint32), NOW)
-    blended = [(r, np.float32(weights.text) * np.float32(s) / np.float32(top) + np.float32(weights.salience) * c) for (r, s), c in zip(pool, comp.tolist())]
+    now_s, half_life_s = NOW.timestamp(), weights.freshness_half_life_days * 86_400.0
+
+    def fresh(r: int) -> np.float32:
+        t = datetime(2026, 5, eps[r]["day"], tzinfo=timezone.utc).timestamp()
+        return np.float32(weights.freshness) * np.float32(2.0 ** (-max(now_s - t, 0.0) / half_life_s)) if weights.freshness > 0 else np.float32(0.0)
+
+    blended = [
+        (r, np.float32(weights.text) * np.float32(s) / np.float32(top) + np.float32(weights.salience) * np.float32(c) + fresh(r))
+        for (r, s), c in zip(pool, comp.tolist())
+    ]
     blended.sort(key=lambda rs: (-rs[1], rs[0]))
     return [(f"e{r}", float(s)) for r, s in blended[:k]]
 
@@ -272,13 +281,15 @@ def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str
     k=st.integers(1, 12),
     pool=st.integers(1, 50),
     salience=st.sampled_from([0.0, 0.3, 2.0]),
+    freshness=st.sampled_from([0.0, 0.5]),
 )
 def test_cue_and_text_equal_brute_force_filter_then_rank(
-    tmp_path_factory: pytest.TempPathFactory, eps: list[dict[str, Any]], actors: list[str], query: list[str], k: int, pool: int, salience: float
+    tmp_path_factory: pytest.TempPathFactory, eps: list[dict[str, Any]], actors: list[str], query: list[str], k: int, pool: int, salience: float,
+    freshness: float,
 ) -> None:
     """For random homes, cue + text recall equals filtering by the cue and ranking by the blend."""
     home = tmp_path_factory.mktemp("h")
-    weights = TextWeights(salience=salience, pool=pool)
+    weights = TextWeights(salience=salience, freshness=freshness, freshness_half_life_days=10.0, pool=pool)
     text = " ".join(query)
     with Memory.open(home, fsync="never") as mem:
         mem.import_records(
