@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from datetime import date, datetime, timezone
@@ -165,7 +166,7 @@ def test_recall_prints_a_table_with_the_work_done(home: Path) -> None:
         ["--cue", "time=someday"],
         ["--exclude", "=x"],
         ["--k", "0"],
-        ["--text", "renewal"],
+        ["--text", " "],
     ],
 )
 def test_recall_with_bad_arguments_exits_2(home: Path, args: list[str]) -> None:
@@ -219,8 +220,7 @@ def test_import_skip_bad_lines_reports_what_it_skipped(home: Path, tmp_path: Pat
 
 def test_rebuild_recreates_the_index(home: Path) -> None:
     """``rebuild`` rebuilds the cache from the journal and says how many episodes it indexed."""
-    for f in (home / "index").iterdir():
-        f.unlink()
+    shutil.rmtree(home / "index")
     result = run("rebuild", "--home", str(home))
     assert result.exit_code == 0 and result.stdout.strip() == "rebuilt the indexes of 4 episodes"
     assert {"cue.idx", "salience.tbl", "recipe.json"} <= {p.name for p in (home / "index").iterdir()}

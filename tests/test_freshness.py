@@ -68,6 +68,19 @@ def test_exclude_stale_leaves_stale_hits_out_and_still_fills_k(tmp_path: Path) -
             mem.recall({"tag": "t"}, now=later, exclude_stale="yes")  # type: ignore[arg-type]
 
 
+def test_text_recall_marks_and_excludes_stale_hits_too(tmp_path: Path) -> None:
+    """A text recall's hits carry freshness; exclude_stale looks past stale ones to fill k."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        stale = [mem.remember(f"the deploy checklist, old fact {i}", kind="preference", importance=0.9, confidence=0.8, now=T0)
+                 for i in range(6)]
+        fresh = [mem.remember(f"the deploy checklist, event {i}", importance=0.1, now=T0) for i in range(2)]
+        later = T0 + 200 * DAY
+        everything = mem.recall(text="deploy checklist", k=8, now=later)
+        assert {h.id for h in everything.hits if h.stale} == set(stale)
+        got = mem.recall(text="deploy checklist", k=2, now=later, exclude_stale=True)
+        assert {h.id for h in got.hits} == set(fresh) and not any(h.stale for h in got.hits)
+
+
 def test_a_short_term_record_past_its_ttl_is_stale_before_expire_runs(tmp_path: Path) -> None:
     """Freshness 0 from recorded_at + TTL on; exclude_stale leaves it out."""
     with Memory.open(tmp_path, fsync="never") as mem:

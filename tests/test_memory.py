@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -328,10 +329,12 @@ def test_malformed_cues_get_typed_errors(mem: Memory, cues: Any, error: type[Exc
         mem.recall(cues, now=NOW)
 
 
-def test_text_recall_is_not_built_yet(mem: Memory) -> None:
-    """``text=`` raises InvalidArgumentError: the text index does not exist in this version."""
+def test_text_recall_ranks_within_the_cues(mem: Memory) -> None:
+    """``text=`` ranks the memories the cues let through by their words; a blank text is refused."""
+    assert [h.id for h in mem.recall({"actor": "acme"}, text="the renewal", now=NOW).hits] == ["e-acme-deal"]
+    assert mem.recall({"actor": "globex"}, text="renewal", now=NOW).hits == []
     with pytest.raises(InvalidArgumentError, match="text"):
-        mem.recall({"actor": "acme"}, text="discount", now=NOW)
+        mem.recall({"actor": "acme"}, text=" ", now=NOW)
 
 
 def test_cue_values_count_memories_most_first(mem: Memory) -> None:
@@ -648,8 +651,7 @@ def test_read_only_handles_refuse_every_write(home: Path, tmp_path: Path) -> Non
 
 def test_a_read_only_open_writes_nothing_even_with_a_stale_cache(home: Path) -> None:
     """A reader rebuilds a missing cache in memory only: no file in the home is created or changed."""
-    for f in (home / "index").iterdir():
-        f.unlink()
+    shutil.rmtree(home / "index")
     before = sorted((p.relative_to(home), p.read_bytes()) for p in home.rglob("*") if p.is_file())
     with Memory.open(home, read_only=True) as mem:
         assert mem.open_report.index.startswith("rebuilt") and len(mem) == len(RECORDS)

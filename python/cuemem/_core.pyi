@@ -21,6 +21,9 @@ __all__ = [
     "DecayPass",
     "Recall",
     "recall",
+    "TextIndex",
+    "TextRecall",
+    "text_recall",
 ]
 
 __version__: str
@@ -189,3 +192,84 @@ def recall(
     k: int = 10,
     exclude: _Cues | None = None,
 ) -> Recall: ...
+
+@final
+class TextIndex:
+    """BM25 over row texts in a directory (tantivy inside the core)."""
+
+    def __new__(cls, path: Union[str, PathLike[str]], analyzer: str = "stem-bigram", writable: bool = True) -> TextIndex: ...
+    @staticmethod
+    def analyzers() -> list[str]:
+        """Every analyzer's name."""
+    @property
+    def analyzer(self) -> str: ...
+    @property
+    def pending(self) -> int:
+        """Documents added since the last commit."""
+    @property
+    def num_docs(self) -> int:
+        """Searchable documents."""
+    @property
+    def payload(self) -> str | None:
+        """The payload of the last commit, or None."""
+    def add(self, rows: Union[npt.NDArray[np.uint32], BitMap], texts: Sequence[str]) -> None: ...
+    def commit(self, payload: str) -> None: ...
+    def close(self) -> None:
+        """Releases the writer and its lock; the index stays searchable."""
+    def rollback(self) -> None: ...
+    def reload(self) -> None: ...
+    def terms(self, text: str) -> list[str]:
+        """The distinct terms the analyzer makes of `text`."""
+    def search(
+        self,
+        text: str,
+        candidates: Union[npt.NDArray[np.uint32], BitMap, Pruned, None] = None,
+        limit: int = 10,
+        plan: str = "auto",
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
+        """The best `limit` rows by BM25 (among `candidates`: uint32 array, pyroaring
+        bitmap or Pruned), as (rows, scores) arrays, best first."""
+    def __len__(self) -> int: ...
+
+@final
+class TextRecall:
+    """Blended text hits and the work the recall took."""
+
+    @property
+    def rows(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def scores(self) -> npt.NDArray[np.float32]:
+        """The blended scores."""
+    @property
+    def bm25(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def text(self) -> npt.NDArray[np.float32]:
+        """Weighted parts of each score: text, salience, freshness."""
+    @property
+    def salience(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def freshness(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def examined(self) -> int: ...
+    @property
+    def full_scan(self) -> int: ...
+
+def text_recall(
+    index: CueIndex,
+    table: SalienceTable,
+    text_index: TextIndex,
+    cues: _Cues | None,
+    text: str,
+    now: float,
+    k: int = 10,
+    exclude: _Cues | None = None,
+    *,
+    text_weight: float = 1.0,
+    salience_weight: float = 0.3,
+    freshness_weight: float = 0.0,
+    freshness_half_life_days: float = 30.0,
+    pool: int = 100,
+) -> TextRecall:
+    """Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released)."""

@@ -55,6 +55,8 @@ from .jobs.maintain import DEFAULT_JOBS, Job
 from .jobs.maintain import maintain as run_maintenance
 from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
+from .text import DEFAULT_ANALYZER, TextCache, TextHit, TextWeights
+from .text.cache import check_analyzer
 
 __all__ = ["Memory"]
 
@@ -101,7 +103,12 @@ class Memory(LifecycleMethods):
         (True, 1, 1)
     """
 
-    def __init__(self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None, report: OpenReport) -> None:
+    def __init__(self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None, report: OpenReport,
+                 text: TextCache | None = None, text_weights: TextWeights | None = None, text_report: str = "") -> None:
+        self._text = text
+        self._text_weights = text_weights or TextWeights()
+        #: How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)".
+        self.text_report = text_report
         self._layout = layout
         self._journal = journal
         self._notes = notes
@@ -132,6 +139,8 @@ class Memory(LifecycleMethods):
         weights: Mapping[str, float] | None = None,
         half_lives_days: Mapping[str, float] | None = None,
         profile: Profile | str = "medium",
+        text_analyzer: str = DEFAULT_ANALYZER,
+        text_weights: TextWeights | None = None,
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
@@ -145,6 +154,9 @@ class Memory(LifecycleMethods):
             half_lives_days: Salience half-life overrides, per axis.
             profile: The failure-cost profile ("low", "medium", "high" or a
                 :class:`~cuemem.lifecycle.Profile`): thresholds, TTLs, approvals, freshness.
+            text_analyzer: The text index's analyzer (its recipe); each analyzer's
+                index lives in its own directory under ``index/text/``.
+            text_weights: The default blend of text recalls.
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -160,6 +172,9 @@ class Memory(LifecycleMethods):
             raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
         salience = SalienceTable(weights, half_lives_days)
         chosen = lifecycle_profile(profile)
+        check_analyzer(text_analyzer)
+        if text_weights is not None and not isinstance(text_weights, TextWeights):
+            raise CueTypeError(f"text_weights must be a TextWeights, got {type(text_weights).__name__}")
         if read_only:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
@@ -185,7 +200,8 @@ class Memory(LifecycleMethods):
                 note_errors=list(scan.errors),
                 skipped_records=list(indexes.skipped),
             )
-            mem = cls(layout, journal, notes, indexes, lock, report)
+            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
+            mem = cls(layout, journal, notes, indexes, lock, report, text, text_weights, text_report)
             mem._profile = chosen
             mem._notes_edited = bool(scan.notes or scan.errors)
         except BaseException:
@@ -203,6 +219,8 @@ class Memory(LifecycleMethods):
             if self._lock is not None:
                 self.save_index()
         finally:
+            if self._text is not None:
+                self._text.close()
             self._journal.close()
             if self._lock is not None:
                 self._lock.release()
@@ -301,6 +319,8 @@ class Memory(LifecycleMethods):
         self._indexes.add([(IndexRow.of_json(stored), position)])
         self._indexes.lifecycle.note_remember(stored)
         self._indexes.head = self._journal.head()
+        if self._text is not None:
+            self._text.add([len(self._indexes) - 1], [episode.narrative])
         return episode.id
 
     def import_jsonl(
@@ -386,7 +406,31 @@ class Memory(LifecycleMethods):
         taken: set[str] = set()
         batch = Batch(len(self._indexes))
         ids = batch.ids
+        text = self._text
+        if text is not None:
+            text.ready(self._indexes, self._journal)  # a failed import rolls back to here
+        rows: list[int] = []
+        texts: list[str] = []
         short: list[dict[str, Any]] = []
+        try:
+            self._stage_import(items, skip_bad, source, recorded, errors, taken, batch, rows, texts, short)
+        except BaseException:
+            if text is not None:
+                text.rollback()
+            raise
+        self._indexes.extend(batch)
+        for stored in short:
+            self._indexes.lifecycle.note_remember(stored)
+        self._indexes.head = self._journal.head()
+        if text is not None:
+            text.add(rows, texts)
+        return ImportReport(count=len(ids), skipped=errors, ids=list(ids))
+
+    def _stage_import(self, items: Iterable[tuple[int, Any, str | None]], skip_bad: bool, source: str, recorded: datetime,
+                      errors: list[tuple[int, str]], taken: set[str], batch: Batch, rows: list[int], texts: list[str],
+                      short: list[dict[str, Any]]) -> None:
+        ids = batch.ids
+        text = self._text
         with self._journal.stage() as stage:
             for number, obj, unreadable in items:
                 if unreadable is not None:
@@ -411,16 +455,18 @@ class Memory(LifecycleMethods):
                 batch.add(IndexRow.of_json(stored), 0, offset)
                 if stored["tier"] == "short":
                     short.append(stored)
+                if text is not None:
+                    rows.append(batch.start + len(ids) - 1)
+                    texts.append(episode.narrative)
+                    if len(rows) >= 10_000:
+                        text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
+                        rows.clear()
+                        texts.clear()
             if errors and not skip_bad:
                 shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
                 raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
             if ids:
                 batch.place(stage.commit())
-        self._indexes.extend(batch)
-        for stored in short:
-            self._indexes.lifecycle.note_remember(stored)
-        self._indexes.head = self._journal.head()
-        return ImportReport(count=len(ids), skipped=errors, ids=list(ids))
 
     # -- read -----------------------------------------------------------------------
 
@@ -433,35 +479,42 @@ class Memory(LifecycleMethods):
         *,
         exclude: Mapping[str, str | Sequence[str]] | None = None,
         exclude_stale: bool = False,
+        weights: TextWeights | None = None,
     ) -> RecallResult:
-        """Memories matching every cue, ranked by salience decayed to ``now``.
+        """Memories matching every cue, ranked by salience decayed to ``now`` — or, with
+        ``text``, ranked by BM25 blended with salience (see :class:`TextWeights`).
 
         Args:
             cues: Dimension -> value or list of values (a union). Dimensions:
                 actor, user, type, outcome, time, subject, tag, kind, tier, band. A
                 ``time`` value is a bucket ("2026", "2026-06", "2026-06-07") or a phrase
                 resolved against ``now`` ("June 2026", "last week", "yesterday", ...).
-            text: Full-text query; needs the text index, which this version does not
-                build, so any value raises.
+            text: Full-text query. Cues then only narrow: the memories they let
+                through that contain any of the query's terms are ranked by the
+                blend of BM25, decayed salience and freshness, and hits are
+                :class:`~cuemem.text.TextHit` (breakdown: text, salience, freshness).
             k: How many hits (>= 1).
             now: The instant salience decays to (default: the wall clock, read once).
             exclude: Values to leave out, same shape as ``cues``.
             exclude_stale: Leave out hits whose freshness at ``now`` is below the
                 profile's threshold (:attr:`Hit.stale <cuemem.home.results.Hit.stale>`).
+            weights: The text blend for this call (default: the handle's).
 
         Raises:
             UnknownDimensionError: an unknown cue dimension.
             TimeCueError: a time value that is neither a bucket nor a known phrase.
-            InvalidArgumentError: ``k < 1``, or ``text`` given.
+            InvalidArgumentError: ``k < 1``, a blank ``text``, or a read-only home
+                whose text index was never built.
+            CueTypeError: ``text`` not a string, ``weights`` not a TextWeights.
         """
+        if not isinstance(exclude_stale, bool):
+            raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
         if text is not None:
-            raise InvalidArgumentError("text recall needs the text index, which this version of cuemem does not build")
+            return self._recall_text(cues, text, k, now, exclude, weights, exclude_stale)
         at = _edge_now(now)
         resolved = normalize(cues, now=at)
         excluded = normalize(exclude, now=at) or None
         k = _arrays.count(k, "k")
-        if not isinstance(exclude_stale, bool):
-            raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
         wanted = k
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         while True:
@@ -488,6 +541,54 @@ class Memory(LifecycleMethods):
 
     def _now(self, now: TimeArg) -> datetime:
         return _edge_now(now)
+
+    def _recall_text(
+        self,
+        cues: Mapping[str, str | Sequence[str]] | None,
+        text: str,
+        k: int,
+        now: TimeArg,
+        exclude: Mapping[str, str | Sequence[str]] | None,
+        weights: TextWeights | None,
+        exclude_stale: bool = False,
+    ) -> RecallResult:
+        if not isinstance(text, str):
+            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+        if not text.strip():
+            raise InvalidArgumentError("text must hold at least one word")
+        if weights is not None and not isinstance(weights, TextWeights):
+            raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
+        at = _edge_now(now)
+        resolved = normalize(cues, now=at)
+        excluded = normalize(exclude, now=at) or None
+        k = _arrays.count(k, "k")
+        if self._text is None:
+            raise InvalidArgumentError(f"this home has no text index yet ({self.text_report}); open it writable once to build it")
+        self._text.ready(self._indexes, self._journal)
+        blend = (weights or self._text_weights).core_kwargs()
+        ids = self._indexes.ids
+        wanted = k
+        while True:
+            r = _core.text_recall(
+                self._indexes.cues._inner, self._indexes.salience._inner, self._text.core, resolved, text, at.timestamp(), wanted,
+                excluded, **blend
+            )
+            hits: list[Hit] = []
+            for row, score, bm25, t, s, f in zip(
+                r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
+            ):
+                hit = TextHit(ids[row], score, bm25, [t, s, f], self._loader(row))
+                hit._fresh = lambda e: freshness_of(e, at, self._profile)
+                hit.stale_below = self._profile.stale_below
+                hits.append(hit)
+            if not exclude_stale:
+                break
+            fresh = [h for h in hits if not h.stale]
+            if len(fresh) >= k or len(hits) < wanted:
+                hits = fresh[:k]
+                break
+            wanted *= 4  # stale hits crowded the first page: look further down the ranking
+        return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
 
     def _loader(self, row: int) -> Callable[[], Episode]:
         return lambda: Episode.from_json(self._journal.read_at(self._indexes.position(row))["episode"])
@@ -523,7 +624,10 @@ class Memory(LifecycleMethods):
 
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
-        return apply_journal(self._indexes, self._journal, self._indexes.head)
+        count = apply_journal(self._indexes, self._journal, self._indexes.head)
+        if self._text is not None:
+            self._text.refresh()
+        return count
 
     # -- notes ----------------------------------------------------------------------
 
@@ -725,6 +829,8 @@ class Memory(LifecycleMethods):
         if self._indexes.ids:
             last = record_sha(self._journal.read_at(self._indexes.position(len(self._indexes) - 1)))
         self._indexes.save(self._layout.index, last_record_sha=last)
+        if self._text is not None:
+            self._text.commit(self._indexes, self._journal)
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
@@ -732,6 +838,8 @@ class Memory(LifecycleMethods):
         fresh = Indexes(SalienceTable(self._indexes.salience.weights, self._indexes.salience.half_lives_days))
         count = apply_journal(fresh, self._journal, None)
         self._indexes = fresh
+        if self._text is not None:
+            self._text.rebuild(fresh, self._journal)
         self.save_index()
         return count
 

@@ -16,6 +16,7 @@ pub mod cue;
 pub mod error;
 pub mod recall;
 pub mod salience;
+pub mod text;
 
 #[cfg(feature = "python")]
 mod python;

@@ -59,25 +59,41 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
     click.echo(eid)
 
 
+#: ``--last`` spans, as the time phrases they stand for (ending on --now's day).
+_LAST = {"week": "last 7 days", "month": "last 30 days", "year": "last 365 days"}
+
+
 @main.command()
 @home_option
+@click.argument("question", required=False, default=None)
 @click.option("--cue", "cues", multiple=True, help="dimension=value, repeatable (same dimension twice: a union).")
 @click.option("--exclude", "excludes", multiple=True, help="dimension=value to leave out, repeatable.")
-@click.option("--text", default=None, help="Full-text query.")
+@click.option("--text", default=None, help="Full-text query (the same as QUESTION).")
+@click.option("--last", "last", type=click.Choice(sorted(_LAST)), default=None, help="Only the last 7, 30 or 365 days up to --now.")
 @click.option("--k", "k", type=int, default=10, show_default=True)
 @now_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def recall(home: Path, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, k: int, now: str | None, as_json: bool) -> None:
-    """Recall memories matching the cues, ranked by decayed salience."""
+def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None, k: int,
+           now: str | None, as_json: bool) -> None:
+    """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience)."""
     from ..home.cues import parse_cue_args
     from ..memory import Memory
 
+    if question is not None and text is not None:
+        raise click.UsageError("give the text either as QUESTION or as --text, not both")
+    text = question if question is not None else text
+    parsed = parse_cue_args(cues)
+    if last is not None:
+        if "time" in parsed:
+            raise click.UsageError("--last and --cue time=... both name a time; give one")
+        parsed["time"] = [_LAST[last]]
     with Memory.open(home, read_only=True) as mem:
-        result = mem.recall(parse_cue_args(cues), text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
+        result = mem.recall(parsed, text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
         if as_json:
             click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=2))
         else:
-            Console().print(recall_table(result, "recall " + " ".join(cues)))
+            title = " ".join([*cues, *([f"--last {last}"] if last else []), *([repr(text)] if text else [])])
+            Console().print(recall_table(result, "recall " + title))
 
 
 @main.command(name="import")

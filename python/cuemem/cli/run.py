@@ -33,8 +33,9 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the corpus and the query mix.")
 @click.option("--no-home", is_flag=True, help="Skip the home measurements (import, open, facade recall, durable remember).")
 @click.option("--policies", "policies", is_flag=True, help="Only the policy part: distil 100k outcome episodes, judge against 10k policies.")
+@click.option("--text", "text", is_flag=True, help="Run the text recall benchmark instead: cuemem's core against tantivy-py, cue + text.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool) -> None:
+          policies: bool, text: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
@@ -42,5 +43,15 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         print_policy_bench(run_policy_bench(seed=seed), Console(), json_path=json_path)
         return
     from ..bench import run_bench
+
+    if text:
+        from ..bench.report import write_json
+        from ..bench.text import measure_text, render_text
+
+        result = measure_text(episodes, seed=seed)
+        render_text(result, Console())
+        if json_path is not None:
+            write_json(result, json_path)
+        return
 
     run_bench(episodes, json_path=json_path, plot_path=plot_path, systems=systems or None, seed=seed, home=not no_home)

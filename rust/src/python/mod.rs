@@ -11,6 +11,7 @@ mod errors;
 mod query;
 mod recall;
 mod salience;
+mod text;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -41,5 +42,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<salience::PyDecayPass>()?;
     m.add_class::<recall::PyRecall>()?;
     m.add_function(wrap_pyfunction!(recall::recall, m)?)?;
+    m.add_class::<text::PyTextIndex>()?;
+    m.add_class::<text::PyTextRecall>()?;
+    m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;
     Ok(())
 }

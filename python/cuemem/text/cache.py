@@ -1,0 +1,204 @@
+"""The home's text index: a cache of the journal's narratives, one directory per recipe.
+
+``index/text/<analyzer>-v<format>/`` holds a tantivy index whose documents are the
+home's rows (the row in a fast field). Each commit records, as its payload, the
+recipe, how many rows it covers and a digest of the journal record of its last row.
+On open the index is used when its recipe matches and the journal still holds that
+record at that row; rows added since are caught up from the journal; anything else
+rebuilds it from the journal. Rebuilding the same journal gives the same documents,
+hence the same results. Indexes of other recipes sit beside it, untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..errors import CorruptIndexError, CuememError, InvalidArgumentError
+from ..home.indexes import Indexes, record_sha
+from ..store.journal import Journal
+
+#: Bumped whenever the text index's meaning changes.
+FORMAT = 1
+
+#: The analyzers a text index can be built with (see the README's "Text recall").
+ANALYZERS: tuple[str, ...] = tuple(_core.TextIndex.analyzers())
+
+#: Latin words lower-cased, stop words dropped, English stems; CJK character bigrams.
+DEFAULT_ANALYZER = "stem-bigram"
+
+#: Rows handed to the core at a time while (re)building.
+_BATCH = 10_000
+
+
+def text_recipe(analyzer: str) -> dict[str, Any]:
+    """What a text index is a function of, besides the journal."""
+    return {"format": FORMAT, "analyzer": analyzer, "source": "episode narrative", "document": "home row"}
+
+
+def text_directory(index_dir: Path, analyzer: str) -> Path:
+    """Where the text index of ``analyzer`` lives under a home's ``index/``."""
+    return index_dir / "text" / f"{analyzer}-v{FORMAT}"
+
+
+def check_analyzer(analyzer: object) -> str:
+    """``analyzer`` if it names a known analyzer.
+
+    Raises:
+        InvalidArgumentError: an unknown analyzer.
+    """
+    if not isinstance(analyzer, str) or analyzer not in ANALYZERS:
+        raise InvalidArgumentError(f"text analyzer must be one of {list(ANALYZERS)}, got {analyzer!r}")
+    return analyzer
+
+
+class TextCache:
+    """The text index of one home and recipe, kept in step with the row indexes."""
+
+    def __init__(self, core: _core.TextIndex, directory: Path, analyzer: str, writable: bool) -> None:
+        self.core = core
+        self.directory = directory
+        self.analyzer = analyzer
+        self.writable = writable
+        #: Rows the index holds (committed or pending).
+        self.rows = 0
+
+    @classmethod
+    def open(cls, index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool) -> tuple[TextCache | None, str]:
+        """Opens, catches up or rebuilds the text index; returns it and how it came up.
+
+        A read-only handle uses the index as last committed (``None`` if there is
+        none): rows a writer added since are not searchable by text until it commits.
+        """
+        directory = text_directory(index_dir, analyzer)
+        if not writable:
+            try:
+                core = _core.TextIndex(directory, analyzer, False)
+            except CuememError as exc:
+                return None, f"unavailable ({exc})"
+            cache = cls(core, directory, analyzer, False)
+            cache.rows = _payload_rows(core.payload, analyzer) or 0
+            return cache, "loaded"
+        try:
+            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+        except CorruptIndexError:  # damaged or foreign files: a cache, so start over
+            shutil.rmtree(directory, ignore_errors=True)
+            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+        start, why = cache._usable_rows(indexes, journal)
+        if start is None:
+            cache.core = cache._fresh()
+            start = 0
+        cache.rows = start
+        fed = cache.feed(indexes, journal)
+        if fed:
+            cache.commit(indexes, journal)
+        if why:
+            return cache, f"rebuilt ({why})"
+        return cache, "loaded and caught up" if fed else "loaded"
+
+    def _usable_rows(self, indexes: Indexes, journal: Journal) -> tuple[int | None, str]:
+        raw = self.core.payload
+        if raw is None:
+            return None, "no text index"
+        try:
+            body = json.loads(raw)
+            if body.get("recipe") != text_recipe(self.analyzer):
+                return None, "the recipe changed"
+            rows = int(body["rows"])
+            if rows > len(indexes) or rows != self.core.num_docs:
+                return None, "the text index holds rows the journal does not"
+            if rows and record_sha(journal.read_at(indexes.position(rows - 1))) != body["last_record_sha256"]:
+                return None, "the journal does not extend the text index"
+        except (CuememError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            return None, f"unusable payload: {exc}"
+        return rows, ""
+
+    def _fresh(self) -> _core.TextIndex:
+        """A new, empty index in place of this one (whose writer lets go first)."""
+        self.core.close()
+        del self.core
+        shutil.rmtree(self.directory, ignore_errors=True)
+        return _core.TextIndex(self.directory, self.analyzer, True)
+
+    def rebuild(self, indexes: Indexes, journal: Journal) -> int:
+        """Discards the index and builds it again from the journal; returns the rows."""
+        self.core = self._fresh()
+        self.rows = 0
+        count = self.feed(indexes, journal)
+        self.commit(indexes, journal)
+        return count
+
+    def feed(self, indexes: Indexes, journal: Journal) -> int:
+        """Adds the narratives of rows ``self.rows ..`` from the journal; returns how many."""
+        n = len(indexes)
+        start = self.rows
+        if start >= n:
+            return 0
+        rows: list[int] = []
+        texts: list[str] = []
+        r = start
+        want = indexes.position(r)
+        for entry in journal.read(want):
+            if entry.position != want:
+                continue  # a note, or a record a person broke (no row)
+            rows.append(r)
+            texts.append(entry.record["episode"]["narrative"])
+            r += 1
+            if len(rows) >= _BATCH:
+                self.add(rows, texts)
+                rows, texts = [], []
+            if r == n:
+                break
+            want = indexes.position(r)
+        self.add(rows, texts)
+        return r - start
+
+    def add(self, rows: Sequence[int], texts: Sequence[str]) -> None:
+        """Adds narratives of new rows (searchable after the next commit)."""
+        if rows:
+            self.core.add(np.asarray(rows, dtype=np.uint32), list(texts))
+            self.rows = max(self.rows, int(rows[-1]) + 1)
+
+    def commit(self, indexes: Indexes, journal: Journal) -> None:
+        """Commits pending rows with a payload naming the recipe and the journal digest."""
+        last = record_sha(journal.read_at(indexes.position(self.rows - 1))) if self.rows else None
+        payload = {"recipe": text_recipe(self.analyzer), "rows": self.rows, "last_record_sha256": last}
+        self.core.commit(json.dumps(payload, sort_keys=True))
+
+    def rollback(self) -> None:
+        """Drops the rows added since the last commit."""
+        self.core.rollback()
+        self.rows = _payload_rows(self.core.payload, self.analyzer) or 0
+
+    def ready(self, indexes: Indexes, journal: Journal) -> None:
+        """Makes every added row searchable (a writer commits what is pending)."""
+        if self.writable and self.core.pending:
+            self.commit(indexes, journal)
+
+    def close(self) -> None:
+        """Releases the writer (and its lock) after its merges finish."""
+        if self.writable:
+            self.core.close()
+            self.writable = False
+
+    def refresh(self) -> None:
+        """Picks up a writer's latest commit (read-only handles)."""
+        if not self.writable:
+            self.core.reload()
+            self.rows = _payload_rows(self.core.payload, self.analyzer) or 0
+
+
+def _payload_rows(raw: str | None, analyzer: str) -> int | None:
+    if raw is None:
+        return None
+    try:
+        body = json.loads(raw)
+        return int(body["rows"]) if body.get("recipe") == text_recipe(analyzer) else None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None

@@ -1,0 +1,220 @@
+//! `TextIndex` and the text recall path for Python.
+
+use std::path::PathBuf;
+
+use numpy::PyArray1;
+use pyo3::prelude::*;
+
+use super::arrays::{slice1, vec1, Rows};
+use super::cue::{PyCueIndex, PyPruned};
+use super::errors::OrRaise;
+use super::query;
+use super::salience::{check_k, PySalienceTable};
+use crate::error::CoreError;
+use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery};
+
+/// Rows and their scores, best first, as numpy arrays.
+type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
+
+/// BM25 over row texts in a directory (tantivy inside the core).
+#[pyclass(module = "cuemem._core", name = "TextIndex")]
+pub struct PyTextIndex {
+    pub(super) inner: TextIndex,
+}
+
+fn plan(py: Python<'_>, name: &str) -> PyResult<Plan> {
+    match name {
+        "auto" => Ok(Plan::Auto),
+        "scan" => Ok(Plan::Scan),
+        "seek" => Ok(Plan::Seek),
+        other => Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "plan", reason: format!("must be auto, scan or seek, got {other:?}") })),
+    }
+}
+
+#[pymethods]
+impl PyTextIndex {
+    #[new]
+    #[pyo3(signature = (path, analyzer="stem-bigram", writable=true))]
+    fn new(py: Python<'_>, path: PathBuf, analyzer: &str, writable: bool) -> PyResult<Self> {
+        let analyzer = Analyzer::from_name(analyzer).or_raise(py)?;
+        let inner = py.detach(|| TextIndex::open(&path, analyzer, writable)).or_raise(py)?;
+        Ok(PyTextIndex { inner })
+    }
+
+    /// Every analyzer's name.
+    #[staticmethod]
+    fn analyzers() -> Vec<&'static str> {
+        Analyzer::ALL.iter().map(|a| a.name()).collect()
+    }
+
+    #[getter]
+    fn analyzer(&self) -> &'static str {
+        self.inner.analyzer().name()
+    }
+
+    /// Documents added since the last commit.
+    #[getter]
+    fn pending(&self) -> u64 {
+        self.inner.pending()
+    }
+
+    /// Searchable documents.
+    #[getter]
+    fn num_docs(&self) -> u64 {
+        self.inner.num_docs()
+    }
+
+    /// The payload of the last commit, or None.
+    #[getter]
+    fn payload(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.inner.payload().or_raise(py)
+    }
+
+    fn add(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, texts: Vec<String>) -> PyResult<()> {
+        let rows: Vec<u32> = match Rows::extract(rows, "rows")? {
+            Rows::Array(a) => slice1(&a).into_owned(),
+            Rows::Bitmap(b) => b.iter().collect(),
+        };
+        let inner = &mut self.inner;
+        py.detach(|| inner.add(&rows, &texts)).or_raise(py)
+    }
+
+    fn commit(&mut self, py: Python<'_>, payload: &str) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.commit(payload)).or_raise(py)
+    }
+
+    /// Releases the writer and its lock; the index stays searchable.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.close()).or_raise(py)
+    }
+
+    fn rollback(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.rollback()).or_raise(py)
+    }
+
+    fn reload(&self, py: Python<'_>) -> PyResult<()> {
+        let inner = &self.inner;
+        py.detach(|| inner.reload()).or_raise(py)
+    }
+
+    /// The distinct terms the analyzer makes of `text`.
+    fn terms(&self, text: &str) -> Vec<String> {
+        self.inner.query_terms(text)
+    }
+
+    /// The best `limit` rows by BM25 (among `candidates`: uint32 array, pyroaring
+    /// bitmap or Pruned), as (rows, scores) arrays, best first.
+    #[pyo3(signature = (text, candidates=None, limit=10, plan="auto"))]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        candidates: Option<&Bound<'py, PyAny>>,
+        limit: i64,
+        plan: &str,
+    ) -> PyResult<RowsScores<'py>> {
+        let limit = check_k(py, limit)?;
+        let plan = self::plan(py, plan)?;
+        let bitmap = match candidates {
+            None => None,
+            Some(c) if c.is_none() => None,
+            Some(c) => Some(match c.cast::<PyPruned>() {
+                Ok(p) => p.get().0.rows.clone(),
+                Err(_) => match Rows::extract(c, "candidates")? {
+                    Rows::Array(a) => slice1(&a).iter().copied().collect(),
+                    Rows::Bitmap(b) => b,
+                },
+            }),
+        };
+        let inner = &self.inner;
+        let hits = py.detach(|| inner.search(text, bitmap.as_ref(), limit, plan)).or_raise(py)?;
+        Ok((vec1(py, hits.iter().map(|h| h.0).collect()), vec1(py, hits.iter().map(|h| h.1).collect())))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.num_docs() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TextIndex(analyzer={:?}, docs={}, pending={})", self.inner.analyzer().name(), self.inner.num_docs(), self.inner.pending())
+    }
+}
+
+/// Blended text hits and the work the recall took.
+#[pyclass(module = "cuemem._core", name = "TextRecall", frozen)]
+pub struct PyTextRecall {
+    #[pyo3(get)]
+    rows: Py<PyArray1<u32>>,
+    /// The blended scores.
+    #[pyo3(get)]
+    scores: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    bm25: Py<PyArray1<f32>>,
+    /// Weighted parts of each score: text, salience, freshness.
+    #[pyo3(get)]
+    text: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    salience: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    freshness: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    total: u64,
+    #[pyo3(get)]
+    examined: u64,
+    #[pyo3(get)]
+    full_scan: u64,
+}
+
+#[pymethods]
+impl PyTextRecall {
+    fn __repr__(&self) -> String {
+        format!("TextRecall(total={}, examined={}, full_scan={})", self.total, self.examined, self.full_scan)
+    }
+}
+
+fn column(py: Python<'_>, hits: &[TextHit], f: impl Fn(&TextHit) -> f32) -> Py<PyArray1<f32>> {
+    vec1(py, hits.iter().map(f).collect()).unbind()
+}
+
+/// Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released).
+#[pyfunction]
+#[pyo3(signature = (index, table, text_index, cues, text, now, k=10, exclude=None, *, text_weight=1.0, salience_weight=0.3, freshness_weight=0.0, freshness_half_life_days=30.0, pool=100))]
+#[allow(clippy::too_many_arguments)]
+pub fn text_recall(
+    py: Python<'_>,
+    index: PyRef<'_, PyCueIndex>,
+    table: PyRef<'_, PySalienceTable>,
+    text_index: PyRef<'_, PyTextIndex>,
+    cues: Option<&Bound<'_, PyAny>>,
+    text: &str,
+    now: f64,
+    k: i64,
+    exclude: Option<&Bound<'_, PyAny>>,
+    text_weight: f32,
+    salience_weight: f32,
+    freshness_weight: f32,
+    freshness_half_life_days: f64,
+    pool: i64,
+) -> PyResult<PyTextRecall> {
+    let k = check_k(py, k)?;
+    let pool = check_k(py, pool).map_err(|_| super::errors::to_py(py, CoreError::InvalidArgument { name: "pool", reason: format!("must be >= 1, got {pool}") }))?;
+    let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
+    let q = query::parse(py, cues, exclude)?;
+    let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
+    let ask = TextQuery { text, weights, now, k };
+    let r = py.detach(|| run(index, table, text_index, &q, &ask)).or_raise(py)?;
+    Ok(PyTextRecall {
+        rows: vec1(py, r.hits.iter().map(|h| h.row).collect()).unbind(),
+        scores: column(py, &r.hits, |h| h.score),
+        bm25: column(py, &r.hits, |h| h.bm25),
+        text: column(py, &r.hits, |h| h.text),
+        salience: column(py, &r.hits, |h| h.salience),
+        freshness: column(py, &r.hits, |h| h.freshness),
+        total: r.total,
+        examined: r.examined,
+        full_scan: r.full_scan,
+    })
+}

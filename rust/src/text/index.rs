@@ -1,0 +1,417 @@
+//! The text index: BM25 over episode narratives, one tantivy document per home row.
+//!
+//! Each document holds the analyzed narrative and, in a fast field, the row it
+//! belongs to, so text scores meet cue candidates (a roaring bitmap of rows) and the
+//! salience table without leaving the core. [`TextIndex::search`] returns the best
+//! rows by BM25, optionally among candidates, by one of two exact plans:
+//!
+//! - **scan**: the query's posting lists are walked with block-max WAND pruning,
+//!   candidates filtered by their row as documents are met;
+//! - **seek**: for a candidate set far smaller than the postings, each candidate's
+//!   document is looked up and scored by skipping through the postings to it.
+//!
+//! Both give the same rows and scores; ties are broken by the smaller row, so the
+//! result depends only on the indexed texts and the query. BM25 statistics (document
+//! frequencies, average length) are those of the whole index, whatever its segments.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use roaring::RoaringBitmap;
+use tantivy::directory::MmapDirectory;
+use tantivy::index::SegmentId;
+use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
+
+use super::tokenize::{terms, Analyzer};
+use crate::error::{CoreError, Result};
+
+/// A candidate costs about this many posting entries to seek to; the seek plan is
+/// chosen when the candidates cost less than walking the query's postings.
+const SEEK_COST: u64 = 32;
+
+/// Indexing memory of the writer, shared by its threads.
+const WRITER_BYTES: usize = 96 << 20;
+
+/// How [`TextIndex::search`] meets candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// Seek when the candidates are few against the postings, scan otherwise.
+    Auto,
+    /// Walk the postings, filtering by row.
+    Scan,
+    /// Look up each candidate's document.
+    Seek,
+}
+
+/// Maps a tantivy error onto the core's error kinds.
+pub(crate) fn tantivy_error(e: TantivyError) -> CoreError {
+    match e {
+        TantivyError::IoError(io) => CoreError::Io(std::io::Error::new(io.kind(), io.to_string())),
+        TantivyError::InvalidArgument(reason) => CoreError::InvalidArgument { name: "text index", reason },
+        // Another writer holds the directory: a busy resource, not damage.
+        TantivyError::LockFailure(_, msg) => CoreError::Io(std::io::Error::new(std::io::ErrorKind::WouldBlock, format!("text index is locked by another writer: {}", msg.unwrap_or_default()))),
+        other => CoreError::Corrupt(format!("text index: {other}")),
+    }
+}
+
+/// Rows of one segment: the set, and (row, document) pairs sorted by row.
+struct SegmentRows {
+    rows: RoaringBitmap,
+    by_row: Vec<(u32, u32)>,
+}
+
+/// The best `limit` (row, score) pairs seen, ties to the smaller row.
+struct Top {
+    limit: usize,
+    heap: BinaryHeap<Reverse<Ranked>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Ranked {
+    score: f32,
+    row: u32,
+}
+
+impl Eq for Ranked {}
+
+impl Ord for Ranked {
+    /// Greater is better: a higher score, then a smaller row.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score.total_cmp(&other.score).then(other.row.cmp(&self.row))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Top {
+    fn new(limit: usize) -> Self {
+        Top { limit, heap: BinaryHeap::with_capacity(limit.min(1 << 16) + 1) }
+    }
+
+    fn push(&mut self, row: u32, score: f32) {
+        let r = Ranked { score, row };
+        if self.heap.len() < self.limit {
+            self.heap.push(Reverse(r));
+        } else if self.heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
+            self.heap.pop();
+            self.heap.push(Reverse(r));
+        }
+    }
+
+    /// Scores at or below this cannot enter (just under the worst kept, so ties enter).
+    fn threshold(&self) -> f32 {
+        match self.heap.peek() {
+            Some(Reverse(worst)) if self.heap.len() >= self.limit && worst.score > 0.0 => f32::from_bits(worst.score.to_bits() - 1),
+            _ => f32::MIN,
+        }
+    }
+
+    fn into_sorted(self) -> Vec<(u32, f32)> {
+        let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.into_iter().map(|r| (r.row, r.score)).collect()
+    }
+}
+
+/// BM25 over row texts, stored in a directory; see the module docs.
+pub struct TextIndex {
+    index: Index,
+    reader: IndexReader,
+    writer: Option<IndexWriter>,
+    body: Field,
+    row: Field,
+    analyzer: Analyzer,
+    pending: u64,
+    segments: Mutex<HashMap<SegmentId, Arc<SegmentRows>>>,
+}
+
+fn schema(analyzer: Analyzer) -> (Schema, Field, Field) {
+    let mut b = Schema::builder();
+    let indexing = TextFieldIndexing::default().set_tokenizer(analyzer.name()).set_index_option(IndexRecordOption::WithFreqs);
+    let body = b.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+    let row = b.add_u64_field("row", FAST);
+    (b.build(), body, row)
+}
+
+impl TextIndex {
+    /// Opens the index in `dir`, creating it (and `dir`) when absent and `writable`.
+    ///
+    /// Errors: [`CoreError::Io`] when the directory cannot be used (or holds no index
+    /// and is not `writable`), [`CoreError::Corrupt`] when it holds an index of
+    /// another schema or damaged files.
+    pub fn open(dir: &Path, analyzer: Analyzer, writable: bool) -> Result<Self> {
+        if writable {
+            std::fs::create_dir_all(dir)?;
+        }
+        let directory = MmapDirectory::open(dir).map_err(|e| CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())))?;
+        let (expected, body, row) = schema(analyzer);
+        let exists = Index::exists(&directory).map_err(|e| CoreError::Corrupt(format!("text index: {e}")))?;
+        let index = if exists {
+            let index = Index::open(directory).map_err(tantivy_error)?;
+            if index.schema() != expected {
+                return Err(CoreError::Corrupt(format!("text index in {} has another schema", dir.display())));
+            }
+            index
+        } else if writable {
+            Index::create(directory, expected, Default::default()).map_err(tantivy_error)?
+        } else {
+            return Err(CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, format!("no text index in {}", dir.display()))));
+        };
+        index.tokenizers().register(analyzer.name(), analyzer.build());
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tantivy_error)?;
+        let writer = if writable {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
+            Some(index.writer_with_num_threads(threads, WRITER_BYTES).map_err(tantivy_error)?)
+        } else {
+            None
+        };
+        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, segments: Mutex::new(HashMap::new()) })
+    }
+
+    /// The analyzer the index was built with.
+    pub fn analyzer(&self) -> Analyzer {
+        self.analyzer
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter> {
+        self.writer.as_mut().ok_or_else(|| CoreError::InvalidArgument { name: "text index", reason: "opened read-only".into() })
+    }
+
+    /// Adds one document per (row, text); visible to searches after [`commit`](Self::commit).
+    pub fn add<S: AsRef<str>>(&mut self, rows: &[u32], texts: &[S]) -> Result<()> {
+        if rows.len() != texts.len() {
+            return Err(CoreError::ShapeMismatch { what: "texts", expected: rows.len(), got: texts.len() });
+        }
+        let (body, row) = (self.body, self.row);
+        let writer = self.writer()?;
+        for (&r, t) in rows.iter().zip(texts) {
+            let mut doc = TantivyDocument::new();
+            doc.add_text(body, t.as_ref());
+            doc.add_u64(row, u64::from(r));
+            writer.add_document(doc).map_err(tantivy_error)?;
+        }
+        self.pending += rows.len() as u64;
+        Ok(())
+    }
+
+    /// Documents added since the last commit.
+    pub fn pending(&self) -> u64 {
+        self.pending
+    }
+
+    /// Makes the added documents durable and searchable, recording `payload` with them.
+    pub fn commit(&mut self, payload: &str) -> Result<()> {
+        let writer = self.writer()?;
+        let mut prepared = writer.prepare_commit().map_err(tantivy_error)?;
+        prepared.set_payload(payload);
+        prepared.commit().map_err(tantivy_error)?;
+        self.pending = 0;
+        self.reload()
+    }
+
+    /// Lets go of the writer (and its directory lock) after its merges finish;
+    /// uncommitted documents are dropped. The index stays searchable.
+    pub fn close(&mut self) -> Result<()> {
+        match self.writer.take() {
+            Some(writer) => writer.wait_merging_threads().map_err(tantivy_error),
+            None => Ok(()),
+        }
+    }
+
+    /// Drops the documents added since the last commit.
+    pub fn rollback(&mut self) -> Result<()> {
+        self.writer()?.rollback().map_err(tantivy_error)?;
+        self.pending = 0;
+        Ok(())
+    }
+
+    /// Picks up the latest commit (another process's, for a read-only index).
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload().map_err(tantivy_error)?;
+        let live: HashSet<SegmentId> = self.reader.searcher().segment_readers().iter().map(SegmentReader::segment_id).collect();
+        self.segments.lock().unwrap_or_else(|p| p.into_inner()).retain(|id, _| live.contains(id));
+        Ok(())
+    }
+
+    /// The payload of the last commit, if any.
+    pub fn payload(&self) -> Result<Option<String>> {
+        Ok(self.index.load_metas().map_err(tantivy_error)?.payload)
+    }
+
+    /// Searchable documents.
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The distinct query terms of `text`, in order of first appearance.
+    pub fn query_terms(&self, text: &str) -> Vec<String> {
+        let mut analyzer: TextAnalyzer = self.analyzer.build();
+        let mut seen = HashSet::new();
+        terms(&mut analyzer, text).into_iter().filter(|t| seen.insert(t.clone())).collect()
+    }
+
+    /// The best `limit` rows by BM25 of `text` (any of its terms), among `candidates`
+    /// when given; best first, ties to the smaller row.
+    pub fn search(&self, text: &str, candidates: Option<&RoaringBitmap>, limit: usize, plan: Plan) -> Result<Vec<(u32, f32)>> {
+        let words = self.query_terms(text);
+        if words.is_empty() || limit == 0 || candidates.is_some_and(RoaringBitmap::is_empty) {
+            return Ok(Vec::new());
+        }
+        let searcher = self.reader.searcher();
+        let terms: Vec<Term> = words.iter().map(|w| Term::from_field_text(self.body, w)).collect();
+        let clauses: Vec<(Occur, Box<dyn Query>)> =
+            terms.iter().map(|t| (Occur::Should, Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs)) as Box<dyn Query>)).collect();
+        let weight = BooleanQuery::new(clauses).weight(EnableScoring::enabled_from_searcher(&searcher)).map_err(tantivy_error)?;
+        let mut top = Top::new(limit);
+        let seek = match (candidates, plan) {
+            (None, _) | (_, Plan::Scan) => false,
+            (Some(_), Plan::Seek) => true,
+            (Some(c), Plan::Auto) => {
+                let mut postings = 0u64;
+                for t in &terms {
+                    postings += searcher.doc_freq(t).map_err(tantivy_error)?;
+                }
+                c.len().saturating_mul(SEEK_COST) < postings
+            }
+        };
+        if seek {
+            self.seek(&searcher, &terms, candidates.expect("seek has candidates"), &mut top)?;
+        } else {
+            for segment in searcher.segment_readers() {
+                let rows = segment.fast_fields().u64("row").map_err(tantivy_error)?;
+                let alive = segment.alive_bitset();
+                weight
+                    .for_each_pruning(top.threshold(), segment, &mut |doc, score| {
+                        if alive.is_none_or(|a| a.is_alive(doc)) {
+                            let row = rows.first(doc).unwrap_or(u64::MAX);
+                            if let Ok(row) = u32::try_from(row) {
+                                if candidates.is_none_or(|c| c.contains(row)) {
+                                    top.push(row, score);
+                                }
+                            }
+                        }
+                        top.threshold()
+                    })
+                    .map_err(tantivy_error)?;
+            }
+        }
+        Ok(top.into_sorted())
+    }
+
+    /// Scores each candidate term by term: every term's postings skip straight to the
+    /// candidate's document (a union scorer would decode and score whole windows).
+    fn seek(&self, searcher: &Searcher, terms: &[Term], candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
+        let scoring = EnableScoring::enabled_from_searcher(searcher);
+        let weights = terms
+            .iter()
+            .map(|t| TermQuery::new(t.clone(), IndexRecordOption::WithFreqs).weight(scoring))
+            .collect::<tantivy::Result<Vec<Box<dyn Weight>>>>()
+            .map_err(tantivy_error)?;
+        for segment in searcher.segment_readers() {
+            let map = self.segment_rows(segment)?;
+            let mut docs: Vec<(u32, u32)> = (candidates & &map.rows)
+                .iter()
+                .filter_map(|row| map.by_row.binary_search_by_key(&row, |&(r, _)| r).ok().map(|i| (map.by_row[i].1, row)))
+                .collect();
+            if docs.is_empty() {
+                continue;
+            }
+            docs.sort_unstable();
+            let mut scorers = weights.iter().map(|w| w.scorer(segment, 1.0)).collect::<tantivy::Result<Vec<_>>>().map_err(tantivy_error)?;
+            let alive = segment.alive_bitset();
+            for (doc, row) in docs {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let mut score = 0f32;
+                let mut matched = false;
+                for scorer in scorers.iter_mut() {
+                    let mut at = scorer.doc();
+                    if at < doc {
+                        at = scorer.seek(doc);
+                    }
+                    if at == doc {
+                        score += scorer.score();
+                        matched = true;
+                    }
+                }
+                if matched {
+                    top.push(row, score);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows of `segment`, read once from its fast field and cached.
+    fn segment_rows(&self, segment: &SegmentReader) -> Result<Arc<SegmentRows>> {
+        let id = segment.segment_id();
+        if let Some(found) = self.segments.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            return Ok(found.clone());
+        }
+        let column = segment.fast_fields().u64("row").map_err(tantivy_error)?;
+        let mut by_row: Vec<(u32, u32)> = (0..segment.max_doc())
+            .filter_map(|doc| column.first(doc).and_then(|r| u32::try_from(r).ok()).map(|r| (r, doc)))
+            .collect();
+        by_row.sort_unstable();
+        let rows = RoaringBitmap::from_sorted_iter(by_row.iter().map(|&(r, _)| r)).unwrap_or_else(|_| by_row.iter().map(|&(r, _)| r).collect());
+        let made = Arc::new(SegmentRows { rows, by_row });
+        self.segments.lock().unwrap_or_else(|p| p.into_inner()).insert(id, made.clone());
+        Ok(made)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus(dir: &Path) -> TextIndex {
+        let mut t = TextIndex::open(dir, Analyzer::StemBigram, true).unwrap();
+        let texts = [
+            "the adoption agency called about the adoption",
+            "lunch with the team",
+            "adoption paperwork signed",
+            "東京で会議",
+            "the agency sent a letter about lunch",
+        ];
+        let rows: Vec<u32> = (0..texts.len() as u32).collect();
+        t.add(&rows, &texts).unwrap();
+        t.commit("{}").unwrap();
+        t
+    }
+
+    #[test]
+    fn ranks_by_bm25_and_plans_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = corpus(dir.path());
+        let all = t.search("adoption agency", None, 10, Plan::Auto).unwrap();
+        assert_eq!(all.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 2, 4]);
+        let c: RoaringBitmap = [2, 3, 4].into_iter().collect();
+        let scan = t.search("adoption agency", Some(&c), 10, Plan::Scan).unwrap();
+        let seek = t.search("adoption agency", Some(&c), 10, Plan::Seek).unwrap();
+        assert_eq!(scan, seek);
+        assert_eq!(scan.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 4]);
+        assert_eq!(t.search("東京", None, 10, Plan::Auto).unwrap()[0].0, 3);
+        assert!(t.search("", None, 10, Plan::Auto).unwrap().is_empty());
+    }
+
+    #[test]
+    fn payload_and_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = corpus(dir.path());
+        assert_eq!(t.payload().unwrap().as_deref(), Some("{}"));
+        drop(t);
+        let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
+        assert_eq!(again.num_docs(), 5);
+        assert!(TextIndex::open(dir.path(), Analyzer::PlainBigram, false).is_err());
+    }
+}

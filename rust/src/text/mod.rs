@@ -1,0 +1,51 @@
+//! Text recall: BM25 over narratives, meeting cue candidates and salience in the core.
+//!
+//! [`TextIndex`] keeps one tantivy document per home row (the row in a fast field);
+//! [`Analyzer`] says how text becomes terms (words, and CJK character n-grams);
+//! [`blend()`](blend::blend) mixes BM25 with the salience table's decayed composite
+//! and a freshness term; [`recall`] is the whole path: cues prune, text ranks, the
+//! blend re-ranks.
+
+mod blend;
+mod index;
+mod tokenize;
+
+pub use blend::{blend, rank, Blend, TextHit};
+pub use index::{Plan, TextIndex};
+pub use tokenize::{is_cjk, terms, Analyzer, CueTokenizer};
+
+use crate::cue::{CueIndex, Query};
+use crate::error::Result;
+use crate::salience::SalienceTable;
+
+/// What a text recall asks: the words, the blend, the instant and how many hits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextQuery<'a> {
+    pub text: &'a str,
+    pub weights: Blend,
+    pub now: f64,
+    pub k: usize,
+}
+
+/// What a text recall returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextRecall {
+    pub hits: Vec<TextHit>,
+    /// Rows matching the cues (every live row when there are none).
+    pub total: u64,
+    pub examined: u64,
+    pub full_scan: u64,
+}
+
+/// Cues prune (when `query` has any clause), the text ranks by BM25, the blend re-ranks.
+pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, query: &Query, ask: &TextQuery<'_>) -> Result<TextRecall> {
+    ask.weights.validate()?;
+    if query.include.is_empty() && query.exclude.is_empty() {
+        let full_scan = index.live().len();
+        let hits = rank(text_index, table, None, ask)?;
+        return Ok(TextRecall { hits, total: full_scan, examined: 0, full_scan });
+    }
+    let pruned = index.prune(query)?;
+    let hits = rank(text_index, table, Some(&pruned.rows), ask)?;
+    Ok(TextRecall { hits, total: pruned.rows.len(), examined: pruned.examined, full_scan: pruned.full_scan })
+}
