@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuemem.errors import CueTypeError, InvalidArgumentError, InvalidIdError, UnknownDimensionError
-from cuemem.policy import Polarity, Policy, PolicyBook, confidence, distill_policies
+from cuemem.policy import Polarity, Policy, PolicyBook, cause_key, confidence, distill_policies, policy_id
 from cuemem.schema import Episode
 
 T = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -143,6 +143,7 @@ def test_no_policy_below_minimum_support_and_evidence_holds_the_cause(history: l
     by_id = {e.id: e for e in history}
     for p in distill_policies(history, min_support=min_support):
         assert p.support >= min_support
+        assert p.subject == cause_key(p.cause) and p.id == policy_id(p.polarity, p.cause)
         want = "negative" if p.polarity is Polarity.MITIGATE else "positive"
         for eid in p.evidence:
             e = by_id[eid]

@@ -41,7 +41,9 @@ def contradicting_pairs(policies: Sequence[Policy]) -> list[tuple[str, str]]:
     for group in by_topic.values():
         if len(group) < 2:
             continue
-        said = {p.id: (content(p.statement) if not p.generated else frozenset()) for p in group}
+        if all(p.generated for p in group) and len({p.polarity for p in group}) == 1:
+            continue  # mined, all pulling one way: nothing to compare
+        said = {p.id: content(p.statement) for p in group if not p.generated}
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
                 if a.id == b.id or _sign(a) == _sign(b):

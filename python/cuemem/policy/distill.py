@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _arrays
 from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
+from ..home.replay import gc_paused
 from ..index import ClosedSets, CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode, Outcome
@@ -45,6 +46,7 @@ def policy_id(polarity: Polarity, cause: Cause | str) -> str:
     return f"pol-{digest}"
 
 
+@gc_paused
 def distill_policies(
     episodes: Iterable[Episode],
     *,
@@ -179,15 +181,17 @@ def _policies(polarity: Polarity, found: ClosedSets, cols: _Columns) -> list[Pol
     evidence = _ragged([ids[i] for i in found.support.tolist()], ends.tolist())
     counter = _ragged([ids[i] for i in found.counter.tolist()], found.counter_ends.tolist())
     vocabulary = found.vocabulary
+    named = [f"{d}={v}" for d, v in vocabulary]
     cue_ids = found.cues.tolist()
     outcome = "negative" if polarity is Polarity.MITIGATE else "positive"
     verb = "Avoid" if polarity is Polarity.MITIGATE else "Repeat"
     out = []
     c0 = 0
     for i, c1 in enumerate(found.cue_ends.tolist()):
-        cause: Cause = tuple(vocabulary[j] for j in cue_ids[c0:c1])
+        ids_here = cue_ids[c0:c1]
         c0 = c1
-        key = cause_key(cause)
+        cause: Cause = tuple([vocabulary[j] for j in ids_here])
+        key = " & ".join([named[j] for j in ids_here])  # cause_key(cause), from the vocabulary's strings
         count = counts[i]
         out.append(Policy(
             id=policy_id(polarity, key),

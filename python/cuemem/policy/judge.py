@@ -1,16 +1,17 @@
 """Judging a situation (D3): which policies apply, ranked, with conflicts grouped.
 
 A policy applies when every cue of its cause holds in the situation. The book keeps,
-per cue, the numpy array of policies whose cause holds it; a situation gathers the
-arrays of its cues and counts, per policy, how many of its cues matched
-(``np.bincount``). A policy applies when that count equals its cause's length, so a
+per cue, the policies whose cause holds it; a situation gathers the lists of its cues
+and counts, per policy, how many of its cues matched (in a dict for a few thousand
+postings, with ``np.bincount`` beyond). A policy applies when that count equals its cause's length, so a
 judgement costs the postings of the situation's cues, not the number of policies.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from itertools import chain
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,9 @@ import numpy.typing as npt
 from .model import Policy
 
 __all__ = ["Judgement", "PolicyBook"]
+
+# Postings at or below which a situation is counted in a dict rather than with numpy.
+_SMALL = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +64,15 @@ class PolicyBook:
         for i, p in enumerate(self._policies):
             for cue in dict.fromkeys(p.cause):
                 lists[cue].append(i)
+        self._lists: dict[tuple[str, str], list[int]] = dict(lists)
         self._postings: dict[tuple[str, str], npt.NDArray[np.intp]] = {c: np.asarray(v, dtype=np.intp) for c, v in lists.items()}
-        self._lengths = np.asarray([len(set(p.cause)) for p in self._policies], dtype=np.intp)
+        self._length_list = [len(set(p.cause)) for p in self._policies]
+        self._lengths = np.asarray(self._length_list, dtype=np.intp)
         self._values = sorted({v for _, v in lists}, key=lambda v: (-len(v), v))
         self._cues_of: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for d, v in lists:
             self._cues_of[v.casefold()].append((d, v))
+        self._component = _components(self._policies)
         pattern = "|".join(re.escape(v.casefold()) for v in self._values)
         self._words = re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])") if pattern else None
 
@@ -92,36 +99,47 @@ class PolicyBook:
 
     def judge(self, situation: Mapping[str, Sequence[str]]) -> Judgement:
         """The policies whose whole cause holds in ``situation`` (dimension -> values)."""
-        arrays = [self._postings[(d, v)] for d, vs in situation.items() for v in dict.fromkeys(vs) if (d, v) in self._postings]
-        if arrays:
-            hits = np.bincount(np.concatenate(arrays), minlength=len(self._policies))
-            applicable = np.flatnonzero(hits == self._lengths).tolist()
+        cues = [(d, v) for d, vs in situation.items() for v in dict.fromkeys(vs) if (d, v) in self._lists]
+        if sum(len(self._lists[c]) for c in cues) <= _SMALL:
+            # Few postings: counting them in a dict beats whole-book array passes.
+            hits = Counter(chain.from_iterable(self._lists[c] for c in cues))
+            lengths = self._length_list
+            applicable = sorted(i for i, n in hits.items() if n == lengths[i])
         else:
-            applicable = []
+            counts = np.bincount(np.concatenate([self._postings[c] for c in cues]), minlength=len(self._policies))
+            applicable = np.flatnonzero(counts == self._lengths).tolist()
         chosen = [self._policies[i] for i in applicable]  # the book's order is the ranking
-        return Judgement({d: list(vs) for d, vs in situation.items()}, chosen, _conflicts(chosen))
+        groups: dict[int, list[Policy]] = {}
+        for i in applicable:
+            c = self._component.get(i)
+            if c is not None:
+                groups.setdefault(c, []).append(self._policies[i])
+        conflicts = [tuple(g) for g in groups.values() if len(g) > 1]
+        return Judgement({d: list(vs) for d, vs in situation.items()}, chosen, conflicts)
 
 
-def _conflicts(policies: Sequence[Policy]) -> list[tuple[Policy, ...]]:
-    """Connected groups of contradicting policies among ``policies``, in ranking order."""
-    order = {p.id: i for i, p in enumerate(policies)}
-    links: dict[str, set[str]] = defaultdict(set)
-    for p in policies:
+def _components(policies: Sequence[Policy]) -> dict[int, int]:
+    """Position -> its group of policies linked by contradictions (only positions with a link).
+
+    Two applicable policies of one group contradict each other directly or through
+    others; a judgement returns each group's applicable members together.
+    """
+    at = {p.id: i for i, p in enumerate(policies)}
+    parent = list(range(len(policies)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    linked: set[int] = set()
+    for i, p in enumerate(policies):
         for q in p.contradicts:
-            if q in order:
-                links[p.id].add(q)
-                links[q].add(p.id)
-    groups: list[tuple[Policy, ...]] = []
-    seen: set[str] = set()
-    for p in policies:
-        if p.id in seen or p.id not in links:
-            continue
-        members, todo = set(), [p.id]
-        while todo:
-            x = todo.pop()
-            if x not in members:
-                members.add(x)
-                todo += links[x] - members
-        seen |= members
-        groups.append(tuple(policies[i] for i in sorted(order[m] for m in members)))
-    return groups
+            j = at.get(q)
+            if j is not None:
+                linked.update((i, j))
+                a, b = root(i), root(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {i: root(i) for i in sorted(linked)}
