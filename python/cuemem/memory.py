@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from datetime import date, datetime, timezone
@@ -31,12 +30,9 @@ from .home.cues import DIMENSIONS, normalize
 from .home.indexes import Batch, IndexRow, Indexes, record_sha
 from .home.layout import Layout
 from .home.replay import apply_journal, gc_paused, load_indexes
-from .home.results import HomeStats, Hit, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
-from .policy import Explanation, Judgement, Policy, PolicyBook, contradicting_pairs, distill_policies, flag_contradictions
-from .policy.notes import note_fields as policy_note_fields
-from .policy import cache as policy_cache
-from .policy.notes import is_mined as is_mined_policy
-from .policy.notes import policy_of_note
+from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
+from .policy.facade import PolicyMethods
+from .policy.judge import PolicyBook
 from .lifecycle.facade import LifecycleMethods
 from .lifecycle.freshness import freshness_of
 from .lifecycle.profiles import Profile, profile as lifecycle_profile
@@ -45,7 +41,7 @@ from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import to_datetime
 from .store.fsync import FsyncPolicy
-from .store.journal import Journal, Position
+from .store.journal import Journal
 from .store.lock import WriterLock
 from .store.notes import NoteStore
 from .jobs.config import ConsolidationConfig, DistillationConfig
@@ -82,7 +78,7 @@ def _edge_now(now: TimeArg) -> datetime:
     raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
-class Memory(LifecycleMethods):
+class Memory(LifecycleMethods, PolicyMethods):
     """An agent's memory, kept in a home directory.
 
     Open one with :meth:`Memory.open` (a context manager). The journal under
@@ -110,6 +106,7 @@ class Memory(LifecycleMethods):
         #: How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)".
         self.text_report = text_report
         self._layout = layout
+        self._index_dir = layout.index
         self._journal = journal
         self._notes = notes
         self._indexes = indexes
@@ -542,6 +539,10 @@ class Memory(LifecycleMethods):
     def _now(self, now: TimeArg) -> datetime:
         return _edge_now(now)
 
+    def _can_write(self) -> bool:
+        return self._lock is not None
+
+
     def _recall_text(
         self,
         cues: Mapping[str, str | Sequence[str]] | None,
@@ -681,110 +682,7 @@ class Memory(LifecycleMethods):
             except CuememError:
                 return  # unreadable: left for sync() to report; the new version replaces it
             version = self._indexes.notes[id][0]
-            self._record_note(Note.create(**{**_note_fields(edited), "version": version + 1, "origin": "user", "recorded_at": at}))
-
-    # -- policies -------------------------------------------------------------------
-
-    def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
-        """Mines policies from the home's outcome episodes and keeps each as a note (D3).
-
-        A policy whose content changed gets a new note version; one no longer mined is
-        retired (a new version with ``valid_to`` = ``now``); the same episodes give
-        the same ids and the same notes. See :func:`cuemem.policy.distill_policies`.
-
-        Raises:
-            InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
-            ReadOnlyError: the handle is read-only.
-        """
-        self._writable()
-        at = _edge_now(now)
-        rows = self._indexes.cues.prune({"outcome": ["negative", "positive"]}).rows.tolist()
-        mined = distill_policies((self._loader(r)() for r in rows), min_support=min_support, max_cues=max_cues)
-        known = {p.id: p for p in self._policy_book()}
-        written, unchanged = [], []
-        for policy in mined:
-            old = known.get(policy.id)
-            if old is not None and _same_policy(old, policy):
-                unchanged.append(policy.id)
-                continue
-            self._write_note_fields(policy_note_fields(policy), at)
-            written.append(policy.id)
-        mined_ids = {p.id for p in mined}
-        gone = [self._notes.read(pid) for pid, p in sorted(known.items()) if p.generated and pid not in mined_ids]
-        retired = [n.id for n in gone if is_mined_policy(n)]
-        for note in gone:
-            if note.id in retired:
-                self._write_note_fields({**_note_fields(note), "valid_from": note.valid_from, "valid_to": at}, at)
-        return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
-
-    def policies(self) -> list[Policy]:
-        """Every current policy (mined or written by a person), most confident first.
-
-        A policy note with a ``valid_to`` is retired and left out.
-        """
-        return list(self._policy_book())
-
-    def judge(
-        self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None
-    ) -> Judgement:
-        """The policies that apply to a situation, ranked, with their evidence and conflicts.
-
-        Args:
-            cues: The situation, dimension -> value(s), as for :meth:`recall`.
-            text: A description of the situation; the cue values of known policies that
-                occur in it as words join the situation.
-            now: Resolves time phrases and decides which policies are current.
-
-        Raises:
-            InvalidArgumentError: neither cues nor text given.
-            UnknownDimensionError, CueTypeError: a malformed cue.
-        """
-        at = _edge_now(now)
-        if not cues and text is None:
-            raise InvalidArgumentError("judge needs a situation: cues, text or both")
-        situation = normalize(cues, now=at) if cues else {}
-        book = self._policy_book()
-        if text is not None:
-            for d, vs in book.cues_in(_arrays.string(text, "text")).items():
-                situation[d] = list(dict.fromkeys([*situation.get(d, []), *vs]))
-        return book.judge(situation)
-
-    def explain(self, policy_id: str) -> Explanation:
-        """A policy's lineage: its evidence and counter-example episodes and its rivals.
-
-        Raises:
-            NotFoundError: no current policy with that id.
-        """
-        book = self._policy_book()
-        policy = book.get(policy_id) if isinstance(policy_id, str) else None
-        if policy is None:
-            raise NotFoundError(f"no policy with id {policy_id!r}")
-
-        def episodes(ids: Sequence[str]) -> tuple[list[Episode], list[str]]:
-            found = [self.get(i) for i in ids if i in self._indexes.row_of]
-            return sorted(found, key=lambda e: (e.occurred_at, e.id)), [i for i in ids if i not in self._indexes.row_of]
-
-        evidence, missing = episodes(policy.evidence)
-        counter, _ = episodes(policy.counter_examples)
-        rivals = [q for q in (book.get(i) for i in policy.contradicts) if q is not None]
-        return Explanation(policy, evidence, counter, rivals, missing)
-
-    def _policy_book(self) -> PolicyBook:
-        """The current policies: re-read only when the notes changed, from the index's
-        policy cache when it was made from exactly these notes, else from the files."""
-        head = self._indexes.head
-        if self._book is not None and head == self._book_head:
-            return self._book
-        if self._book is None or self._indexes.notes != self._book_notes:
-            current = None if self._notes_edited else policy_cache.load(self._layout.index, self._indexes.notes)
-            if current is None:
-                current = [p for n in self._notes.scan().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
-                if self._lock is not None and not self._notes_edited:
-                    policy_cache.save(self._layout.index, self._indexes.notes, current)
-            self._book = PolicyBook(flag_contradictions(current))
-            self._book_notes = dict(self._indexes.notes)
-        self._book_head = head
-        return self._book
+            self._record_note(Note.create(**{**edited.fields(), "version": version + 1, "origin": "user", "recorded_at": at}))
 
     def _write_note_fields(self, fields: dict[str, Any], at: datetime) -> Note:
         nid = fields["id"]
@@ -815,7 +713,7 @@ class Memory(LifecycleMethods):
         updated: list[str] = []
         for note in scan.notes:
             version = self._indexes.notes.get(note.id, (0, ""))[0]
-            edited = Note.create(**{**_note_fields(note), "version": version + 1, "origin": "user", "recorded_at": at})
+            edited = Note.create(**{**note.fields(), "version": version + 1, "origin": "user", "recorded_at": at})
             self._record_note(edited)
             updated.append(note.id)
         self._notes_edited = bool(scan.errors)
@@ -941,16 +839,4 @@ class Memory(LifecycleMethods):
         return out
 
 
-def _same_policy(old: Policy, new: Policy) -> bool:
-    """Whether a stored policy already says what a freshly mined one says (the note
-    keeps the salience sum to six significant digits)."""
-    return (
-        (old.polarity, old.cause, old.statement, old.evidence, old.counter_examples, old.confidence, old.span, old.scope, old.taint)
-        == (new.polarity, new.cause, new.statement, new.evidence, new.counter_examples, new.confidence, new.span, new.scope, new.taint)
-        and f"{old.salience_sum:.6g}" == f"{new.salience_sum:.6g}"
-    )
-
-
-def _note_fields(note: Note) -> dict[str, Any]:
-    return {name: getattr(note, name) for name in note.__dataclass_fields__}
 

@@ -155,6 +155,10 @@ class Note:
             version=_version(version),
         )
 
+    def fields(self) -> dict[str, Any]:
+        """Every field by name, as :meth:`create` takes them: ``Note.create(**{**n.fields(), "body": ...})``."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of every field, in field order: ISO dates, enum values, lists."""
         return {
