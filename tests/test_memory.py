@@ -727,3 +727,21 @@ def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
         with pytest.raises(SchemaError):
             mem.remember("bad", tier="archive", now=date(2026, 1, 3))
         assert len(mem) == 2
+
+
+def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -> None:
+    """Every keyword of remember (but now) is a key an imported item may hold, life-cycle fields included."""
+    import inspect
+
+    from cuemem.memory import _REMEMBER_KEYS
+
+    keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now"}
+    assert keywords | {"narrative"} == _REMEMBER_KEYS
+    with Memory.open(tmp_path / "h") as mem:
+        (eid,) = mem.import_records(
+            [{"narrative": "a latte costs 4 euros", "tier": "short", "kind": "semantic", "type": "price", "origin": "agent"}],
+            now=date(2026, 1, 1),
+        ).ids
+        e = mem.get(eid)
+        assert (e.tier.value, e.kind.value, e.origin.value) == ("short", "semantic", "agent")
+        assert mem.expire(now=datetime(2026, 1, 1, 0, 30, tzinfo=timezone.utc)).expired == [eid]

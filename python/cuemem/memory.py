@@ -62,8 +62,10 @@ TimeArg = datetime | date | None
 _PROGRESS_EVERY = 5_000
 
 #: The keys an imported record may carry.
+#: The keys an imported item may hold: ``narrative`` and every keyword of ``remember``.
 _REMEMBER_KEYS = frozenset(
-    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject", "tags"}
+    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
+     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to"}
 )
 
 
