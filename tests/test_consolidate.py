@@ -78,10 +78,18 @@ def test_low_confidence_items_take_no_part() -> None:
 
 def test_ttl_expiry_at_the_exact_boundary() -> None:
     """An item recorded exactly its TTL before now has expired; a microsecond later it is live."""
-    expired = item("a", peak=0.9, days_ago=14)
+    expired = item("a", peak=0.9, days_ago=14, kind="semantic")  # the default TTL of a semantic item: 14 days
     assert consolidate([expired], NOW) == []
     live = expired._replace(recorded_at=expired.recorded_at + timedelta(microseconds=1))
     assert len(consolidate([live], NOW)) == 1
+
+
+def test_the_default_ttl_is_the_profiles() -> None:
+    """Without a hook, a preference lives 7 days and a price 30 minutes, as the medium profile says."""
+    week = item("a", peak=0.9, days_ago=7)
+    assert consolidate([week], NOW) == [] and len(consolidate([week._replace(recorded_at=week.recorded_at + timedelta(microseconds=1))], NOW)) == 1
+    price = item("p", peak=0.9, days_ago=0, kind="semantic")._replace(type="price", recorded_at=NOW - timedelta(minutes=30))
+    assert consolidate([price], NOW) == []
 
 
 def test_the_ttl_hook_decides_per_kind() -> None:
@@ -152,6 +160,10 @@ def test_promotions_partition_the_eligible_items(items: list[Item]) -> None:
     assert consolidate(list(reversed(items)), NOW) == plan
 
 
+#: Every type and kind lives 14 days (the profile gives preferences 7).
+_FORTNIGHT = ConsolidationConfig(ttl=lambda type, kind: timedelta(days=14))
+
+
 def _short(mem: Memory, text: str, day: int, **kw: object) -> str:
     at = datetime(2026, 6, day, 9, tzinfo=timezone.utc)
     return mem.remember(text, tier="short", kind="preference", now=at, **kw)  # type: ignore[arg-type]
@@ -164,7 +176,7 @@ def test_memory_consolidate_writes_long_term_records(tmp_path: Path) -> None:
         b = _short(mem, "prefers green tea", 2, subject="drink")
         c = _short(mem, "furious about the outage", 3, salience={"affect": 0.95})
         d = _short(mem, "mentioned the weather", 3)
-        report = mem.consolidate(now=NOW, config=ConsolidationConfig())  # every kind lives 14 days
+        report = mem.consolidate(now=NOW, config=_FORTNIGHT)  # every kind lives 14 days
         assert (report.considered, report.sources, report.by_repetition, report.by_intensity) == (4, 3, 1, 1)
         records = [mem.get(i) for i in report.promoted]
         assert {r.sources for r in records} == {(a, b), (c,)}
@@ -172,7 +184,7 @@ def test_memory_consolidate_writes_long_term_records(tmp_path: Path) -> None:
         merged = next(r for r in records if r.subject == "drink")
         assert merged.narrative == "prefers tea\nprefers green tea" and merged.kind.value == "preference"
         assert merged.occurred_at == date(2026, 6, 2)
-        again = mem.consolidate(now=NOW + timedelta(days=1), config=ConsolidationConfig())
+        again = mem.consolidate(now=NOW + timedelta(days=1), config=_FORTNIGHT)
         assert again.promoted == () and again.considered == 1
         assert d in mem and mem.get(a).tier.value == "short"
     with Memory.open(tmp_path) as mem:
@@ -197,7 +209,7 @@ def test_recall_shows_the_consolidated_record_first(tmp_path: Path) -> None:
     with Memory.open(tmp_path, fsync="never") as mem:
         a = _short(mem, "prefers tea", 1, subject="drink", salience={"urgency": 0.5})
         b = _short(mem, "prefers green tea", 2, subject="drink")
-        (lt,) = mem.consolidate(now=NOW, config=ConsolidationConfig()).promoted
+        (lt,) = mem.consolidate(now=NOW, config=_FORTNIGHT).promoted
         hits = [h.id for h in mem.recall({"tier": "short"}, now=NOW, k=5).hits]
         assert hits == [lt, a, b]
         assert [h.id for h in mem.recall({"tier": "short"}, now=NOW, k=1).hits] == [lt]

@@ -27,6 +27,10 @@ def written(id: str, statement: str, subject: str) -> Policy:
         ("金曜日にデプロイしません", 1),
         ("レビューを省略しないでください", 1),
         ("本番での直接編集は禁止", 1),
+        ("必ずレビューする", 0),
+        ("必ずレビューしない", 1),
+        ("まずテストする", 0),
+        ("危ない操作を確認する", 0),
     ],
 )
 def test_parity(text: str, odd: int) -> None:

@@ -202,7 +202,7 @@ class Memory(LifecycleMethods, PolicyMethods):
             text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
             mem = cls(layout, journal, notes, indexes, lock, report, text, text_weights, text_report)
             mem._profile = chosen
-            mem._notes_edited = bool(scan.notes or scan.errors)
+            mem._notes_edited = bool(scan.notes or scan.errors or scan.missing)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -247,9 +247,14 @@ class Memory(LifecycleMethods, PolicyMethods):
         n = len(self._indexes) + pending
         while True:
             candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-            if candidate not in self._indexes.row_of:
+            if not self._id_taken(candidate):
                 return candidate
             n += 1
+
+    def _id_taken(self, id: str) -> bool:
+        """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""
+        state = self._indexes.lifecycle
+        return id in self._indexes.row_of or id in state.pending or id in state.decided
 
     def _episode(self, narrative: Any, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
         given = fields.pop("id", None)
@@ -262,7 +267,7 @@ class Memory(LifecycleMethods, PolicyMethods):
                 eid = self._new_id(f"{recorded_at.isoformat()}|{narrative}", pending)
         else:
             eid = given
-            if isinstance(eid, str) and (eid in self._indexes.row_of or (taken is not None and eid in taken)):
+            if isinstance(eid, str) and (self._id_taken(eid) or (taken is not None and eid in taken)):
                 raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
         return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)
 
@@ -388,6 +393,8 @@ class Memory(LifecycleMethods, PolicyMethods):
         length).
         """
         self._writable()
+        if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+            raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
         total = len(records) if isinstance(records, Sized) else 0
 
         def items() -> Iterator[tuple[int, Any, str | None]]:
@@ -810,8 +817,9 @@ class Memory(LifecycleMethods, PolicyMethods):
         return run_distillation(self, at, config or DistillationConfig(floor=self._profile.distill_floor), summarizer)
 
     def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
-        """Runs whichever jobs are due at ``now`` (default: consolidation daily at 03:00 UTC,
-        distillation weekly on Sunday at 04:00 UTC); reports what ran.
+        """Runs whichever jobs are due at ``now`` and reports what ran. By default: expiry
+        daily at 02:00 UTC, consolidation daily at 03:00, distillation weekly on Sunday at
+        04:00, policies from outcomes on Sunday at 05:00 (:data:`cuemem.jobs.DEFAULT_JOBS`).
 
         Raises:
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
@@ -836,6 +844,8 @@ class Memory(LifecycleMethods, PolicyMethods):
             hit = by_row.get(row)
             if hit is None:
                 top = self._indexes.salience.top_k(np.array([row], dtype=np.uint32), at, 1)
+                if not len(top.scores):
+                    continue  # no longer live (retired): nothing to lead with
                 hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
             out.append(hit)
         return out

@@ -220,12 +220,15 @@ class Indexes:
     def retire(self, ids: Sequence[str]) -> None:
         """Takes the rows of ``ids`` out of the cue postings and the salience table.
 
-        Their ids and journal positions stay, so ``Memory.get`` still finds them.
+        Their ids and journal positions stay, so ``Memory.get`` still finds them. What
+        they cited is no longer built upon by them: those rows count as uncited again.
         """
         rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
         if len(rows):
             self.cues.remove(rows)
             self.salience.remove(rows)
+            citers = np.frombuffer(self.citers, dtype=np.int64)
+            citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
 
     # -- the disk cache -------------------------------------------------------------
 

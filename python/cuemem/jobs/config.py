@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ..errors import InvalidArgumentError
+from ..lifecycle.profiles import PROFILES
 
 __all__ = ["DEFAULT_SHORT_TTL", "ConsolidationConfig", "DistillationConfig", "TtlFn", "default_ttl"]
 
-#: How long a short-term item lives unless its kind says otherwise.
-DEFAULT_SHORT_TTL = timedelta(days=14)
+#: How long a short-term item lives unless its type or kind says otherwise (the medium profile's).
+DEFAULT_SHORT_TTL = PROFILES["medium"].short_ttl
 
 #: (type, kind of memory) -> how long a short-term item of that type and kind lives
 #: (``None``: it never expires). ``Profile.ttl`` of :mod:`cuemem.lifecycle.profiles` is one.
@@ -24,8 +25,10 @@ TtlFn = Callable[[str, str], "timedelta | None"]
 
 
 def default_ttl(type: str, kind: str) -> timedelta | None:
-    """The short-term TTL of every type and kind: :data:`DEFAULT_SHORT_TTL` (14 days)."""
-    return DEFAULT_SHORT_TTL
+    """The short-term TTL of a type and kind under the medium profile (the one TTL rule:
+    :meth:`cuemem.lifecycle.profiles.Profile.ttl`): a price 30 minutes, a preference 7
+    days, an attribute never, anything else 14 days."""
+    return PROFILES["medium"].ttl(type, kind)
 
 
 def _unit(value: object, name: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ApprovalError, ApprovalExpiredError, CueTypeError, NotFoundError
+from ..errors import ApprovalError, ApprovalExpiredError, CueTypeError, InvalidIdError, NotFoundError
 from ..home.indexes import IndexRow, Indexes
 from ..home.results import RecallResult
 from ..home.replay import apply_lifecycle
@@ -53,6 +53,8 @@ class LifecycleMethods:
         def _now(self, now: TimeArg) -> datetime: ...
 
         def _new_id(self, episode_seed: str, pending: int = 0) -> str: ...
+
+        def _id_taken(self, id: str) -> bool: ...
 
         def get(self, id: str) -> Episode: ...
 
@@ -129,7 +131,7 @@ class LifecycleMethods:
             assert verdict.supersedes is not None
             return verdict.supersedes
         episode = Episode.create(
-            c.text, id=self._fresh_id(f"{at.isoformat()}|{c.text}"), recorded_at=at, user_id=user, type=c.category.value,
+            c.text, id=self._new_id(f"{at.isoformat()}|{c.text}"), recorded_at=at, user_id=user, type=c.category.value,
             importance=c.salience, confidence=verdict.confidence, subject=c.subject, tags=tags, origin=origin,
             tier=verdict.tier, kind=c.kind, valid_from=at, supersedes=verdict.supersedes,
             reviewed=verdict.action is not Action.QUEUE,
@@ -175,16 +177,6 @@ class LifecycleMethods:
                 apply_lifecycle(self._indexes, record)
         self._indexes.head = self._journal.head()
 
-    def _fresh_id(self, seed: str) -> str:
-        """A new record id, taken neither by a record nor by a queued write."""
-        state = self._indexes.lifecycle
-        n = 0
-        while True:
-            candidate = self._new_id(seed, n)
-            if candidate not in state.pending and candidate not in state.decided:
-                return candidate
-            n += 1
-
     # -- the approval queue ---------------------------------------------------------
 
     def approvals(self, now: TimeArg = None) -> list[Approval]:
@@ -208,6 +200,8 @@ class LifecycleMethods:
         at = self._now(now)
         record = self._pending(id, at)
         queued = Episode.from_json(record["episode"])
+        if queued.id in self._indexes.row_of:
+            raise InvalidIdError(f"id {queued.id!r} already names a record; the queued write cannot take it", "id")
         key = str(record["subject"])
         current = self._indexes.lifecycle.current(key)
         fields = {name: getattr(queued, name) for name in queued.__dataclass_fields__}

@@ -8,7 +8,7 @@ notes through a :class:`~.judge.PolicyBook` cached per state of the notes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,9 @@ from .notes import policy_of_note
 __all__ = ["PolicyMethods"]
 
 TimeArg = datetime | date | None
+
+# Valid time of a retired policy whose file is gone starts just before its retirement.
+_INSTANT = timedelta(microseconds=1)
 
 
 class PolicyMethods:
@@ -84,11 +87,17 @@ class PolicyMethods:
             self._write_note_fields(policy_note_fields(policy), at)
             written.append(policy.id)
         mined_ids = {p.id for p in mined}
-        gone = [self._notes.read(pid) for pid, p in sorted(known.items()) if p.generated and pid not in mined_ids]
-        retired = [n.id for n in gone if is_mined_policy(n)]
-        for note in gone:
-            if note.id in retired:
-                self._write_note_fields({**note.fields(), "valid_from": note.valid_from, "valid_to": at}, at)
+        retired = []
+        for pid, p in sorted(known.items()):
+            if not p.generated or pid in mined_ids:
+                continue
+            try:
+                fields = self._notes.read(pid).fields()
+            except NotFoundError:  # a person deleted the file: retire what the book held
+                fields = {**policy_note_fields(p), "valid_from": at - _INSTANT}
+            if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):
+                retired.append(pid)
+                self._write_note_fields({**fields, "valid_to": at}, at)
         return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
 
     def policies(self) -> list[Policy]:
@@ -107,7 +116,8 @@ class PolicyMethods:
             cues: The situation, dimension -> value(s), as for :meth:`recall`.
             text: A description of the situation; the cue values of known policies that
                 occur in it as words join the situation.
-            now: Resolves time phrases and decides which policies are current.
+            now: Resolves time phrases in the cues. Current policies are those whose
+                note has no ``valid_to`` (retired ones are left out).
 
         Raises:
             InvalidArgumentError: neither cues nor text given.

@@ -66,7 +66,8 @@ class PolicyBook:
                 lists[cue].append(i)
         self._lists: dict[tuple[str, str], list[int]] = dict(lists)
         self._postings: dict[tuple[str, str], npt.NDArray[np.intp]] = {c: np.asarray(v, dtype=np.intp) for c, v in lists.items()}
-        self._length_list = [len(set(p.cause)) for p in self._policies]
+        # A policy without a cause applies nowhere: a length no count can reach.
+        self._length_list = [len(set(p.cause)) or -1 for p in self._policies]
         self._lengths = np.asarray(self._length_list, dtype=np.intp)
         self._values = sorted({v for _, v in lists}, key=lambda v: (-len(v), v))
         self._cues_of: dict[str, list[tuple[str, str]]] = defaultdict(list)

@@ -21,6 +21,9 @@ _EN_NEGATION = re.compile(
 )
 # Longest first, so one marker is counted once: 「しないで」 is one negation, not two.
 _JA_NEGATION = ("なかった", "ないで", "ません", "べからず", "禁止", "するな", "ない", "ず")
+# Words that hold a marker's kana without negating: 必ず (always), まず (first), はず
+# (expected), ずつ (each), ずっと (all along), 少ない (few), 危ない (dangerous).
+_JA_NOT_NEGATION = ("必ず", "まず", "はず", "ずつ", "ずっと", "少ない", "危ない")
 _JA_ENDINGS = re.compile(r"(?:ください|しましょう|します|する|して|した|し|ます|です|だ|る|。|、)+$")
 _FILLER = frozenset({"do", "does", "did", "to", "the", "a", "an", "please", "always", "should", "must", "we", "you", "i", "ever"})
 _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
@@ -41,6 +44,8 @@ def parity(text: str) -> int:
     t = _normal(text)
     count = len(_EN_NEGATION.findall(t))
     for run in _CJK.findall(t):
+        for word in _JA_NOT_NEGATION:
+            run = run.replace(word, " ")
         for marker in _JA_NEGATION:
             count += run.count(marker)
             run = run.replace(marker, " ")

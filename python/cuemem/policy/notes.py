@@ -63,8 +63,14 @@ def _listed(value: str) -> tuple[str, ...]:
 
 
 def policy_of_note(note: Note) -> Policy | None:
-    """The policy a note of kind ``policy`` holds, or None for any other note."""
+    """The policy a note of kind ``policy`` holds, or None for any other note.
+
+    A generated note of kind ``policy`` without a polarity tag is the top rung of the
+    abstraction ladder (a summary of faded memories), not a rule with a cause: None.
+    """
     if note.kind is not Kind.POLICY:
+        return None
+    if note.generated and not any(t in (Polarity.MITIGATE.value, Polarity.REINFORCE.value) for t in note.tags):
         return None
     cause: Cause = tuple(sorted((d, v) for d, _, v in (t.partition("=") for t in note.tags) if d and v))
     statement = note.body.strip().split("\n\n", 1)[0].strip()

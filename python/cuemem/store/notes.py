@@ -40,6 +40,8 @@ class NoteScan:
     notes: list[Note] = field(default_factory=list)
     #: One error per ``.md`` file that could not be read as a note, sorted by path.
     errors: list[NoteFormatError] = field(default_factory=list)
+    #: Ids the caller knew (``scan(known=...)``) whose file is gone, sorted.
+    missing: list[str] = field(default_factory=list)
 
 
 class NoteStore:
@@ -167,11 +169,13 @@ class NoteStore:
             raise StorageError(f"cannot list {self._dir}: {exc}") from exc
         notes: list[Note] = []
         errors: list[NoteFormatError] = []
+        seen: set[str] = set()
         for entry in entries:
             if not entry.name.endswith(_SUFFIX) or entry.name.startswith("."):
                 continue
             path = self._dir / entry.name
             stem = entry.name[: -len(_SUFFIX)]
+            seen.add(stem)
             try:
                 if not path.is_file():
                     continue
@@ -187,7 +191,8 @@ class NoteStore:
             except (SchemaError, NotFoundError, StorageError) as exc:
                 errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
         notes.sort(key=lambda n: n.id)
-        return NoteScan(notes=notes, errors=errors)
+        missing = sorted(set(known) - seen) if known is not None else []
+        return NoteScan(notes=notes, errors=errors, missing=missing)
 
     def fingerprint(self, id: str) -> str:
         """The SHA-256 of note ``id``'s file bytes, in hex: it changes whenever the file does.

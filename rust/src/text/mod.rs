@@ -41,8 +41,11 @@ pub struct TextRecall {
 pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, query: &Query, ask: &TextQuery<'_>) -> Result<TextRecall> {
     ask.weights.validate()?;
     if query.include.is_empty() && query.exclude.is_empty() {
-        let full_scan = index.live().len();
-        let hits = rank(text_index, table, None, ask)?;
+        let live = index.live();
+        let full_scan = live.len();
+        // The live rows are the candidates: removed (retired) rows stay in the text
+        // index but must not come back through it.
+        let hits = rank(text_index, table, Some(live), ask)?;
         return Ok(TextRecall { hits, total: full_scan, examined: 0, full_scan });
     }
     let pruned = index.prune(query)?;
