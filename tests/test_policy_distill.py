@@ -184,3 +184,9 @@ def test_judge_returns_exactly_the_policies_whose_cause_holds(history: list[Epis
     got = PolicyBook(policies).judge(situation)
     assert {p.id for p in got.policies} == {p.id for p in policies if p.applies(situation)}
     assert all(p.applies(situation) for p in got.policies)
+
+
+def test_a_policy_book_refuses_what_is_not_a_policy() -> None:
+    """PolicyBook raises a typed error for an item that is not a Policy."""
+    with pytest.raises(CueTypeError):
+        PolicyBook(["not a policy"])  # type: ignore[list-item]

@@ -27,7 +27,7 @@ from ..errors import CorruptRecordError, SchemaError, StorageError
 from ..home.indexes import IndexRow, Indexes
 from ..home.replay import gc_paused
 from ..schema import Episode, Level, Note, Origin, Tier
-from ..store.fsync import FsyncPolicy, sync, sync_directory
+from ..store.fsync import FsyncPolicy, replace_file, sync_directory
 from ..store.journal import Position
 from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
@@ -161,16 +161,7 @@ def _write_note_files(mem: Memory, notes: Sequence[Note]) -> list[bytes]:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for path, data in encoded:
-            temp = path.with_name(f".{path.name}.job.tmp")
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                sync(fd, per_file)
-            finally:
-                os.close(fd)
-            os.replace(temp, path)
+            replace_file(path, data, per_file)
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot write a note under {directory}: {exc.strerror}") from None
     if batched:

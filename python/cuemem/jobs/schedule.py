@@ -8,6 +8,7 @@ up; one run catches up.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone
 
@@ -22,12 +23,12 @@ def _aware(moment: object, name: str) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
-class Schedule:
-    """A calendar rule: the instants a job is due at."""
+class Schedule(ABC):
+    """A calendar rule: the instants a job is due at. Subclasses say which instants."""
 
+    @abstractmethod
     def latest(self, now: datetime) -> datetime:
         """The latest scheduled instant at or before ``now`` (UTC)."""
-        raise NotImplementedError
 
     def due(self, last: datetime | None, now: datetime) -> bool:
         """Whether a job last run at ``last`` (None: never) is due at ``now``.
@@ -48,9 +49,9 @@ class Schedule:
         return self.latest(at) + self.period
 
     @property
+    @abstractmethod
     def period(self) -> timedelta:
         """The time between two scheduled instants."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,15 @@ judgement costs the postings of the situation's cues, not the number of policies
 from __future__ import annotations
 
 import re
-from itertools import chain
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import CueTypeError
 from .model import Policy
 
 __all__ = ["Judgement", "PolicyBook"]
@@ -58,6 +59,14 @@ class PolicyBook:
     """
 
     def __init__(self, policies: Sequence[Policy]) -> None:
+        """Indexes ``policies``.
+
+        Raises:
+            CueTypeError: an item is not a :class:`~cuemem.policy.Policy`.
+        """
+        for p in policies:
+            if not isinstance(p, Policy):
+                raise CueTypeError(f"a policy book holds Policy objects, got {type(p).__name__}")
         self._policies = sorted(policies, key=lambda p: (-p.confidence, -len(p.cause), p.id))
         self._by_id = {p.id: p for p in self._policies}
         lists: dict[tuple[str, str], list[int]] = defaultdict(list)

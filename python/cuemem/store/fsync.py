@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..errors import StorageError
 
-__all__ = ["FsyncPolicy", "sync", "sync_directory"]
+__all__ = ["FsyncPolicy", "replace_file", "sync", "sync_directory", "write_atomic"]
 
 
 class FsyncPolicy(str, Enum):
@@ -77,15 +77,12 @@ def sync_directory(path: Path, policy: FsyncPolicy) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
-    """Replaces ``path`` with ``data`` so that readers see the old file or the new one.
-
-    Writes a temporary file beside it, syncs it, renames it over ``path`` and syncs
-    the directory (each sync as ``policy`` says).
+def replace_file(path: Path, data: bytes, policy: FsyncPolicy) -> None:
+    """Writes ``data`` to a temporary file beside ``path``, syncs it (as ``policy``
+    says) and renames it over ``path``; the directory is left for the caller to sync.
 
     Raises:
-        StorageError: the file system refused; ``path`` is as it was and no temporary
-            file is left behind.
+        OSError: the file system refused; no temporary file is left behind.
     """
     temp = path.with_name(f".{path.name}.tmp")
     try:
@@ -98,7 +95,23 @@ def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWA
         finally:
             os.close(fd)
         os.replace(temp, path)
-    except OSError as exc:
+    except OSError:
         temp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
+    """Replaces ``path`` with ``data`` so that readers see the old file or the new one.
+
+    Writes a temporary file beside it, syncs it, renames it over ``path`` and syncs
+    the directory (each sync as ``policy`` says).
+
+    Raises:
+        StorageError: the file system refused; ``path`` is as it was and no temporary
+            file is left behind.
+    """
+    try:
+        replace_file(path, data, policy)
+    except OSError as exc:
         raise StorageError(f"cannot write {path}: {exc}") from exc
     sync_directory(path.parent, policy)
