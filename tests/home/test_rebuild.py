@@ -55,7 +55,7 @@ def remember(mem: Memory, items: list[dict[str, Any]]) -> list[str]:
 
 def index_bytes(home: Path) -> dict[str, bytes]:
     """Every file of ``home/index`` by name (the text index's directory, whose segment
-    names are random, is checked by result in tests/test_text.py)."""
+    names are random, is checked by result in tests/text/test_text.py)."""
     return {p.name: p.read_bytes() for p in sorted((home / "index").iterdir()) if p.is_file()}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from cuemem.errors import CueTypeError, InvalidArgumentError, UnknownDimensionEr
 from cuemem.text import TextHit, TextWeights, text_directory
 
 NOW = datetime(2026, 6, 15, tzinfo=timezone.utc)
+T = datetime(2026, 6, 1, 9, tzinfo=timezone.utc)
 TEXT_ONLY = TextWeights(salience=0.0)
 
 #: Known BM25 order for "apple": more occurrences, then shorter documents, first.
@@ -307,3 +308,15 @@ def test_cue_and_text_equal_brute_force_filter_then_rank(
         scan = core.search(text, cands, limit=k, plan="scan")
         seek = core.search(text, cands, limit=k, plan="seek")
         assert scan[0].tolist() == seek[0].tolist() and scan[1].tolist() == pytest.approx(seek[1].tolist())
+
+
+def test_text_recall_leaves_retired_records_out(tmp_path: Path) -> None:
+    """A short-term record retired by its TTL is gone from text recall too, live and after a rebuild."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        gone = mem.remember("zebra crossing repainted", tier="short", now=T)
+        kept = mem.remember("zebra at the zoo", now=T)
+        later = T + timedelta(days=30)
+        assert mem.expire(now=later).expired == [gone]
+        assert [h.id for h in mem.recall(text="zebra", now=later).hits] == [kept]
+        mem.rebuild()
+        assert [h.id for h in mem.recall(text="zebra", now=later).hits] == [kept]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from cuemem.errors import InvalidArgumentError, NotFoundError, ReadOnlyError, Un
 from cuemem.policy import Polarity
 
 D = date(2026, 5, 1)
+T = datetime(2026, 6, 1, 9, tzinfo=timezone.utc)
 
 
 def fill(mem: Memory) -> list[str]:
@@ -177,3 +178,18 @@ def test_the_policy_cache_is_used_only_for_the_notes_it_was_made_from(tmp_path: 
     path.write_text(text.replace(old, "confidence: 0.2"))  # a person's edit, not yet synced
     with Memory.open(home, read_only=True) as mem:
         assert {p.id: p.confidence for p in mem.policies()}[pid] == 0.2
+
+
+def test_a_deleted_policy_file_is_not_served_from_the_cache_and_retires_cleanly(tmp_path: Path) -> None:
+    """A person deletes a policy's note: reopened, the home no longer lists it; distilling again does not crash."""
+    with Memory.open(tmp_path) as mem:
+        for day in (1, 2, 3):
+            mem.remember("acme deal slipped", type="deal", actors=["acme"], outcome="negative", occurred_at=date(2026, 3, day),
+                         now=datetime(2026, 3, day, tzinfo=timezone.utc))
+        mem.distill_policies(now=T)
+        (pid,) = [p.id for p in mem.policies()]
+    (tmp_path / "notes" / f"{pid}.md").unlink()
+    with Memory.open(tmp_path) as mem:
+        assert mem.open_report is not None and mem.policies() == []
+        report = mem.distill_policies(min_support=2, now=T + timedelta(days=1))
+        assert report.written == [pid] and [p.id for p in mem.policies()] == [pid]

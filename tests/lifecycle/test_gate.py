@@ -202,3 +202,15 @@ def test_observe_takes_any_text(tmp_path_factory: pytest.TempPathFactory, text: 
         pending = {a.id for a in mem.approvals()}
         held = {w.id for w in mem.working()}
         assert all(i in mem or i in pending or i in held for i in ids)
+
+
+def test_a_queued_write_and_remember_never_share_an_id(tmp_path: Path) -> None:
+    """The same sentence remembered at the same instant as a queued write gets another id; approving keeps both rows."""
+    with Memory.open(tmp_path, fsync="never", profile="high") as mem:
+        (queued,) = mem.observe("I prefer green tea.", now=T0)
+        direct = mem.remember("I prefer green tea.", now=T0)
+        assert direct != queued
+        assert mem.approve(queued, now=T0 + timedelta(hours=1)) == queued
+        assert sorted(mem.ids()) == sorted([queued, direct])
+        mem.rebuild()
+        assert sorted(mem.ids()) == sorted([queued, direct]) and mem._indexes.skipped == []

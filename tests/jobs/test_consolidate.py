@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from cuemem import Memory
 from cuemem.errors import CueTypeError, InvalidArgumentError, ReadOnlyError
 from cuemem.jobs import ConsolidationConfig, Item, consolidate, group_key
 from cuemem.jobs.consolidate import promotion_id
+from cuemem.lifecycle.profiles import PROFILES
 from cuemem.salience import AXES
 
 NOW = datetime(2026, 6, 10, 3, tzinfo=timezone.utc)
+T = datetime(2026, 6, 1, 9, tzinfo=timezone.utc)
 
 
 def item(id: str, text: str = "prefers dark mode", *, subject: str | None = None, user: str = "u", conf: float = 1.0,
@@ -234,3 +237,20 @@ def test_citers_of_a_fresh_home_are_empty(tmp_path: Path) -> None:
     with Memory.open(tmp_path, fsync="never") as mem:
         _short(mem, "x", 1)
         assert np.all(np.frombuffer(mem._indexes.citers, dtype=np.int64) < 0)
+
+
+def test_recall_survives_a_retired_abstraction_and_its_sources_are_free_again(tmp_path: Path) -> None:
+    """A consolidated record retired for capacity neither breaks recall nor keeps its sources marked as cited."""
+    tight = replace(PROFILES["medium"], long_term_capacity=1)
+    with Memory.open(tmp_path, fsync="never", profile=tight) as mem:
+        mem.remember("the important one", importance=0.9, now=T)
+        a = mem.remember("lunch", tier="short", subject="lunch", now=T)
+        b = mem.remember("lunch again", tier="short", subject="lunch", now=T + timedelta(hours=1))
+        (lt,) = mem.consolidate(now=T + timedelta(hours=2)).promoted
+        assert mem.expire(now=T + timedelta(hours=3)).over_capacity == [lt]
+        assert sorted(h.id for h in mem.recall({"tier": "short"}, now=T + timedelta(hours=4)).hits) == sorted([a, b])
+        rows = [mem._indexes.row_of[i] for i in (a, b)]
+        assert all(mem._indexes.citers[r] == -1 for r in rows)
+        live_citers = list(mem._indexes.citers)
+        mem.rebuild()
+        assert list(mem._indexes.citers) == live_citers

@@ -12,7 +12,7 @@ import pytest
 
 import cuemem
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 #: Every module of the package, found by walking it (new modules are picked up).
 MODULES = ["cuemem", *sorted(m.name for m in pkgutil.walk_packages(cuemem.__path__, "cuemem.") if m.name != "cuemem._core" and not m.name.endswith(".__main__"))]
 PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)

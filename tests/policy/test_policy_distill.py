@@ -190,3 +190,13 @@ def test_a_policy_book_refuses_what_is_not_a_policy() -> None:
     """PolicyBook raises a typed error for an item that is not a Policy."""
     with pytest.raises(CueTypeError):
         PolicyBook(["not a policy"])  # type: ignore[list-item]
+
+
+def test_a_policy_without_a_cause_applies_nowhere_however_big_the_book() -> None:
+    """Judging never returns a cause-less policy, on the dict path and on the numpy path."""
+    empty = Policy("pol-empty", Polarity.MITIGATE, (), "Be careful.", (), (), 1.0, 0.0, None, (), generated=False, subject="care")
+    for n in (3, 600):
+        book = PolicyBook([empty, *(Policy(f"pol-{i}", Polarity.MITIGATE, (("actor", "acme"),), f"Avoid acme {i}", ("e1", "e2"),
+                                              (), 0.5, 0.0, None, ()) for i in range(n))])
+        got = {p.id for p in book.judge({"actor": ["acme"]}).policies}
+        assert "pol-empty" not in got and len(got) == n
