@@ -37,9 +37,28 @@ pub enum CoreError {
     #[error("unsupported index format version {found} (this build reads {supported})")]
     UnsupportedVersion { found: u32, supported: u32 },
 
+    /// The text index failed in a way that is neither the file system's nor a bad
+    /// argument's (those are [`CoreError::Io`] and [`CoreError::InvalidArgument`]);
+    /// `fault` says how, and picks the Python class.
+    #[error("text index: {detail}")]
+    TextIndex { fault: TextFault, detail: String },
+
     /// The file system said no.
     #[error(transparent)]
     Io(#[from] io::Error),
+}
+
+/// How the text index failed, for [`CoreError::TextIndex`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextFault {
+    /// Another writer holds the index directory's lock: the index is busy, not damaged.
+    Locked,
+    /// Damaged or foreign index files: bad bytes, a schema not ours, a segment file missing.
+    Corrupt,
+    /// Index files in a format (or compression) this build's text engine cannot read.
+    Incompatible,
+    /// A failure inside the text engine: a worker thread died, a lock was poisoned.
+    Internal,
 }
 
 /// Shorthand used across the core.

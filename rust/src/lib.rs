@@ -21,4 +21,4 @@ pub mod text;
 #[cfg(feature = "python")]
 mod python;
 
-pub use error::{CoreError, Result};
+pub use error::{CoreError, Result, TextFault};

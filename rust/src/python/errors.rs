@@ -1,46 +1,105 @@
 //! `CoreError` -> the `cuemem.errors` hierarchy, one class per variant.
+//!
+//! Each class the binding raises is a Rust type (`import_exception!`), so a raise
+//! site can only name a declared class. The Python classes are resolved lazily and
+//! cached; [`check_classes`] resolves every one when `_core` is imported, so a class
+//! missing from `cuemem.errors` fails that import rather than a later raise.
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyBaseException, PyImportError};
 use pyo3::prelude::*;
+use pyo3::types::PyType;
 
-use crate::error::CoreError;
+use crate::error::{CoreError, TextFault};
 
-/// Instantiates `cuemem.errors.<class>(*args)` as a `PyErr`.
-fn raise<'py>(py: Python<'py>, class: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
-    let made = py
-        .import("cuemem.errors")
-        .and_then(|m| m.getattr(class))
-        .and_then(|cls| cls.call1(args));
-    match made {
-        Ok(exc) => PyErr::from_value(exc),
-        Err(import_failed) => PyRuntimeError::new_err(format!("cuemem.errors.{class} unavailable: {import_failed}")),
+/// Declares each raised class of `cuemem.errors` and the list [`check_classes`] walks.
+macro_rules! raised_classes {
+    ($($class:ident),+ $(,)?) => {
+        $(pyo3::import_exception!(cuemem.errors, $class);)+
+
+        /// Every `cuemem.errors` class the binding raises, by name.
+        const RAISED: &[&str] = &[$(stringify!($class)),+];
+    };
+}
+
+raised_classes!(
+    CuememError,
+    CueTypeError,
+    UnknownDimensionError,
+    InvalidDimensionError,
+    ShapeError,
+    InvalidValueError,
+    InvalidArgumentError,
+    CorruptIndexError,
+    UnsupportedVersionError,
+    StorageError,
+    MissingFileError,
+    HomeLockedError,
+);
+
+/// Fails (an `ImportError`) unless `cuemem.errors` defines every raised class as an
+/// exception class.
+pub fn check_classes(py: Python<'_>) -> PyResult<()> {
+    let module = py.import("cuemem.errors")?;
+    for &name in RAISED {
+        let found = module.getattr(name).ok();
+        let ok = match found.as_ref().map(|c| c.cast::<PyType>()) {
+            Some(Ok(cls)) => cls.is_subclass_of::<PyBaseException>()?,
+            _ => false,
+        };
+        if !ok {
+            return Err(PyImportError::new_err(format!("cuemem.errors.{name} is not an exception class; the native core raises it")));
+        }
     }
+    Ok(())
+}
+
+/// `OSError`-style arguments: `(errno, message)` when there is an OS error code.
+fn os_error<E: pyo3::PyTypeInfo>(e: &std::io::Error, msg: String) -> PyErr {
+    match e.raw_os_error() {
+        Some(code) => PyErr::new::<E, _>((code, e.to_string())),
+        None => PyErr::new::<E, _>((msg,)),
+    }
+}
+
+/// `errno.EWOULDBLOCK` of this platform, as Python's `errno` module has it.
+fn ewouldblock(py: Python<'_>) -> Option<i32> {
+    py.import("errno").and_then(|m| m.getattr("EWOULDBLOCK")).and_then(|v| v.extract()).ok()
 }
 
 /// The exhaustive mapping: a new variant without a class does not compile.
 pub fn to_py(py: Python<'_>, err: CoreError) -> PyErr {
     let msg = err.to_string();
     match err {
-        CoreError::UnknownDimension(_) => raise(py, "UnknownDimensionError", (msg,)),
-        CoreError::InvalidDimension { .. } => raise(py, "InvalidDimensionError", (msg,)),
-        CoreError::ShapeMismatch { .. } => raise(py, "ShapeError", (msg,)),
-        CoreError::InvalidValue { .. } => raise(py, "InvalidValueError", (msg,)),
-        CoreError::InvalidArgument { .. } => raise(py, "InvalidArgumentError", (msg,)),
-        CoreError::Corrupt(_) => raise(py, "CorruptIndexError", (msg,)),
-        CoreError::UnsupportedVersion { .. } => raise(py, "UnsupportedVersionError", (msg,)),
+        CoreError::UnknownDimension(_) => PyErr::new::<UnknownDimensionError, _>((msg,)),
+        CoreError::InvalidDimension { .. } => PyErr::new::<InvalidDimensionError, _>((msg,)),
+        CoreError::ShapeMismatch { .. } => PyErr::new::<ShapeError, _>((msg,)),
+        CoreError::InvalidValue { .. } => PyErr::new::<InvalidValueError, _>((msg,)),
+        CoreError::InvalidArgument { .. } => PyErr::new::<InvalidArgumentError, _>((msg,)),
+        CoreError::Corrupt(_) => PyErr::new::<CorruptIndexError, _>((msg,)),
+        CoreError::UnsupportedVersion { .. } => PyErr::new::<UnsupportedVersionError, _>((msg,)),
+        CoreError::TextIndex { fault, .. } => match fault {
+            // A BlockingIOError, as the home's own writer lock raises it.
+            TextFault::Locked => match ewouldblock(py) {
+                Some(code) => PyErr::new::<HomeLockedError, _>((code, msg)),
+                None => PyErr::new::<HomeLockedError, _>((msg,)),
+            },
+            TextFault::Corrupt => PyErr::new::<CorruptIndexError, _>((msg,)),
+            TextFault::Incompatible => PyErr::new::<UnsupportedVersionError, _>((msg,)),
+            TextFault::Internal => PyErr::new::<CuememError, _>((msg,)),
+        },
         CoreError::Io(e) => {
-            let class = if e.kind() == std::io::ErrorKind::NotFound { "MissingFileError" } else { "StorageError" };
-            match e.raw_os_error() {
-                Some(code) => raise(py, class, (code, e.to_string())),
-                None => raise(py, class, (msg,)),
+            if e.kind() == std::io::ErrorKind::NotFound {
+                os_error::<MissingFileError>(&e, msg)
+            } else {
+                os_error::<StorageError>(&e, msg)
             }
         }
     }
 }
 
 /// A wrong Python type at the boundary (including a wrong numpy dtype).
-pub fn type_error(py: Python<'_>, msg: String) -> PyErr {
-    raise(py, "CueTypeError", (msg,))
+pub fn type_error(_py: Python<'_>, msg: String) -> PyErr {
+    PyErr::new::<CueTypeError, _>((msg,))
 }
 
 /// `Result<T, CoreError>` -> `PyResult<T>`.

@@ -22,6 +22,7 @@ use crate::salience::{Params, AXES};
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    errors::check_classes(py)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("AXES", PyTuple::new(py, AXES)?)?;
     let defaults = Params::default();

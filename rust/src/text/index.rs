@@ -27,8 +27,9 @@ use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextO
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
 
+use super::fault::tantivy_error;
 use super::tokenize::{terms, Analyzer};
-use crate::error::{CoreError, Result};
+use crate::error::{CoreError, Result, TextFault};
 
 /// A candidate costs about this many posting entries to seek to; the seek plan is
 /// chosen when the candidates cost less than walking the query's postings.
@@ -46,17 +47,6 @@ pub enum Plan {
     Scan,
     /// Look up each candidate's document.
     Seek,
-}
-
-/// Maps a tantivy error onto the core's error kinds.
-pub(crate) fn tantivy_error(e: TantivyError) -> CoreError {
-    match e {
-        TantivyError::IoError(io) => CoreError::Io(std::io::Error::new(io.kind(), io.to_string())),
-        TantivyError::InvalidArgument(reason) => CoreError::InvalidArgument { name: "text index", reason },
-        // Another writer holds the directory: a busy resource, not damage.
-        TantivyError::LockFailure(_, msg) => CoreError::Io(std::io::Error::new(std::io::ErrorKind::WouldBlock, format!("text index is locked by another writer: {}", msg.unwrap_or_default()))),
-        other => CoreError::Corrupt(format!("text index: {other}")),
-    }
 }
 
 /// Rows of one segment: the set, and (row, document) pairs sorted by row.
@@ -146,31 +136,38 @@ impl TextIndex {
     /// Opens the index in `dir`, creating it (and `dir`) when absent and `writable`.
     ///
     /// Errors: [`CoreError::Io`] when the directory cannot be used (or holds no index
-    /// and is not `writable`), [`CoreError::Corrupt`] when it holds an index of
-    /// another schema or damaged files.
+    /// and is not `writable`); [`CoreError::TextIndex`] with [`TextFault::Corrupt`]
+    /// when it holds an index of another schema or damaged files,
+    /// [`TextFault::Incompatible`] when its format is not this build's, and
+    /// [`TextFault::Locked`] when `writable` and another writer holds its lock.
     pub fn open(dir: &Path, analyzer: Analyzer, writable: bool) -> Result<Self> {
         if writable {
             std::fs::create_dir_all(dir)?;
         }
-        let directory = MmapDirectory::open(dir).map_err(|e| CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())))?;
+        // The directory's errors name only files inside it: say which index it is.
+        let here = |e: TantivyError| match tantivy_error(e) {
+            CoreError::TextIndex { fault, detail } => CoreError::TextIndex { fault, detail: format!("{}: {detail}", dir.display()) },
+            other => other,
+        };
+        let directory = MmapDirectory::open(dir).map_err(|e| here(e.into()))?;
         let (expected, body, row) = schema(analyzer);
-        let exists = Index::exists(&directory).map_err(|e| CoreError::Corrupt(format!("text index: {e}")))?;
+        let exists = Index::exists(&directory).map_err(|e| here(e.into()))?;
         let index = if exists {
-            let index = Index::open(directory).map_err(tantivy_error)?;
+            let index = Index::open(directory).map_err(here)?;
             if index.schema() != expected {
-                return Err(CoreError::Corrupt(format!("text index in {} has another schema", dir.display())));
+                return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{} holds an index of another schema", dir.display()) });
             }
             index
         } else if writable {
-            Index::create(directory, expected, Default::default()).map_err(tantivy_error)?
+            Index::create(directory, expected, Default::default()).map_err(here)?
         } else {
             return Err(CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, format!("no text index in {}", dir.display()))));
         };
         index.tokenizers().register(analyzer.name(), analyzer.build());
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tantivy_error)?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(here)?;
         let writer = if writable {
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
-            Some(index.writer_with_num_threads(threads, WRITER_BYTES).map_err(tantivy_error)?)
+            Some(index.writer_with_num_threads(threads, WRITER_BYTES).map_err(here)?)
         } else {
             None
         };
@@ -412,6 +409,19 @@ mod tests {
         drop(t);
         let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
         assert_eq!(again.num_docs(), 5);
-        assert!(TextIndex::open(dir.path(), Analyzer::PlainBigram, false).is_err());
+        assert!(matches!(TextIndex::open(dir.path(), Analyzer::PlainBigram, false), Err(CoreError::TextIndex { fault: TextFault::Corrupt, .. })));
+    }
+
+    #[test]
+    fn a_second_writer_finds_the_index_locked_not_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = corpus(dir.path());
+        match TextIndex::open(dir.path(), Analyzer::StemBigram, true) {
+            Err(CoreError::TextIndex { fault: TextFault::Locked, detail }) => assert!(detail.contains(&dir.path().display().to_string()), "{detail}"),
+            other => panic!("expected a locked text index, got {:?}", other.map(|_| ())),
+        }
+        first.close().unwrap();
+        assert!(TextIndex::open(dir.path(), Analyzer::StemBigram, true).is_ok());
+        assert!(matches!(TextIndex::open(&dir.path().join("absent"), Analyzer::StemBigram, false), Err(CoreError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
     }
 }
