@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use numpy::ndarray::Array2;
 use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBool, PyBytes, PyInt};
 use roaring::RoaringBitmap;
 
-use super::errors::{to_py, type_error};
+use super::errors::{invalid_argument, to_py, type_error};
 use crate::error::CoreError;
 
 fn describe(obj: &Bound<'_, PyAny>) -> String {
@@ -16,6 +16,46 @@ fn describe(obj: &Bound<'_, PyAny>) -> String {
         Ok(dtype) => format!("an array of dtype {dtype} and {} dimension(s)", obj.getattr("ndim").map(|n| n.to_string()).unwrap_or_default()),
         Err(_) => format!("{}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()),
     }
+}
+
+/// A count (`k`, `pool`, `limit`) from Python: the one check of it, so Python keeps none.
+///
+/// A bool or anything not a Python int is a `CueTypeError`; an int below 1 is an
+/// `InvalidArgumentError`; an int above 2**32 - 1 (even one past `i64`) is capped there,
+/// more rows than any home holds.
+pub fn count(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
+    let py = value.py();
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(type_error(py, format!("{name} must be an int, got {}", value.get_type().name()?)));
+    }
+    let positive = match value.extract::<i64>() {
+        Ok(n) => n >= 1,
+        // Past i64 either way: its sign decides.
+        Err(_) => value.gt(0)?,
+    };
+    if !positive {
+        // As `f"{value}"` would print it (an int subclass may format itself).
+        let shown = value.call_method1("__format__", ("",))?;
+        return Err(invalid_argument(py, format!("{name} must be at least 1, got {shown}")));
+    }
+    // Positive here, so only past u64 does the extraction fail.
+    let n = value.extract::<u64>().unwrap_or(u64::MAX);
+    Ok(n.min(u64::from(u32::MAX)) as usize)
+}
+
+/// `k` as a `#[pyo3(from_py_with)]` extractor: [`count`] named `k`.
+pub fn count_k(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    count(value, "k")
+}
+
+/// `pool` as a `#[pyo3(from_py_with)]` extractor: [`count`] named `pool`.
+pub fn count_pool(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    count(value, "pool")
+}
+
+/// `limit` as a `#[pyo3(from_py_with)]` extractor: [`count`] named `limit`.
+pub fn count_limit(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    count(value, "limit")
 }
 
 /// A 1-D numpy array of exactly `T`, or a typed error naming `what`.

@@ -102,6 +102,12 @@ pub fn type_error(_py: Python<'_>, msg: String) -> PyErr {
     PyErr::new::<CueTypeError, _>((msg,))
 }
 
+/// An argument outside its domain, checked at the boundary, with `msg` exactly as given
+/// (no `invalid argument {name}:` prefix, unlike [`CoreError::InvalidArgument`]).
+pub fn invalid_argument(_py: Python<'_>, msg: String) -> PyErr {
+    PyErr::new::<InvalidArgumentError, _>((msg,))
+}
+
 /// `Result<T, CoreError>` -> `PyResult<T>`.
 pub trait OrRaise<T> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T>;

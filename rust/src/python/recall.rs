@@ -3,10 +3,11 @@
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 
+use super::arrays::count_k;
 use super::cue::PyCueIndex;
 use super::errors::OrRaise;
 use super::query;
-use super::salience::{check_k, PySalienceTable, PyTopK};
+use super::salience::{PySalienceTable, PyTopK};
 use crate::recall::recall as run;
 
 /// Cue pruning plus decayed-composite top k, with the work it took.
@@ -44,10 +45,9 @@ pub fn recall(
     table: PyRef<'_, PySalienceTable>,
     cues: Option<&Bound<'_, PyAny>>,
     now: f64,
-    k: i64,
+    #[pyo3(from_py_with = count_k)] k: usize,
     exclude: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyRecall> {
-    let k = check_k(py, k)?;
     let q = query::parse(py, cues, exclude)?;
     let (index, table) = (&index.inner, &table.inner);
     let r = py.detach(|| run(index, table, &q, now, k)).or_raise(py)?;

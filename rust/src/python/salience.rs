@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadwriteArray2, PyUntypedArra
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::arrays::{array1, array2, slice1, slice2, vec1, vec2, Rows};
+use super::arrays::{array1, array2, count_k, slice1, slice2, vec1, vec2, Rows};
 use super::cue::PyPruned;
 use super::errors::{type_error, OrRaise};
 use crate::error::CoreError;
@@ -16,14 +16,6 @@ use crate::salience::{Params, SalienceTable, TopK, N_AXES};
 #[pyclass(module = "cuemem._core", name = "SalienceTable")]
 pub struct PySalienceTable {
     pub(super) inner: SalienceTable,
-}
-
-/// `k` from Python as a count; below 1 is the core's `InvalidArgument`.
-pub(super) fn check_k(py: Python<'_>, k: i64) -> PyResult<usize> {
-    if k < 1 {
-        return Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "k", reason: format!("k must be at least 1, got {k}") }));
-    }
-    Ok(k as usize)
 }
 
 /// Top k of `candidates` (numpy array, pyroaring bitmap or `Pruned`), GIL released.
@@ -105,8 +97,7 @@ impl PySalienceTable {
         Ok(vec1(py, out))
     }
 
-    fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, k: i64) -> PyResult<PyTopK> {
-        let k = check_k(py, k)?;
+    fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, #[pyo3(from_py_with = count_k)] k: usize) -> PyResult<PyTopK> {
         let top = top_k_of(&self.inner, candidates, now, k)?.or_raise(py)?;
         Ok(PyTopK::new(py, top))
     }

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use super::arrays::{slice1, vec1, Rows};
+use super::arrays::{count_k, count_limit, count_pool, slice1, vec1, Rows};
 use super::cue::{PyCueIndex, PyPruned};
 use super::errors::OrRaise;
 use super::query;
-use super::salience::{check_k, PySalienceTable};
+use super::salience::PySalienceTable;
 use crate::error::CoreError;
 use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery};
 
@@ -113,10 +113,9 @@ impl PyTextIndex {
         py: Python<'py>,
         text: &str,
         candidates: Option<&Bound<'py, PyAny>>,
-        limit: i64,
+        #[pyo3(from_py_with = count_limit)] limit: usize,
         plan: &str,
     ) -> PyResult<RowsScores<'py>> {
-        let limit = check_k(py, limit)?;
         let plan = self::plan(py, plan)?;
         let bitmap = match candidates {
             None => None,
@@ -191,16 +190,14 @@ pub fn text_recall(
     cues: Option<&Bound<'_, PyAny>>,
     text: &str,
     now: f64,
-    k: i64,
+    #[pyo3(from_py_with = count_k)] k: usize,
     exclude: Option<&Bound<'_, PyAny>>,
     text_weight: f32,
     salience_weight: f32,
     freshness_weight: f32,
     freshness_half_life_days: f64,
-    pool: i64,
+    #[pyo3(from_py_with = count_pool)] pool: usize,
 ) -> PyResult<PyTextRecall> {
-    let k = check_k(py, k)?;
-    let pool = check_k(py, pool).map_err(|_| super::errors::to_py(py, CoreError::InvalidArgument { name: "pool", reason: format!("must be >= 1, got {pool}") }))?;
     let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
