@@ -1,72 +1,61 @@
-"""``Memory``: the one facade over a home — open, remember, recall, import, notes."""
+"""``Memory``: the one facade over a home — every public method, each one call deep.
+
+Each method checks its arguments (or names the one place that does), reads the clock
+once at this edge when ``now`` is not given, and makes one call: into the
+:class:`~cuemem.home.Home` (open, get, notes, upkeep), the recall planner
+(:mod:`cuemem.home.recall`), the importer (:mod:`cuemem.home.imports`), the
+life-cycle (:class:`~cuemem.lifecycle.service.Lifecycle`), the policies
+(:class:`~cuemem.policy.service.Policies`) or the jobs (:mod:`cuemem.jobs`). Every
+write of all of them is one :meth:`Home.commit <cuemem.home.Home.commit>`.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import orjson
-
-from . import _arrays, _core
-from .errors import (
-    CuememError,
-    CueTypeError,
-    ImportFileError,
-    InvalidArgumentError,
-    InvalidIdError,
-    MissingFileError,
-    NotFoundError,
-    ReadOnlyError,
-    SchemaError,
-    StorageError,
-    UnknownDimensionError,
-)
+from . import _arrays
+from .errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
 from .home.cues import DIMENSIONS, normalize
-from .home.indexes import Batch, IndexRow, Indexes, record_sha
-from .home.layout import Layout
-from .home.replay import apply_journal, gc_paused, load_indexes
-from .home.results import HomeStats, Hit, ImportReport, OpenReport, RecallResult, SyncReport
-from .policy.facade import PolicyMethods
-from .policy.judge import PolicyBook
-from .lifecycle.facade import LifecycleMethods
-from .lifecycle.freshness import freshness_of
-from .lifecycle.profiles import Profile, profile as lifecycle_profile
-from .lifecycle.tiers import WorkingMemory
-from .salience import SalienceTable
-from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import to_datetime
-from .store.fsync import FsyncPolicy
-from .store.journal import Journal
-from .store.lock import WriterLock
-from .store.notes import NoteStore
+from .home.home import Home
+from .home.imports import import_items, jsonl_items, open_jsonl, record_items
+from .home.recall import Recaller
+from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.home import run_consolidation, run_distillation
-from .jobs.lead import lead_with_abstractions
-from .jobs.maintain import DEFAULT_JOBS, Job
+from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due
 from .jobs.maintain import maintain as run_maintenance
 from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
-from .text import DEFAULT_ANALYZER, TextCache, TextHit, TextWeights
-from .text.cache import check_analyzer
+from .lifecycle.approvals import Approval
+from .lifecycle.patterns import Pattern
+from .lifecycle.profiles import Profile
+from .lifecycle.profiles import profile as lifecycle_profile
+from .lifecycle.service import Lifecycle
+from .lifecycle.tiers import ExpiryReport, WorkingItem
+from .lifecycle.versions import Version
+from .lifecycle.workers import Worker
+from .lifecycle.writes import version_key
+from .policy.explain import Explanation
+from .policy.judge import Judgement
+from .policy.model import Policy
+from .policy.service import Policies
+from .salience import SalienceTable
+from .schema import Kind, Level, Note, Origin, Tier
+from .schema.fields import choice, to_datetime, validate_id
+from .schema.fields import text as text_field
+from .store import records as rec
+from .store.fsync import FsyncPolicy
+from .store.note_versions import next_versions, synced_versions
+from .text import DEFAULT_ANALYZER, TextWeights
+from .text.recipe import check_analyzer
 
 __all__ = ["Memory"]
 
 TimeArg = datetime | date | None
-
-#: Items between two progress reports of an import.
-_PROGRESS_EVERY = 5_000
-
-#: The keys an imported record may carry.
-#: The keys an imported item may hold: ``narrative`` and every keyword of ``remember``.
-_REMEMBER_KEYS = frozenset(
-    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
-     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to"}
-)
 
 
 def _edge_now(now: TimeArg) -> datetime:
@@ -80,7 +69,18 @@ def _edge_now(now: TimeArg) -> datetime:
     raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
-class Memory(LifecycleMethods, PolicyMethods):
+def _subject_key(subject: object, user_id: object) -> str:
+    """The version key of ``subject`` for ``user_id``.
+
+    Raises:
+        CueTypeError: ``subject`` is not a string. SchemaError: blank subject or bad user id.
+    """
+    if not isinstance(subject, str):
+        raise CueTypeError(f"subject must be a string, got {type(subject).__name__}")
+    return version_key(validate_id(user_id, "user_id"), text_field(subject, "subject").strip())
+
+
+class Memory:
     """An agent's memory, kept in a home directory.
 
     Open one with :meth:`Memory.open` (a context manager). The journal under
@@ -101,29 +101,11 @@ class Memory(LifecycleMethods, PolicyMethods):
         (True, 1, 1)
     """
 
-    def __init__(self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None, report: OpenReport,
-                 text: TextCache | None = None, text_weights: TextWeights | None = None, text_report: str = "") -> None:
-        self._text = text
-        self._text_weights = text_weights or TextWeights()
-        #: How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)".
-        self.text_report = text_report
-        self._layout = layout
-        self._index_dir = layout.index
-        self._journal = journal
-        self._notes = notes
-        self._indexes = indexes
-        self._lock = lock
-        self._closed = False
-        self.open_report = report
-        self._book: PolicyBook | None = None
-        #: Note files differ from their journaled versions (a person's edits, until sync).
-        self._notes_edited = bool(report.note_errors)
-        self._book_notes: dict[str, tuple[int, str]] = {}
-        self._book_head: object = None
-        # The life-cycle: the failure-cost profile, this turn's working memory, the workers.
-        self._profile = lifecycle_profile("medium")
-        self._working = WorkingMemory()
-        self._workers = {}
+    def __init__(self, home: Home, profile: Profile, text_weights: TextWeights) -> None:
+        self._home = home
+        self._recall = Recaller(home, profile, text_weights)
+        self._life = Lifecycle(home, profile)
+        self._policies = Policies(home)
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -161,7 +143,7 @@ class Memory(LifecycleMethods, PolicyMethods):
             HomeLockedError: another process writes this home.
             StorageError: the directory cannot be created or read.
         """
-        layout = Layout(Path(_arrays.path(path)))
+        root = Path(_arrays.path(path))
         # Every option is checked before anything is created on disk.
         try:
             policy = FsyncPolicy(fsync)
@@ -174,55 +156,14 @@ class Memory(LifecycleMethods, PolicyMethods):
         check_analyzer(text_analyzer)
         if text_weights is not None and not isinstance(text_weights, TextWeights):
             raise CueTypeError(f"text_weights must be a TextWeights, got {type(text_weights).__name__}")
-        if read_only:
-            if not layout.journal.is_dir():
-                raise MissingFileError(2, f"no cuemem home at {layout.root}")
-        else:
-            try:
-                layout.create()
-            except OSError as exc:
-                raise StorageError(exc.errno or 0, f"cannot create home at {layout.root}: {exc.strerror}") from None
-        lock = None
-        if not read_only:
-            lock = WriterLock(layout.lock)
-            lock.acquire(timeout=lock_timeout)
-        try:
-            journal = Journal(layout.journal, fsync=policy, writable=not read_only)
-            indexes, how, caught_up = load_indexes(layout, journal, salience)
-            notes = NoteStore(layout.notes)
-            # Only files that differ from the journal's versions are parsed (a person's edits).
-            scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
-            report = OpenReport(
-                index=how,
-                caught_up=caught_up,
-                journal_problems=list(journal.problems),
-                note_errors=list(scan.errors),
-                skipped_records=list(indexes.skipped),
-            )
-            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
-            mem = cls(layout, journal, notes, indexes, lock, report, text, text_weights, text_report)
-            mem._profile = chosen
-            mem._notes_edited = bool(scan.notes or scan.errors or scan.missing)
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
-        return mem
+        home = Home.open(
+            root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer
+        )
+        return cls(home, chosen, text_weights or TextWeights())
 
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if self._lock is not None:
-                self.save_index()
-        finally:
-            if self._text is not None:
-                self._text.close()
-            self._journal.close()
-            if self._lock is not None:
-                self._lock.release()
+        self._home.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -230,46 +171,27 @@ class Memory(LifecycleMethods, PolicyMethods):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _writable(self) -> None:
-        if self._closed:
-            raise ReadOnlyError("this Memory handle is closed")
-        if self._lock is None:
-            raise ReadOnlyError("this Memory handle is read-only")
-
     @property
     def path(self) -> Path:
         """The home directory."""
-        return self._layout.root
+        return self._home.root
+
+    @property
+    def open_report(self) -> OpenReport:
+        """How the home came up: cache use, journal problems, broken note files."""
+        return self._home.report
+
+    @property
+    def text_report(self) -> str:
+        """How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)"."""
+        return self._home.text_report
+
+    @property
+    def profile(self) -> Profile:
+        """The failure-cost profile this handle was opened with."""
+        return self._life.profile
 
     # -- write ----------------------------------------------------------------------
-
-    def _new_id(self, episode_seed: str, pending: int = 0) -> str:
-        n = len(self._indexes) + pending
-        while True:
-            candidate = "ep-" + hashlib.blake2b(f"{n}|{episode_seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-            if not self._id_taken(candidate):
-                return candidate
-            n += 1
-
-    def _id_taken(self, id: str) -> bool:
-        """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""
-        state = self._indexes.lifecycle
-        return id in self._indexes.row_of or id in state.pending or id in state.decided
-
-    def _episode(self, narrative: Any, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
-        given = fields.pop("id", None)
-        if given is None:
-            # The counter (rows so far, plus this import's) keeps ids of equal narratives apart.
-            pending = len(taken) if taken is not None else 0
-            eid = self._new_id(f"{recorded_at.isoformat()}|{narrative}", pending)
-            while taken is not None and eid in taken:
-                pending += 1
-                eid = self._new_id(f"{recorded_at.isoformat()}|{narrative}", pending)
-        else:
-            eid = given
-            if isinstance(eid, str) and (self._id_taken(eid) or (taken is not None and eid in taken)):
-                raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
-        return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)
 
     def remember(
         self,
@@ -304,28 +226,26 @@ class Memory(LifecycleMethods, PolicyMethods):
         ``kind``, ``level``, ``sources``, ``taint``, valid time) are those of
         :meth:`Episode.create <cuemem.schema.Episode.create>`.
 
+        A long-term, raw record with a ``subject`` is a version of that subject: it
+        passes the write gate as :meth:`observe`'s writes do (trust by ``origin``,
+        approvals, conflicts), so remembering a changed fact supersedes the current
+        version (see :meth:`history`), and saying the current one again writes
+        nothing and returns its id; a write the gate queues returns the id it will
+        get once approved.
+
         Raises:
             SchemaError: a field breaks the schema (the error names it); nothing is written.
             InvalidIdError: the id is malformed or already taken.
             ReadOnlyError: the handle is read-only.
         """
-        self._writable()
-        recorded = _edge_now(now)
+        self._home.check_writable()
         fields = dict(
             id=id, user_id=user_id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=origin, tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
             valid_to=valid_to,
         )
-        episode = self._episode(narrative, fields, recorded)
-        stored = episode.to_json()
-        (position,) = self._journal.append([{"op": "remember", "episode": stored}], trusted=True)
-        self._indexes.add([(IndexRow.of_json(stored), position)])
-        self._indexes.lifecycle.note_remember(stored)
-        self._indexes.head = self._journal.head()
-        if self._text is not None:
-            self._text.add([len(self._indexes) - 1], [episode.narrative])
-        return episode.id
+        return self._life.remember(narrative, fields, _edge_now(now))
 
     def import_jsonl(
         self,
@@ -349,34 +269,18 @@ class Memory(LifecycleMethods, PolicyMethods):
             now: The recording time for every imported episode.
             progress: Called now and then as ``progress(bytes_read, file_size)``.
 
+        Each item passes the write gate as :meth:`remember` does; ``ids`` holds what
+        each good item returned.
+
         Raises:
             ImportFileError: bad lines (with their line numbers), nothing written.
             StorageError: the file cannot be read, or the journal cannot be written.
         """
-        self._writable()
-        try:
-            handle = open(_arrays.path(path), "rb")
-            size = os.fstat(handle.fileno()).st_size
-        except OSError as exc:
-            raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
-
-        def items() -> Iterator[tuple[int, Any, str | None]]:
-            done = 0
-            with handle:
-                for number, line in enumerate(handle, start=1):
-                    done += len(line)
-                    if progress is not None and number % _PROGRESS_EVERY == 0:
-                        progress(done, size)
-                    if not line.strip():
-                        continue
-                    try:
-                        yield number, orjson.loads(line), None
-                    except orjson.JSONDecodeError as exc:
-                        yield number, None, f"not JSON (or not UTF-8): {exc}"
-            if progress is not None:
-                progress(size, size)
-
-        return self._import(items(), skip_bad=skip_bad_lines, now=now, source=str(path))
+        self._home.check_writable()
+        at = _edge_now(now)
+        handle, size = open_jsonl(_arrays.path(path))
+        items = jsonl_items(handle, size, progress)
+        return import_items(self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path))
 
     def import_records(
         self,
@@ -392,87 +296,11 @@ class Memory(LifecycleMethods, PolicyMethods):
         ``progress(done, total)`` counts items (``total`` is 0 when ``records`` has no
         length).
         """
-        self._writable()
+        self._home.check_writable()
         if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
             raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
-        total = len(records) if isinstance(records, Sized) else 0
-
-        def items() -> Iterator[tuple[int, Any, str | None]]:
-            for number, obj in enumerate(records, start=1):
-                if progress is not None and number % _PROGRESS_EVERY == 0:
-                    progress(number, total)
-                yield number, obj, None
-
-        return self._import(items(), skip_bad=skip_bad, now=now, source="records")
-
-    @gc_paused
-    def _import(self, items: Iterable[tuple[int, Any, str | None]], *, skip_bad: bool, now: TimeArg, source: str) -> ImportReport:
-        recorded = _edge_now(now)
-        errors: list[tuple[int, str]] = []
-        taken: set[str] = set()
-        batch = Batch(len(self._indexes))
-        ids = batch.ids
-        text = self._text
-        if text is not None:
-            text.ready(self._indexes, self._journal)  # a failed import rolls back to here
-        rows: list[int] = []
-        texts: list[str] = []
-        short: list[dict[str, Any]] = []
-        try:
-            self._stage_import(items, skip_bad, source, recorded, errors, taken, batch, rows, texts, short)
-        except BaseException:
-            if text is not None:
-                text.rollback()
-            raise
-        self._indexes.extend(batch)
-        for stored in short:
-            self._indexes.lifecycle.note_remember(stored)
-        self._indexes.head = self._journal.head()
-        if text is not None:
-            text.add(rows, texts)
-        return ImportReport(count=len(ids), skipped=errors, ids=list(ids))
-
-    def _stage_import(self, items: Iterable[tuple[int, Any, str | None]], skip_bad: bool, source: str, recorded: datetime,
-                      errors: list[tuple[int, str]], taken: set[str], batch: Batch, rows: list[int], texts: list[str],
-                      short: list[dict[str, Any]]) -> None:
-        ids = batch.ids
-        text = self._text
-        with self._journal.stage() as stage:
-            for number, obj, unreadable in items:
-                if unreadable is not None:
-                    errors.append((number, unreadable))
-                    continue
-                try:
-                    if not isinstance(obj, Mapping):
-                        raise SchemaError("each item must be a JSON object", None)
-                    unknown = set(obj) - _REMEMBER_KEYS
-                    if unknown:
-                        raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
-                    if "narrative" not in obj:
-                        raise SchemaError("narrative is required", "narrative")
-                    fields = {k: v for k, v in obj.items() if k != "narrative"}
-                    episode = self._episode(obj["narrative"], fields, recorded, taken)
-                except (ValueError, TypeError) as exc:
-                    errors.append((number, str(exc)))
-                    continue
-                taken.add(episode.id)
-                stored = episode.to_json()
-                offset = stage.add({"op": "remember", "episode": stored})
-                batch.add(IndexRow.of_json(stored), 0, offset)
-                if stored["tier"] == "short":
-                    short.append(stored)
-                if text is not None:
-                    rows.append(batch.start + len(ids) - 1)
-                    texts.append(episode.narrative)
-                    if len(rows) >= 10_000:
-                        text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
-                        rows.clear()
-                        texts.clear()
-            if errors and not skip_bad:
-                shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
-                raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
-            if ids:
-                batch.place(stage.commit())
+        at = _edge_now(now)
+        return import_items(self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records")
 
     # -- read -----------------------------------------------------------------------
 
@@ -515,104 +343,27 @@ class Memory(LifecycleMethods, PolicyMethods):
         """
         if not isinstance(exclude_stale, bool):
             raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
-        if text is not None:
-            return self._recall_text(cues, text, k, now, exclude, weights, exclude_stale)
         at = _edge_now(now)
         resolved = normalize(cues, now=at)
         excluded = normalize(exclude, now=at) or None
-        k = _arrays.count(k, "k")
-        wanted = k
-        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
-        while True:
-            r = _core.recall(self._indexes.cues._inner, self._indexes.salience._inner, resolved, at.timestamp(), wanted, excluded)
-            ranked = [
-                (row, made.get(row) or made.setdefault(row, self._hit(row, score, parts, at)))
-                for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
-            ]
-            if not exclude_stale:
-                break
-            fresh = [(row, h) for row, h in ranked if not h.stale]
-            if len(fresh) >= k or len(ranked) < wanted:
-                ranked = fresh[:k]
-                break
-            wanted *= 4  # stale hits crowded the first page: look further down the ranking
-        hits = self._lead_with_abstractions([h for _, h in ranked], [row for row, _ in ranked], k, at)
-        return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
-
-    def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
-        hit = Hit(self._indexes.ids[row], score, parts, self._loader(row))
-        hit._fresh = lambda e: freshness_of(e, at, self._profile)
-        hit.stale_below = self._profile.stale_below
-        return hit
-
-    def _now(self, now: TimeArg) -> datetime:
-        return _edge_now(now)
-
-    def _can_write(self) -> bool:
-        return self._lock is not None
-
-
-    def _recall_text(
-        self,
-        cues: Mapping[str, str | Sequence[str]] | None,
-        text: str,
-        k: int,
-        now: TimeArg,
-        exclude: Mapping[str, str | Sequence[str]] | None,
-        weights: TextWeights | None,
-        exclude_stale: bool = False,
-    ) -> RecallResult:
+        # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
+        if text is None:
+            return self._recall.cues(resolved, k, at, excluded, exclude_stale)
         if not isinstance(text, str):
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         if not text.strip():
             raise InvalidArgumentError("text must hold at least one word")
         if weights is not None and not isinstance(weights, TextWeights):
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
-        at = _edge_now(now)
-        resolved = normalize(cues, now=at)
-        excluded = normalize(exclude, now=at) or None
-        k = _arrays.count(k, "k")
-        if self._text is None:
-            raise InvalidArgumentError(f"this home has no text index yet ({self.text_report}); open it writable once to build it")
-        self._text.ready(self._indexes, self._journal)
-        blend = (weights or self._text_weights).core_kwargs()
-        ids = self._indexes.ids
-        wanted = k
-        while True:
-            r = _core.text_recall(
-                self._indexes.cues._inner, self._indexes.salience._inner, self._text.core, resolved, text, at.timestamp(), wanted,
-                excluded, **blend
-            )
-            hits: list[Hit] = []
-            for row, score, bm25, t, s, f in zip(
-                r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
-            ):
-                hit = TextHit(ids[row], score, bm25, [t, s, f], self._loader(row))
-                hit._fresh = lambda e: freshness_of(e, at, self._profile)
-                hit.stale_below = self._profile.stale_below
-                hits.append(hit)
-            if not exclude_stale:
-                break
-            fresh = [h for h in hits if not h.stale]
-            if len(fresh) >= k or len(hits) < wanted:
-                hits = fresh[:k]
-                break
-            wanted *= 4  # stale hits crowded the first page: look further down the ranking
-        return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=resolved)
+        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale)
 
-    def _loader(self, row: int) -> Callable[[], Episode]:
-        return lambda: Episode.from_json(self._journal.read_at(self._indexes.position(row))["episode"])
-
-    def get(self, id: str) -> Episode:
+    def get(self, id: str) -> Any:
         """The episode with this id.
 
         Raises:
             NotFoundError: no such id in this home.
         """
-        row = self._indexes.row_of.get(id) if isinstance(id, str) else None
-        if row is None:
-            raise NotFoundError(f"no episode with id {id!r}")
-        return self._loader(row)()
+        return self._home.get(id)
 
     def cue_values(self, dimension: str) -> list[tuple[str, int]]:
         """The values of a cue dimension with how many memories carry each, most first.
@@ -622,22 +373,22 @@ class Memory(LifecycleMethods, PolicyMethods):
         """
         if dimension not in DIMENSIONS:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        cues = self._indexes.cues
-        counts = [(v, cues.count({dimension: v})) for v in cues.values(dimension)]
+        counts = [(v, self._home.count({dimension: [v]})) for v in self._home.values(dimension)]
         return sorted(counts, key=lambda vc: (-vc[1], vc[0]))
 
     def __contains__(self, id: object) -> bool:
-        return isinstance(id, str) and id in self._indexes.row_of
+        return id in self._home
 
     def __len__(self) -> int:
-        return len(self._indexes)
+        return len(self._home)
+
+    def ids(self) -> list[str]:
+        """Every episode id, in journal order."""
+        return self._home.ids()
 
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
-        count = apply_journal(self._indexes, self._journal, self._indexes.head)
-        if self._text is not None:
-            self._text.refresh()
-        return count
+        return self._home.refresh()
 
     # -- notes ----------------------------------------------------------------------
 
@@ -656,59 +407,22 @@ class Memory(LifecycleMethods, PolicyMethods):
     ) -> Note:
         """Writes a note (a new version if the id exists), file and journal both.
 
+        A person's edit of the file since its last version is kept first, as a
+        version of its own (origin user).
+
         Raises:
             SchemaError: a field breaks the schema.
             ReadOnlyError: the handle is read-only.
         """
-        self._writable()
-        at = _edge_now(now)
-        if isinstance(id, str) and id in self._indexes.notes:
-            self._keep_hand_edit(id, at)
-        version = self._indexes.notes.get(id, (0, ""))[0] + 1 if isinstance(id, str) else 1
-        note = Note.create(
-            id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence,
-            recorded_at=at, origin=origin, tags=tuple(tags), version=version,
-        )
-        self._record_note(note)
-        return note
-
-    def _record_note(self, note: Note) -> None:
-        self._notes.write(note)
-        sha = self._notes.fingerprint(note.id)
-        self._journal.append([{"op": "note", "id": note.id, "version": note.version, "sha256": sha, "markdown": note.to_markdown()}])
-        self._indexes.notes[note.id] = (note.version, sha)
-        self._indexes.head = self._journal.head()
-
-    def _keep_hand_edit(self, id: str, at: datetime) -> None:
-        """Records a person's pending edit of note ``id`` before the agent overwrites it."""
-        try:
-            sha = self._notes.fingerprint(id)
-        except CuememError:
-            return  # the file is gone; the journal holds every version
-        if sha != self._indexes.notes[id][1]:
-            try:
-                edited = self._notes.read(id)
-            except CuememError:
-                return  # unreadable: left for sync() to report; the new version replaces it
-            version = self._indexes.notes[id][0]
-            self._record_note(Note.create(**{**edited.fields(), "version": version + 1, "origin": "user", "recorded_at": at}))
-
-    def _write_note_fields(self, fields: dict[str, Any], at: datetime) -> Note:
-        nid = fields["id"]
-        if nid in self._indexes.notes:
-            self._keep_hand_edit(nid, at)
-        version = self._indexes.notes.get(nid, (0, ""))[0] + 1
-        note = Note.create(**{**fields, "recorded_at": at, "version": version})
-        self._record_note(note)
-        return note
-
-    def ids(self) -> list[str]:
-        """Every episode id, in journal order."""
-        return list(self._indexes.ids)
+        self._home.check_writable()
+        fields = dict(id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence, origin=origin, tags=tuple(tags))
+        notes = next_versions(self._home.notes, self._home.note_versions, fields, _edge_now(now))
+        self._home.commit([rec.note(n) for n in notes])
+        return notes[-1]
 
     def notes(self) -> list[Note]:
         """Every readable note, sorted by id (broken files are in ``sync().errors``)."""
-        return self._notes.scan().notes
+        return self._home.scan_notes().notes
 
     def sync(self, now: TimeArg = None) -> SyncReport:
         """Picks up note files a person edited or added, as new versions with origin user.
@@ -716,55 +430,214 @@ class Memory(LifecycleMethods, PolicyMethods):
         The person's text is kept as written; only the version metadata is advanced.
         Files that fail to parse are reported and left alone.
         """
-        self._writable()
-        at = _edge_now(now)
-        scan = self._notes.scan(known={nid: sha for nid, (_, sha) in self._indexes.notes.items()})  # changed files only
-        updated: list[str] = []
-        for note in scan.notes:
-            version = self._indexes.notes.get(note.id, (0, ""))[0]
-            edited = Note.create(**{**note.fields(), "version": version + 1, "origin": "user", "recorded_at": at})
-            self._record_note(edited)
-            updated.append(note.id)
-        self._notes_edited = bool(scan.errors)
-        return SyncReport(updated=updated, errors=list(scan.errors))
+        self._home.check_writable()
+        scan = self._home.scan_notes(changed_only=True)
+        notes = synced_versions(scan, self._home.note_versions, _edge_now(now))
+        self._home.commit([rec.note(n) for n in notes])
+        self._home.notes_edited = bool(scan.errors)
+        return SyncReport(updated=[n.id for n in notes], errors=list(scan.errors))
 
-    # -- maintenance ----------------------------------------------------------------
+    # -- upkeep ---------------------------------------------------------------------
 
     def save_index(self) -> None:
         """Writes the index cache to ``home/index`` (done on close)."""
-        last = None
-        if self._indexes.ids:
-            last = record_sha(self._journal.read_at(self._indexes.position(len(self._indexes) - 1)))
-        self._indexes.save(self._layout.index, last_record_sha=last)
-        if self._text is not None:
-            self._text.commit(self._indexes, self._journal)
+        self._home.save_index()
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
-        self._writable()
-        fresh = Indexes(SalienceTable(self._indexes.salience.weights, self._indexes.salience.half_lives_days))
-        count = apply_journal(fresh, self._journal, None)
-        self._indexes = fresh
-        if self._text is not None:
-            self._text.rebuild(fresh, self._journal)
-        self.save_index()
-        return count
+        return self._home.rebuild()
 
     def stats(self) -> HomeStats:
         """Counts and sizes of the home."""
-        s = self._indexes.cues.stats()
-        segments = sorted(self._layout.journal.glob("*.jsonl"))
-        return HomeStats(
-            episodes=len(self._indexes),
-            notes=len(self._indexes.notes),
-            dimensions=len(DIMENSIONS),
-            values=s.values,
-            postings=s.postings,
-            index_bytes=s.bytes + self._indexes.salience.nbytes,
-            journal_bytes=sum(p.stat().st_size for p in segments),
-            journal_segments=len(segments),
-            journal_problems=len(self._journal.problems),
-        )
+        return self._home.stats()
+
+    # -- the life-cycle: observe, approvals, versions, tiers, workers -----------------
+
+    def observe(
+        self,
+        text: str,
+        *,
+        now: TimeArg = None,
+        session: str | None = None,
+        origin: Origin | str = Origin.USER,
+        user_id: str = "default",
+        patterns: Sequence[Pattern] | None = None,
+    ) -> list[str]:
+        """Extracts ``text``, gates each candidate and writes it to its tier; returns the ids.
+
+        Preferences, decisions and definitions go long-term (as versions of their
+        subject), disambiguations short-term (tagged ``session:<session>``), other
+        sentences into this turn's working memory (a sentence held twice in a turn is
+        promoted to short-term), greetings nowhere. The gate may lower a write to
+        short-term (origin trusted too little), queue it for approval (sensitive, under
+        the high profile; or less confident than the current version) or find it
+        repeats the current version (its id is returned, nothing is written). The
+        call's writes are one commit.
+
+        Returns:
+            Per stored sentence: a record id (``ep-...``; for a queued write, the id it
+            will get if approved) or a working-memory id (``wm-...``).
+
+        Raises:
+            CueTypeError, InvalidArgumentError: bad ``text``, ``session`` or ``patterns``.
+            SchemaError: a bad ``origin`` or ``user_id``, or ``text`` that is not valid
+                Unicode (a lone surrogate); nothing is written.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        at = _edge_now(now)
+        if not isinstance(text, str):
+            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+        text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
+        source = choice(Origin, origin, "origin")
+        user = validate_id(user_id, "user_id")
+        return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
+
+    def approvals(self, now: TimeArg = None) -> list[Approval]:
+        """Writes waiting for a decision, oldest first; with ``now``, those not yet expired at it."""
+        return self._life.approvals(None if now is None else _edge_now(now))
+
+    def approve(self, id: str, *, now: TimeArg = None) -> str:
+        """Writes a queued record, now reviewed, as the current version of its subject; returns its id.
+
+        The record's valid time is kept; it is known (recorded) from ``now``.
+
+        Raises:
+            CueTypeError: ``id`` is not a string.
+            NotFoundError: no write with this id was ever queued.
+            ApprovalError: it is already decided.
+            ApprovalExpiredError: its approval window closed at or before ``now``.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        return self._life.approve(_arrays.string(id, "an approval id"), _edge_now(now))
+
+    def reject(self, id: str, *, now: TimeArg = None) -> None:
+        """Drops a queued write (the journal keeps it, with the decision).
+
+        Raises:
+            CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`approve`.
+        """
+        self._home.check_writable()
+        self._life.reject(_arrays.string(id, "an approval id"), _edge_now(now))
+
+    def history(self, subject: str, *, user_id: str = "default") -> list[Version]:
+        """Every adopted version of ``subject``, oldest first (retired ones included).
+
+        Raises:
+            CueTypeError: ``subject`` is not a string.
+            SchemaError: ``subject`` is blank or ``user_id`` invalid.
+        """
+        return self._life.history(_subject_key(subject, user_id))
+
+    def as_of(
+        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str = "default"
+    ) -> Version | None:
+        """The version of ``subject`` true at ``valid_at``, as known at ``known_at`` (default: all known).
+
+        True from its ``valid_from`` (inclusive) until the next version's (exclusive);
+        known from its adoption (inclusive). None when nothing was true then, or not
+        yet known.
+
+        Raises:
+            CueTypeError: ``subject`` is not a string.
+            SchemaError: a time is not a date or datetime, or ``subject`` is blank.
+        """
+        key = _subject_key(subject, user_id)
+        known = None if known_at is None else to_datetime(known_at, "known_at")
+        return self._life.as_of(key, to_datetime(valid_at, "valid_at"), known)
+
+    def working(self) -> list[WorkingItem]:
+        """What this handle holds in working memory this turn."""
+        return self._life.working()
+
+    def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str = "default") -> str:
+        """Promotes a working-memory item to short-term memory (an explicit approval); returns the record id.
+
+        Raises:
+            NotFoundError: this turn holds no item with this id.
+            SchemaError: a bad ``origin`` or ``user_id``.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        at = _edge_now(now)
+        return self._life.keep(id, at=at, origin=choice(Origin, origin, "origin"), user=validate_id(user_id, "user_id"))
+
+    def end_turn(self) -> int:
+        """Ends the turn: working memory is dropped; returns how many items it held."""
+        return self._life.end_turn()
+
+    def worker(self, name: str) -> Worker:
+        """The worker handle called ``name`` (the same one on every call).
+
+        Raises:
+            InvalidIdError: ``name`` is not a valid id.
+        """
+        return self._life.worker(validate_id(name, "name"), self)
+
+    def expire(self, now: TimeArg = None) -> ExpiryReport:
+        """Retires short-term records past their TTL and long-term ones beyond the capacity
+        bound (least salient first), and lapses expired approvals; journals all of it.
+
+        Raises:
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        return self._life.expire(_edge_now(now))
+
+    # -- policies from outcomes -------------------------------------------------------
+
+    def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
+        """Mines policies from the home's outcome episodes and keeps each as a note (D3).
+
+        A policy whose content changed gets a new note version; one no longer mined is
+        retired (a new version with ``valid_to`` = ``now``); the same episodes give
+        the same ids and the same notes. See :func:`cuemem.policy.distill_policies`
+        (which checks ``min_support`` and ``max_cues``).
+
+        Raises:
+            InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        return self._policies.distill(min_support=min_support, max_cues=max_cues, at=_edge_now(now))
+
+    def policies(self) -> list[Policy]:
+        """Every current policy (mined or written by a person), most confident first.
+
+        A policy note with a ``valid_to`` is retired and left out.
+        """
+        return list(self._policies.book())
+
+    def judge(
+        self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None
+    ) -> Judgement:
+        """The policies that apply to a situation, ranked, with their evidence and conflicts.
+
+        Args:
+            cues: The situation, dimension -> value(s), as for :meth:`recall`.
+            text: A description of the situation; the cue values of known policies that
+                occur in it as words join the situation.
+            now: Resolves time phrases in the cues. Current policies are those whose
+                note has no ``valid_to`` (retired ones are left out).
+
+        Raises:
+            InvalidArgumentError: neither cues nor text given.
+            UnknownDimensionError, CueTypeError: a malformed cue, or ``text`` not a string.
+        """
+        at = _edge_now(now)
+        if not cues and text is None:
+            raise InvalidArgumentError("judge needs a situation: cues, text or both")
+        situation = normalize(cues, now=at) if cues else {}
+        return self._policies.judge(situation, None if text is None else _arrays.string(text, "text"))
+
+    def explain(self, policy_id: str) -> Explanation:
+        """A policy's lineage: its evidence and counter-example episodes and its rivals.
+
+        Raises:
+            NotFoundError: no current policy with that id.
+        """
+        return self._policies.explain(policy_id)
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
@@ -772,26 +645,20 @@ class Memory(LifecycleMethods, PolicyMethods):
         """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
 
         Short-term items no record cites yet are grouped and promoted by repetition or
-        intensity; each promotion is a long-term record citing every member. The run
-        is journaled (``op: job``) in the same append as its records. Without
-        ``config``, the thresholds and per-type/kind TTLs are the handle's profile's.
+        intensity; each promotion is a long-term record citing every member, and
+        passes the write gate as any write does. The run is journaled (``op: job``)
+        in the same commit as its records. Without ``config``, the thresholds and
+        per-type/kind TTLs are the handle's profile's.
 
         Raises:
             InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.ConsolidationConfig`.
             ReadOnlyError: the handle is read-only.
         """
-        self._writable()
+        self._home.check_writable()
         at = _edge_now(now)
         if config is not None and not isinstance(config, ConsolidationConfig):
             raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
-        return run_consolidation(self, at, config or self._consolidation_config())
-
-    def _consolidation_config(self) -> ConsolidationConfig:
-        """Consolidation's thresholds and TTLs as the handle's failure-cost profile sets them."""
-        p = self._profile
-        return ConsolidationConfig(
-            min_occurrences=p.min_occurrences, salience_floor=p.salience_floor, min_confidence=p.min_confidence, ttl=p.ttl
-        )
+        return run_consolidation(self._home, self.profile, at, config or ConsolidationConfig.of(self.profile))
 
     def distill(
         self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None
@@ -808,13 +675,14 @@ class Memory(LifecycleMethods, PolicyMethods):
             InvalidArgumentError: ``config`` or ``summarizer`` is of the wrong kind.
             ReadOnlyError: the handle is read-only.
         """
-        self._writable()
+        self._home.check_writable()
         at = _edge_now(now)
         if config is not None and not isinstance(config, DistillationConfig):
             raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
         if summarizer is not None and not callable(summarizer):
             raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
-        return run_distillation(self, at, config or DistillationConfig(floor=self._profile.distill_floor), summarizer)
+        config = config or DistillationConfig(floor=self.profile.distill_floor)
+        return run_distillation(self._home, self.profile, at, config, summarizer)
 
     def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
         """Runs whichever jobs are due at ``now`` and reports what ran. By default: expiry
@@ -825,30 +693,24 @@ class Memory(LifecycleMethods, PolicyMethods):
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
             ReadOnlyError: the handle is read-only.
         """
-        self._writable()
+        self._home.check_writable()
+        return run_maintenance(self, self._home, _edge_now(now), self._jobs(jobs))
+
+    def last_run(self, job: str) -> datetime | None:
+        """When maintenance job ``job`` last ran in this home (from the journal), or None."""
+        return last_run(self._home, _arrays.string(job, "job"))
+
+    def next_due(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> datetime:
+        """The earliest instant at or after ``now`` when one of ``jobs`` (default: the
+        default jobs) is due.
+
+        Raises:
+            InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
+        """
+        return next_due(self._home, _edge_now(now), self._jobs(jobs))
+
+    @staticmethod
+    def _jobs(jobs: Sequence[Job] | None) -> tuple[Job, ...]:
         if jobs is not None and not isinstance(jobs, (list, tuple)):
             raise InvalidArgumentError(f"jobs must be a list or tuple of Job entries, got {type(jobs).__name__}")
-        return run_maintenance(self, _edge_now(now), DEFAULT_JOBS if jobs is None else tuple(jobs))
-
-    def _lead_with_abstractions(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
-        """Places before each hit the record that cites it (consolidated record or rung)."""
-        if not hits:
-            return hits
-        citers = np.frombuffer(self._indexes.citers, dtype=np.int64)
-        order = lead_with_abstractions(rows, citers, k)
-        if order == rows:
-            return hits
-        by_row = dict(zip(rows, hits))
-        out = []
-        for row in order:
-            hit = by_row.get(row)
-            if hit is None:
-                top = self._indexes.salience.top_k(np.array([row], dtype=np.uint32), at, 1)
-                if not len(top.scores):
-                    continue  # no longer live (retired): nothing to lead with
-                hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
-            out.append(hit)
-        return out
-
-
-
+        return DEFAULT_JOBS if jobs is None else tuple(jobs)

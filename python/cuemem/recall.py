@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import _arrays
 from ._core import Recall
 from ._core import recall as _recall
 from ._time import TimeLike, to_seconds
@@ -27,4 +26,4 @@ def recall(index: CueIndex, table: SalienceTable, cues: Cues | None, *, now: Tim
         InvalidArgumentError: ``k < 1``, a non-finite ``now``, an empty cue.
         InvalidValueError: the index holds a row the table does not.
     """
-    return _recall(index._inner, table._inner, cues, to_seconds(now), _arrays.count(k, "k"), exclude)
+    return _recall(index._inner, table._inner, cues, to_seconds(now), k, exclude)  # k: checked by the binding

@@ -154,7 +154,7 @@ class SalienceTable:
             InvalidArgumentError: ``k < 1`` or a non-finite ``now``.
             InvalidValueError: a candidate row beyond the table.
         """
-        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), _arrays.count(k, "k"))
+        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), k)  # k: checked by the binding
 
     def decay_pass(self, now: TimeLike, floor: float = 0.35, out: npt.NDArray[np.float32] | None = None) -> DecayPass:
         """Decays every row to ``now``: the weekly distillation's kernel.

@@ -733,7 +733,7 @@ def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -
     """Every keyword of remember (but now) is a key an imported item may hold, life-cycle fields included."""
     import inspect
 
-    from cuemem.memory import _REMEMBER_KEYS
+    from cuemem.home.imports import REMEMBER_KEYS as _REMEMBER_KEYS
 
     keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now"}
     assert keywords | {"narrative"} == _REMEMBER_KEYS

@@ -68,7 +68,7 @@ def rebuild_by_deleting(home: Path) -> dict[str, bytes]:
     """Deletes ``index/``, opens and closes the home (which rebuilds and saves); returns the files."""
     shutil.rmtree(home / "index")
     with Memory.open(home) as mem:
-        assert mem.open_report.index == "rebuilt (no cached index)"
+        assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "no cached index")
     return index_bytes(home)
 
 
@@ -144,16 +144,16 @@ def test_a_recipe_change_rebuilds(home: Path) -> None:
     with Memory.open(home) as mem:
         default_top = mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score
     with Memory.open(home, weights={"importance": 0.5}) as mem:
-        assert mem.open_report.index == "rebuilt (the recipe changed)"
+        assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
         assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score > default_top
     recipe = json.loads((home / "index" / "recipe.json").read_text())["recipe"]
     assert recipe["salience"]["weights"][0] == 0.5
     with Memory.open(home, weights={"importance": 0.5}) as mem:
         assert mem.open_report.index == "loaded"
     with Memory.open(home, half_lives_days={"urgency": 1.0}) as mem:
-        assert mem.open_report.index == "rebuilt (the recipe changed)"
+        assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
     with Memory.open(home) as mem:
-        assert mem.open_report.index == "rebuilt (the recipe changed)"
+        assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
         assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score == default_top
 
 

@@ -191,10 +191,10 @@ def test_memory_consolidate_writes_long_term_records(tmp_path: Path) -> None:
         assert again.promoted == () and again.considered == 1
         assert d in mem and mem.get(a).tier.value == "short"
     with Memory.open(tmp_path) as mem:
-        assert mem._indexes.jobs["consolidate"]["ran_at"] == (NOW + timedelta(days=1)).isoformat()
-        citers = list(mem._indexes.citers)
+        assert mem._home.indexes.jobs["consolidate"]["ran_at"] == (NOW + timedelta(days=1)).isoformat()
+        citers = list(mem._home.indexes.citers)
         mem.rebuild()
-        assert list(mem._indexes.citers) == citers
+        assert list(mem._home.indexes.citers) == citers
 
 
 def test_memory_consolidate_follows_the_profile_ttl_of_each_kind(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ def test_memory_consolidate_refuses_bad_input(tmp_path: Path) -> None:
             mem.consolidate(now=NOW, config="strict")  # type: ignore[arg-type]
         with pytest.raises(CueTypeError):
             mem.consolidate(now="2026-06-10")  # type: ignore[arg-type]
-        assert len(mem) == before and "consolidate" not in mem._indexes.jobs
+        assert len(mem) == before and "consolidate" not in mem._home.indexes.jobs
         with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
             reader.consolidate(now=NOW)
 
@@ -236,7 +236,7 @@ def test_citers_of_a_fresh_home_are_empty(tmp_path: Path) -> None:
     """Nothing cites anything before a job runs."""
     with Memory.open(tmp_path, fsync="never") as mem:
         _short(mem, "x", 1)
-        assert np.all(np.frombuffer(mem._indexes.citers, dtype=np.int64) < 0)
+        assert np.all(np.frombuffer(mem._home.indexes.citers, dtype=np.int64) < 0)
 
 
 def test_recall_survives_a_retired_abstraction_and_its_sources_are_free_again(tmp_path: Path) -> None:
@@ -249,8 +249,8 @@ def test_recall_survives_a_retired_abstraction_and_its_sources_are_free_again(tm
         (lt,) = mem.consolidate(now=T + timedelta(hours=2)).promoted
         assert mem.expire(now=T + timedelta(hours=3)).over_capacity == [lt]
         assert sorted(h.id for h in mem.recall({"tier": "short"}, now=T + timedelta(hours=4)).hits) == sorted([a, b])
-        rows = [mem._indexes.row_of[i] for i in (a, b)]
-        assert all(mem._indexes.citers[r] == -1 for r in rows)
-        live_citers = list(mem._indexes.citers)
+        rows = [mem._home.indexes.row_of[i] for i in (a, b)]
+        assert all(mem._home.indexes.citers[r] == -1 for r in rows)
+        live_citers = list(mem._home.indexes.citers)
         mem.rebuild()
-        assert list(mem._indexes.citers) == live_citers
+        assert list(mem._home.indexes.citers) == live_citers

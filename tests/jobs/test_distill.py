@@ -187,11 +187,11 @@ def test_distillation_survives_a_rebuild(tmp_path: Path) -> None:
     with Memory.open(tmp_path, fsync="never") as mem:
         _fill(mem)
         mem.distill(now=NOW)
-        citers, notes, jobs = list(mem._indexes.citers), dict(mem._indexes.notes), dict(mem._indexes.jobs)
+        citers, notes, jobs = list(mem._home.indexes.citers), dict(mem._home.indexes.notes), dict(mem._home.indexes.jobs)
         mem.rebuild()
-        assert (list(mem._indexes.citers), mem._indexes.notes, mem._indexes.jobs) == (citers, notes, jobs)
+        assert (list(mem._home.indexes.citers), mem._home.indexes.notes, mem._home.indexes.jobs) == (citers, notes, jobs)
     with Memory.open(tmp_path) as mem:
-        assert list(mem._indexes.citers) == citers and mem.open_report.index == "loaded"
+        assert list(mem._home.indexes.citers) == citers and mem.open_report.index == "loaded"
 
 
 def test_an_empty_home_distills_nothing(tmp_path: Path) -> None:
@@ -199,7 +199,7 @@ def test_an_empty_home_distills_nothing(tmp_path: Path) -> None:
     with Memory.open(tmp_path, fsync="never") as mem:
         report = mem.distill(now=NOW)
         assert (report.scanned, report.rungs) == (0, ())
-        assert mem._indexes.jobs["distill"]["ran_at"] == NOW.isoformat()
+        assert mem._home.indexes.jobs["distill"]["ran_at"] == NOW.isoformat()
 
 
 def test_memory_distill_refuses_bad_input(tmp_path: Path) -> None:
@@ -210,4 +210,4 @@ def test_memory_distill_refuses_bad_input(tmp_path: Path) -> None:
             mem.distill(now=NOW, config={"floor": 0.5})  # type: ignore[arg-type]
         with pytest.raises(InvalidArgumentError):
             mem.distill(now=NOW, summarizer="llm")  # type: ignore[arg-type]
-        assert len(mem) == 8 and "distill" not in mem._indexes.jobs
+        assert len(mem) == 8 and "distill" not in mem._home.indexes.jobs

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cuemem.jobs import ConsolidationConfig, DistillationConfig, Item
-from cuemem.jobs.lead import lead_with_abstractions
+from cuemem.home.recall import lead_with_abstractions
 from cuemem.errors import InvalidArgumentError
 from cuemem.schema import Episode
 

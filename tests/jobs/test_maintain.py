@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from cuemem import Memory
 from cuemem.errors import CueTypeError, InvalidArgumentError, ReadOnlyError
-from cuemem.jobs import DEFAULT_JOBS, Daily, Job, Scheduler, Weekly, last_run, next_due
+from cuemem.jobs import DEFAULT_JOBS, Daily, Job, Scheduler, Weekly
 
 UTC = timezone.utc
 
@@ -78,8 +78,8 @@ def test_maintain_runs_what_is_due_and_remembers_it(tmp_path: Path) -> None:
         assert [name for name, _ in second.ran] == ["expire", "consolidate"] and second.not_due == ("distill", "policies")
         assert mem.maintain(now=at(4, 6)).ran == ()
     with Memory.open(tmp_path, fsync="never") as mem:
-        assert last_run(mem, "consolidate") == at(4, 5) and last_run(mem, "distill") == at(3, 5)
-        assert next_due(mem, at(4, 6)) == at(5, 2)
+        assert mem.last_run("consolidate") == at(4, 5) and mem.last_run("distill") == at(3, 5)
+        assert mem.next_due(at(4, 6)) == at(5, 2)
         # Sunday 04:00: distillation is due, the policies (05:00) not yet.
         assert [name for name, _ in mem.maintain(now=at(7, 4)).ran] == ["expire", "consolidate", "distill"]
 
@@ -94,13 +94,11 @@ def test_maintain_promotes_and_distills_through_the_jobs(tmp_path: Path) -> None
 
 
 def test_a_registry_entry_adds_a_job(tmp_path: Path) -> None:
-    """A custom job runs on its schedule; its journaled run is its last run."""
+    """A custom job runs on its schedule; maintain journals its run, which is its last run."""
     calls: list[datetime] = []
 
     def audit(mem: Memory, now: datetime) -> str:
         calls.append(now)
-        mem._journal.append([{"op": "job", "job": "audit", "ran_at": now.isoformat(), "report": {}}])
-        mem._indexes.jobs["audit"] = {"op": "job", "job": "audit", "ran_at": now.isoformat()}
         return "audited nothing"
 
     jobs = (*DEFAULT_JOBS, Job("audit", Daily(time(2)), audit))
@@ -110,7 +108,7 @@ def test_a_registry_entry_adds_a_job(tmp_path: Path) -> None:
         mem.maintain(now=at(3, 6), jobs=jobs)
         assert calls == [at(3, 5)]
         mem.rebuild()
-        assert last_run(mem, "audit") == at(3, 5)
+        assert mem.last_run("audit") == at(3, 5) and mem.last_run("never") is None
 
 
 def test_maintain_refuses_bad_registries(tmp_path: Path) -> None:
@@ -122,7 +120,7 @@ def test_maintain_refuses_bad_registries(tmp_path: Path) -> None:
             mem.maintain(now=at(1), jobs=(DEFAULT_JOBS[0], DEFAULT_JOBS[0]))
         with pytest.raises(InvalidArgumentError):
             mem.maintain(now=at(1), jobs=5)  # type: ignore[arg-type]
-        assert mem._indexes.jobs == {}
+        assert mem._home.indexes.jobs == {}
         with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
             reader.maintain(now=at(1))
 
@@ -157,7 +155,7 @@ def test_scheduler_thread_runs_and_stops(tmp_path: Path) -> None:
         with Scheduler(mem, clock=FakeClock(at(3, 5)), max_sleep=0.01, on_report=lambda r: done.set()) as scheduler:
             assert done.wait(10)
         assert scheduler._thread is not None and not scheduler._thread.is_alive()
-        assert last_run(mem, "distill") == at(3, 5)
+        assert mem.last_run("distill") == at(3, 5)
 
 
 def test_scheduler_reports_errors_and_keeps_going(tmp_path: Path) -> None:

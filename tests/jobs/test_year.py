@@ -93,10 +93,10 @@ def test_nothing_is_deleted_from_the_journal(year: Year) -> None:
 def test_protected_memories_never_decay_and_are_never_abstracted(year: Year) -> None:
     """Risk 0.8 memories keep their score all year and no rung cites them."""
     with Memory.open(year.home, read_only=True) as mem:
-        table = mem._indexes.salience
+        table = mem._home.indexes.salience
         for eid, day in year.protected.items():
             assert eid not in year.abstracted_on
-            row = mem._indexes.row_of[eid]
+            row = mem._home.indexes.row_of[eid]
             then = datetime.combine(day, time(12), tzinfo=timezone.utc)
             assert table.composite([row], now=year.end)[0] == table.composite([row], now=then)[0]
 
@@ -125,11 +125,11 @@ def test_both_consolidation_routes_fire(year: Year) -> None:
     assert year.by_repetition == len(year.repeated) // 2
     assert year.by_intensity == len(year.intense)
     with Memory.open(year.home, read_only=True) as mem:
-        citers = np.frombuffer(mem._indexes.citers, dtype=np.int64)
+        citers = np.frombuffer(mem._home.indexes.citers, dtype=np.int64)
         for eid in year.repeated + year.intense:
-            long_term = mem._indexes.ids[citers[mem._indexes.row_of[eid]]]
+            long_term = mem._home.indexes.ids[citers[mem._home.indexes.row_of[eid]]]
             assert mem.get(long_term).tier.value == "long" and eid in mem.get(long_term).sources
-        assert all(citers[mem._indexes.row_of[e]] < 0 for e in year.noise)
+        assert all(citers[mem._home.indexes.row_of[e]] < 0 for e in year.noise)
 
 
 def test_every_rung_cites_its_sources(year: Year) -> None:
@@ -140,13 +140,13 @@ def test_every_rung_cites_its_sources(year: Year) -> None:
         assert len(rungs) > 20
         levels = {mem.get(r).level for r in rungs}
         assert {Level.SUMMARY, Level.PATTERN} <= levels
-        citers = np.frombuffer(mem._indexes.citers, dtype=np.int64)
+        citers = np.frombuffer(mem._home.indexes.citers, dtype=np.int64)
         for rid in rungs:
             record, note = mem.get(rid), notes[rid]
             assert note.generated and note.level is record.level and note.sources == record.sources
             assert record.sources and record.origin.value == "job"
             for source in record.sources:
-                assert mem._indexes.ids[citers[mem._indexes.row_of[source]]] == rid
+                assert mem._home.indexes.ids[citers[mem._home.indexes.row_of[source]]] == rid
         raw = [e for e in year.abstracted_on if not e.startswith("rung-")]
         summaries = [r for r in rungs if mem.get(r).level is Level.SUMMARY]
         assert len(summaries) < len(raw) // 3
@@ -169,6 +169,6 @@ def test_a_rebuild_of_the_year_gives_the_same_state(year: Year, tmp_path: Path) 
     copy = tmp_path / "copy"
     shutil.copytree(year.home, copy)
     with Memory.open(copy, fsync="never") as mem:
-        before = (list(mem._indexes.citers), dict(mem._indexes.notes), dict(mem._indexes.jobs), mem.ids())
+        before = (list(mem._home.indexes.citers), dict(mem._home.indexes.notes), dict(mem._home.indexes.jobs), mem.ids())
         mem.rebuild()
-        assert (list(mem._indexes.citers), dict(mem._indexes.notes), dict(mem._indexes.jobs), mem.ids()) == before
+        assert (list(mem._home.indexes.citers), dict(mem._home.indexes.notes), dict(mem._home.indexes.jobs), mem.ids()) == before

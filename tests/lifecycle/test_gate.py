@@ -213,4 +213,4 @@ def test_a_queued_write_and_remember_never_share_an_id(tmp_path: Path) -> None:
         assert mem.approve(queued, now=T0 + timedelta(hours=1)) == queued
         assert sorted(mem.ids()) == sorted([queued, direct])
         mem.rebuild()
-        assert sorted(mem.ids()) == sorted([queued, direct]) and mem._indexes.skipped == []
+        assert sorted(mem.ids()) == sorted([queued, direct]) and mem._home.indexes.skipped == []

@@ -73,9 +73,9 @@ def test_memory_expire_retires_short_term_records_and_journals_it(tmp_path: Path
         assert mem.expire(now=T0 + timedelta(days=400)).expired == []
         live = {h.id for h in mem.recall({"user": "default"}, k=10, now=T0).hits}
         assert live == {attr, long} and mem.get(price).narrative == "a latte costs 4 euros"
-        before = mem._indexes.lifecycle.to_json()
+        before = mem._home.indexes.lifecycle.to_json()
         mem.rebuild()
-        assert mem._indexes.lifecycle.to_json() == before
+        assert mem._home.indexes.lifecycle.to_json() == before
         assert {h.id for h in mem.recall({"user": "default"}, k=10, now=T0).hits} == live
     ops = [json.loads(line) for seg in sorted((tmp_path / "journal").glob("*.jsonl")) for line in seg.read_text().splitlines()]
     assert [(o["ids"], o["reason"]) for o in ops if o["op"] == "retire"] == [([price], "ttl"), ([note], "ttl")]

@@ -142,16 +142,16 @@ def test_rebuild_and_reopen_give_the_same_versions(tmp_path: Path) -> None:
         for i in range(7):
             mem.observe(f"My favorite editor is e{i}.", now=day(i))
         mem.observe("My favorite editor is zed.", now=day(8), origin="agent")
-        live = mem._indexes.lifecycle.to_json()
+        live = mem._home.indexes.lifecycle.to_json()
         answer = [h.id for h in mem.recall({"subject": "favorite editor"}, k=20, now=day(9)).hits]
     with Memory.open(tmp_path) as mem:
-        assert mem.open_report.index == "loaded" and mem._indexes.lifecycle.to_json() == live
+        assert mem.open_report.index == "loaded" and mem._home.indexes.lifecycle.to_json() == live
         mem.rebuild()
-        assert mem._indexes.lifecycle.to_json() == live
+        assert mem._home.indexes.lifecycle.to_json() == live
         assert [h.id for h in mem.recall({"subject": "favorite editor"}, k=20, now=day(9)).hits] == answer
     (tmp_path / "index" / "recipe.json").unlink()
     with Memory.open(tmp_path, read_only=True) as mem:
-        assert mem.open_report.index.startswith("rebuilt") and mem._indexes.lifecycle.to_json() == live
+        assert mem.open_report.index.startswith("rebuilt") and mem._home.indexes.lifecycle.to_json() == live
 
 
 def test_bad_arguments_are_refused(tmp_path: Path) -> None:

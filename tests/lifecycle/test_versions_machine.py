@@ -98,9 +98,9 @@ class LifecycleMachine(RuleBasedStateMachine):
         assert sorted(a.id for a in self.mem.approvals()) == sorted(self.model.pending)
 
     def teardown(self) -> None:
-        state = self.mem._indexes.lifecycle.to_json()
+        state = self.mem._home.indexes.lifecycle.to_json()
         self.mem.rebuild()
-        assert self.mem._indexes.lifecycle.to_json() == state
+        assert self.mem._home.indexes.lifecycle.to_json() == state
         self.mem.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 

@@ -251,7 +251,7 @@ episode = st.fixed_dictionaries({
 
 def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str, weights: TextWeights, k: int) -> list[tuple[str, float]]:
     """Filter by the cue in Python, rank the survivors by BM25 and the documented blend."""
-    core = mem._text.core  # type: ignore[union-attr]
+    core = mem._home.text.core  # type: ignore[union-attr]
     rows, bm25 = core.search(query, None, limit=len(eps) + 1)
     scored = [(int(r), float(s)) for r, s in zip(rows.tolist(), bm25.tolist()) if eps[int(r)]["actor"] in actors]
     scored.sort(key=lambda rs: (-np.float32(rs[1]), rs[0]))
@@ -259,7 +259,7 @@ def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str
     if not pool:
         return []
     top = max(s for _, s in pool)
-    comp = mem._indexes.salience.composite(np.array([r for r, _ in pool], dtype=np.uint32), NOW)
+    comp = mem._home.indexes.salience.composite(np.array([r for r, _ in pool], dtype=np.uint32), NOW)
     now_s, half_life_s = NOW.timestamp(), weights.freshness_half_life_days * 86_400.0
 
     def fresh(r: int) -> np.float32:
@@ -303,8 +303,8 @@ def test_cue_and_text_equal_brute_force_filter_then_rank(
         assert [i for i, _ in got] == [i for i, _ in want]
         assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-5)
         # Both core plans meet the candidates the same way.
-        cands = np.asarray(mem._indexes.cues.prune({"actor": actors}).rows, dtype=np.uint32)
-        core = mem._text.core  # type: ignore[union-attr]
+        cands = np.asarray(mem._home.indexes.cues.prune({"actor": actors}).rows, dtype=np.uint32)
+        core = mem._home.text.core  # type: ignore[union-attr]
         scan = core.search(text, cands, limit=k, plan="scan")
         seek = core.search(text, cands, limit=k, plan="seek")
         assert scan[0].tolist() == seek[0].tolist() and scan[1].tolist() == pytest.approx(seek[1].tolist())

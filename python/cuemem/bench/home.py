@@ -346,8 +346,8 @@ def _check_answers(mem: Memory, corpus: Corpus, queries: Sequence[Query], now: d
         DisagreementError: Listing the first queries whose answers differ.
     """
     truth = _corpus_index(corpus)
-    cues_index, salience = mem._indexes.cues, mem._indexes.salience
-    ids = mem._indexes.ids
+    cues_index, salience = mem._home.indexes.cues, mem._home.indexes.salience  # the core on the home's own indexes
+    ids = mem._home.indexes.ids
     problems = []
     for i, q in enumerate(queries):
         got = mem.recall(q.cues, k=K, now=now, exclude=q.exclude)
@@ -383,7 +383,7 @@ def _time_recall(
     both see the same machine conditions round by round, and neither finds the
     caches warmed by the other running the same query just before.
     """
-    cues_index, salience = mem._indexes.cues, mem._indexes.salience
+    cues_index, salience = mem._home.indexes.cues, mem._home.indexes.salience
 
     def through_memory(q: Query) -> object:
         return mem.recall(q.cues, k=K, now=now, exclude=q.exclude)

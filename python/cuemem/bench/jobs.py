@@ -106,15 +106,15 @@ def measure_distillation(home: Path, now: datetime, *, repeats: int = 3, scratch
 def _distill_parts(mem: Memory, now: datetime) -> dict[str, float]:
     """The distillation's steps, timed one by one (same steps as ``run_distillation``)."""
     cfg = DistillationConfig()
-    ix = mem._indexes
-    decayed, t_pass = _timed(lambda: ix.salience.decay_pass(now, cfg.floor).axes)
+    home = mem._home  # the job's own steps, timed apart
+    decayed, t_pass = _timed(lambda: home.salience.decay_pass(now, cfg.floor).axes)
 
     def select() -> Any:
-        eligible = job_home.old_rows(ix, now - timedelta(days=cfg.min_age_days)) & job_home._tier_mask(ix, Tier.LONG)
-        return select_candidates(decayed, eligible, job_home._citers(ix), cfg.floor)
+        eligible = job_home.old_rows(home, now - timedelta(days=cfg.min_age_days)) & job_home._tier_mask(home, Tier.LONG)
+        return select_candidates(decayed, eligible, home.citers(), cfg.floor)
 
     rows, t_select = _timed(select)
-    items, t_read = _timed(lambda: job_home.read_items(mem, rows[: cfg.max_sources]))
+    items, t_read = _timed(lambda: job_home.read_items(home, rows[: cfg.max_sources]))
     rungs, t_plan = _timed(lambda: plan_rungs(items, now, cfg))
     return {"decay_pass": round(t_pass, 4), "select": round(t_select, 4), "read": round(t_read, 4), "plan": round(t_plan, 4)}
 
@@ -130,7 +130,7 @@ def measure_consolidation(home: Path, now: datetime, *, repeats: int = 3, scratc
                 times.append(seconds)
             shutil.rmtree(copy)
     with Memory.open(home, read_only=True) as mem:
-        items, t_read = _timed(lambda: job_home.read_items(mem, np.arange(len(mem))))
+        items, t_read = _timed(lambda: job_home.read_items(mem._home, np.arange(len(mem))))
     pure = [_timed(lambda: gc_paused(consolidate)(items, now))[1] for _ in range(repeats)]
     return {
         "items": len(items),

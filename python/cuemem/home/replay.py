@@ -3,28 +3,25 @@
 The journal is the truth; the indexes follow it. :func:`load_indexes` uses the cached
 indexes when their recipe matches and the journal still extends the record they
 stopped at, catches them up when the journal has grown, and rebuilds them otherwise.
-:func:`apply_journal` reads stored episodes straight from their journal records (no
-episode objects), validating in full only a record a person broke, which is then
-skipped and reported.
+:func:`apply_journal` feeds the records to the same :class:`~.apply.Applier` a live
+write uses, which reads stored episodes straight from their records (no episode
+objects) and validates in full only a record a person broke, which is then skipped
+and reported.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from ..errors import CuememError, SchemaError
-from ..lifecycle.state import LIFECYCLE_OPS
+from ..errors import CuememError
 from ..salience import SalienceTable
-from ..schema import Episode
 from ..store.journal import Journal, Position
-from .indexes import IndexRow, Indexes, record_sha
+from .apply import Applier
+from .indexes import Indexes, record_sha
 from .layout import Layout
-
-#: Episodes handed to the indexes at a time while replaying.
-REPLAY_BATCH = 10_000
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +49,11 @@ def gc_paused(fn: F) -> F:
 
 
 def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int]:
+    """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
+
+    Returns the indexes, how they came up (``"loaded"``, ``"loaded and caught up"`` or
+    ``"rebuilt (why)"``) and how many episodes catching up added.
+    """
     cached, info = Indexes.load(layout.index, salience)
     if cached is not None and isinstance(info, dict):
         fresh = True
@@ -71,83 +73,21 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
     apply_journal(fresh_indexes, journal, None)
     return fresh_indexes, f"rebuilt ({why})", 0
 
-def _row(record: dict[str, Any], indexes: Indexes, pending: set[str]) -> IndexRow:
-    """The index row of a journal record, read directly; a record a person broke
-    is validated in full so that the error names the field.
-
-    Raises:
-        SchemaError: the stored episode breaks the schema.
-    """
-    try:
-        row = IndexRow.of_json(record["episode"])
-        if not all(0.0 <= x <= 1.0 for x in (*row.axes, row.confidence)):
-            raise ValueError("needs full validation")
-    except (KeyError, TypeError, ValueError, AttributeError):
-        stored = record.get("episode")
-        if not isinstance(stored, Mapping):
-            raise SchemaError("a remember record holds no episode", "episode") from None
-        row = IndexRow.of(Episode.from_json(stored))  # raises SchemaError naming the field
-    if row.id in indexes.row_of or row.id in pending:
-        raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
-    pending.add(row.id)
-    return row
-
 @gc_paused
 def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) -> int:
-    """Applies journal records from ``start`` to the indexes; returns how many episodes."""
-    batch: list[tuple[IndexRow, Position]] = []
-    pending: set[str] = set()
-    count = 0
+    """Applies journal records from ``start`` to the indexes; returns how many episodes.
+
+    Every record goes through the :class:`~.apply.Applier` a live write uses, checked
+    (the journal is a file a person may edit): a broken record is skipped and
+    reported in :attr:`Indexes.skipped`.
+    """
+    before = len(indexes)
+    applier = Applier(indexes, trusted=False)
     head = start
     for entry in journal.read(start):
         head = entry.end
-        op = entry.record.get("op")
-        if op == "remember":
-            try:
-                row = _row(entry.record, indexes, pending)
-            except SchemaError as exc:
-                indexes.skipped.append((entry.position, str(exc)))
-                continue
-            batch.append((row, entry.position))
-            indexes.lifecycle.note_remember(entry.record["episode"])
-            if len(batch) >= REPLAY_BATCH:
-                indexes.add(batch)
-                count += len(batch)
-                batch = []
-                pending.clear()
-        elif op == "note":
-            indexes.notes[entry.record["id"]] = (int(entry.record["version"]), str(entry.record["sha256"]))
-        elif op in LIFECYCLE_OPS:
-            indexes.add(batch)  # a life-cycle record may name the rows just read
-            count += len(batch)
-            batch = []
-            pending.clear()
-            try:
-                apply_lifecycle(indexes, entry.record)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                indexes.skipped.append((entry.position, f"a {op} record that cuemem did not write: {exc!r}"))
-        elif op == "job" and isinstance(entry.record.get("job"), str):
-            indexes.jobs[entry.record["job"]] = entry.record
-    indexes.add(batch)
-    count += len(batch)
+        applier.add(entry.record, entry.position)
+    applier.flush()
     if head is not None:
         indexes.head = head
-    return count
-
-
-def apply_lifecycle(indexes: Indexes, record: Mapping[str, Any]) -> None:
-    """Applies one life-cycle record (version, approval, decision, retire) to the indexes.
-
-    Replay and live writes both come through here, so a rebuild gives the same state.
-
-    Raises:
-        KeyError, TypeError, ValueError: the record is not one cuemem writes.
-    """
-    if record["op"] == "retire":
-        if not isinstance(record["ids"], list):
-            raise TypeError("a retire record lists its ids")
-        record = {**record, "ids": [i for i in record["ids"] if isinstance(i, str) and i in indexes.row_of]}
-    gone = indexes.lifecycle.apply(record)
-    if gone:
-        indexes.retire(gone)
-
+    return len(indexes) - before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,23 +91,46 @@ class ImportReport:
     ids: list[str]
 
 
+class IndexState(str, enum.Enum):
+    """How a home's index cache came up on open."""
+
+    #: The cache matched the journal.
+    LOADED = "loaded"
+    #: The cache matched a prefix of the journal and was caught up.
+    CAUGHT_UP = "loaded and caught up"
+    #: The cache could not be used and was rebuilt from the journal (see ``rebuilt_because``).
+    REBUILT = "rebuilt"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def of(cls, how: str) -> tuple[IndexState, str | None]:
+        """The state and reason of a replay outcome such as ``"rebuilt (no cached index)"``."""
+        if how.startswith("rebuilt"):
+            return cls.REBUILT, how[len("rebuilt (") : -1] if how.endswith(")") else None
+        return cls(how), None
+
+
 @dataclass(frozen=True)
 class OpenReport:
     """How the home came up: cache use, journal problems, broken note files.
 
     Attributes:
-        index: "loaded", "loaded and caught up", or "rebuilt (why)".
+        index: Loaded, loaded and caught up, or rebuilt (:class:`IndexState`).
         caught_up: Episodes applied on top of the cached index.
         journal_problems: Torn or unreadable journal lines that were skipped.
         note_errors: Note files that could not be read.
         skipped_records: ``(position, why)`` of journal records that break the schema.
+        rebuilt_because: Why the cache was rebuilt (None unless ``index`` is ``REBUILT``).
     """
 
-    index: str
+    index: IndexState
     caught_up: int
     journal_problems: list[Any]
     note_errors: list[Any]
     skipped_records: list[Any] = field(default_factory=list)
+    rebuilt_because: str | None = None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from .config import DEFAULT_SHORT_TTL, ConsolidationConfig, DistillationConfig, 
 from .consolidate import Promotion, consolidate, group_key
 from .distill import LADDER, Rung, next_level, plan_rungs, select_candidates
 from .items import Item
-from .maintain import DEFAULT_JOBS, Job, last_run, maintain, next_due
+from .maintain import DEFAULT_JOBS, Job
 from .reports import ConsolidationReport, DistillationReport, MaintenanceReport
 from .schedule import Daily, Schedule, Weekly
 from .scheduler import Scheduler
@@ -46,9 +46,6 @@ __all__ = [
     "consolidate",
     "default_ttl",
     "group_key",
-    "last_run",
-    "maintain",
-    "next_due",
     "next_level",
     "plan_rungs",
     "select_candidates",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ..errors import InvalidArgumentError
-from ..lifecycle.profiles import PROFILES
+from ..lifecycle.profiles import PROFILES, Profile
 
 __all__ = ["DEFAULT_SHORT_TTL", "ConsolidationConfig", "DistillationConfig", "TtlFn", "default_ttl"]
 
@@ -71,6 +71,14 @@ class ConsolidationConfig:
         _count(self.key_chars, "key_chars")
         if not callable(self.ttl):
             raise InvalidArgumentError(f"ttl must be a function of the type and kind, got {type(self.ttl).__name__}")
+
+    @classmethod
+    def of(cls, profile: Profile) -> ConsolidationConfig:
+        """The thresholds and TTLs a failure-cost profile sets."""
+        return cls(
+            min_occurrences=profile.min_occurrences, salience_floor=profile.salience_floor,
+            min_confidence=profile.min_confidence, ttl=profile.ttl,
+        )
 
 
 @dataclass(frozen=True)

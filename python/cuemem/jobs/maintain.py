@@ -15,12 +15,12 @@ from datetime import datetime, time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgumentError
+from ..store import records as rec
 from .reports import MaintenanceReport, RunReport
 from .schedule import Daily, Schedule, Weekly
 
-from .home import journal_run
-
 if TYPE_CHECKING:
+    from ..home.home import Home
     from ..memory import Memory
 
 __all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain"]
@@ -33,8 +33,9 @@ class Job:
     Attributes:
         name: Its name; also the ``job`` of its journal records.
         schedule: When it is due.
-        run: ``run(memory, now)`` does the work, journals a ``job`` record named
-            ``name``, and returns its report.
+        run: ``run(memory, now)`` does the work and returns its report. A run that
+            journals no ``job`` record named ``name`` itself gets one from
+            :func:`maintain` (its counts when the report is a :class:`RunReport`).
     """
 
     name: str
@@ -53,14 +54,12 @@ def _distill(mem: Memory, now: datetime) -> Any:
 def _expire(mem: Memory, now: datetime) -> RunReport:
     report = mem.expire(now=now)
     counts = {"expired": len(report.expired), "approvals_expired": len(report.approvals_expired), "over_capacity": len(report.over_capacity)}
-    journal_run(mem, "expire", now, counts)
     return RunReport("expire", now, counts, report)
 
 
 def _policies(mem: Memory, now: datetime) -> RunReport:
     report = mem.distill_policies(now=now)
     counts = {"written": len(report.written), "unchanged": len(report.unchanged), "retired": len(report.retired)}
-    journal_run(mem, "policies", now, counts)
     return RunReport("policies", now, counts, report)
 
 
@@ -76,15 +75,15 @@ DEFAULT_JOBS: tuple[Job, ...] = (
 )
 
 
-def last_run(mem: Memory, name: str) -> datetime | None:
+def last_run(home: Home, name: str) -> datetime | None:
     """When job ``name`` last ran in this home (from the journal), or None."""
-    record = mem._indexes.jobs.get(name)
+    record = home.last_run(name)
     if record is None:
         return None
     return datetime.fromisoformat(str(record["ran_at"]))
 
 
-def maintain(mem: Memory, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
+def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
     """Runs every job of ``jobs`` that is due at ``now``, in order; reports what ran.
 
     Raises:
@@ -99,13 +98,17 @@ def maintain(mem: Memory, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> 
     ran: list[tuple[str, Any]] = []
     not_due: list[str] = []
     for job in jobs:
-        if job.schedule.due(last_run(mem, job.name), now):
-            ran.append((job.name, job.run(mem, now)))
+        if job.schedule.due(last_run(home, job.name), now):
+            report = job.run(mem, now)
+            if last_run(home, job.name) != now:  # the run journaled nothing of itself
+                counts = dict(report.counts) if isinstance(report, RunReport) else {}
+                home.commit([rec.job(job.name, now, counts)])
+            ran.append((job.name, report))
         else:
             not_due.append(job.name)
     return MaintenanceReport(ran_at=now, ran=tuple(ran), not_due=tuple(not_due))
 
 
-def next_due(mem: Memory, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> datetime:
+def next_due(home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> datetime:
     """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
-    return min(j.schedule.next_after(last_run(mem, j.name), now) for j in jobs)
+    return min(j.schedule.next_after(last_run(home, j.name), now) for j in jobs)

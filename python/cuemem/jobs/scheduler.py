@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidArgumentError
-from .maintain import DEFAULT_JOBS, Job, maintain, next_due
+from .maintain import DEFAULT_JOBS, Job
 from .reports import MaintenanceReport
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Scheduler:
     def tick(self) -> MaintenanceReport:
         """Runs whatever is due now (by the clock), under :attr:`lock`."""
         with self.lock:
-            report = maintain(self.memory, self.clock(), self.jobs)
+            report = self.memory.maintain(self.clock(), jobs=self.jobs)
         if report.ran and self.on_report is not None:
             self.on_report(report)
         return report
@@ -83,7 +83,7 @@ class Scheduler:
         """Seconds from the clock's now until the next job is due (0 when one is)."""
         now = self.clock()
         with self.lock:
-            due = next_due(self.memory, now, self.jobs)
+            due = self.memory.next_due(now, jobs=self.jobs)
         return max(0.0, (due - now).total_seconds())
 
     def _loop(self) -> None:

@@ -1,21 +1,12 @@
 """The life-cycle state a home derives from its journal: versions, approvals, short-term, retired.
 
-Like the indexes it is a cache of the journal: :mod:`cuemem.home.replay` feeds it every
+Like the indexes it is a cache of the journal: :mod:`cuemem.home.apply` feeds it every
 life-cycle record (and every short-term ``remember``) in journal order, the same code
 path a live write takes, so a rebuild yields the same state. It is saved beside the
 index cache as ``lifecycle.json``.
 
-The journal records it reads:
-
-- ``{"op": "version", "subject", "id", "supersedes", "valid_from", "at"}``: record ``id``
-  becomes the current version of ``subject`` at ``at``; the previous current version
-  (``supersedes``) ends where the new one starts (its ``valid_to``).
-- ``{"op": "approval", "id", "reason", "subject", "supersedes", "episode", "requested_at",
-  "expires_at"}``: a write waiting for a decision (``reason`` "sensitive" or "conflict").
-- ``{"op": "decision", "id", "verdict", "at"}``: ``verdict`` "approved", "rejected" or
-  "expired".
-- ``{"op": "retire", "ids", "reason", "at"}``: records leave the live indexes (TTL
-  expiry, the live-version bound, the capacity bound); the journal keeps them.
+It follows the ``version``, ``approval``, ``decision`` and ``retire`` records
+(their fields are in :mod:`cuemem.store.records`) and the short-term ``remember``s.
 """
 
 from __future__ import annotations
@@ -24,10 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LIFECYCLE_OPS", "LifecycleState", "ShortItem", "VersionEntry"]
-
-#: The journal ops this state follows.
-LIFECYCLE_OPS = frozenset({"version", "approval", "decision", "retire"})
+__all__ = ["LifecycleState", "ShortItem", "VersionEntry"]
 
 
 @dataclass(frozen=True)

@@ -16,18 +16,24 @@ Two policies, chosen per journal:
     tests, benchmarks, scratch agents.
 
 Every fsync cuemem performs goes through :func:`sync` (a file or directory descriptor),
-so the policy is decided in one place.
+so the policy is decided in one place, and every file replaced whole (note files, index
+caches) goes through :func:`replace_file` — a temporary file beside it, synced, renamed
+over it — alone (:func:`write_atomic`) or as a batch sharing one flush
+(:func:`write_files`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 
 from ..errors import StorageError
 
-__all__ = ["FsyncPolicy", "replace_file", "sync", "sync_directory", "write_atomic"]
+__all__ = ["FsyncPolicy", "replace_file", "sync", "sync_directory", "write_atomic", "write_files"]
 
 
 class FsyncPolicy(str, Enum):
@@ -77,17 +83,26 @@ def sync_directory(path: Path, policy: FsyncPolicy) -> None:
         os.close(fd)
 
 
-def replace_file(path: Path, data: bytes, policy: FsyncPolicy) -> None:
+def replace_file(path: Path, data: bytes, policy: FsyncPolicy, *, mode: int | None = None) -> None:
     """Writes ``data`` to a temporary file beside ``path``, syncs it (as ``policy``
     says) and renames it over ``path``; the directory is left for the caller to sync.
+
+    Args:
+        mode: Permissions of a new file (an existing file keeps its own); default 0o644.
 
     Raises:
         OSError: the file system refused; no temporary file is left behind.
     """
     temp = path.with_name(f".{path.name}.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        keep = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        keep = 0o644 if mode is None else mode
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, keep)
         try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, keep)  # the umask and an old temporary file do not decide it
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -115,3 +130,63 @@ def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWA
     except OSError as exc:
         raise StorageError(f"cannot write {path}: {exc}") from exc
     sync_directory(path.parent, policy)
+
+
+def write_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> None:
+    """Replaces each ``(path, data)`` under ``directory`` atomically, then makes the batch
+    durable at once (as ``policy`` says).
+
+    A batch of many files (a job's notes) is flushed with one ``syncfs`` of their file
+    system where the platform has it — about the cost of two per-file fsyncs, and like
+    them it reports write-back errors — else each file is synced, then the directory.
+
+    Raises:
+        StorageError: the file system refused; every file not yet renamed is as it was.
+    """
+    if not files:
+        return
+    batched = policy is FsyncPolicy.ALWAYS and _syncfs is not None and len(files) > 2
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for path, data in files:
+            replace_file(path, data, FsyncPolicy.NEVER if batched else policy, mode=mode)
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot write under {directory}: {exc.strerror}") from None
+    if batched:
+        _sync_file_system(directory)
+    else:
+        sync_directory(directory, policy)
+
+
+def _load_syncfs() -> Callable[[int], int] | None:
+    """``syncfs(2)`` where the C library has it (Linux), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn: Callable[[int], int] = libc.syncfs
+    except (OSError, AttributeError):
+        return None
+    return fn
+
+
+_syncfs = _load_syncfs()
+
+
+def _sync_file_system(directory: Path) -> None:
+    """Flushes the file system holding ``directory`` with one ``syncfs`` call.
+
+    Raises:
+        StorageError: the flush failed.
+    """
+    assert _syncfs is not None
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot open {directory} to flush it: {exc.strerror}") from None
+    try:
+        if _syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise StorageError(err, f"syncfs of {directory} failed: {os.strerror(err)}")
+    finally:
+        os.close(fd)

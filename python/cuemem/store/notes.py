@@ -4,30 +4,28 @@ Notes are truth a person may edit with any text editor, so reading never trusts 
 files: a broken one is reported with its path, never fatal to a scan, and
 :meth:`NoteStore.fingerprint` lets a caller notice that a file changed under it.
 
-Durability: :meth:`NoteStore.write` writes a temporary file in the same directory,
-fsyncs it, renames it over the note with ``os.replace`` and fsyncs the directory, so
-a reader sees the old note or the new one, never a torn file, and a returned write
-survives a crash.
+Durability: every write goes through :func:`cuemem.store.fsync.write_files` — a
+temporary file in the same directory, synced, renamed over the note, the directory
+synced — under the home's fsync policy, so a reader sees the old note or the new one,
+never a torn file, and under ``fsync="always"`` a returned write survives a crash.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 import os
-import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
-from .fsync import FsyncPolicy, sync_directory
+from .fsync import FsyncPolicy, write_files
 
 __all__ = ["NoteScan", "NoteStore"]
 
 _SUFFIX = ".md"
-_TEMP_SUFFIX = ".tmp"
 #: Permissions of a new note file: private to its owner (memories can be personal).
 _NEW_FILE_MODE = 0o600
 
@@ -60,12 +58,14 @@ class NoteStore:
 
     Args:
         directory: the notes directory; created by the first write if missing.
+        fsync: the durability policy of writes (the home's).
     """
 
-    __slots__ = ("_dir",)
+    __slots__ = ("_dir", "_fsync")
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, fsync: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
         self._dir = Path(directory)
+        self._fsync = FsyncPolicy(fsync)
 
     @property
     def directory(self) -> Path:
@@ -103,33 +103,22 @@ class NoteStore:
             SchemaError: the note cannot be encoded as UTF-8 (nothing is written).
             StorageError: the file system refused; the previous file, if any, is intact.
         """
-        path = self.path_for(note.id)
         try:
             data = note.to_markdown().encode("utf-8")
         except UnicodeEncodeError as exc:
             raise SchemaError(f"note {note.id!r} is not valid Unicode text: {exc.reason}") from None
-        try:
-            self._dir.mkdir(parents=True, exist_ok=True)
-            mode = path.stat().st_mode & 0o7777 if path.exists() else _NEW_FILE_MODE
-            fd, temp = tempfile.mkstemp(dir=self._dir, prefix=f".{note.id}.", suffix=_TEMP_SUFFIX)
-        except OSError as exc:
-            raise StorageError(f"cannot write {path}: {exc}") from exc
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                if hasattr(os, "fchmod"):
-                    os.fchmod(handle.fileno(), mode)
-                os.fsync(handle.fileno())
-            os.replace(temp, path)
-        except OSError as exc:
-            _remove_quietly(temp)
-            raise StorageError(f"cannot write {path}: {exc}") from exc
-        except BaseException:
-            _remove_quietly(temp)
-            raise
-        sync_directory(self._dir, FsyncPolicy.ALWAYS)
-        return path
+        return self.put([(note.id, data)])[0]
+
+    def put(self, files: Sequence[tuple[str, bytes]]) -> list[Path]:
+        """Writes note files as given (``(id, bytes)``), each atomically, durable as a batch.
+
+        Raises:
+            InvalidIdError: an id is not a valid id (nothing is written).
+            StorageError: the file system refused; files not yet renamed are intact.
+        """
+        paths = [self.path_for(nid) for nid, _ in files]
+        write_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
+        return paths
 
     def read(self, id: str) -> Note:
         """The note ``id`` as its file holds it now (a person's edits included).
@@ -225,12 +214,3 @@ def _parse(data: bytes, path: Path, id: str) -> Note:
     if note.id != id:
         raise NoteFormatError(f"{path}: front matter id {note.id!r} does not match the file name", path=str(path), field="id")
     return note
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-

@@ -1,9 +1,12 @@
-"""Text recall: the home's text index (a cache of the journal), the blend's weights, hits."""
+"""Text recall: the analyzers and recipe of the home's text index, the blend's weights, hits.
+
+The index itself is a cache of the home (:mod:`cuemem.home.textindex`).
+"""
 
 from __future__ import annotations
 
-from .cache import ANALYZERS, DEFAULT_ANALYZER, TextCache, text_directory
+from .recipe import ANALYZERS, DEFAULT_ANALYZER, text_directory
 from .results import TextHit
 from .weights import TextWeights
 
-__all__ = ["ANALYZERS", "DEFAULT_ANALYZER", "TextCache", "TextHit", "TextWeights", "text_directory"]
+__all__ = ["ANALYZERS", "DEFAULT_ANALYZER", "TextHit", "TextWeights", "text_directory"]

@@ -1,4 +1,4 @@
-"""The home's text index: a cache of the journal's narratives, one directory per recipe.
+"""The home's text index (:class:`TextCache`): a cache of the journal's narratives, one directory per recipe.
 
 ``index/text/<analyzer>-v<format>/`` holds a tantivy index whose documents are the
 home's rows (the row in a fast field). Each commit records, as its payload, the
@@ -20,42 +20,13 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..errors import CorruptIndexError, CuememError, InvalidArgumentError
-from ..home.indexes import Indexes, record_sha
+from ..errors import CorruptIndexError, CuememError
 from ..store.journal import Journal
-
-#: Bumped whenever the text index's meaning changes.
-FORMAT = 1
-
-#: The analyzers a text index can be built with (see the README's "Text recall").
-ANALYZERS: tuple[str, ...] = tuple(_core.TextIndex.analyzers())
-
-#: Latin words lower-cased, stop words dropped, English stems; CJK character bigrams.
-DEFAULT_ANALYZER = "stem-bigram"
+from ..text.recipe import text_directory, text_recipe
+from .indexes import Indexes, record_sha
 
 #: Rows handed to the core at a time while (re)building.
 _BATCH = 10_000
-
-
-def text_recipe(analyzer: str) -> dict[str, Any]:
-    """What a text index is a function of, besides the journal."""
-    return {"format": FORMAT, "analyzer": analyzer, "source": "episode narrative", "document": "home row"}
-
-
-def text_directory(index_dir: Path, analyzer: str) -> Path:
-    """Where the text index of ``analyzer`` lives under a home's ``index/``."""
-    return index_dir / "text" / f"{analyzer}-v{FORMAT}"
-
-
-def check_analyzer(analyzer: object) -> str:
-    """``analyzer`` if it names a known analyzer.
-
-    Raises:
-        InvalidArgumentError: an unknown analyzer.
-    """
-    if not isinstance(analyzer, str) or analyzer not in ANALYZERS:
-        raise InvalidArgumentError(f"text analyzer must be one of {list(ANALYZERS)}, got {analyzer!r}")
-    return analyzer
 
 
 class TextCache:

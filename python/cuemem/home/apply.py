@@ -1,0 +1,163 @@
+"""Applying journal records to the indexes: the one function a live write and replay share.
+
+An :class:`Applier` takes records in journal order with their positions and brings the
+indexes up to them: a ``remember`` becomes a row (gathered in column batches, so no
+per-row call crosses into the core), a ``note`` updates the note map, a life-cycle
+record updates versions, approvals and retirement, a ``job`` records the run. A live
+commit (:meth:`Home.commit <cuemem.home.Home.commit>`), an import and a replay of
+the journal all go through it, so a live write and a rebuild cannot diverge.
+
+Records read back from the journal are hostile (a person may have edited a line):
+an applier opened with ``trusted=False`` validates each one and skips, with the reason
+in :attr:`Indexes.skipped`, what cuemem did not write. Records a live write just built
+are trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import SchemaError
+from ..schema import Episode
+from ..store import records as rec
+from ..store.journal import Position
+from .indexes import Batch, IndexRow, Indexes
+
+__all__ = ["Applier"]
+
+#: Rows gathered before they join the indexes while replaying.
+REPLAY_BATCH = 10_000
+
+
+class Applier:
+    """Applies records to ``indexes`` in the order given.
+
+    Args:
+        indexes: What the records are applied to.
+        trusted: The records were built by this process (skip their validation).
+        deferred: Touch nothing until :meth:`flush` (an import, whose records join the
+            journal only at its commit); otherwise rows join in batches as they come.
+        texts: Keep ``(row, narrative)`` of every row added in :attr:`texts`.
+    """
+
+    def __init__(self, indexes: Indexes, *, trusted: bool, deferred: bool = False, texts: bool = False) -> None:
+        self._indexes = indexes
+        self._trusted = trusted
+        self._deferred = deferred
+        # What is waiting to be applied, in order: row batches and other records.
+        self._steps: list[Batch | tuple[Mapping[str, Any], Position]] = []
+        self._batch: Batch | None = None
+        self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
+        self._ids: set[str] = set()
+        self._next_row = len(indexes)
+        self._keep_texts = texts
+        #: ``(row, narrative)`` of every row added (with ``texts=True``), for the text index.
+        self.texts: list[tuple[int, str]] = []
+
+    def add(self, record: Mapping[str, Any], position: Position) -> None:
+        """Applies (or queues) one record that starts at ``position`` in the journal."""
+        op = rec.op_of(record)
+        if op is rec.Op.REMEMBER:
+            try:
+                row = self._row(record)
+            except SchemaError as exc:
+                self._indexes.skipped.append((position, str(exc)))
+                return
+            if self._batch is None:
+                self._batch = Batch(self._next_row)
+                self._steps.append(self._batch)
+            self._batch.add(row, position.segment, position.offset)
+            self._ids.add(row.id)
+            episode = record["episode"]
+            if episode.get("tier") == "short":
+                self._short.append((len(self._steps) - 1, episode))
+            if self._keep_texts:
+                self.texts.append((self._next_row, str(episode["narrative"])))
+            self._next_row += 1
+            if not self._deferred and len(self._batch.ids) >= REPLAY_BATCH:
+                self.flush()
+        elif op is not None:
+            self._batch = None  # what follows may name the rows just gathered
+            self._steps.append((record, position))
+            if not self._deferred:
+                self.flush()
+
+    def place(self, segment: int) -> None:
+        """Sets the segment of every waiting row and record (staged records learn it at commit)."""
+        for i, step in enumerate(self._steps):
+            if isinstance(step, Batch):
+                step.place(segment)
+            else:
+                self._steps[i] = (step[0], Position(segment, step[1].offset))
+
+    def flush(self) -> None:
+        """Applies everything waiting, in order."""
+        steps, self._steps, self._batch = self._steps, [], None
+        short, self._short = self._short, []
+        self._ids.clear()
+        s = 0
+        for i, step in enumerate(steps):
+            if isinstance(step, Batch):
+                self._indexes.extend(step)
+                while s < len(short) and short[s][0] == i:
+                    self._indexes.lifecycle.note_remember(short[s][1])
+                    s += 1
+            else:
+                self._apply(*step)
+
+    # -- one record ---------------------------------------------------------------
+
+    def _row(self, record: Mapping[str, Any]) -> IndexRow:
+        """The index row of a ``remember`` record; an untrusted one is checked, and a
+        record a person broke is validated in full so that the error names the field.
+
+        Raises:
+            SchemaError: the stored episode breaks the schema, or its id is taken.
+        """
+        if self._trusted:
+            return IndexRow.of_json(record["episode"])
+        try:
+            row = IndexRow.of_json(record["episode"])
+            if not all(0.0 <= x <= 1.0 for x in (*row.axes, row.confidence)):
+                raise ValueError("needs full validation")
+        except (KeyError, TypeError, ValueError, AttributeError):
+            stored = record.get("episode")
+            if not isinstance(stored, Mapping):
+                raise SchemaError("a remember record holds no episode", "episode") from None
+            row = IndexRow.of(Episode.from_json(stored))  # raises SchemaError naming the field
+        if row.id in self._indexes.row_of or row.id in self._ids:
+            raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
+        return row
+
+    def _apply(self, record: Mapping[str, Any], position: Position) -> None:
+        op = rec.op_of(record)
+        try:
+            if op is rec.Op.NOTE:
+                self._note(record)
+            elif op is rec.Op.JOB:
+                if not isinstance(record["job"], str) or not isinstance(record["ran_at"], str):
+                    raise TypeError("a job record names its job and when it ran")
+                self._indexes.jobs[record["job"]] = dict(record)
+            elif op in rec.LIFECYCLE_OPS:
+                self._lifecycle(record)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if self._trusted:
+                raise
+            self._indexes.skipped.append((position, f"a {op} record that cuemem did not write: {exc!r}"))
+
+    def _note(self, record: Mapping[str, Any]) -> None:
+        nid, version, sha = record["id"], record["version"], record["sha256"]
+        if not isinstance(nid, str) or isinstance(version, bool) or not isinstance(version, int) or not isinstance(sha, str):
+            raise TypeError("a note record holds an id, an int version and a sha256")
+        self._indexes.notes[nid] = (version, sha)
+
+    def _lifecycle(self, record: Mapping[str, Any]) -> None:
+        indexes = self._indexes
+        if rec.op_of(record) is rec.Op.RETIRE:
+            if not isinstance(record["ids"], list):
+                raise TypeError("a retire record lists its ids")
+            record = {**record, "ids": [i for i in record["ids"] if isinstance(i, str) and i in indexes.row_of]}
+        gone = indexes.lifecycle.apply(record)
+        if gone:
+            indexes.retire(gone)

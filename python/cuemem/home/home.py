@@ -1,0 +1,365 @@
+"""``Home``: one home directory, opened — the journal, notes, indexes and the writer lock.
+
+A ``Home`` owns every file of a home and is the only writer of them. Every write is
+one :meth:`Home.commit` of journal records (built by :mod:`cuemem.store.records`):
+the note files they carry are written first, then the records are appended durably
+in one grouped commit, then applied to the indexes through the same
+:class:`~.apply.Applier` replay uses — so a live write and a rebuild cannot diverge.
+
+The life-cycle, the jobs and the policies read a home through the narrow methods
+here (rows by cue, stored episodes, the life-cycle state, the last job runs) and
+write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
+(:mod:`.recall`) and the importer (:mod:`.imports`) use the indexes directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import CorruptRecordError, MissingFileError, NotFoundError, ReadOnlyError, StorageError
+from ..lifecycle.state import LifecycleState
+from ..salience import SalienceTable
+from ..schema import Episode, Note
+from ..store import records as rec
+from ..store.fsync import FsyncPolicy
+from ..store.journal import Journal, Position
+from ..store.lock import WriterLock
+from ..store.notes import NoteScan, NoteStore
+from .apply import Applier
+from .cues import DIMENSIONS
+from .indexes import Indexes, record_sha
+from .layout import Layout
+from .replay import apply_journal, load_indexes
+from .results import HomeStats, IndexState, OpenReport
+from .textindex import TextCache
+
+__all__ = ["Home"]
+
+
+class Home:
+    """An open home. Get one with :meth:`Home.open`; :class:`~cuemem.Memory` is its facade."""
+
+    def __init__(
+        self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None,
+        report: OpenReport, text: TextCache | None, text_report: str, notes_edited: bool,
+    ) -> None:
+        self.layout = layout
+        #: The journal: the truth (for ``cuemem.home`` modules only).
+        self.journal = journal
+        self._notes = notes
+        #: The in-memory indexes (for ``cuemem.home`` modules only).
+        self.indexes = indexes
+        self._lock = lock
+        #: How the indexes came up.
+        self.report = report
+        #: The text index, if the home has one (a read-only handle of a home never opened writable has none).
+        self.text = text
+        #: How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)".
+        self.text_report = text_report
+        #: Note files differ from their journaled versions (a person's edits, until sync).
+        self.notes_edited = notes_edited
+        self._closed = False
+
+    # -- life of a home -------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
+    ) -> Home:
+        """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
+
+        Arguments are checked by the caller (:meth:`cuemem.Memory.open`).
+
+        Raises:
+            HomeLockedError: another process writes this home.
+            MissingFileError: ``read_only`` and no home is there.
+            StorageError: the directory cannot be created or read.
+        """
+        layout = Layout(root)
+        if read_only:
+            if not layout.journal.is_dir():
+                raise MissingFileError(2, f"no cuemem home at {layout.root}")
+        else:
+            try:
+                layout.create()
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot create home at {layout.root}: {exc.strerror}") from None
+        lock = None
+        if not read_only:
+            lock = WriterLock(layout.lock)
+            lock.acquire(timeout=lock_timeout)
+        try:
+            journal = Journal(layout.journal, fsync=fsync, writable=not read_only)
+            indexes, how, caught_up = load_indexes(layout, journal, salience)
+            notes = NoteStore(layout.notes, fsync)
+            # Only files that differ from the journal's versions are parsed (a person's edits).
+            scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
+            state, why = IndexState.of(how)
+            report = OpenReport(
+                index=state,
+                caught_up=caught_up,
+                journal_problems=list(journal.problems),
+                note_errors=list(scan.errors),
+                skipped_records=list(indexes.skipped),
+                rebuilt_because=why,
+            )
+            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
+            edited = bool(scan.notes or scan.errors or scan.missing)
+            return cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+
+    def close(self) -> None:
+        """Saves the index cache (a writer) and releases the writer lock. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._lock is not None:
+                self.save_index()
+        finally:
+            if self.text is not None:
+                self.text.close()
+            self.journal.close()
+            if self._lock is not None:
+                self._lock.release()
+
+    @property
+    def root(self) -> Path:
+        """The home directory."""
+        return self.layout.root
+
+    @property
+    def writable(self) -> bool:
+        """Whether this handle holds the writer lock (and is open)."""
+        return self._lock is not None and not self._closed
+
+    def check_writable(self) -> None:
+        """Raises unless this handle may write.
+
+        Raises:
+            ReadOnlyError: the handle is closed or read-only.
+        """
+        if self._closed:
+            raise ReadOnlyError("this Memory handle is closed")
+        if self._lock is None:
+            raise ReadOnlyError("this Memory handle is read-only")
+
+    # -- the one write path ---------------------------------------------------------
+
+    def commit(self, records: Sequence[rec.Record]) -> list[Position]:
+        """Writes ``records`` (from :mod:`cuemem.store.records`) as one grouped commit.
+
+        The note files of ``note`` records are written first (atomically, durable as a
+        batch), then the records are appended to the journal in one append (one
+        fsync), then each is applied to the indexes as replay would apply it, and new
+        rows join the text index.
+
+        Raises:
+            ReadOnlyError: the handle is read-only or closed.
+            StorageError: the file system refused (the journal holds all or a prefix).
+        """
+        self.check_writable()
+        if not records:
+            return []
+        files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if rec.op_of(r) is rec.Op.NOTE]
+        if files:
+            self._notes.put(files)
+        positions = self.journal.append(records, trusted=True)
+        applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
+        for record, position in zip(records, positions):
+            applier.add(record, position)
+        applier.flush()
+        self.indexes.head = self.journal.head()
+        if self.text is not None and applier.texts:
+            self.text.add([r for r, _ in applier.texts], [t for _, t in applier.texts])
+        return positions
+
+    # -- ids ------------------------------------------------------------------------
+
+    def new_id(self, seed: str, pending: int = 0) -> str:
+        """A fresh episode id derived from ``seed`` and the home's size (plus ``pending``
+        ids a batch has taken but not committed)."""
+        n = len(self.indexes) + pending
+        while True:
+            candidate = "ep-" + hashlib.blake2b(f"{n}|{seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+            if not self.id_taken(candidate):
+                return candidate
+            n += 1
+
+    def id_taken(self, id: str) -> bool:
+        """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""
+        state = self.indexes.lifecycle
+        return id in self.indexes.row_of or id in state.pending or id in state.decided
+
+    # -- reading --------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+    def __contains__(self, id: object) -> bool:
+        return isinstance(id, str) and id in self.indexes.row_of
+
+    def ids(self) -> list[str]:
+        """Every episode id, in journal order (row order)."""
+        return list(self.indexes.ids)
+
+    def row(self, id: str) -> int | None:
+        """The row of episode ``id``, or None."""
+        return self.indexes.row_of.get(id)
+
+    def id_at(self, row: int) -> str:
+        """The id of row ``row``."""
+        return self.indexes.ids[row]
+
+    def episode(self, row: int) -> Episode:
+        """The stored episode of row ``row``, read from the journal."""
+        return Episode.from_json(self.journal.read_at(self.indexes.position(row))["episode"])
+
+    def loader(self, row: int) -> Callable[[], Episode]:
+        """A function reading row ``row``'s episode when called (a lazy hit)."""
+        return lambda: self.episode(row)
+
+    def get(self, id: object) -> Episode:
+        """The episode with this id.
+
+        Raises:
+            NotFoundError: no such id in this home.
+        """
+        row = self.indexes.row_of.get(id) if isinstance(id, str) else None
+        if row is None:
+            raise NotFoundError(f"no episode with id {id!r}")
+        return self.episode(row)
+
+    def stored(self, rows: Sequence[int] | npt.NDArray[Any]) -> list[dict[str, Any]]:
+        """The stored episodes (``Episode.to_json`` form) of ``rows``, one open per segment.
+
+        Raises:
+            CorruptRecordError: a record there is not an episode.
+            StorageError: a segment cannot be read.
+        """
+        wanted = rows.tolist() if isinstance(rows, np.ndarray) else [int(r) for r in rows]
+        found = self.journal.read_many([self.indexes.position(r) for r in wanted])
+        out = []
+        for row, record in zip(wanted, found):
+            episode = record.get("episode")
+            if rec.op_of(record) is not rec.Op.REMEMBER or not isinstance(episode, dict):
+                raise CorruptRecordError(f"the record of row {row} at {self.indexes.position(row)} is not an episode")
+            out.append(episode)
+        return out
+
+    def select(self, cues: dict[str, list[str]]) -> npt.NDArray[np.uint32]:
+        """The live rows matching every cue (values of one dimension are a union), ascending."""
+        return np.asarray(self.indexes.cues.prune(cues).rows, dtype=np.uint32)
+
+    def values(self, dimension: str) -> list[str]:
+        """The values a cue dimension holds among live rows."""
+        return list(self.indexes.cues.values(dimension))
+
+    def count(self, cues: dict[str, list[str]]) -> int:
+        """How many live rows match ``cues``."""
+        return int(self.indexes.cues.count(cues))
+
+    def cue_stats(self) -> Any:
+        """Counts and sizes of the cue index."""
+        return self.indexes.cues.stats()
+
+    def citers(self) -> npt.NDArray[np.int64]:
+        """Row -> the latest row citing it (-1 if none), as a view."""
+        return np.frombuffer(self.indexes.citers, dtype=np.int64) if len(self.indexes) else np.zeros(0, np.int64)
+
+    @property
+    def salience(self) -> SalienceTable:
+        """The salience table (decay passes, composites, top-k over rows)."""
+        return self.indexes.salience
+
+    @property
+    def lifecycle(self) -> LifecycleState:
+        """Versions, approvals, short-term and retired records (read it; commit records to change it)."""
+        return self.indexes.lifecycle
+
+    def last_run(self, job: str) -> dict[str, Any] | None:
+        """The latest ``job`` record of ``job``, or None."""
+        return self.indexes.jobs.get(job)
+
+    # -- notes ----------------------------------------------------------------------
+
+    @property
+    def note_versions(self) -> dict[str, tuple[int, str]]:
+        """Note id -> (latest journaled version, sha256 of its file then)."""
+        return self.indexes.notes
+
+    @property
+    def notes(self) -> NoteStore:
+        """The note files (read them; commit ``note`` records to write them)."""
+        return self._notes
+
+    def scan_notes(self, *, changed_only: bool = False) -> NoteScan:
+        """The note files: every one, or only those differing from their journaled version."""
+        known = {nid: sha for nid, (_, sha) in self.indexes.notes.items()} if changed_only else None
+        return self._notes.scan(known=known)
+
+    def read_note(self, id: str) -> Note:
+        """Note ``id`` as its file holds it now.
+
+        Raises:
+            NotFoundError: no such file. NoteFormatError: the file is broken.
+        """
+        return self._notes.read(id)
+
+    # -- upkeep ---------------------------------------------------------------------
+
+    def refresh(self) -> int:
+        """Catches up with records other processes appended; returns how many episodes."""
+        count = apply_journal(self.indexes, self.journal, self.indexes.head)
+        if self.text is not None:
+            self.text.refresh()
+        return count
+
+    def save_index(self) -> None:
+        """Writes the index cache to ``index/`` and commits the text index."""
+        last = None
+        if self.indexes.ids:
+            last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
+        self.indexes.save(self.layout.index, last_record_sha=last)
+        if self.text is not None:
+            self.text.commit(self.indexes, self.journal)
+
+    def rebuild(self) -> int:
+        """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
+        self.check_writable()
+        fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
+        count = apply_journal(fresh, self.journal, None)
+        self.indexes = fresh
+        if self.text is not None:
+            self.text.rebuild(fresh, self.journal)
+        self.save_index()
+        return count
+
+    def stats(self) -> HomeStats:
+        """Counts and sizes of the home."""
+        s = self.indexes.cues.stats()
+        segments = sorted(self.layout.journal.glob("*.jsonl"))
+        try:
+            journal_bytes = sum(p.stat().st_size for p in segments)
+        except OSError as exc:
+            raise StorageError(exc.errno or 0, f"cannot read the journal: {exc.strerror}") from None
+        return HomeStats(
+            episodes=len(self.indexes),
+            notes=len(self.indexes.notes),
+            dimensions=len(DIMENSIONS),
+            values=s.values,
+            postings=s.postings,
+            index_bytes=s.bytes + self.indexes.salience.nbytes,
+            journal_bytes=journal_bytes,
+            journal_segments=len(segments),
+            journal_problems=len(self.journal.problems),
+        )

@@ -1,0 +1,166 @@
+"""Imports: many items staged beside the journal, joining it in one atomic step or not at all.
+
+Each item (``remember``'s keywords plus ``narrative``) is validated and passes the
+write gate as a single ``remember`` would (:class:`~cuemem.lifecycle.writes.Admission`,
+which follows the batch's own versions); the records it makes are streamed into a
+journal :class:`~cuemem.store.journal.Stage` and gathered, column by column, by a
+deferred :class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
+skipped) does the stage become the journal's next segment — one fsync, one rename —
+and only then do the indexes change. Narratives reach the text index as they are
+staged and are rolled back if the import fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
+from datetime import datetime
+from typing import Any, BinaryIO
+
+import orjson
+
+from ..errors import ImportFileError, SchemaError, StorageError
+from ..lifecycle.profiles import Profile
+from ..lifecycle.writes import Admission, new_episode
+from ..store import records as rec
+from ..store.journal import Position
+from .apply import Applier
+from .home import Home
+from .replay import gc_paused
+from .results import ImportReport
+
+__all__ = ["REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
+
+#: The keys an imported item may hold: ``narrative`` and every keyword of ``remember``.
+REMEMBER_KEYS = frozenset(
+    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
+     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to"}
+)
+
+#: Narratives handed to the text index at a time while staging.
+_TEXT_BATCH = 10_000
+
+#: Items between two progress reports of an import.
+PROGRESS_EVERY = 5_000
+
+#: One item: its number (line or position, from 1), the object, or why it is unreadable.
+Item = tuple[int, Any, "str | None"]
+
+
+def open_jsonl(path: str) -> tuple[BinaryIO, int]:
+    """The file at ``path``, open for reading, and its size.
+
+    Raises:
+        StorageError: it cannot be opened.
+    """
+    try:
+        handle = open(path, "rb")
+        return handle, os.fstat(handle.fileno()).st_size
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
+
+
+def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Item]:
+    """The lines of an open JSONL file as items (closing it at the end), streamed;
+    ``progress(bytes_read, size)`` now and then."""
+    done = 0
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            done += len(line)
+            if progress is not None and number % PROGRESS_EVERY == 0:
+                progress(done, size)
+            if not line.strip():
+                continue
+            try:
+                yield number, orjson.loads(line), None
+            except orjson.JSONDecodeError as exc:
+                yield number, None, f"not JSON (or not UTF-8): {exc}"
+    if progress is not None:
+        progress(size, size)
+
+
+def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item]:
+    """Mappings as items; ``progress(done, total)`` now and then (``total`` 0 without a length)."""
+    total = len(records) if isinstance(records, Sized) else 0
+    for number, obj in enumerate(records, start=1):
+        if progress is not None and number % PROGRESS_EVERY == 0:
+            progress(number, total)
+        yield number, obj, None
+
+
+@gc_paused
+def import_items(home: Home, profile: Profile, items: Iterable[Item], *, skip_bad: bool, at: datetime, source: str) -> ImportReport:
+    """Imports ``items`` into ``home``, all or nothing (bad ones skipped with ``skip_bad``).
+
+    Raises:
+        ImportFileError: bad items (with their numbers) and not ``skip_bad``; nothing written.
+        StorageError: the journal cannot be written; nothing written.
+    """
+    home.check_writable()
+    text = home.text
+    if text is not None:
+        text.ready(home.indexes, home.journal)  # a failed import rolls back to here
+    try:
+        applier, ids, errors = _stage(home, profile, items, skip_bad, at, source)
+    except BaseException:
+        if text is not None:
+            text.rollback()
+        raise
+    applier.flush()
+    home.indexes.head = home.journal.head()
+    return ImportReport(count=len(ids), skipped=errors, ids=ids)
+
+
+def _stage(
+    home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str
+) -> tuple[Applier, list[str], list[tuple[int, str]]]:
+    errors: list[tuple[int, str]] = []
+    ids: list[str] = []
+    taken: set[str] = set()
+    admission = Admission(home, profile, at)
+    applier = Applier(home.indexes, trusted=True, deferred=True)
+    text = home.text
+    row = len(home)
+    staged = 0
+    rows: list[int] = []
+    texts: list[str] = []
+    with home.journal.stage() as stage:
+        for number, obj, unreadable in items:
+            if unreadable is not None:
+                errors.append((number, unreadable))
+                continue
+            try:
+                if not isinstance(obj, Mapping):
+                    raise SchemaError("each item must be a JSON object", None)
+                unknown = set(obj) - REMEMBER_KEYS
+                if unknown:
+                    raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
+                if "narrative" not in obj:
+                    raise SchemaError("narrative is required", "narrative")
+                fields = {k: v for k, v in obj.items() if k != "narrative"}
+                episode = new_episode(home, obj["narrative"], fields, at, taken)
+                admitted = admission.admit(episode)
+            except (ValueError, TypeError) as exc:
+                errors.append((number, str(exc)))
+                continue
+            taken.add(episode.id)
+            ids.append(admitted.id)
+            for record in admitted.records:
+                applier.add(record, Position(1, stage.add(record)))  # its segment is known at commit
+                staged += 1
+                if rec.op_of(record) is rec.Op.REMEMBER and text is not None:
+                    rows.append(row)
+                    texts.append(record["episode"]["narrative"])
+                    if len(rows) >= _TEXT_BATCH:
+                        text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
+                        rows, texts = [], []
+                if rec.op_of(record) is rec.Op.REMEMBER:
+                    row += 1
+        if errors and not skip_bad:
+            shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
+            raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
+        if staged:
+            applier.place(stage.commit())
+    if text is not None:
+        text.add(rows, texts)
+    return applier, ids, errors

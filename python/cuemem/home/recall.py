@@ -1,0 +1,164 @@
+"""The recall planner: one native call per page, stale paging, abstractions first.
+
+A recall is one call into the core — cue pruning and salience top-k
+(``_core.recall``), or BM25 blended with salience and freshness over the cue
+candidates (``_core.text_recall``) — and, with ``exclude_stale``, a further page
+when stale hits crowded the first (:func:`_page`, one loop for both kinds). Then,
+for cue recall, each hit is preceded by the record that builds on it
+(:func:`lead_with_abstractions`): a consolidated record or a rung of the ladder is
+what an agent should read first, the original right behind it as provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _core
+from ..errors import InvalidArgumentError
+from ..lifecycle.freshness import freshness_of
+from ..lifecycle.profiles import Profile
+from ..text.results import TextHit
+from ..text.weights import TextWeights
+from .home import Home
+from .results import Hit, RecallResult
+
+__all__ = ["Recaller", "lead_with_abstractions"]
+
+H = TypeVar("H", bound=Hit)
+
+
+class Recaller:
+    """Recall over one open home under one profile (its freshness rule and stale threshold)."""
+
+    def __init__(self, home: Home, profile: Profile, weights: TextWeights) -> None:
+        self._home = home
+        self._profile = profile
+        #: The default blend of text recalls.
+        self.weights = weights
+
+    def cues(
+        self, cues: dict[str, list[str]], k: int, at: datetime, exclude: dict[str, list[str]] | None, exclude_stale: bool,
+    ) -> RecallResult:
+        """Memories matching every cue, ranked by salience decayed to ``at``, abstractions first."""
+        home = self._home
+        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
+        t = at.timestamp()
+
+        def page(wanted: int) -> tuple[list[Hit], _core.Recall]:
+            r = _core.recall(home.indexes.cues._inner, home.indexes.salience._inner, cues, t, wanted, exclude)
+            hits = [
+                made.get(row) or made.setdefault(row, self._hit(row, score, parts, at))
+                for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
+            ]
+            return hits, r
+
+        hits, r = _page(page, k, exclude_stale)
+        row_of = {id(h): row for row, h in made.items()}
+        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at)
+        return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
+
+    def text(
+        self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
+        weights: TextWeights | None, exclude_stale: bool,
+    ) -> RecallResult:
+        """Memories holding the query's terms among those the cues let through, ranked by the blend."""
+        home = self._home
+        if home.text is None:
+            raise InvalidArgumentError(f"this home has no text index yet ({home.text_report}); open it writable once to build it")
+        home.text.ready(home.indexes, home.journal)
+        blend = (weights or self.weights).core_kwargs()
+        ids = home.indexes.ids
+        t = at.timestamp()
+
+        def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
+            r = _core.text_recall(
+                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, cues, text, t, wanted, exclude,  # type: ignore[union-attr]
+                **blend,
+            )
+            hits = []
+            for row, score, bm25, tx, s, f in zip(
+                r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
+            ):
+                hits.append(self._fresh(TextHit(ids[row], score, bm25, [tx, s, f], home.loader(row)), at))
+            return hits, r
+
+        hits, r = _page(page, k, exclude_stale)
+        return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
+
+    def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
+        return self._fresh(Hit(self._home.id_at(row), score, parts, self._home.loader(row)), at)
+
+    def _fresh(self, hit: H, at: datetime) -> H:
+        profile = self._profile
+        hit._fresh = lambda e: freshness_of(e, at, profile)
+        hit.stale_below = profile.stale_below
+        return hit
+
+    def _lead(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
+        """Places before each hit the record that cites it (consolidated record or rung)."""
+        if not hits:
+            return hits
+        home = self._home
+        order = lead_with_abstractions(rows, home.citers(), k)
+        if order == rows:
+            return hits
+        by_row = dict(zip(rows, hits))
+        out = []
+        for row in order:
+            hit = by_row.get(row)
+            if hit is None:
+                top = home.salience.top_k(np.array([row], dtype=np.uint32), at, 1)
+                if not len(top.scores):
+                    continue  # no longer live (retired): nothing to lead with
+                hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
+            out.append(hit)
+        return out
+
+
+R = TypeVar("R")
+
+
+def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool) -> tuple[list[H], R]:
+    """The first ``k`` hits ``fetch`` ranks — the first ``k`` fresh ones with ``exclude_stale``,
+    fetching a page four times larger while stale hits crowd the page."""
+    wanted = k
+    while True:
+        hits, raw = fetch(wanted)
+        if not exclude_stale:
+            return hits, raw
+        fresh = [h for h in hits if not h.stale]
+        if len(fresh) >= k or len(hits) < wanted:
+            return fresh[:k], raw
+        wanted *= 4  # stale hits crowded the first page: look further down the ranking
+
+
+def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k: int) -> list[int]:
+    """``rows`` (best first) with each row's citing record placed just before it, at most ``k``.
+
+    The citing record's own citer goes before it in turn, so a hit is preceded by its
+    chain of abstractions, the most abstract first. A record already placed (as an
+    earlier hit or another hit's abstraction) is not repeated; abstractions that push
+    the ranking past ``k`` push out its tail.
+
+    Example:
+        >>> import numpy as np
+        >>> lead_with_abstractions([0, 1, 2], np.array([-1, 3, -1, -1]), k=3)
+        [0, 3, 1]
+    """
+    out: list[int] = []
+    seen: set[int] = set()
+    n = len(citers)
+    for row in rows:
+        chain = [row]  # the row, what cites it, what cites that, ... (citers are later rows)
+        while chain[-1] < n and citers[chain[-1]] >= 0 and int(citers[chain[-1]]) not in seen:
+            chain.append(int(citers[chain[-1]]))
+        for r in reversed(chain):
+            if r not in seen:
+                seen.add(r)
+                out.append(r)
+    return out[:k]

@@ -1,0 +1,214 @@
+"""The life-cycle against a home: remember, observe, approvals, versions, tiers, workers.
+
+Every decision is taken by a pure function of this package (:func:`~.extract.extract`,
+:func:`~.gate.judge` through :class:`~.writes.Admission`, :func:`~.versions.as_of`,
+:func:`~.tiers.expire`); :class:`Lifecycle` gathers their inputs from the home and
+commits their outcome as one :meth:`Home.commit <cuemem.home.Home.commit>` per call.
+Arguments arrive checked (by :class:`~cuemem.Memory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ApprovalError, ApprovalExpiredError, InvalidIdError, NotFoundError
+from ..schema import Episode, Origin, Tier
+from ..store import records as rec
+from . import tiers, versions
+from .approvals import Approval
+from .extract import Candidate, extract
+from .patterns import Category, Pattern
+from .profiles import Profile
+from .state import VersionEntry
+from .tiers import ExpiryReport, WorkingItem, WorkingMemory
+from .versions import Version
+from .workers import Supervisor, Worker
+from .writes import Admission, new_episode
+
+if TYPE_CHECKING:
+    from ..home.home import Home
+
+__all__ = ["Lifecycle"]
+
+
+class Lifecycle:
+    """The life-cycle of one open home under one failure-cost profile."""
+
+    def __init__(self, home: Home, profile: Profile) -> None:
+        self._home = home
+        self.profile = profile
+        self._working = WorkingMemory()
+        self._workers: dict[str, Worker] = {}
+
+    # -- writes ---------------------------------------------------------------------
+
+    def remember(self, narrative: object, fields: dict[str, Any], at: datetime) -> str:
+        """Writes one episode of ``remember``'s keywords through the gate; returns its id
+        (for a repetition, the current version's; for a queued write, the id it will get)."""
+        episode = new_episode(self._home, narrative, fields, at)
+        admitted = Admission(self._home, self.profile, at).admit(episode)
+        self._home.commit(admitted.records)
+        return admitted.id
+
+    def observe(
+        self, text: str, *, at: datetime, session: str | None, origin: Origin, user: str, patterns: Sequence[Pattern] | None,
+    ) -> list[str]:
+        """Extracts ``text`` and writes each candidate to its tier; see :meth:`cuemem.Memory.observe`."""
+        admission = Admission(self._home, self.profile, at)
+        ids: list[str] = []
+        records: list[rec.Record] = []
+        for candidate in extract(text, now=at, session=session, patterns=patterns):
+            if candidate.tier is Tier.WORKING:
+                held = self._working.hold(candidate)
+                if held.count != 2:
+                    ids.append(held.id)
+                    continue
+                candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
+            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, len(records)))
+            ids.append(admitted.id)
+            records.extend(admitted.records)
+        self._home.commit(records)
+        return ids
+
+    def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
+        """Promotes a working-memory item to short-term memory; returns the record id.
+
+        Raises:
+            NotFoundError: this turn holds no item with this id.
+        """
+        held = self._working.get(id) if isinstance(id, str) else None
+        if held is None:
+            raise NotFoundError(f"working memory holds no item {id!r} this turn")
+        admitted = Admission(self._home, self.profile, at).admit(self._candidate_episode(_promoted(held.candidate), origin, user, at))
+        self._home.commit(admitted.records)
+        return admitted.id
+
+    def _candidate_episode(self, c: Candidate, origin: Origin, user: str, at: datetime, pending: int = 0) -> Episode:
+        tags = [] if c.session is None else [f"session:{c.session}"]
+        return Episode.create(
+            c.text, id=self._home.new_id(f"{at.isoformat()}|{c.text}", pending), recorded_at=at, user_id=user,
+            type=c.category.value, importance=c.salience, confidence=c.confidence, subject=c.subject, tags=tags,
+            origin=origin, tier=c.tier, kind=c.kind, valid_from=at,
+        )
+
+    # -- the approval queue ---------------------------------------------------------
+
+    def approvals(self, at: datetime | None) -> list[Approval]:
+        """Writes waiting for a decision, oldest first; with ``at``, those not yet expired then."""
+        items = [Approval.of(r) for r in self._home.lifecycle.pending.values()]
+        return sorted((a for a in items if at is None or at < a.expires_at), key=lambda a: (a.requested_at, a.id))
+
+    def approve(self, id: object, at: datetime) -> str:
+        """Writes a queued record, now reviewed, as the current version of its subject."""
+        record = self._pending(id, at)
+        queued = Episode.from_json(record["episode"])
+        if queued.id in self._home:
+            raise InvalidIdError(f"id {queued.id!r} already names a record; the queued write cannot take it", "id")
+        key = str(record["subject"])
+        current = self._home.lifecycle.current(key)
+        fields = {name: getattr(queued, name) for name in queued.__dataclass_fields__}
+        fields.update(recorded_at=at, reviewed=True, supersedes=None if current is None else current.id)
+        narrative = fields.pop("narrative")
+        episode = Episode.create(narrative, **fields)
+        adoption = Admission(self._home, self.profile, at).adopt(episode, key)
+        self._home.commit([rec.decision(queued.id, "approved", at), *adoption])
+        return episode.id
+
+    def reject(self, id: object, at: datetime) -> None:
+        """Drops a queued write (the journal keeps it, with the decision)."""
+        self._pending(id, at)
+        assert isinstance(id, str)
+        self._home.commit([rec.decision(id, "rejected", at)])
+
+    def _pending(self, id: object, at: datetime) -> dict[str, Any]:
+        state = self._home.lifecycle
+        if isinstance(id, str) and id in state.decided:
+            raise ApprovalError(f"the write {id!r} is already {state.decided[id]}")
+        record = state.pending.get(id) if isinstance(id, str) else None
+        if record is None:
+            raise NotFoundError(f"no queued write with id {id!r}")
+        if at >= datetime.fromisoformat(str(record["expires_at"])):
+            raise ApprovalExpiredError(f"the approval of {id!r} expired at {record['expires_at']}")
+        return record
+
+    # -- versions -------------------------------------------------------------------
+
+    def history(self, key: str) -> list[Version]:
+        """Every adopted version of the subject ``key``, oldest first (retired ones included)."""
+        chain = self._home.lifecycle.versions.get(key, [])
+        return [self._version(v, start, end, nxt) for (v, start, end), nxt in zip(versions.validity(chain), [*chain[1:], None])]
+
+    def as_of(self, key: str, valid_at: datetime, known_at: datetime | None) -> Version | None:
+        """The version of ``key`` true at ``valid_at`` as known at ``known_at``."""
+        chain = self._home.lifecycle.versions.get(key, [])
+        found = versions.as_of(chain, valid_at, known_at)
+        if found is None:
+            return None
+        spans = versions.validity(chain, known_at)
+        for i, (v, start, end) in enumerate(spans):
+            if v is found:
+                nxt = spans[i + 1][0] if i + 1 < len(spans) else None
+                return self._version(v, start, end, nxt)
+        raise AssertionError("as_of found a version outside its own chain")  # pragma: no cover
+
+    def _version(self, entry: VersionEntry, start: datetime, end: datetime | None, nxt: VersionEntry | None) -> Version:
+        state = self._home.lifecycle
+        return Version(
+            episode=self._home.get(entry.id), valid_from=start, valid_to=end, adopted_at=datetime.fromisoformat(entry.adopted_at),
+            superseded_by=None if nxt is None else nxt.id, current=nxt is None and state.superseded_by.get(entry.id) is None,
+            live=entry.id not in state.retired,
+        )
+
+    # -- tiers and workers ----------------------------------------------------------
+
+    def working(self) -> list[WorkingItem]:
+        """What this handle holds in working memory this turn."""
+        return self._working.items()
+
+    def end_turn(self) -> int:
+        """Drops working memory; returns how many items it held."""
+        return self._working.clear()
+
+    def worker(self, name: str, supervisor: Supervisor) -> Worker:
+        """The worker handle called ``name`` (the same one on every call)."""
+        if name not in self._workers:
+            self._workers[name] = Worker(name, supervisor)
+        return self._workers[name]
+
+    def expire(self, at: datetime) -> ExpiryReport:
+        """Retires short-term records past their TTL and long-term ones beyond the capacity
+        bound, and lapses expired approvals; one commit."""
+        state = self._home.lifecycle
+        plan = tiers.expire(state.short.values(), state.pending, now=at, profile=self.profile)
+        crowded = self._over_capacity(at, set(plan.short))
+        records: list[rec.Record] = []
+        if plan.short:
+            records.append(rec.retire(plan.short, "ttl", at))
+        records.extend(rec.decision(aid, "expired", at) for aid in plan.approvals)
+        if crowded:
+            records.append(rec.retire(crowded, "capacity", at))
+        self._home.commit(records)
+        return ExpiryReport(expired=plan.short, approvals_expired=plan.approvals, over_capacity=crowded, at=at)
+
+    def _over_capacity(self, at: datetime, leaving: set[str]) -> list[str]:
+        home = self._home
+        out: list[str] = []
+        for user in home.values("user"):
+            rows = home.select({"user": [user], "tier": ["long"]})
+            if len(rows) <= self.profile.long_term_capacity:
+                continue
+            scores = home.salience.composite(rows, at)
+            out.extend(
+                home.id_at(r) for r in tiers.beyond_capacity(rows, scores, self.profile.long_term_capacity) if home.id_at(r) not in leaving
+            )
+        return out
+
+
+def _promoted(c: Candidate) -> Candidate:
+    """A working-memory sentence worth keeping a while (repeated, or kept), as a short-term candidate."""
+    return Candidate(
+        text=c.text, category=Category.UTTERANCE, tier=Tier.SHORT, kind=c.kind, subject=c.subject, salience=c.salience,
+        confidence=c.confidence, session=c.session, pattern=c.pattern, at=c.at,
+    )

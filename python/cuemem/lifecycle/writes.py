@@ -1,0 +1,184 @@
+"""The write gate applied: every episode any write makes is admitted here.
+
+``remember``, the imports, ``observe`` and ``keep``, and the jobs all hand their new
+episodes to one :class:`Admission` of a batch, which asks the pure
+:func:`~.gate.judge` what to do with each and returns the journal records that do
+it: a plain write; a new version of its subject (with the ``version`` record and the
+``retire`` of versions beyond the live bound); a request in the approval queue; or
+nothing, for a repetition of the current version.
+
+Versions are of facts, not events: a long-term, raw (not abstracted) record with a
+subject whose kind is not episodic — a semantic fact, a preference, a procedure, a
+policy — is a version of its subject. Episodes are things that happened; two
+incidents about one subject are both true, and neither supersedes the other. Every
+other write passes as given.
+
+An admission remembers what its own batch adopted or queued, so the tenth import line
+about a subject supersedes the ninth, not the home's older version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..errors import InvalidIdError
+from ..schema import Episode, Kind, Level, Tier
+from ..store import records as rec
+from .extract import plain, subject_key
+from .gate import Action, Current, judge
+from .profiles import Profile
+from .state import LifecycleState
+from .versions import beyond_bound
+
+__all__ = ["Admission", "Admitted", "HomeState", "is_versioned", "new_episode", "version_key"]
+
+
+class HomeState(Protocol):
+    """What admitting a write reads of a home."""
+
+    @property
+    def lifecycle(self) -> LifecycleState: ...
+
+    def get(self, id: object) -> Episode: ...
+
+    def new_id(self, seed: str, pending: int = 0) -> str: ...
+
+    def id_taken(self, id: str) -> bool: ...
+
+
+def is_versioned(episode: Episode) -> bool:
+    """Whether writing ``episode`` makes a version of its subject (see the module docstring)."""
+    return episode.subject is not None and episode.tier is Tier.LONG and episode.level is Level.RAW and episode.kind is not Kind.EPISODIC
+
+
+def version_key(user: str, subject: str) -> str:
+    """The key of a subject's version chain: per user, case and spacing aside."""
+    return f"{user}/{subject_key(subject)}"
+
+
+def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
+    """A validated episode of ``remember``'s keywords, with a fresh id unless one is given.
+
+    ``taken`` holds the ids a batch has used so far (an import's), which count as taken.
+
+    Raises:
+        SchemaError: a field breaks the schema.
+        InvalidIdError: the given id is malformed or already taken.
+    """
+    given = fields.pop("id", None)
+    if given is None:
+        # The counter (rows so far, plus this batch's) keeps ids of equal narratives apart.
+        seed = f"{recorded_at.isoformat()}|{narrative}"
+        pending = len(taken) if taken is not None else 0
+        eid = home.new_id(seed, pending)
+        while taken is not None and eid in taken:
+            pending += 1
+            eid = home.new_id(seed, pending)
+    else:
+        eid = given
+        if isinstance(eid, str) and (home.id_taken(eid) or (taken is not None and eid in taken)):
+            raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
+    return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """What the gate made of one write: the id to report, its records and the action."""
+
+    id: str
+    records: list[rec.Record]
+    action: Action
+
+
+@dataclass
+class Admission:
+    """Admits the writes of one batch (one call, one import, one job run) to a home.
+
+    Args:
+        home: The home's state before the batch.
+        profile: The failure-cost profile: trust, approvals, the live-version bound.
+        at: When the batch is written (adoption and request times).
+    """
+
+    home: HomeState
+    profile: Profile
+    at: datetime
+    # This batch's own adoptions and requests, ahead of the home's state.
+    _current: dict[str, Current] = field(default_factory=dict)
+    _live: dict[str, list[str]] = field(default_factory=dict)
+    _queued: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def admit(self, episode: Episode) -> Admitted:
+        """The records that write ``episode`` as the gate decides (see the module docstring)."""
+        if not is_versioned(episode) or episode.subject is None:
+            return Admitted(episode.id, [rec.remember(episode.to_json())], Action.WRITE)
+        key = version_key(episode.user_id, episode.subject)
+        verdict = judge(
+            tier=episode.tier, kind=episode.kind, tags=episode.tags, origin=episode.origin, confidence=episode.confidence,
+            subject=key, current=self._current_of(key), narrative=episode.narrative, profile=self.profile,
+        )
+        if verdict.action is Action.REPEAT:
+            assert verdict.supersedes is not None
+            return Admitted(verdict.supersedes, [], Action.REPEAT)
+        episode = dataclasses.replace(
+            episode, tier=verdict.tier, confidence=verdict.confidence, supersedes=verdict.supersedes,
+            reviewed=episode.reviewed and verdict.action is not Action.QUEUE,
+        )
+        if verdict.action is Action.QUEUE:
+            assert verdict.reason is not None
+            waiting = self._waiting(key, episode.narrative)
+            if waiting is not None:
+                return Admitted(waiting, [], Action.QUEUE)  # already waiting for a decision
+            self._queued[(key, plain(episode.narrative))] = episode.id
+            request = rec.approval(
+                episode.id, reason=verdict.reason, subject=key, supersedes=verdict.supersedes, episode=episode.to_json(),
+                requested_at=self.at, expires_at=self.at + self.profile.approval_ttl,
+            )
+            return Admitted(episode.id, [request], Action.QUEUE)
+        if not verdict.versioned:
+            return Admitted(episode.id, [rec.remember(episode.to_json())], verdict.action)
+        return Admitted(episode.id, self.adopt(episode, key), verdict.action)
+
+    def adopt(self, episode: Episode, key: str) -> list[rec.Record]:
+        """The records that write ``episode`` as the current version of ``key`` (an
+        approved write comes here directly: the decision was the gate)."""
+        current = self._current_of(key)
+        live = [*self._live_of(key), episode.id]
+        excess = beyond_bound(live, self.profile.max_live_versions)
+        records = [
+            rec.remember(episode.to_json()),
+            rec.version(key, episode.id, None if current is None else current.id, episode.valid_from, self.at),
+        ]
+        if excess:
+            records.append(rec.retire(excess, "versions", self.at))
+        self._current[key] = Current(episode.id, episode.confidence, episode.narrative)
+        self._live[key] = [i for i in live if i not in excess]
+        return records
+
+    def _current_of(self, key: str) -> Current | None:
+        if key in self._current:
+            return self._current[key]
+        entry = self.home.lifecycle.current(key)
+        if entry is None:
+            return None
+        old = self.home.get(entry.id)
+        return Current(old.id, old.confidence, old.narrative)
+
+    def _live_of(self, key: str) -> list[str]:
+        if key in self._live:
+            return self._live[key]
+        return self.home.lifecycle.live_versions(key)
+
+    def _waiting(self, key: str, narrative: str) -> str | None:
+        """A live request in the queue that writes the same about ``key``."""
+        said = plain(narrative)
+        if (key, said) in self._queued:
+            return self._queued[(key, said)]
+        for aid, waiting in self.home.lifecycle.pending.items():
+            live = self.at < datetime.fromisoformat(str(waiting["expires_at"]))
+            if live and waiting["subject"] == key and plain(str(waiting["episode"]["narrative"])) == said:
+                return aid
+        return None

@@ -1,0 +1,141 @@
+"""Policies against a home: distil them from outcomes, list, judge, explain (D3).
+
+The mining is :func:`~.distill.distill_policies` (pure); :class:`Policies` reads the
+home's outcome episodes, keeps each policy as a note (committed through the home),
+and judges against the current notes through a :class:`~.judge.PolicyBook` cached
+per state of the notes — in memory, and in the index's policy cache when it was made
+from exactly these notes. Arguments arrive checked (by :class:`~cuemem.Memory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotFoundError
+from ..home.results import PolicyReport
+from ..schema import Episode, Note
+from ..store import records as rec
+from ..store.note_versions import next_versions
+from . import cache as policy_cache
+from .contradictions import contradicting_pairs, flag_contradictions
+from .distill import distill_policies
+from .explain import Explanation
+from .judge import Judgement, PolicyBook
+from .model import Policy
+from .notes import is_mined as is_mined_policy
+from .notes import note_fields as policy_note_fields
+from .notes import policy_of_note
+
+if TYPE_CHECKING:
+    from ..home.home import Home
+
+__all__ = ["Policies"]
+
+# Valid time of a retired policy whose file is gone starts just before its retirement.
+_INSTANT = timedelta(microseconds=1)
+
+
+class Policies:
+    """The policies of one open home."""
+
+    def __init__(self, home: Home) -> None:
+        self._home = home
+        self._book: PolicyBook | None = None
+        self._book_notes: dict[str, tuple[int, str]] = {}
+        self._book_head: object = None
+
+    def distill(self, *, min_support: int, max_cues: int, at: datetime) -> PolicyReport:
+        """Mines policies from the outcome episodes and commits each changed one as a note version."""
+        home = self._home
+        rows = home.select({"outcome": ["negative", "positive"]})
+        mined = distill_policies((Episode.from_json(s) for s in home.stored(rows)), min_support=min_support, max_cues=max_cues)
+        known = {p.id: p for p in self.book()}
+        notes: list[Note] = []
+        written, unchanged, retired = [], [], []
+        versions = dict(home.note_versions)
+
+        def write(fields: dict[str, Any]) -> None:
+            made = next_versions(home.notes, versions, fields, at)
+            for n in made:
+                versions[n.id] = (n.version, "")  # a later write of the same id in this run follows it
+            notes.extend(made)
+
+        for policy in mined:
+            old = known.get(policy.id)
+            if old is not None and _same_policy(old, policy):
+                unchanged.append(policy.id)
+                continue
+            write(policy_note_fields(policy))
+            written.append(policy.id)
+        mined_ids = {p.id for p in mined}
+        for pid, p in sorted(known.items()):
+            if not p.generated or pid in mined_ids:
+                continue
+            try:
+                fields = home.read_note(pid).fields()
+            except NotFoundError:  # a person deleted the file: retire what the book held
+                fields = {**policy_note_fields(p), "valid_from": at - _INSTANT}
+            if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):
+                retired.append(pid)
+                write({**fields, "valid_to": at})
+        home.commit([rec.note(n) for n in notes])
+        return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
+
+    def judge(self, situation: dict[str, list[str]], text: str | None) -> Judgement:
+        """The policies that apply to ``situation`` (cue values in ``text`` joining it)."""
+        book = self.book()
+        if text is not None:
+            for d, vs in book.cues_in(text).items():
+                situation[d] = list(dict.fromkeys([*situation.get(d, []), *vs]))
+        return book.judge(situation)
+
+    def explain(self, policy_id: object) -> Explanation:
+        """A policy's lineage: evidence and counter-examples, rivals.
+
+        Raises:
+            NotFoundError: no current policy with that id.
+        """
+        book = self.book()
+        policy = book.get(policy_id) if isinstance(policy_id, str) else None
+        if policy is None:
+            raise NotFoundError(f"no policy with id {policy_id!r}")
+
+        def episodes(ids: Sequence[str]) -> tuple[list[Episode], list[str]]:
+            found = [self._home.get(i) for i in ids if i in self._home]
+            return sorted(found, key=lambda e: (e.occurred_at, e.id)), [i for i in ids if i not in self._home]
+
+        evidence, missing = episodes(policy.evidence)
+        counter, _ = episodes(policy.counter_examples)
+        rivals = [q for q in (book.get(i) for i in policy.contradicts) if q is not None]
+        return Explanation(policy, evidence, counter, rivals, missing)
+
+    def book(self) -> PolicyBook:
+        """The current policies: re-read only when the notes changed, from the index's
+        policy cache when it was made from exactly these notes, else from the files."""
+        home = self._home
+        head = home.indexes.head
+        if self._book is not None and head == self._book_head:
+            return self._book
+        notes: Mapping[str, tuple[int, str]] = home.note_versions
+        if self._book is None or notes != self._book_notes:
+            current = None if home.notes_edited else policy_cache.load(home.layout.index, notes)
+            if current is None:
+                current = [p for n in home.scan_notes().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+                if home.writable and not home.notes_edited:
+                    policy_cache.save(home.layout.index, notes, current)
+            self._book = PolicyBook(flag_contradictions(current))
+            self._book_notes = dict(notes)
+        self._book_head = head
+        return self._book
+
+
+def _same_policy(old: Policy, new: Policy) -> bool:
+    """Whether a stored policy already says what a freshly mined one says (the note
+    keeps the salience sum to six significant digits)."""
+    return (
+        (old.polarity, old.cause, old.statement, old.evidence, old.counter_examples, old.confidence, old.span, old.scope, old.taint)
+        == (new.polarity, new.cause, new.statement, new.evidence, new.counter_examples, new.confidence, new.span, new.scope, new.taint)
+        and f"{old.salience_sum:.6g}" == f"{new.salience_sum:.6g}"
+    )

@@ -1,0 +1,145 @@
+"""The journal's records: one kind per line, one constructor per kind.
+
+Every line of a home's journal is a JSON object whose ``op`` names its kind. Nothing
+outside this module builds one; :class:`~cuemem.home.Home` commits what these
+constructors return, and replay reads them back through :func:`op_of`.
+
+The kinds and their fields:
+
+- ``remember``: ``{"op", "episode"}`` — an episode as :meth:`Episode.to_json
+  <cuemem.schema.Episode.to_json>` stores it; it becomes the home's next row.
+- ``note``: ``{"op", "id", "version", "sha256", "markdown"}`` — a note version; the
+  file ``notes/<id>.md`` holds ``markdown`` (``sha256`` is of its UTF-8 bytes).
+- ``version``: ``{"op", "subject", "id", "supersedes", "valid_from", "at"}`` — record
+  ``id`` becomes the current version of ``subject`` at ``at``; the previous current
+  version (``supersedes``) ends where the new one starts.
+- ``approval``: ``{"op", "id", "reason", "subject", "supersedes", "episode",
+  "requested_at", "expires_at"}`` — a write waiting for a decision (``reason``
+  ``"sensitive"`` or ``"conflict"``).
+- ``decision``: ``{"op", "id", "verdict", "at"}`` — ``verdict`` ``"approved"``,
+  ``"rejected"`` or ``"expired"``.
+- ``retire``: ``{"op", "ids", "reason", "at"}`` — records leave the live indexes (TTL
+  expiry, the live-version bound, the capacity bound); the journal keeps them.
+- ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
+  of each name is when it last ran.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ..errors import SchemaError
+from ..schema import Note
+
+__all__ = [
+    "LIFECYCLE_OPS",
+    "Op",
+    "Record",
+    "approval",
+    "decision",
+    "job",
+    "note",
+    "note_bytes",
+    "op_of",
+    "remember",
+    "retire",
+    "version",
+]
+
+#: A journal record, as appended and as read back.
+Record = dict[str, Any]
+
+
+class Op(str, enum.Enum):
+    """The kinds of journal record."""
+
+    REMEMBER = "remember"
+    NOTE = "note"
+    VERSION = "version"
+    APPROVAL = "approval"
+    DECISION = "decision"
+    RETIRE = "retire"
+    JOB = "job"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+#: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
+LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE})
+
+_BY_VALUE = {op.value: op for op in Op}
+
+
+def op_of(record: Mapping[str, Any]) -> Op | None:
+    """The kind of a record read from the journal; None for a line cuemem never writes."""
+    value = record.get("op")
+    return _BY_VALUE.get(value) if isinstance(value, str) else None
+
+
+def remember(episode: Mapping[str, Any]) -> Record:
+    """A new row: ``episode`` as :meth:`Episode.to_json <cuemem.schema.Episode.to_json>` made it."""
+    return {"op": Op.REMEMBER.value, "episode": episode}
+
+
+def note_bytes(note: Note) -> bytes:
+    """The file bytes of ``note``.
+
+    Raises:
+        SchemaError: the note cannot be encoded as UTF-8 (a lone surrogate).
+    """
+    try:
+        return note.to_markdown().encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SchemaError(f"note {note.id!r} is not valid Unicode text: {exc.reason}") from None
+
+
+def note(note: Note) -> Record:
+    """A note version; committing it writes ``notes/<id>.md`` first.
+
+    Raises:
+        SchemaError: the note cannot be encoded as UTF-8.
+    """
+    data = note_bytes(note)
+    return {
+        "op": Op.NOTE.value, "id": note.id, "version": note.version, "sha256": hashlib.sha256(data).hexdigest(),
+        "markdown": data.decode("utf-8"),
+    }
+
+
+def version(subject: str, id: str, supersedes: str | None, valid_from: datetime, at: datetime) -> Record:
+    """Record ``id`` becomes the current version of ``subject`` (a version key) at ``at``."""
+    return {
+        "op": Op.VERSION.value, "subject": subject, "id": id, "supersedes": supersedes, "valid_from": valid_from.isoformat(),
+        "at": at.isoformat(),
+    }
+
+
+def approval(
+    id: str, *, reason: str, subject: str, supersedes: str | None, episode: Mapping[str, Any], requested_at: datetime,
+    expires_at: datetime,
+) -> Record:
+    """A write of ``episode`` waiting for a decision until ``expires_at``."""
+    return {
+        "op": Op.APPROVAL.value, "id": id, "reason": reason, "subject": subject, "supersedes": supersedes, "episode": episode,
+        "requested_at": requested_at.isoformat(), "expires_at": expires_at.isoformat(),
+    }
+
+
+def decision(id: str, verdict: str, at: datetime) -> Record:
+    """The decision on a queued write: ``"approved"``, ``"rejected"`` or ``"expired"``."""
+    return {"op": Op.DECISION.value, "id": id, "verdict": verdict, "at": at.isoformat()}
+
+
+def retire(ids: Sequence[str], reason: str, at: datetime) -> Record:
+    """Records ``ids`` leave the live indexes, for ``reason``."""
+    return {"op": Op.RETIRE.value, "ids": list(ids), "reason": reason, "at": at.isoformat()}
+
+
+def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:
+    """Job ``name`` ran at ``ran_at`` and did what ``report`` counts."""
+    return {"op": Op.JOB.value, "job": name, "ran_at": ran_at.isoformat(), "report": dict(report)}
