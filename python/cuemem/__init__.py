@@ -3,13 +3,16 @@
 Recall by cues (roaring posting lists intersected smallest first), salience that
 decays per axis, memories kept as plain files (an append-only journal and Markdown
 notes), and a native core (``cuemem._core``) behind a small typed API. Start with
-:class:`Memory`.
+:class:`Memory`; every type it takes or returns, and every error it raises, is
+importable from here.
 """
 
 from __future__ import annotations
 
 from ._core import __version__
 from .errors import (
+    ApprovalError,
+    ApprovalExpiredError,
     CorruptIndexError,
     CorruptRecordError,
     CuememError,
@@ -30,80 +33,135 @@ from .errors import (
     TimeCueError,
     UnknownDimensionError,
     UnsupportedVersionError,
+    WorkerPermissionError,
+)
+from .home.results import (
+    HomeStats,
+    Hit,
+    ImportReport,
+    IndexState,
+    OpenReport,
+    PolicyReport,
+    RecallResult,
+    SyncReport,
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
-from .lifecycle import Candidate, Profile, extract
 from .jobs import (
+    DEFAULT_JOBS,
     ConsolidationConfig,
     ConsolidationReport,
+    Daily,
     DistillationConfig,
     DistillationReport,
     ExtractiveSummarizer,
+    Job,
     MaintenanceReport,
+    Schedule,
     Scheduler,
     Summarizer,
     SummaryRequest,
+    Weekly,
     consolidate,
 )
+from .jobs.reports import RunReport
+from .lifecycle import Approval, Candidate, ExpiryReport, Pattern, Profile, Trust, Version, WorkingItem, extract
+from .lifecycle.workers import Worker
 from .memory import Memory
+from .policy import Explanation, Judgement, Polarity, Policy, PolicyBook, distill_policies
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
+from .schema import Band, Episode, Kind, Level, Note, Origin, Outcome, Tier
+from .store.fsync import FsyncPolicy
+from .text import TextHit, TextWeights
 
 __all__ = [
     "AXES",
     "DEFAULT_HALF_LIVES_DAYS",
+    "DEFAULT_JOBS",
     "DEFAULT_WEIGHTS",
+    "Approval",
+    "ApprovalError",
+    "ApprovalExpiredError",
+    "Band",
+    "Candidate",
+    "ConsolidationConfig",
+    "ConsolidationReport",
     "CorruptIndexError",
     "CorruptRecordError",
-    "HomeLockedError",
-    "ImportFileError",
-    "InvalidIdError",
-    "MissingFileError",
-    "NotFoundError",
-    "NoteFormatError",
-    "ReadOnlyError",
-    "SchemaError",
-    "TimeCueError",
     "CueIndex",
     "CueTypeError",
     "CuememError",
     "Cues",
+    "Daily",
     "DecayPass",
-    "IndexStats",
-    "Memory",
-    "InvalidArgumentError",
-    "InvalidDimensionError",
-    "InvalidValueError",
-    "Pruned",
-    "Recall",
-    "RowState",
-    "SalienceTable",
-    "ShapeError",
-    "StorageError",
-    "TopK",
-    "UnknownDimensionError",
-    "UnsupportedVersionError",
-    "__version__",
-    "recall",
-    # life-cycle jobs
-    "ConsolidationConfig",
-    "ConsolidationReport",
     "DistillationConfig",
     "DistillationReport",
+    "Episode",
+    "ExpiryReport",
+    "Explanation",
     "ExtractiveSummarizer",
+    "FsyncPolicy",
+    "Hit",
+    "HomeLockedError",
+    "HomeStats",
+    "ImportFileError",
+    "ImportReport",
+    "IndexState",
+    "IndexStats",
+    "InvalidArgumentError",
+    "InvalidDimensionError",
+    "InvalidIdError",
+    "InvalidValueError",
+    "Job",
+    "Judgement",
+    "Kind",
+    "Level",
     "MaintenanceReport",
+    "Memory",
+    "MissingFileError",
+    "NotFoundError",
+    "Note",
+    "NoteFormatError",
+    "OpenReport",
+    "Origin",
+    "Outcome",
+    "Pattern",
+    "Polarity",
+    "Policy",
+    "PolicyBook",
+    "PolicyReport",
+    "Profile",
+    "Pruned",
+    "ReadOnlyError",
+    "Recall",
+    "RecallResult",
+    "RowState",
+    "RunReport",
+    "SalienceTable",
+    "Schedule",
     "Scheduler",
+    "SchemaError",
+    "ShapeError",
+    "StorageError",
     "Summarizer",
     "SummaryRequest",
+    "SyncReport",
+    "TextHit",
+    "TextWeights",
+    "Tier",
+    "TimeCueError",
+    "TopK",
+    "Trust",
+    "UnknownDimensionError",
+    "UnsupportedVersionError",
+    "Version",
+    "Weekly",
+    "Worker",
+    "WorkerPermissionError",
+    "WorkingItem",
+    "__version__",
     "consolidate",
+    "distill_policies",
+    "extract",
+    "recall",
 ]
-
-# The memory life-cycle's write path.
-from .errors import ApprovalError, ApprovalExpiredError, WorkerPermissionError  # noqa: E402
-
-__all__ += ["ApprovalError", "ApprovalExpiredError", "Candidate", "Profile", "WorkerPermissionError", "extract"]
-
-# Policies from outcomes.
-from .policy import Explanation, Judgement, Polarity, Policy, PolicyBook, distill_policies  # noqa: E402
-
-__all__ += ["Explanation", "Judgement", "Polarity", "Policy", "PolicyBook", "distill_policies"]

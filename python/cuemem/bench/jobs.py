@@ -27,7 +27,7 @@ import numpy as np
 from rich.console import Console
 
 from ..errors import InvalidArgumentError
-from ..home.replay import gc_paused
+from .._gc import gc_paused
 from ..jobs import DistillationConfig, consolidate
 from ..jobs import home as job_home
 from ..jobs.distill import plan_rungs, select_candidates

@@ -41,12 +41,14 @@ class Applier:
         texts: Keep ``(row, narrative)`` of every row added in :attr:`texts`.
     """
 
+    __slots__ = ("_indexes", "_trusted", "_deferred", "_steps", "_batch", "_short", "_ids", "_next_row", "_keep_texts", "texts")
+
     def __init__(self, indexes: Indexes, *, trusted: bool, deferred: bool = False, texts: bool = False) -> None:
         self._indexes = indexes
         self._trusted = trusted
         self._deferred = deferred
         # What is waiting to be applied, in order: row batches and other records.
-        self._steps: list[Batch | tuple[Mapping[str, Any], Position]] = []
+        self._steps: list[Batch | tuple[Mapping[str, Any], int, int]] = []
         self._batch: Batch | None = None
         self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
         self._ids: set[str] = set()
@@ -55,19 +57,19 @@ class Applier:
         #: ``(row, narrative)`` of every row added (with ``texts=True``), for the text index.
         self.texts: list[tuple[int, str]] = []
 
-    def add(self, record: Mapping[str, Any], position: Position) -> None:
-        """Applies (or queues) one record that starts at ``position`` in the journal."""
+    def add(self, record: Mapping[str, Any], segment: int, offset: int) -> None:
+        """Applies (or queues) one record that starts at ``(segment, offset)`` in the journal."""
         op = rec.op_of(record)
         if op is rec.Op.REMEMBER:
             try:
                 row = self._row(record)
             except SchemaError as exc:
-                self._indexes.skipped.append((position, str(exc)))
+                self._indexes.skipped.append((Position(segment, offset), str(exc)))
                 return
             if self._batch is None:
                 self._batch = Batch(self._next_row)
                 self._steps.append(self._batch)
-            self._batch.add(row, position.segment, position.offset)
+            self._batch.add(row, segment, offset)
             self._ids.add(row.id)
             episode = record["episode"]
             if episode.get("tier") == "short":
@@ -79,7 +81,7 @@ class Applier:
                 self.flush()
         elif op is not None:
             self._batch = None  # what follows may name the rows just gathered
-            self._steps.append((record, position))
+            self._steps.append((record, segment, offset))
             if not self._deferred:
                 self.flush()
 
@@ -89,7 +91,7 @@ class Applier:
             if isinstance(step, Batch):
                 step.place(segment)
             else:
-                self._steps[i] = (step[0], Position(segment, step[1].offset))
+                self._steps[i] = (step[0], segment, step[2])
 
     def flush(self) -> None:
         """Applies everything waiting, in order."""
@@ -104,7 +106,7 @@ class Applier:
                     self._indexes.lifecycle.note_remember(short[s][1])
                     s += 1
             else:
-                self._apply(*step)
+                self._apply(step[0], step[1], step[2])
 
     # -- one record ---------------------------------------------------------------
 
@@ -130,7 +132,7 @@ class Applier:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
 
-    def _apply(self, record: Mapping[str, Any], position: Position) -> None:
+    def _apply(self, record: Mapping[str, Any], segment: int, offset: int) -> None:
         op = rec.op_of(record)
         try:
             if op is rec.Op.NOTE:
@@ -144,7 +146,7 @@ class Applier:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if self._trusted:
                 raise
-            self._indexes.skipped.append((position, f"a {op} record that cuemem did not write: {exc!r}"))
+            self._indexes.skipped.append((Position(segment, offset), f"a {op} record that cuemem did not write: {exc!r}"))
 
     def _note(self, record: Mapping[str, Any]) -> None:
         nid, version, sha = record["id"], record["version"], record["sha256"]

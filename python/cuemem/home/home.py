@@ -41,6 +41,8 @@ from .textindex import TextCache
 
 __all__ = ["Home"]
 
+_NOTE = rec.Op.NOTE.value
+
 
 class Home:
     """An open home. Get one with :meth:`Home.open`; :class:`~cuemem.Memory` is its facade."""
@@ -170,17 +172,18 @@ class Home:
         self.check_writable()
         if not records:
             return []
-        files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if rec.op_of(r) is rec.Op.NOTE]
+        files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if r["op"] == _NOTE]
         if files:
             self._notes.put(files)
         positions = self.journal.append(records, trusted=True)
         applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
         for record, position in zip(records, positions):
-            applier.add(record, position)
+            applier.add(record, position.segment, position.offset)
         applier.flush()
         self.indexes.head = self.journal.head()
         if self.text is not None and applier.texts:
-            self.text.add([r for r, _ in applier.texts], [t for _, t in applier.texts])
+            rows, texts = zip(*applier.texts)
+            self.text.add(rows, texts)
         return positions
 
     # -- ids ------------------------------------------------------------------------

@@ -23,10 +23,9 @@ from ..errors import ImportFileError, SchemaError, StorageError
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
-from ..store.journal import Position
 from .apply import Applier
 from .home import Home
-from .replay import gc_paused
+from .._gc import gc_paused
 from .results import ImportReport
 
 __all__ = ["REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
@@ -36,6 +35,8 @@ REMEMBER_KEYS = frozenset(
     {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
      "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to"}
 )
+
+_REMEMBER = rec.Op.REMEMBER.value
 
 #: Narratives handed to the text index at a time while staging.
 _TEXT_BATCH = 10_000
@@ -146,15 +147,15 @@ def _stage(
             taken.add(episode.id)
             ids.append(admitted.id)
             for record in admitted.records:
-                applier.add(record, Position(1, stage.add(record)))  # its segment is known at commit
+                applier.add(record, 1, stage.add(record))  # its segment is known at commit
                 staged += 1
-                if rec.op_of(record) is rec.Op.REMEMBER and text is not None:
-                    rows.append(row)
-                    texts.append(record["episode"]["narrative"])
-                    if len(rows) >= _TEXT_BATCH:
-                        text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
-                        rows, texts = [], []
-                if rec.op_of(record) is rec.Op.REMEMBER:
+                if record["op"] == _REMEMBER:
+                    if text is not None:
+                        rows.append(row)
+                        texts.append(record["episode"]["narrative"])
+                        if len(rows) >= _TEXT_BATCH:
+                            text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
+                            rows, texts = [], []
                     row += 1
         if errors and not skip_bad:
             shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])

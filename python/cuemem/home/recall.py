@@ -22,6 +22,7 @@ from .. import _core
 from ..errors import InvalidArgumentError
 from ..lifecycle.freshness import freshness_of
 from ..lifecycle.profiles import Profile
+from ..schema import Episode
 from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
@@ -48,13 +49,19 @@ class Recaller:
         home = self._home
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         t = at.timestamp()
+        indexes = home.indexes
+        ids, loader, fresh, stale_below = indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
 
         def page(wanted: int) -> tuple[list[Hit], _core.Recall]:
-            r = _core.recall(home.indexes.cues._inner, home.indexes.salience._inner, cues, t, wanted, exclude)
-            hits = [
-                made.get(row) or made.setdefault(row, self._hit(row, score, parts, at))
-                for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist())
-            ]
+            r = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
+            hits = []
+            for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist()):
+                hit = made.get(row)
+                if hit is None:
+                    hit = made[row] = Hit(ids[row], score, parts, loader(row))
+                    hit._fresh = fresh
+                    hit.stale_below = stale_below
+                hits.append(hit)
             return hits, r
 
         hits, r = _page(page, k, exclude_stale)
@@ -72,7 +79,7 @@ class Recaller:
             raise InvalidArgumentError(f"this home has no text index yet ({home.text_report}); open it writable once to build it")
         home.text.ready(home.indexes, home.journal)
         blend = (weights or self.weights).core_kwargs()
-        ids = home.indexes.ids
+        ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
         t = at.timestamp()
 
         def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
@@ -84,19 +91,24 @@ class Recaller:
             for row, score, bm25, tx, s, f in zip(
                 r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
             ):
-                hits.append(self._fresh(TextHit(ids[row], score, bm25, [tx, s, f], home.loader(row)), at))
+                hit = TextHit(ids[row], score, bm25, [tx, s, f], loader(row))
+                hit._fresh = fresh
+                hit.stale_below = stale_below
+                hits.append(hit)
             return hits, r
 
         hits, r = _page(page, k, exclude_stale)
         return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
-    def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
-        return self._fresh(Hit(self._home.id_at(row), score, parts, self._home.loader(row)), at)
-
-    def _fresh(self, hit: H, at: datetime) -> H:
+    def _freshness(self, at: datetime) -> Callable[[Episode], float]:
+        """A hit's freshness at ``at`` under the profile (C6), computed when asked for."""
         profile = self._profile
-        hit._fresh = lambda e: freshness_of(e, at, profile)
-        hit.stale_below = profile.stale_below
+        return lambda e: freshness_of(e, at, profile)
+
+    def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
+        hit = Hit(self._home.id_at(row), score, parts, self._home.loader(row))
+        hit._fresh = self._freshness(at)
+        hit.stale_below = self._profile.stale_below
         return hit
 
     def _lead(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:

@@ -11,42 +11,13 @@ and reported.
 
 from __future__ import annotations
 
-import functools
-import gc
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
-
+from .._gc import gc_paused
 from ..errors import CuememError
 from ..salience import SalienceTable
 from ..store.journal import Journal, Position
 from .apply import Applier
 from .indexes import Indexes, record_sha
 from .layout import Layout
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def gc_paused(fn: F) -> F:
-    """Runs ``fn`` with the cyclic garbage collector paused, as bulk loaders do.
-
-    Importing or replaying creates many long-lived objects and no cycles; without
-    the pause, collections triggered by those allocations take about a third of the
-    time.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return cast(F, wrapper)
-
-
 
 def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int]:
     """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
@@ -86,7 +57,7 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
     head = start
     for entry in journal.read(start):
         head = entry.end
-        applier.add(entry.record, entry.position)
+        applier.add(entry.record, entry.position.segment, entry.position.offset)
     applier.flush()
     if head is not None:
         indexes.head = head

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptRecordError
-from ..home.replay import gc_paused
+from .._gc import gc_paused
 from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission

@@ -20,9 +20,8 @@ about a subject supersedes the ninth, not the home's older version.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..errors import InvalidIdError
 from ..schema import Episode, Kind, Level, Tier
@@ -84,8 +83,7 @@ def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], reco
     return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class Admitted:
+class Admitted(NamedTuple):
     """What the gate made of one write: the id to report, its records and the action."""
 
     id: str
@@ -93,7 +91,6 @@ class Admitted:
     action: Action
 
 
-@dataclass
 class Admission:
     """Admits the writes of one batch (one call, one import, one job run) to a home.
 
@@ -103,13 +100,16 @@ class Admission:
         at: When the batch is written (adoption and request times).
     """
 
-    home: HomeState
-    profile: Profile
-    at: datetime
-    # This batch's own adoptions and requests, ahead of the home's state.
-    _current: dict[str, Current] = field(default_factory=dict)
-    _live: dict[str, list[str]] = field(default_factory=dict)
-    _queued: dict[tuple[str, str], str] = field(default_factory=dict)
+    __slots__ = ("home", "profile", "at", "_current", "_live", "_queued")
+
+    def __init__(self, home: HomeState, profile: Profile, at: datetime) -> None:
+        self.home = home
+        self.profile = profile
+        self.at = at
+        # This batch's own adoptions and requests, ahead of the home's state.
+        self._current: dict[str, Current] = {}
+        self._live: dict[str, list[str]] = {}
+        self._queued: dict[tuple[str, str], str] = {}
 
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring)."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _arrays
 from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
-from ..home.replay import gc_paused
+from .._gc import gc_paused
 from ..index import ClosedSets, CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode, Outcome

@@ -1,0 +1,121 @@
+"""The home's structure (home/home.py): one write path, records built in one module, a facade that delegates."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from datetime import datetime, timezone
+from pathlib import Path
+
+import cuemem
+from cuemem import Memory
+from cuemem.home.home import Home
+from cuemem.store import records as rec
+
+PACKAGE = Path(cuemem.__file__).parent
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+#: Modules only the home and the store may import: the files and indexes themselves.
+PRIVATE = {"cuemem.store.journal", "cuemem.store.notes", "cuemem.home.indexes", "cuemem.home.apply", "cuemem.home.replay",
+           "cuemem.home.textindex"}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(("cuemem", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+        out.append((name, ast.parse(path.read_text(encoding="utf-8"))))
+    return out
+
+
+def _imports(name: str, tree: ast.Module) -> set[str]:
+    found = set()
+    package = name if name.endswith("__init__") else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_journal_records_are_built_only_in_the_records_module() -> None:
+    """No module but store/records.py writes an ``{"op": ...}`` literal."""
+    builders = [
+        name for name, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "op" for k in node.keys)
+    ]
+    assert set(builders) == {"cuemem.store.records"}
+
+
+def test_only_the_home_and_the_store_touch_the_files_and_indexes() -> None:
+    """Modules outside cuemem.home and cuemem.store import none of the journal, notes or index modules."""
+    offenders = {
+        name: sorted(_imports(name, tree) & PRIVATE)
+        for name, tree in _modules()
+        if not name.startswith(("cuemem.home", "cuemem.store"))
+    }
+    assert {n: found for n, found in offenders.items() if found} == {}
+
+
+def test_memory_has_no_mixins_and_no_reach_ins() -> None:
+    """Memory derives from object only and touches no other object's private attributes."""
+    assert Memory.__bases__ == (object,)
+    tree = ast.parse(inspect.getsource(inspect.getmodule(Memory)))  # type: ignore[arg-type]
+    reach_ins = [
+        ast.unparse(node) for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
+    assert reach_ins == []
+
+
+def test_a_commit_is_applied_as_replay_applies_it(tmp_path: Path) -> None:
+    """The records one commit applies leave the indexes a rebuild from the journal gives."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        home: Home = mem._home
+        episode = cuemem.schema.Episode.create("Acme renewed.", id="ep-a", recorded_at=NOW, actors=["acme"], tier="short")
+        home.commit([rec.remember(episode.to_json()), rec.job("audit", NOW, {"n": 1}), rec.retire(["ep-a"], "ttl", NOW)])
+        live = (home.ids(), home.lifecycle.to_json(), home.last_run("audit"), len(home.select({"actor": ["acme"]})))
+        mem.rebuild()
+        assert (home.ids(), home.lifecycle.to_json(), home.last_run("audit"), len(home.select({"actor": ["acme"]}))) == live
+        assert live[1]["retired"] == {"ep-a": "ttl"} and live[3] == 0
+
+
+def test_a_commit_of_nothing_writes_nothing(tmp_path: Path) -> None:
+    """An empty commit appends no line."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        before = mem._home.journal.head()
+        assert mem._home.commit([]) == [] and mem._home.journal.head() == before
+
+
+def test_every_record_kind_has_a_constructor() -> None:
+    """Each Op has exactly one constructor in store/records.py, and op_of reads it back."""
+    made = [
+        rec.remember({"id": "x"}), rec.version("u/s", "x", None, NOW, NOW), rec.decision("x", "approved", NOW),
+        rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}),
+        rec.approval("x", reason="conflict", subject="u/s", supersedes=None, episode={}, requested_at=NOW, expires_at=NOW),
+        rec.note(cuemem.schema.Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
+    ]
+    assert sorted(rec.op_of(r).value for r in made) == sorted(op.value for op in rec.Op)  # type: ignore[union-attr]
+    assert rec.op_of({"op": "nonsense"}) is None and rec.op_of({}) is None
+
+
+def test_every_type_a_user_meets_is_exported_once_sorted() -> None:
+    """``cuemem.__all__`` is sorted, holds every error class and the types Memory returns."""
+    import cuemem.errors as errors
+
+    names = cuemem.__all__
+    kinds = [(0 if n.isupper() else 1 if n[0].isupper() else 2 if n.startswith("__") else 3, n) for n in names]
+    assert kinds == sorted(kinds) and len(set(names)) == len(names)
+    every_error = {n for n, o in vars(errors).items() if inspect.isclass(o) and issubclass(o, errors.CuememError)}
+    assert every_error <= set(names)
+    met = {"RecallResult", "Hit", "TextHit", "TextWeights", "OpenReport", "ImportReport", "Episode", "Note", "Job", "Kind", "Tier",
+           "Origin", "Level", "IndexState", "ConsolidationReport", "DistillationReport", "MaintenanceReport", "SyncReport",
+           "PolicyReport", "HomeStats", "Version", "Approval", "ExpiryReport", "WorkingItem", "Worker", "Judgement", "Explanation"}
+    assert met <= set(names) and all(getattr(cuemem, n) is not None for n in names)

@@ -1,0 +1,143 @@
+"""The write gate applied to every write (lifecycle/writes.py): remember, imports, observe, jobs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from cuemem import Memory
+from cuemem.lifecycle.gate import Action
+from cuemem.lifecycle.profiles import PROFILES
+from cuemem.lifecycle.writes import Admission, is_versioned, version_key
+from cuemem.schema import Episode
+
+UTC = timezone.utc
+T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
+T1 = T0 + timedelta(days=30)
+
+
+def _assert_two_versions(mem: Memory, subject: str, old: str, new: str) -> None:
+    """``history`` holds both facts in order and ``as_of`` answers each at its time."""
+    history = mem.history(subject)
+    assert [v.episode.narrative for v in history] == [old, new]
+    assert history[0].superseded_by == history[1].episode.id and history[1].current
+    before = mem.as_of(subject, T0 + timedelta(days=1))
+    after = mem.as_of(subject, T1 + timedelta(days=1))
+    assert before is not None and before.episode.narrative == old
+    assert after is not None and after.episode.narrative == new
+    assert mem.as_of(subject, T0 - timedelta(days=1)) is None
+
+
+def test_remember_twice_with_a_changed_fact_keeps_two_versions(tmp_path: Path) -> None:
+    """Two semantic remembers of one subject make a version chain, as observe does."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        a = mem.remember("Kim is Acme's champion.", kind="semantic", subject="acme.champion", valid_from=T0, now=T0)
+        b = mem.remember("Lee is Acme's champion.", kind="semantic", subject="acme.champion", valid_from=T1, now=T1)
+        _assert_two_versions(mem, "acme.champion", "Kim is Acme's champion.", "Lee is Acme's champion.")
+        assert mem.get(b).supersedes == a
+        assert {h.id for h in mem.recall({"subject": "acme.champion"}, now=T1).hits} == {a, b}  # both live (bound: 3)
+
+
+def test_import_records_keeps_two_versions_within_one_import_and_across_imports(tmp_path: Path) -> None:
+    """The second item of one import supersedes the first, and a later import supersedes it in turn."""
+    items = [
+        {"narrative": "Kim is Acme's champion.", "kind": "semantic", "subject": "acme.champion", "valid_from": T0.isoformat()},
+        {"narrative": "Lee is Acme's champion.", "kind": "semantic", "subject": "acme.champion", "valid_from": T1.isoformat()},
+    ]
+    with Memory.open(tmp_path / "one", fsync="never") as mem:
+        report = mem.import_records(items, now=T1)
+        assert report.count == 2
+        _assert_two_versions(mem, "acme.champion", "Kim is Acme's champion.", "Lee is Acme's champion.")
+    with Memory.open(tmp_path / "two", fsync="never") as mem:
+        mem.import_records(items[:1], now=T0)
+        mem.import_records(items[1:], now=T1)
+        _assert_two_versions(mem, "acme.champion", "Kim is Acme's champion.", "Lee is Acme's champion.")
+        state = mem._home.lifecycle.to_json()
+        mem.rebuild()
+        assert mem._home.lifecycle.to_json() == state
+
+
+def test_observe_keeps_two_versions_and_its_writes_reach_text_recall_at_once(tmp_path: Path) -> None:
+    """A changed definition supersedes the first; both are found by text recall in the same session."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        (first,) = mem.observe("The billing database is a Postgres cluster.", now=T0)
+        (second,) = mem.observe("The billing database is a MySQL cluster.", now=T1)
+        _assert_two_versions(mem, "billing database", "The billing database is a Postgres cluster.", "The billing database is a MySQL cluster.")
+        assert [h.id for h in mem.recall(text="Postgres", now=T1).hits] == [first]
+        assert second in {h.id for h in mem.recall(text="MySQL cluster", now=T1).hits}
+
+
+def test_saying_the_current_fact_again_writes_nothing_through_any_method(tmp_path: Path) -> None:
+    """A repetition of the current version returns its id and adds no row, by remember or import."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        a = mem.remember("Kim is Acme's champion.", kind="semantic", subject="acme.champion", now=T0)
+        assert mem.remember("kim is acme's  champion", kind="semantic", subject="Acme.Champion", now=T1) == a
+        assert mem.import_records([{"narrative": "Kim is Acme's champion.", "kind": "semantic", "subject": "acme.champion"}], now=T1).ids == [a]
+        assert len(mem) == 1 and len(mem.history("acme.champion")) == 1
+
+
+def test_a_less_confident_fact_waits_for_approval_whichever_method_wrote_it(tmp_path: Path) -> None:
+    """A conflicting, less confident write is queued (not a row) until approved."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        a = mem.remember("Kim is Acme's champion.", kind="semantic", subject="acme.champion", now=T0)
+        queued = mem.remember("Lee is Acme's champion.", kind="semantic", subject="acme.champion", confidence=0.5, now=T1)
+        assert queued not in mem and [w.id for w in mem.approvals(now=T1)] == [queued]
+        imported = mem.import_records([{"narrative": "Ann is Acme's champion.", "kind": "semantic", "subject": "acme.champion",
+                                        "confidence": 0.4}], now=T1)
+        assert imported.ids[0] not in mem and len(mem.approvals(now=T1)) == 2
+        adopted = mem.approve(queued, now=T1 + timedelta(hours=1))
+        assert mem.history("acme.champion")[-1].episode.id == adopted and mem.get(adopted).supersedes == a
+
+
+def test_events_are_not_versions_of_their_subject(tmp_path: Path) -> None:
+    """Two episodic incidents about one subject are both live; neither supersedes the other."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        a = mem.remember("The outage hit the EU region.", subject="outage", now=T0)
+        b = mem.remember("The outage hit the US region.", subject="outage", confidence=0.3, now=T1)
+        assert {a, b} <= set(mem.ids()) and mem.history("outage") == []
+        assert {h.id for h in mem.recall({"subject": "outage"}, now=T1).hits} == {a, b}
+
+
+def test_a_distrusted_origin_does_not_write_a_long_term_fact(tmp_path: Path) -> None:
+    """The gate's trust rule holds for remember: an agent's fact under the medium profile goes short-term."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        eid = mem.remember("Acme's budget is 40k.", kind="semantic", subject="acme.budget", origin="agent", confidence=0.9, now=T0)
+        stored = mem.get(eid)
+        assert stored.tier.value == "short" and stored.confidence == 0.5 and mem.history("acme.budget") == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "tier", "level", "subject", "versioned"),
+    [("semantic", "long", "raw", "s", True), ("preference", "long", "raw", "s", True), ("episodic", "long", "raw", "s", False),
+     ("semantic", "short", "raw", "s", False), ("semantic", "long", "summary", "s", False), ("semantic", "long", "raw", None, False)],
+)
+def test_which_writes_are_versions(kind: str, tier: str, level: str, subject: str | None, versioned: bool) -> None:
+    """Only long-term, raw, non-episodic records with a subject are versions."""
+    e = Episode.create("x is y", id="ep-1", recorded_at=T0, kind=kind, tier=tier, level=level, subject=subject)
+    assert is_versioned(e) is versioned
+
+
+def test_an_admission_follows_its_own_batch() -> None:
+    """Within one batch the second write of a subject supersedes the first, beyond the live bound the oldest retires."""
+
+    class Empty:
+        from cuemem.lifecycle.state import LifecycleState
+
+        lifecycle = LifecycleState()
+
+        def get(self, id: object) -> Episode:
+            raise AssertionError("nothing is stored")
+
+    profile = PROFILES["medium"]
+    batch = Admission(Empty(), profile, T1)  # type: ignore[arg-type]
+    made = [
+        batch.admit(Episode.create(f"fact {i}", id=f"ep-{i}", recorded_at=T1, kind="semantic", subject="s"))
+        for i in range(profile.max_live_versions + 1)
+    ]
+    assert [m.action for m in made] == [Action.WRITE] + [Action.SUPERSEDE] * profile.max_live_versions
+    versions = [r for m in made for r in m.records if r["op"] == "version"]
+    assert [v["supersedes"] for v in versions] == [None, *[f"ep-{i}" for i in range(profile.max_live_versions)]]
+    assert made[-1].records[-1]["op"] == "retire" and made[-1].records[-1]["ids"] == ["ep-0"]
+    assert version_key("u", " S ") == version_key("u", "s")
