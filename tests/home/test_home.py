@@ -119,3 +119,19 @@ def test_every_type_a_user_meets_is_exported_once_sorted() -> None:
            "Origin", "Level", "IndexState", "ConsolidationReport", "DistillationReport", "MaintenanceReport", "SyncReport",
            "PolicyReport", "HomeStats", "Version", "Approval", "ExpiryReport", "WorkingItem", "Worker", "Judgement", "Explanation"}
     assert met <= set(names) and all(getattr(cuemem, n) is not None for n in names)
+
+
+def test_a_hand_broken_note_record_is_skipped_and_reported_not_fatal(tmp_path: Path) -> None:
+    """A note record whose version is not an int opens the home, is reported, and leaves the rest intact."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        eid = mem.remember("kept", now=NOW)
+        mem.write_note("n", "body", now=NOW)
+    segment = next((tmp_path / "journal").glob("*.jsonl"))
+    lines = segment.read_text(encoding="utf-8").splitlines(keepends=True)
+    broken = [line.replace('"version":1', '"version":"two"') if '"op":"note"' in line else line for line in lines]
+    assert broken != lines
+    segment.write_text("".join(broken), encoding="utf-8")
+    (tmp_path / "index" / "recipe.json").unlink()  # replay the journal
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.get(eid).narrative == "kept" and len(mem) == 1
+        assert [why for _, why in mem.open_report.skipped_records if "note" in why]
