@@ -94,18 +94,6 @@ def test_a_commit_of_nothing_writes_nothing(tmp_path: Path) -> None:
         assert mem._home.commit([]) == [] and mem._home.journal.head() == before
 
 
-def test_every_record_kind_has_a_constructor() -> None:
-    """Each Op has exactly one constructor in store/records.py, and op_of reads it back."""
-    made = [
-        rec.remember({"id": "x"}), rec.version("u/s", "x", None, NOW, NOW), rec.decision("x", "approved", NOW),
-        rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}),
-        rec.approval("x", reason="conflict", subject="u/s", supersedes=None, episode={}, requested_at=NOW, expires_at=NOW),
-        rec.note(cuemem.schema.Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
-    ]
-    assert sorted(rec.op_of(r).value for r in made) == sorted(op.value for op in rec.Op)  # type: ignore[union-attr]
-    assert rec.op_of({"op": "nonsense"}) is None and rec.op_of({}) is None
-
-
 def test_every_type_a_user_meets_is_exported_once_sorted() -> None:
     """``cuemem.__all__`` is sorted, holds every error class and the types Memory returns."""
     import cuemem.errors as errors

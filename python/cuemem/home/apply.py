@@ -16,9 +16,11 @@ are trusted.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from ..errors import SchemaError
+from ..lifecycle.approvals import Approval
 from ..schema import Episode
 from ..store import records as rec
 from ..store.journal import Position
@@ -156,6 +158,8 @@ class Applier:
 
     def _lifecycle(self, record: Mapping[str, Any]) -> None:
         indexes = self._indexes
+        if not self._trusted:
+            _check_lifecycle(record)
         if rec.op_of(record) is rec.Op.RETIRE:
             if not isinstance(record["ids"], list):
                 raise TypeError("a retire record lists its ids")
@@ -163,3 +167,52 @@ class Applier:
         gone = indexes.lifecycle.apply(record)
         if gone:
             indexes.retire(gone)
+
+
+_VERDICTS = frozenset({"approved", "rejected", "expired"})
+
+
+def _check_lifecycle(record: Mapping[str, Any]) -> None:
+    """Checks a life-cycle record read back from the journal against what cuemem writes
+    (:mod:`cuemem.store.records`), so that nothing later trips on it.
+
+    Raises:
+        KeyError, TypeError, ValueError: it is not such a record.
+    """
+    op = rec.op_of(record)
+    if op is rec.Op.VERSION:
+        _ids(record["subject"], record["id"])
+        _optional_id(record["supersedes"])
+        _when(record["valid_from"]), _when(record["at"])
+    elif op is rec.Op.APPROVAL:
+        _ids(record["id"], record["reason"], record["subject"])
+        _optional_id(record["supersedes"])
+        Approval.of(record)  # the episode in full, and both instants
+        _when(record["requested_at"]), _when(record["expires_at"])
+    elif op is rec.Op.DECISION:
+        _ids(record["id"])
+        if record["verdict"] not in _VERDICTS:
+            raise ValueError(f"a decision is one of {sorted(_VERDICTS)}")
+        _when(record["at"])
+    elif op is rec.Op.RETIRE:
+        _ids(record["reason"])
+        _when(record["at"])
+
+
+def _ids(*values: object) -> None:
+    if not all(isinstance(v, str) for v in values):
+        raise TypeError("an id, subject or reason is a string")
+
+
+def _optional_id(value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError("supersedes is an id or null")
+
+
+def _when(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise TypeError("an instant is an ISO 8601 string")
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        raise ValueError(f"the instant {value!r} has no time zone")
+    return moment

@@ -32,7 +32,6 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ..errors import SchemaError
 from ..schema import Note
 
 __all__ = [
@@ -87,23 +86,12 @@ def remember(episode: Mapping[str, Any]) -> Record:
 
 
 def note_bytes(note: Note) -> bytes:
-    """The file bytes of ``note``.
-
-    Raises:
-        SchemaError: the note cannot be encoded as UTF-8 (a lone surrogate).
-    """
-    try:
-        return note.to_markdown().encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise SchemaError(f"note {note.id!r} is not valid Unicode text: {exc.reason}") from None
+    """The file bytes of ``note`` (``Note.create`` admits only valid Unicode text)."""
+    return note.to_markdown().encode("utf-8")
 
 
 def note(note: Note) -> Record:
-    """A note version; committing it writes ``notes/<id>.md`` first.
-
-    Raises:
-        SchemaError: the note cannot be encoded as UTF-8.
-    """
+    """A note version; committing it writes ``notes/<id>.md`` first."""
     data = note_bytes(note)
     return {
         "op": Op.NOTE.value, "id": note.id, "version": note.version, "sha256": hashlib.sha256(data).hexdigest(),

@@ -1,0 +1,93 @@
+"""Applying records (home/apply.py): the one function live writes, imports and replay share."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from cuemem.home.apply import Applier
+from cuemem.home.indexes import Indexes
+from cuemem.salience import SalienceTable
+from cuemem.schema import Episode
+from cuemem.store import records as rec
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+def _episode(eid: str, **fields: Any) -> dict[str, Any]:
+    return Episode.create(f"narrative of {eid}", id=eid, recorded_at=NOW, actors=["acme"], **fields).to_json()
+
+
+def test_rows_and_records_apply_in_journal_order() -> None:
+    """A retire after a remember in the same batch retires the row just gathered."""
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=True)
+    applier.add(rec.remember(_episode("ep-a", tier="short")), 1, 0)
+    applier.add(rec.remember(_episode("ep-b")), 1, 100)
+    applier.add(rec.retire(["ep-a"], "ttl", NOW), 1, 200)
+    applier.flush()
+    assert indexes.ids == ["ep-a", "ep-b"] and indexes.lifecycle.retired == {"ep-a": "ttl"}
+    assert len(indexes.cues.prune({"actor": ["acme"]}).rows) == 1 and "ep-a" not in indexes.lifecycle.short
+
+
+def test_a_deferred_applier_touches_nothing_until_flush_and_takes_its_segment_late() -> None:
+    """Staged records change the indexes only at flush, at the segment given by place()."""
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=True, deferred=True)
+    for i in range(3):
+        applier.add(rec.remember(_episode(f"ep-{i}", tier="short")), 1, i * 10)
+    applier.add(rec.job("import", NOW, {}), 1, 30)
+    assert len(indexes) == 0 and indexes.lifecycle.short == {} and indexes.jobs == {}
+    applier.place(7)
+    applier.flush()
+    assert [indexes.position(r).segment for r in range(3)] == [7, 7, 7] and indexes.position(2).offset == 20
+    assert list(indexes.lifecycle.short) == ["ep-0", "ep-1", "ep-2"] and "import" in indexes.jobs
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"op": "remember", "episode": "not an episode"},
+        {"op": "remember", "episode": {"id": "ep-x"}},
+        {"op": "note", "id": "n", "version": "two", "sha256": "x"},
+        {"op": "note", "id": "n"},
+        {"op": "job", "job": 3, "ran_at": NOW.isoformat()},
+        {"op": "version", "subject": "u/s"},
+        {"op": "retire", "ids": "ep-a", "reason": "ttl", "at": NOW.isoformat()},
+        {"op": "decision"},
+        {"op": "approval", "id": "a"},
+        {**rec.approval("a", reason="conflict", subject="u/s", supersedes=None, episode={"id": "broken"}, requested_at=NOW,
+                        expires_at=NOW)},
+        {**rec.version("u/s", "ep-a", None, NOW, NOW), "at": "2026-06-01T00:00:00"},
+        {**rec.decision("a", "approved", NOW), "verdict": "maybe"},
+        {**rec.retire(["ep-a"], "ttl", NOW), "at": "yesterday"},
+    ],
+)
+def test_a_record_cuemem_did_not_write_is_skipped_and_reported(record: dict[str, Any]) -> None:
+    """An untrusted applier skips a malformed record with the reason, and applies the rest."""
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=False)
+    applier.add(record, 1, 0)
+    applier.add(rec.remember(_episode("ep-a")), 1, 50)
+    applier.flush()
+    assert indexes.ids == ["ep-a"] and [str(p) for p, _ in indexes.skipped] == ["1:0"]
+
+
+def test_a_duplicate_id_in_the_journal_is_skipped() -> None:
+    """The second record of one id is reported, the first stays."""
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=False)
+    applier.add(rec.remember(_episode("ep-a")), 1, 0)
+    applier.add(rec.remember(_episode("ep-a")), 1, 50)
+    applier.flush()
+    assert indexes.ids == ["ep-a"] and "twice" in indexes.skipped[0][1]
+
+
+def test_a_trusted_applier_raises_on_what_it_cannot_apply() -> None:
+    """A live write that builds a broken record is a bug, not a line to skip."""
+    applier = Applier(Indexes(SalienceTable()), trusted=True)
+    with pytest.raises(KeyError):
+        applier.add({"op": "note", "id": "n"}, 1, 0)
+        applier.flush()
