@@ -91,7 +91,7 @@ def test_home_recall_query_mix(benchmark: Any, reader: Memory, queries: list[Que
     """Time one pass of the query mix through ``Memory.recall`` or the core on the same indexes."""
     benchmark.group = "home recall"
     now = now_datetime()
-    cues, salience = reader._indexes.cues, reader._indexes.salience
+    cues, salience = reader._home.indexes.cues, reader._home.indexes.salience
 
     def through_memory() -> None:
         for q in queries:
@@ -113,4 +113,5 @@ def test_home_remember(benchmark: Any, home_path: Path, corpus: Corpus, fsync: s
     with Memory.open(home_path, fsync=fsync) as mem:
         before = len(mem)
         benchmark.pedantic(lambda: mem.remember(**next(records), now=now), rounds=REMEMBER_ROUNDS, iterations=1)
-        assert len(mem) == before + REMEMBER_ROUNDS
+        # A fact said again is a repetition of its subject's current version: no new row.
+        assert before < len(mem) <= before + REMEMBER_ROUNDS

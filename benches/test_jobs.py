@@ -84,5 +84,5 @@ def test_consolidation_pure(benchmark: Any, short_home: Path) -> None:
     """The pure ``consolidate`` over the same items, already read."""
     benchmark.group = "jobs"
     with Memory.open(short_home, read_only=True) as mem:
-        items = read_items(mem, list(range(len(mem))))
+        items = read_items(mem._home, list(range(len(mem))))
     assert benchmark(consolidate, items, now_datetime())

@@ -44,7 +44,7 @@ from .policy.judge import Judgement
 from .policy.model import Policy
 from .policy.service import Policies
 from .salience import SalienceTable
-from .schema import Kind, Level, Note, Origin, Tier
+from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import choice, to_datetime, validate_id
 from .schema.fields import text as text_field
 from .store import records as rec
@@ -357,7 +357,7 @@ class Memory:
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
         return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale)
 
-    def get(self, id: str) -> Any:
+    def get(self, id: str) -> Episode:
         """The episode with this id.
 
         Raises:
