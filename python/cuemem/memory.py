@@ -49,7 +49,6 @@ from .schema.fields import choice, to_datetime, validate_id
 from .schema.fields import text as text_field
 from .store import records as rec
 from .store.fsync import FsyncPolicy
-from .store.note_versions import next_versions, synced_versions
 from .text import DEFAULT_ANALYZER, TextWeights
 from .text.recipe import check_analyzer
 
@@ -414,11 +413,8 @@ class Memory:
             SchemaError: a field breaks the schema.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence, origin=origin, tags=tuple(tags))
-        notes = next_versions(self._home.notes, self._home.note_versions, fields, _edge_now(now))
-        self._home.commit([rec.note(n) for n in notes])
-        return notes[-1]
+        return self._home.write_note(fields, _edge_now(now))
 
     def notes(self) -> list[Note]:
         """Every readable note, sorted by id (broken files are in ``sync().errors``)."""
@@ -430,12 +426,7 @@ class Memory:
         The person's text is kept as written; only the version metadata is advanced.
         Files that fail to parse are reported and left alone.
         """
-        self._home.check_writable()
-        scan = self._home.scan_notes(changed_only=True)
-        notes = synced_versions(scan, self._home.note_versions, _edge_now(now))
-        self._home.commit([rec.note(n) for n in notes])
-        self._home.notes_edited = bool(scan.errors)
-        return SyncReport(updated=[n.id for n in notes], errors=list(scan.errors))
+        return self._home.sync_notes(_edge_now(now))
 
     # -- upkeep ---------------------------------------------------------------------
 

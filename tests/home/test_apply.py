@@ -63,6 +63,11 @@ def test_a_deferred_applier_touches_nothing_until_flush_and_takes_its_segment_la
         {**rec.version("u/s", "ep-a", None, NOW, NOW), "at": "2026-06-01T00:00:00"},
         {**rec.decision("a", "approved", NOW), "verdict": "maybe"},
         {**rec.retire(["ep-a"], "ttl", NOW), "at": "yesterday"},
+        rec.version("u/s", "ep-nowhere", None, NOW, NOW),
+        {**rec.job("expire", NOW, {}), "ran_at": "garbage"},
+        {**rec.job("expire", NOW, {}), "ran_at": "2026-06-01T00:00:00"},
+        rec.approval("a", reason="conflict", subject="u/s", supersedes=None, episode=_episode("ep-other"), requested_at=NOW,
+                     expires_at=NOW),
     ],
 )
 def test_a_record_cuemem_did_not_write_is_skipped_and_reported(record: dict[str, Any]) -> None:
@@ -91,3 +96,19 @@ def test_a_trusted_applier_raises_on_what_it_cannot_apply() -> None:
     with pytest.raises(KeyError):
         applier.add({"op": "note", "id": "n"}, 1, 0)
         applier.flush()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"actors": [1, 2]}, {"actors": [""]}, {"actors": "abc"}, {"tags": [None]}, {"id": 5}, {"id": None}, {"type": ["deal"]},
+     {"sources": [["x"]]}, {"sources": "ep-a"}, {"narrative": 7}, {"confidence": True}, {"user_id": 3}, {"tier": 1},
+     {"importance_band": None}, {"subject": 4}, {"kind": {}}, {"tags": [["x"]]}, {"recorded_at": None}],
+)
+def test_a_remember_record_with_cue_values_the_core_refuses_is_skipped(change: dict[str, Any]) -> None:
+    """Hand-edited cue values (not strings, empty) are validated in full and skipped, never passed to the core."""
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=False)
+    applier.add(rec.remember({**_episode("ep-bad"), **change}), 1, 0)
+    applier.add(rec.remember(_episode("ep-a")), 1, 50)
+    applier.flush()
+    assert indexes.ids == ["ep-a"] and len(indexes.skipped) == 1

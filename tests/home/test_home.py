@@ -123,3 +123,18 @@ def test_a_hand_broken_note_record_is_skipped_and_reported_not_fatal(tmp_path: P
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.get(eid).narrative == "kept" and len(mem) == 1
         assert [why for _, why in mem.open_report.skipped_records if "note" in why]
+
+
+def test_outside_the_home_nothing_reaches_its_journal_or_indexes() -> None:
+    """No module outside cuemem.home and cuemem.store reads ``.journal`` or ``.indexes`` of anything.
+
+    The benchmarks are the one exception: they time the core on the home's own indexes.
+    """
+    reach_ins = sorted(
+        f"{name}: {ast.unparse(node)}"
+        for name, tree in _modules()
+        if not name.startswith(("cuemem.home", "cuemem.store", "cuemem.bench"))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in ("journal", "indexes", "_journal", "_indexes")
+    )
+    assert reach_ins == []

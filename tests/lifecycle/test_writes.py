@@ -74,7 +74,8 @@ def test_saying_the_current_fact_again_writes_nothing_through_any_method(tmp_pat
     with Memory.open(tmp_path, fsync="never") as mem:
         a = mem.remember("Kim is Acme's champion.", kind="semantic", subject="acme.champion", now=T0)
         assert mem.remember("kim is acme's  champion", kind="semantic", subject="Acme.Champion", now=T1) == a
-        assert mem.import_records([{"narrative": "Kim is Acme's champion.", "kind": "semantic", "subject": "acme.champion"}], now=T1).ids == [a]
+        report = mem.import_records([{"narrative": "Kim is Acme's champion.", "kind": "semantic", "subject": "acme.champion"}], now=T1)
+        assert (report.count, report.ids, report.repeated) == (0, [], [a])
         assert len(mem) == 1 and len(mem.history("acme.champion")) == 1
 
 
@@ -86,7 +87,7 @@ def test_a_less_confident_fact_waits_for_approval_whichever_method_wrote_it(tmp_
         assert queued not in mem and [w.id for w in mem.approvals(now=T1)] == [queued]
         imported = mem.import_records([{"narrative": "Ann is Acme's champion.", "kind": "semantic", "subject": "acme.champion",
                                         "confidence": 0.4}], now=T1)
-        assert imported.ids[0] not in mem and len(mem.approvals(now=T1)) == 2
+        assert imported.count == 0 and imported.queued[0] not in mem and len(mem.approvals(now=T1)) == 2
         adopted = mem.approve(queued, now=T1 + timedelta(hours=1))
         assert mem.history("acme.champion")[-1].episode.id == adopted and mem.get(adopted).supersedes == a
 
@@ -141,3 +142,42 @@ def test_an_admission_follows_its_own_batch() -> None:
     assert [v["supersedes"] for v in versions] == [None, *[f"ep-{i}" for i in range(profile.max_live_versions)]]
     assert made[-1].records[-1]["op"] == "retire" and made[-1].records[-1]["ids"] == ["ep-0"]
     assert version_key("u", " S ") == version_key("u", "s")
+
+
+def test_keep_and_observe_cap_confidence_by_origin(tmp_path: Path) -> None:
+    """An external origin's kept item or disambiguation is stored at most at its trust (0.3)."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        (held,) = mem.observe("The invoice looks a bit odd today.", now=T0)
+        kept = mem.keep(held, origin="external", now=T0)
+        (said,) = mem.observe("When I say Paris I mean Texas.", origin="external", now=T0)
+        assert mem.get(kept).confidence <= 0.3 and mem.get(said).confidence <= 0.3
+
+
+def test_a_remembered_external_fact_is_short_term_at_its_trust(tmp_path: Path) -> None:
+    """remember meets the trust rule too: an external long-term write goes short-term, capped at 0.3."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        stored = mem.get(mem.remember("The vendor page says prices rise in May.", origin="external", now=T0))
+        assert (stored.tier.value, stored.confidence) == ("short", 0.3)
+
+
+def test_a_retired_current_version_no_longer_blocks_its_fact(tmp_path: Path) -> None:
+    """Once the current version is retired (capacity), saying it again writes it again, citing it."""
+    from dataclasses import replace
+
+    profile = replace(PROFILES["medium"], long_term_capacity=1)
+    with Memory.open(tmp_path, fsync="never", profile=profile) as mem:
+        first = mem.remember("x is red", kind="semantic", subject="x", importance=0.1, now=T0)
+        mem.remember("y is blue", kind="semantic", subject="y", importance=0.9, now=T0)
+        assert first in mem.expire(now=T0).over_capacity
+        again = mem.remember("x is red", kind="semantic", subject="x", importance=0.9, now=T1)
+        assert again != first and mem.get(again).supersedes == first
+        assert [h.id for h in mem.recall({"subject": "x"}, now=T1).hits] == [again]
+
+
+def test_observe_ids_count_only_the_rows_a_call_writes(tmp_path: Path) -> None:
+    """Two homes fed the same sentences, one call or two, give the same ids."""
+    text = ["The billing database is a Postgres cluster.", "The deploy day is Tuesday."]
+    with Memory.open(tmp_path / "one", fsync="never") as one, Memory.open(tmp_path / "two", fsync="never") as two:
+        together = one.observe(" ".join(text), now=T0)
+        apart = [i for sentence in text for i in two.observe(sentence, now=T0)]
+        assert together == apart and len(together) == 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +26,21 @@ import numpy.typing as npt
 from ..errors import CorruptRecordError, MissingFileError, NotFoundError, ReadOnlyError, StorageError
 from ..lifecycle.state import LifecycleState
 from ..salience import SalienceTable
+from ..policy.model import Policy
 from ..schema import Episode, Note
 from ..store import records as rec
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
+from ..store.note_versions import NoteReader, next_versions, synced_versions
 from ..store.notes import NoteScan, NoteStore
+from . import policycache
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
 from .layout import Layout
 from .replay import apply_journal, load_indexes
-from .results import HomeStats, IndexState, OpenReport
+from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .textindex import TextCache
 
 __all__ = ["Home"]
@@ -301,9 +305,46 @@ class Home:
         return self.indexes.notes
 
     @property
-    def notes(self) -> NoteStore:
-        """The note files (read them; commit ``note`` records to write them)."""
+    def notes(self) -> NoteReader:
+        """The note files, to read (writing them is :meth:`write_note` or a ``note`` record)."""
         return self._notes
+
+    def write_note(self, fields: dict[str, Any], at: datetime) -> Note:
+        """Writes ``fields`` (``Note.create``'s keywords) as the next version of its note, a
+        person's pending edit of the file kept first as a version of its own; one commit.
+
+        Raises:
+            SchemaError, InvalidIdError: a field breaks the note schema (nothing is written).
+        """
+        self.check_writable()
+        notes = next_versions(self._notes, self.indexes.notes, fields, at)
+        self.commit([rec.note(n) for n in notes])
+        return notes[-1]
+
+    def sync_notes(self, at: datetime) -> SyncReport:
+        """Picks up note files a person edited or added as new versions (origin user); one commit."""
+        self.check_writable()
+        scan = self.scan_notes(changed_only=True)
+        notes = synced_versions(scan, self.indexes.notes, at)
+        self.commit([rec.note(n) for n in notes])
+        self.notes_edited = bool(scan.errors)
+        return SyncReport(updated=[n.id for n in notes], errors=list(scan.errors))
+
+    @property
+    def head(self) -> Position:
+        """The journal position the indexes have applied up to (it moves with every commit)."""
+        return self.indexes.head
+
+    def cached_policies(self) -> list[Policy] | None:
+        """The policies of the index's policy cache, if it was made from exactly the
+        journaled notes and no note file was edited since; else None."""
+        return None if self.notes_edited else policycache.load(self.layout.index, self.indexes.notes)
+
+    def cache_policies(self, policies: Sequence[Policy]) -> None:
+        """Keeps ``policies``, parsed from the journaled notes, in the index's policy cache
+        (a writer whose note files are as journaled; otherwise nothing is written)."""
+        if self.writable and not self.notes_edited:
+            policycache.save(self.layout.index, self.indexes.notes, policies)
 
     def scan_notes(self, *, changed_only: bool = False) -> NoteScan:
         """The note files: every one, or only those differing from their journaled version."""

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from ..errors import ImportFileError, SchemaError, StorageError
+from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
@@ -102,21 +103,27 @@ def import_items(home: Home, profile: Profile, items: Iterable[Item], *, skip_ba
     if text is not None:
         text.ready(home.indexes, home.journal)  # a failed import rolls back to here
     try:
-        applier, ids, errors = _stage(home, profile, items, skip_bad, at, source)
+        applier, outcome = _stage(home, profile, items, skip_bad, at, source)
     except BaseException:
         if text is not None:
             text.rollback()
         raise
+    # The stage is in the journal now: nothing below may fail short of the indexes.
     applier.flush()
     home.indexes.head = home.journal.head()
-    return ImportReport(count=len(ids), skipped=errors, ids=ids)
+    written, queued, repeated, errors = outcome
+    return ImportReport(count=len(written), skipped=errors, ids=written, queued=queued, repeated=repeated)
 
 
 def _stage(
     home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str
-) -> tuple[Applier, list[str], list[tuple[int, str]]]:
+) -> tuple[Applier, tuple[list[str], list[str], list[str], list[tuple[int, str]]]]:
+    """Stages every item; the stage joins the journal as the last step, or not at all."""
     errors: list[tuple[int, str]] = []
-    ids: list[str] = []
+    written: list[str] = []
+    queued: list[str] = []
+    repeated: list[str] = []
+    by_action = {Action.QUEUE: queued, Action.REPEAT: repeated}
     taken: set[str] = set()
     admission = Admission(home, profile, at)
     applier = Applier(home.indexes, trusted=True, deferred=True)
@@ -145,7 +152,7 @@ def _stage(
                 errors.append((number, str(exc)))
                 continue
             taken.add(episode.id)
-            ids.append(admitted.id)
+            by_action.get(admitted.action, written).append(admitted.id)
             for record in admitted.records:
                 applier.add(record, 1, stage.add(record))  # its segment is known at commit
                 staged += 1
@@ -160,8 +167,8 @@ def _stage(
         if errors and not skip_bad:
             shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
             raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
+        if text is not None:
+            text.add(rows, texts)
         if staged:
             applier.place(stage.commit())
-    if text is not None:
-        text.add(rows, texts)
-    return applier, ids, errors
+    return applier, (written, queued, repeated, errors)

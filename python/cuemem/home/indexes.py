@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,9 +45,8 @@ _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "life
 NOT_CITED = -1
 
 
-@dataclass(frozen=True)
-class IndexRow:
-    """What the indexes need of one episode."""
+class IndexRow(NamedTuple):
+    """What the indexes need of one episode (a tuple: one is made per row written or replayed)."""
 
     id: str
     cues: dict[str, list[str]]
@@ -185,7 +184,9 @@ class Indexes:
         """Appends the rows of ``batch`` (which must start at ``len(self)``).
 
         Hands the core one ``insert_values`` per dimension and one ``put`` for the
-        salience: no per-row call crosses into the core.
+        salience: no per-row call crosses into the core. The batch's columns are of
+        the core's own types (lists of str, uint32 and float arrays), so they go to
+        the native objects directly; the core still checks every value.
         """
         if not batch.ids:
             return
@@ -194,10 +195,10 @@ class Indexes:
             raise ValueError(f"a batch starting at row {batch.start} cannot follow {start} rows")
         for dimension, (names, rows) in batch.columns.items():
             if names:
-                self.cues.insert_values(dimension, names, np.frombuffer(rows, dtype=np.uint32))
+                self.cues._inner.insert_values(dimension, names, np.frombuffer(rows, dtype=np.uint32))
         n = len(batch.ids)
         axes = np.frombuffer(batch.axes, dtype=np.float32).reshape(n, len(AXES))
-        self.salience.put(
+        self.salience._inner.put(
             np.arange(start, start + n, dtype=np.uint32),
             axes,
             np.frombuffer(batch.confidence, dtype=np.float32),

@@ -78,17 +78,24 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """The outcome of :meth:`cuemem.Memory.import_jsonl`.
+    """The outcome of :meth:`cuemem.Memory.import_jsonl` and :meth:`~cuemem.Memory.import_records`.
+
+    Every good item passes the write gate as :meth:`~cuemem.Memory.remember` does: it is
+    written, or it waits for approval, or it repeats its subject's current version.
 
     Attributes:
         count: Episodes written.
         skipped: ``(line_number, message)`` of lines skipped (only with ``skip_bad_lines``).
         ids: The ids written, in order.
+        queued: The ids of items waiting in the approval queue (each the id it gets once approved).
+        repeated: The ids of the current versions that items said again (nothing written).
     """
 
     count: int
     skipped: list[tuple[int, str]]
     ids: list[str]
+    queued: list[str] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
 
 
 class IndexState(str, enum.Enum):

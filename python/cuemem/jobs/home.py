@@ -25,6 +25,7 @@ from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission
 from ..schema import Episode, Level, Note, Origin, Tier
 from ..store import records as rec
+from ..store.note_versions import next_versions
 from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from ..home.home import Home
 
 __all__ = ["old_rows", "read_items", "run_consolidation", "run_distillation"]
+
+_REMEMBER = rec.Op.REMEMBER.value
 
 #: Tag carried by every record a job derives.
 GENERATED_TAG = "generated"
@@ -126,20 +129,21 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     return report
 
 
-def _rung_records(rung: Rung, now: datetime, version: int) -> tuple[Episode, Note]:
-    tags = (GENERATED_TAG,)
-    episode = Episode.create(
+def _rung_episode(rung: Rung, now: datetime) -> Episode:
+    return Episode.create(
         rung.narrative, id=rung.id, recorded_at=now, user_id=rung.user_id, type=rung.type, actors=rung.actors,
         occurred_at=now.date(), importance=rung.salience["importance"], risk=rung.salience["risk"], salience=rung.salience,
-        confidence=rung.confidence, subject=rung.subject, tags=tags, origin=Origin.JOB, tier=Tier.LONG, kind=rung.kind,
+        confidence=rung.confidence, subject=rung.subject, tags=(GENERATED_TAG,), origin=Origin.JOB, tier=Tier.LONG, kind=rung.kind,
         level=rung.level, sources=rung.sources, taint=rung.taint,
     )
-    note = Note.create(
-        rung.narrative, id=rung.id, kind=rung.kind, recorded_at=now, subject=rung.subject, sources=rung.sources,
-        confidence=rung.confidence, origin=Origin.JOB, generated=True, level=rung.level, tier=Tier.LONG,
-        taint=rung.taint, tags=tags, version=version,
+
+
+def _rung_note_fields(rung: Rung, stored: dict[str, Any]) -> dict[str, Any]:
+    """The note of a rung as the gate wrote its record (its tier and confidence)."""
+    return dict(
+        body=rung.narrative, id=rung.id, kind=rung.kind, subject=rung.subject, sources=rung.sources, confidence=stored["confidence"],
+        origin=Origin.JOB, generated=True, level=rung.level, tier=stored["tier"], taint=rung.taint, tags=(GENERATED_TAG,),
     )
-    return episode, note
 
 
 @gc_paused
@@ -148,9 +152,9 @@ def run_distillation(
 ) -> DistillationReport:
     """Abstracts the home's faded memories one rung up at ``now`` and journals the run.
 
-    Rungs pass the write gate as any write does; a rung is an abstraction, not a new
-    fact about its subject, so the gate writes it as given (it versions raw records
-    only), with its note.
+    Rungs pass the write gate as any write does (their trust is the job's); a rung is
+    an abstraction, not a new fact about its subject, so it is no version of it. Each
+    rung's note says what its record says, and keeps a person's edit of the file.
     """
     n = len(home)
     rows = np.zeros(0, np.uint32)
@@ -161,7 +165,15 @@ def run_distillation(
     chosen = rows[: config.max_sources]
     items = read_items(home, chosen)
     rungs = [r for r in plan_rungs(items, now, config, summarizer) if not home.id_taken(r.id)]
-    records = [_rung_records(r, now, home.note_versions.get(r.id, (0, ""))[0] + 1) for r in rungs]
+    admission = Admission(home, profile, now)
+    episodes: list[rec.Record] = []
+    notes: list[Note] = []
+    for rung in rungs:
+        admitted = admission.admit(_rung_episode(rung, now))
+        episodes.extend(admitted.records)
+        for record in admitted.records:
+            if record["op"] == _REMEMBER:
+                notes.extend(next_versions(home.notes, home.note_versions, _rung_note_fields(rung, record["episode"]), now))
     by_level: dict[str, int] = {}
     for r in rungs:
         by_level[r.level.value] = by_level.get(r.level.value, 0) + 1
@@ -174,10 +186,7 @@ def run_distillation(
         rungs=tuple(r.id for r in rungs),
         by_level=by_level,
     )
-    admission = Admission(home, profile, now)
-    episodes = [r for e, _ in records for r in admission.admit(e).records]
-    notes = [rec.note(nt) for _, nt in records]
-    home.commit([*episodes, *notes, rec.job(report.job, now, report.summary())])
+    home.commit([*episodes, *[rec.note(n) for n in notes], rec.job(report.job, now, report.summary())])
     return report
 
 

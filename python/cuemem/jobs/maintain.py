@@ -9,6 +9,7 @@ scheduler agree on what is due.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
@@ -101,8 +102,7 @@ def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAU
         if job.schedule.due(last_run(home, job.name), now):
             report = job.run(mem, now)
             if last_run(home, job.name) != now:  # the run journaled nothing of itself
-                counts = dict(report.counts) if isinstance(report, RunReport) else {}
-                home.commit([rec.job(job.name, now, counts)])
+                home.commit([rec.job(job.name, now, _counts(job.name, report))])
             ran.append((job.name, report))
         else:
             not_due.append(job.name)
@@ -112,3 +112,18 @@ def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAU
 def next_due(home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> datetime:
     """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
     return min(j.schedule.next_after(last_run(home, j.name), now) for j in jobs)
+
+
+def _counts(name: str, report: Any) -> dict[str, int]:
+    """A run report's counts as the journal keeps them (names to whole numbers).
+
+    Raises:
+        InvalidArgumentError: a :class:`RunReport` whose counts are not names to whole numbers.
+    """
+    if not isinstance(report, RunReport):
+        return {}
+    try:
+        counts = {str(k): operator.index(v) for k, v in dict(report.counts).items()}
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"job {name!r} reported counts that are not names to whole numbers: {exc}") from None
+    return counts

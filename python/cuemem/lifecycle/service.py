@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Lifecycle"]
 
+_REMEMBER = rec.Op.REMEMBER.value
+
 
 class Lifecycle:
     """The life-cycle of one open home under one failure-cost profile."""
@@ -59,6 +61,7 @@ class Lifecycle:
         admission = Admission(self._home, self.profile, at)
         ids: list[str] = []
         records: list[rec.Record] = []
+        rows = 0  # rows this call writes before the next one: they count toward its id, as committed rows do
         for candidate in extract(text, now=at, session=session, patterns=patterns):
             if candidate.tier is Tier.WORKING:
                 held = self._working.hold(candidate)
@@ -66,9 +69,10 @@ class Lifecycle:
                     ids.append(held.id)
                     continue
                 candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
-            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, len(records)))
+            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
             ids.append(admitted.id)
             records.extend(admitted.records)
+            rows += sum(r["op"] == _REMEMBER for r in admitted.records)
         self._home.commit(records)
         return ids
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..store.records import Op, op_of
+
 __all__ = ["LifecycleState", "ShortItem", "VersionEntry"]
 
 
@@ -63,22 +65,23 @@ class LifecycleState:
     def apply(self, record: Mapping[str, Any]) -> list[str]:
         """Follows one life-cycle record; returns the ids it retires from the live indexes.
 
-        Records are cuemem's own (written by :class:`~cuemem.Memory`); a record that
-        names an unknown approval or an already retired id changes nothing.
+        Records are cuemem's own (built by :mod:`cuemem.store.records`, checked on
+        replay by :mod:`cuemem.home.apply`); a record that names an unknown approval or
+        an already retired id changes nothing.
         """
-        op = record["op"]
-        if op == "version":
+        op = op_of(record)
+        if op is Op.VERSION:
             key, new, old = str(record["subject"]), str(record["id"]), record.get("supersedes")
             self.versions.setdefault(key, []).append(VersionEntry(new, str(record["valid_from"]), str(record["at"])))
             if old is not None:
                 self.superseded_by[str(old)] = new
-        elif op == "approval":
+        elif op is Op.APPROVAL:
             self.pending[str(record["id"])] = dict(record)
-        elif op == "decision":
+        elif op is Op.DECISION:
             aid = str(record["id"])
             if self.pending.pop(aid, None) is not None:
                 self.decided[aid] = str(record["verdict"])
-        elif op == "retire":
+        elif op is Op.RETIRE:
             gone = [str(i) for i in record["ids"] if str(i) not in self.retired]
             for rid in gone:
                 self.retired[rid] = str(record["reason"])

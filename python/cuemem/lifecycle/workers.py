@@ -22,12 +22,13 @@ from .patterns import Pattern
 from .tiers import WorkingItem, WorkingMemory
 
 
+__all__ = ["Supervisor", "Worker"]
+
+
 class Supervisor(Protocol):
     """What a worker needs of its supervisor: reading."""
 
     def recall(self, cues: Mapping[str, str | Sequence[str]] | None = ..., *args: Any, **options: Any) -> RecallResult: ...
-
-__all__ = ["Worker"]
 
 
 class Worker:

@@ -5,7 +5,11 @@ episodes to one :class:`Admission` of a batch, which asks the pure
 :func:`~.gate.judge` what to do with each and returns the journal records that do
 it: a plain write; a new version of its subject (with the ``version`` record and the
 ``retire`` of versions beyond the live bound); a request in the approval queue; or
-nothing, for a repetition of the current version.
+nothing, for a repetition of the current live version (one retired by expiry or
+capacity no longer counts: saying it again writes it again, citing it).
+
+Every write first meets the gate's trust rule (confidence at most the origin's
+trust; an origin trusted below the profile's ``long_term_trust`` writes short-term).
 
 Versions are of facts, not events: a long-term, raw (not abstracted) record with a
 subject whose kind is not episodic — a semantic fact, a preference, a procedure, a
@@ -48,9 +52,15 @@ class HomeState(Protocol):
     def id_taken(self, id: str) -> bool: ...
 
 
+_WRITE = Action.WRITE
+
+# Looked up once (an enum member's class attribute is a descriptor call).
+_LONG, _RAW, _EPISODIC = Tier.LONG, Level.RAW, Kind.EPISODIC
+
+
 def is_versioned(episode: Episode) -> bool:
     """Whether writing ``episode`` makes a version of its subject (see the module docstring)."""
-    return episode.subject is not None and episode.tier is Tier.LONG and episode.level is Level.RAW and episode.kind is not Kind.EPISODIC
+    return episode.subject is not None and episode.tier is _LONG and episode.level is _RAW and episode.kind is not _EPISODIC
 
 
 def version_key(user: str, subject: str) -> str:
@@ -113,20 +123,29 @@ class Admission:
 
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring)."""
-        if not is_versioned(episode) or episode.subject is None:
-            return Admitted(episode.id, [rec.remember(episode.to_json())], Action.WRITE)
-        key = version_key(episode.user_id, episode.subject)
+        key = version_key(episode.user_id, episode.subject) if is_versioned(episode) and episode.subject is not None else None
+        current = None if key is None else self._current_of(key)
+        if current is not None and current.id in self.home.lifecycle.retired:
+            current = None  # expired or crowded out: saying it again writes it again (still citing it)
         verdict = judge(
             tier=episode.tier, kind=episode.kind, tags=episode.tags, origin=episode.origin, confidence=episode.confidence,
-            subject=key, current=self._current_of(key), narrative=episode.narrative, profile=self.profile,
+            subject=key, current=current, narrative=episode.narrative, profile=self.profile,
         )
         if verdict.action is Action.REPEAT:
             assert verdict.supersedes is not None
             return Admitted(verdict.supersedes, [], Action.REPEAT)
-        episode = dataclasses.replace(
-            episode, tier=verdict.tier, confidence=verdict.confidence, supersedes=verdict.supersedes,
-            reviewed=episode.reviewed and verdict.action is not Action.QUEUE,
-        )
+        queued = verdict.action is Action.QUEUE
+        supersedes = episode.supersedes
+        if verdict.versioned and key is not None:
+            latest = self._current_of(key)
+            supersedes = None if latest is None else latest.id
+        if (verdict.tier is not episode.tier or verdict.confidence != episode.confidence or supersedes != episode.supersedes
+                or (queued and episode.reviewed)):
+            episode = dataclasses.replace(
+                episode, tier=verdict.tier, confidence=verdict.confidence, supersedes=supersedes, reviewed=episode.reviewed and not queued,
+            )
+        if key is None or not verdict.versioned:
+            return Admitted(episode.id, [rec.remember(episode.to_json())], verdict.action)
         if verdict.action is Action.QUEUE:
             assert verdict.reason is not None
             waiting = self._waiting(key, episode.narrative)
@@ -134,12 +153,10 @@ class Admission:
                 return Admitted(waiting, [], Action.QUEUE)  # already waiting for a decision
             self._queued[(key, plain(episode.narrative))] = episode.id
             request = rec.approval(
-                episode.id, reason=verdict.reason, subject=key, supersedes=verdict.supersedes, episode=episode.to_json(),
+                episode.id, reason=verdict.reason, subject=key, supersedes=supersedes, episode=episode.to_json(),
                 requested_at=self.at, expires_at=self.at + self.profile.approval_ttl,
             )
             return Admitted(episode.id, [request], Action.QUEUE)
-        if not verdict.versioned:
-            return Admitted(episode.id, [rec.remember(episode.to_json())], verdict.action)
         return Admitted(episode.id, self.adopt(episode, key), verdict.action)
 
     def adopt(self, episode: Episode, key: str) -> list[rec.Record]:

@@ -18,7 +18,6 @@ from ..home.results import PolicyReport
 from ..schema import Episode, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
-from . import cache as policy_cache
 from .contradictions import contradicting_pairs, flag_contradictions
 from .distill import distill_policies
 from .explain import Explanation
@@ -54,13 +53,10 @@ class Policies:
         known = {p.id: p for p in self.book()}
         notes: list[Note] = []
         written, unchanged, retired = [], [], []
-        versions = dict(home.note_versions)
 
         def write(fields: dict[str, Any]) -> None:
-            made = next_versions(home.notes, versions, fields, at)
-            for n in made:
-                versions[n.id] = (n.version, "")  # a later write of the same id in this run follows it
-            notes.extend(made)
+            # Each id is written once a run (mined ids are distinct; retired ones are not mined).
+            notes.extend(next_versions(home.notes, home.note_versions, fields, at))
 
         for policy in mined:
             old = known.get(policy.id)
@@ -115,16 +111,15 @@ class Policies:
         """The current policies: re-read only when the notes changed, from the index's
         policy cache when it was made from exactly these notes, else from the files."""
         home = self._home
-        head = home.indexes.head
+        head = home.head
         if self._book is not None and head == self._book_head:
             return self._book
         notes: Mapping[str, tuple[int, str]] = home.note_versions
         if self._book is None or notes != self._book_notes:
-            current = None if home.notes_edited else policy_cache.load(home.layout.index, notes)
+            current = home.cached_policies()
             if current is None:
                 current = [p for n in home.scan_notes().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
-                if home.writable and not home.notes_edited:
-                    policy_cache.save(home.layout.index, notes, current)
+                home.cache_policies(current)
             self._book = PolicyBook(flag_contradictions(current))
             self._book_notes = dict(notes)
         self._book_head = head

@@ -204,19 +204,20 @@ class Episode:
         """A JSON-ready dict: ISO dates, enum values, lists; derived cues included.
 
         Keys follow the field order, with ``time_buckets`` after ``occurred_at`` and
-        ``importance_band`` after ``importance``.
+        ``importance_band`` after ``importance``. (Enum values are read as ``_value_``,
+        the member's plain attribute: ``.value`` is a descriptor call, on every write.)
         """
         return {
             "id": self.id,
             "user_id": self.user_id,
             "type": self.type,
             "narrative": self.narrative,
-            "outcome": None if self.outcome is None else self.outcome.value,
+            "outcome": None if self.outcome is None else self.outcome._value_,
             "actors": list(self.actors),
             "occurred_at": self.occurred_at.isoformat(),
             "time_buckets": list(self.time_buckets),
             "importance": self.importance,
-            "importance_band": self.importance_band.value,
+            "importance_band": self.importance_band._value_,
             "risk": self.risk,
             "salience": dict(self.salience),
             "confidence": self.confidence,
@@ -225,10 +226,10 @@ class Episode:
             "recorded_at": _iso(self.recorded_at),
             "valid_from": _iso(self.valid_from),
             "valid_to": None if self.valid_to is None else _iso(self.valid_to),
-            "origin": self.origin.value,
-            "tier": self.tier.value,
-            "kind": self.kind.value,
-            "level": self.level.value,
+            "origin": self.origin._value_,
+            "tier": self.tier._value_,
+            "kind": self.kind._value_,
+            "level": self.level._value_,
             "sources": list(self.sources),
             "supersedes": self.supersedes,
             "taint": self.taint,

@@ -11,19 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import CuememError
 from ..schema import Note
-from .notes import NoteScan, NoteStore
+from .notes import NoteScan
 
-__all__ = ["next_versions", "synced_versions"]
+__all__ = ["NoteReader", "next_versions", "synced_versions"]
+
+
+class NoteReader(Protocol):
+    """Reading a home's note files (what versioning needs of them)."""
+
+    def read(self, id: str) -> Note: ...
+
+    def fingerprint(self, id: str) -> str: ...
+
+    def scan(self, known: Mapping[str, str] | None = None) -> NoteScan: ...
 
 #: Note id -> (latest journaled version, sha256 of its file as journaled).
 Known = Mapping[str, tuple[int, str]]
 
 
-def next_versions(store: NoteStore, known: Known, fields: Mapping[str, Any], at: datetime) -> list[Note]:
+def next_versions(store: NoteReader, known: Known, fields: Mapping[str, Any], at: datetime) -> list[Note]:
     """The notes that write ``fields`` (``Note.create``'s keywords, ``id`` among them) as
     the next version of its note: a person's pending edit first, if any, then the new one.
 
@@ -51,7 +61,7 @@ def synced_versions(scan: NoteScan, known: Known, at: datetime) -> list[Note]:
     ]
 
 
-def _pending_edit(store: NoteStore, id: str, journaled_sha: str) -> Note | None:
+def _pending_edit(store: NoteReader, id: str, journaled_sha: str) -> Note | None:
     """The file of note ``id`` if a person changed it since its journaled version."""
     try:
         if store.fingerprint(id) == journaled_sha:

@@ -80,9 +80,12 @@ def op_of(record: Mapping[str, Any]) -> Op | None:
     return _BY_VALUE.get(value) if isinstance(value, str) else None
 
 
+_REMEMBER = Op.REMEMBER.value
+
+
 def remember(episode: Mapping[str, Any]) -> Record:
     """A new row: ``episode`` as :meth:`Episode.to_json <cuemem.schema.Episode.to_json>` made it."""
-    return {"op": Op.REMEMBER.value, "episode": episode}
+    return {"op": _REMEMBER, "episode": episode}
 
 
 def note_bytes(note: Note) -> bytes:

@@ -1,4 +1,4 @@
-"""The policy book's cache: the current policies as JSON, valid for one state of the notes.
+"""The policy book's cache, one of the home's index files: the current policies as JSON, valid for one state of the notes.
 
 Policies live in note files (the truth); reading thousands of them means parsing as
 many YAML front matters with long ``sources`` lists. The cache keeps the parsed
@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
+from ..policy.model import Policy, Polarity
 from ..store.fsync import write_atomic
-from .model import Policy, Polarity
 
 __all__ = ["FILE", "load", "save"]
 
