@@ -64,6 +64,7 @@ from .jobs import (
     consolidate,
 )
 from .jobs.reports import RunReport
+from .lifecycle.gate import ApprovalReason
 from .lifecycle import Approval, Candidate, ExpiryReport, Pattern, Profile, Trust, Version, WorkingItem, extract
 from .lifecycle.workers import Worker
 from .memory import Memory
@@ -82,6 +83,7 @@ __all__ = [
     "Approval",
     "ApprovalError",
     "ApprovalExpiredError",
+    "ApprovalReason",
     "Band",
     "Candidate",
     "ConsolidationConfig",

@@ -138,3 +138,19 @@ def test_outside_the_home_nothing_reaches_its_journal_or_indexes() -> None:
         if isinstance(node, ast.Attribute) and node.attr in ("journal", "indexes", "_journal", "_indexes")
     )
     assert reach_ins == []
+
+
+def test_the_open_report_says_how_each_index_came_up_as_enums(tmp_path: Path) -> None:
+    """Index and text index states are IndexState members, with the reason of a rebuild apart."""
+    from cuemem import IndexState
+
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert (mem.open_report.index, mem.open_report.rebuilt_because) == (IndexState.REBUILT, "no cached index")
+        assert (mem.open_report.text, mem.open_report.text_rebuilt_because) == (IndexState.REBUILT, "no text index")
+        mem.remember("one", now=NOW)
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert (mem.open_report.index, mem.open_report.text) == (IndexState.LOADED, IndexState.LOADED)
+        assert mem.open_report.rebuilt_because is None and str(mem.open_report.index) == "loaded"
+    (tmp_path / "bare" / "journal").mkdir(parents=True)
+    with Memory.open(tmp_path / "bare", read_only=True) as reader:
+        assert reader.open_report.text is None and reader.open_report.text_rebuilt_because

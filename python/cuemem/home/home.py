@@ -106,7 +106,10 @@ class Home:
             notes = NoteStore(layout.notes, fsync)
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
+            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
             state, why = IndexState.of(how)
+            text_state, text_why = IndexState.of(text_report)
+            assert state is not None
             report = OpenReport(
                 index=state,
                 caught_up=caught_up,
@@ -114,8 +117,9 @@ class Home:
                 note_errors=list(scan.errors),
                 skipped_records=list(indexes.skipped),
                 rebuilt_because=why,
+                text=text_state,
+                text_rebuilt_because=text_why,
             )
-            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
             edited = bool(scan.notes or scan.errors or scan.missing)
             return cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
         except BaseException:

@@ -112,10 +112,12 @@ class IndexState(str, enum.Enum):
         return str(self.value)
 
     @classmethod
-    def of(cls, how: str) -> tuple[IndexState, str | None]:
-        """The state and reason of a replay outcome such as ``"rebuilt (no cached index)"``."""
-        if how.startswith("rebuilt"):
-            return cls.REBUILT, how[len("rebuilt (") : -1] if how.endswith(")") else None
+    def of(cls, how: str) -> tuple[IndexState | None, str | None]:
+        """The state and reason of an outcome such as ``"rebuilt (no cached index)"``
+        (``"unavailable (why)"``: no index, None)."""
+        for state, word in ((cls.REBUILT, "rebuilt"), (None, "unavailable")):
+            if how.startswith(word):
+                return state, how[len(word) + 2 : -1] if how.endswith(")") else None
         return cls(how), None
 
 
@@ -130,6 +132,9 @@ class OpenReport:
         note_errors: Note files that could not be read.
         skipped_records: ``(position, why)`` of journal records that break the schema.
         rebuilt_because: Why the cache was rebuilt (None unless ``index`` is ``REBUILT``).
+        text: How the text index came up (None: the home has none, a read-only handle
+            of a home never opened writable).
+        text_rebuilt_because: Why the text index was rebuilt, or why there is none.
     """
 
     index: IndexState
@@ -138,6 +143,8 @@ class OpenReport:
     note_errors: list[Any]
     skipped_records: list[Any] = field(default_factory=list)
     rebuilt_because: str | None = None
+    text: IndexState | None = None
+    text_rebuilt_because: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..schema import Episode
+from .gate import ApprovalReason
 
 __all__ = ["Approval"]
 
@@ -18,8 +19,9 @@ class Approval:
 
     Attributes:
         id: The id the record gets if approved.
-        reason: ``"sensitive"`` (a sensitive long-term write under a profile with
-            approvals) or ``"conflict"`` (less confident than the current version).
+        reason: :class:`~cuemem.lifecycle.gate.ApprovalReason`: sensitive (a sensitive
+            long-term write under a profile with approvals) or conflict (less confident
+            than the current version).
         subject: The subject it would become the current version of.
         supersedes: The version current when it was queued.
         episode: The record as it would be written.
@@ -28,7 +30,7 @@ class Approval:
     """
 
     id: str
-    reason: str
+    reason: ApprovalReason
     subject: str | None
     supersedes: str | None
     episode: Episode
@@ -41,7 +43,7 @@ class Approval:
         episode = Episode.from_json(record["episode"])
         return cls(
             id=str(record["id"]),
-            reason=str(record["reason"]),
+            reason=ApprovalReason(record["reason"]),
             subject=episode.subject,
             supersedes=record.get("supersedes"),
             episode=episode,

@@ -24,7 +24,7 @@ from ..schema import Kind, Origin, Tier
 from .extract import plain
 from .profiles import Profile, Trust
 
-__all__ = ["Action", "Current", "Verdict", "judge"]
+__all__ = ["Action", "ApprovalReason", "Current", "Verdict", "judge"]
 
 #: The tag that makes any long-term write sensitive.
 SENSITIVE_TAG = "sensitive"
@@ -37,6 +37,18 @@ class Action(str, enum.Enum):
     SUPERSEDE = "supersede"
     QUEUE = "queue"
     REPEAT = "repeat"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class ApprovalReason(str, enum.Enum):
+    """Why a write waits in the approval queue."""
+
+    #: A long-term write of a sensitive kind (or tagged ``sensitive``) under a profile with approvals.
+    SENSITIVE = "sensitive"
+    #: Less confident than the current version of its subject.
+    CONFLICT = "conflict"
 
     def __str__(self) -> str:
         return str(self.value)
@@ -61,7 +73,7 @@ class Verdict:
         confidence: The confidence to store (capped by the origin's trust).
         versioned: Whether the write is a version of its subject.
         supersedes: The current version it replaces (or would, once approved).
-        reason: For a queued write: ``"sensitive"`` or ``"conflict"``.
+        reason: For a queued write, why (:class:`ApprovalReason`).
     """
 
     action: Action
@@ -69,7 +81,7 @@ class Verdict:
     confidence: float
     versioned: bool = False
     supersedes: str | None = None
-    reason: str | None = None
+    reason: ApprovalReason | None = None
 
 
 def judge(
@@ -102,8 +114,8 @@ def judge(
     if current is not None and plain(current.narrative) == plain(narrative):
         return Verdict(Action.REPEAT, tier, stored, versioned=True, supersedes=old)
     if profile.approval and (kind in profile.sensitive_kinds or SENSITIVE_TAG in tags):
-        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="sensitive")
+        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason=ApprovalReason.SENSITIVE)
     if current is not None and stored < current.confidence:
-        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason="conflict")
+        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason=ApprovalReason.CONFLICT)
     return Verdict(Action.SUPERSEDE if current is not None else Action.WRITE, tier, stored, versioned=True, supersedes=old)
 

@@ -116,7 +116,7 @@ def approval(
 ) -> Record:
     """A write of ``episode`` waiting for a decision until ``expires_at``."""
     return {
-        "op": Op.APPROVAL.value, "id": id, "reason": reason, "subject": subject, "supersedes": supersedes, "episode": episode,
+        "op": Op.APPROVAL.value, "id": id, "reason": str(reason), "subject": subject, "supersedes": supersedes, "episode": episode,
         "requested_at": requested_at.isoformat(), "expires_at": expires_at.isoformat(),
     }
 
