@@ -47,7 +47,6 @@ from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import choice, to_datetime, validate_id
 from .schema.fields import text as text_field
-from .store import records as rec
 from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextWeights
 from .text.recipe import check_analyzer

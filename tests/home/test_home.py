@@ -6,6 +6,9 @@ import ast
 import inspect
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import cuemem
 from cuemem import Memory
@@ -154,3 +157,36 @@ def test_the_open_report_says_how_each_index_came_up_as_enums(tmp_path: Path) ->
     (tmp_path / "bare" / "journal").mkdir(parents=True)
     with Memory.open(tmp_path / "bare", read_only=True) as reader:
         assert reader.open_report.text is None and reader.open_report.text_rebuilt_because
+
+
+def test_a_failed_append_leaves_the_indexes_on_what_the_journal_holds(tmp_path: Path, monkeypatch: Any) -> None:
+    """When an append fails after a prefix of its batch landed, the indexes hold that prefix, as a rebuild would."""
+    from cuemem.errors import StorageError
+
+    with Memory.open(tmp_path, fsync="never") as mem:
+        home: Home = mem._home
+        journal = home.journal
+        records = [rec.remember(cuemem.schema.Episode.create(f"record {i}", id=f"ep-{i}", recorded_at=NOW).to_json()) for i in range(3)]
+        one = len(orjson_line(records[0]))
+        monkeypatch.setattr(journal, "_segment_bytes", one + 10)  # the second record needs a new segment
+
+        def refuse(self: object) -> None:
+            raise StorageError(28, "no space left on device")
+
+        monkeypatch.setattr(type(journal), "_rotate", refuse)
+        with pytest.raises(StorageError):
+            home.commit(records)
+        assert home.ids() == ["ep-0"]
+        monkeypatch.undo()
+        mem.remember("after", id="ep-after", now=NOW)
+        live = home.ids()
+        mem.rebuild()
+        assert home.ids() == live == ["ep-0", "ep-after"]
+        assert [h.id for h in mem.recall(text="record", now=NOW).hits] == ["ep-0"]
+
+
+def orjson_line(record: dict[str, Any]) -> bytes:
+    """A record as the journal writes it."""
+    import orjson
+
+    return orjson.dumps(record) + b"\n"

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptRecordError, MissingFileError, NotFoundError, ReadOnlyError, StorageError
+from ..errors import CorruptRecordError, CuememError, MissingFileError, NotFoundError, ReadOnlyError, StorageError
 from ..lifecycle.state import LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
@@ -183,7 +183,11 @@ class Home:
         files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if r["op"] == _NOTE]
         if files:
             self._notes.put(files)
-        positions = self.journal.append(records, trusted=True)
+        try:
+            positions = self.journal.append(records, trusted=True)
+        except StorageError:
+            self._follow_journal()  # a prefix of the batch may be in the journal: the indexes follow it
+            raise
         applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
         for record, position in zip(records, positions):
             applier.add(record, position.segment, position.offset)
@@ -193,6 +197,15 @@ class Home:
             rows, texts = zip(*applier.texts)
             self.text.add(rows, texts)
         return positions
+
+    def _follow_journal(self) -> None:
+        """Applies whatever the journal holds beyond the indexes (after a failed append)."""
+        try:
+            apply_journal(self.indexes, self.journal, self.indexes.head)
+            if self.text is not None:
+                self.text.feed(self.indexes, self.journal)
+        except CuememError:
+            pass  # the append's own error is the one to report; the next open replays the journal
 
     # -- ids ------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ import json
 import os
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
