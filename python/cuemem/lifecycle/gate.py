@@ -24,10 +24,14 @@ from ..schema import Kind, Origin, Tier
 from .extract import plain
 from .profiles import Profile, Trust
 
-__all__ = ["Action", "ApprovalReason", "Current", "Verdict", "judge"]
+__all__ = ["Action", "ApprovalReason", "Current", "Verdict", "judge", "trusted"]
 
 #: The tag that makes any long-term write sensitive.
 SENSITIVE_TAG = "sensitive"
+
+# Looked up once per process: the gate runs on every write.
+_TRUST = {origin: Trust.of(origin) for origin in Origin}
+_LONG, _SHORT = Tier.LONG, Tier.SHORT
 
 
 class Action(str, enum.Enum):
@@ -84,6 +88,23 @@ class Verdict:
     reason: ApprovalReason | None = None
 
 
+def trusted(tier: Tier, origin: Origin, confidence: float, profile: Profile) -> tuple[Tier, float]:
+    """Rule 1, trust by origin: the tier and confidence a write of ``origin`` may have.
+
+    The stored confidence is at most the origin's trust; an origin trusted less than
+    ``profile.long_term_trust`` writes short-term instead of long-term.
+
+    Example:
+        >>> from cuemem.lifecycle.profiles import PROFILES
+        >>> trusted(Tier.LONG, Origin.EXTERNAL, 0.9, PROFILES["medium"])
+        (<Tier.SHORT: 'short'>, 0.3)
+    """
+    trust = _TRUST[origin]
+    if tier is _LONG and trust < profile.long_term_trust:
+        tier = _SHORT
+    return tier, confidence if confidence <= trust else trust
+
+
 def judge(
     *,
     tier: Tier,
@@ -104,10 +125,7 @@ def judge(
         ...       subject="x", current=None, narrative="x is a y", profile=PROFILES["medium"]).tier
         <Tier.SHORT: 'short'>
     """
-    trust = Trust.of(origin)
-    stored = min(confidence, trust)
-    if tier is Tier.LONG and trust < profile.long_term_trust:
-        tier = Tier.SHORT
+    tier, stored = trusted(tier, origin, confidence, profile)
     if tier is not Tier.LONG or subject is None:
         return Verdict(Action.WRITE, tier, stored)
     old = None if current is None else current.id

@@ -31,7 +31,7 @@ from ..errors import InvalidIdError
 from ..schema import Episode, Kind, Level, Tier
 from ..store import records as rec
 from .extract import plain, subject_key
-from .gate import Action, Current, judge
+from .gate import Action, Current, judge, trusted
 from .profiles import Profile
 from .state import LifecycleState
 from .versions import beyond_bound
@@ -123,8 +123,13 @@ class Admission:
 
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring)."""
-        key = version_key(episode.user_id, episode.subject) if is_versioned(episode) and episode.subject is not None else None
-        current = None if key is None else self._current_of(key)
+        if not is_versioned(episode) or episode.subject is None:
+            tier, confidence = trusted(episode.tier, episode.origin, episode.confidence, self.profile)
+            if tier is not episode.tier or confidence != episode.confidence:
+                episode = dataclasses.replace(episode, tier=tier, confidence=confidence)
+            return Admitted(episode.id, [rec.remember(episode.to_json())], _WRITE)
+        key = version_key(episode.user_id, episode.subject)
+        current = self._current_of(key)
         if current is not None and current.id in self.home.lifecycle.retired:
             current = None  # expired or crowded out: saying it again writes it again (still citing it)
         verdict = judge(
@@ -136,7 +141,7 @@ class Admission:
             return Admitted(verdict.supersedes, [], Action.REPEAT)
         queued = verdict.action is Action.QUEUE
         supersedes = episode.supersedes
-        if verdict.versioned and key is not None:
+        if verdict.versioned:
             latest = self._current_of(key)
             supersedes = None if latest is None else latest.id
         if (verdict.tier is not episode.tier or verdict.confidence != episode.confidence or supersedes != episode.supersedes
@@ -144,7 +149,7 @@ class Admission:
             episode = dataclasses.replace(
                 episode, tier=verdict.tier, confidence=verdict.confidence, supersedes=supersedes, reviewed=episode.reviewed and not queued,
             )
-        if key is None or not verdict.versioned:
+        if not verdict.versioned:  # the trust rule made it short-term
             return Admitted(episode.id, [rec.remember(episode.to_json())], verdict.action)
         if verdict.action is Action.QUEUE:
             assert verdict.reason is not None
