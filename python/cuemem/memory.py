@@ -412,7 +412,7 @@ class Memory:
             SchemaError: a field breaks the schema.
             ReadOnlyError: the handle is read-only.
         """
-        fields = dict(id=id, kind=kind, subject=subject, body=body, sources=tuple(sources), confidence=confidence, origin=origin, tags=tuple(tags))
+        fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
         return self._home.write_note(fields, _edge_now(now))
 
     def notes(self) -> list[Note]:

@@ -190,3 +190,26 @@ def orjson_line(record: dict[str, Any]) -> bytes:
     import orjson
 
     return orjson.dumps(record) + b"\n"
+
+
+def test_close_releases_the_lock_whatever_fails(tmp_path: Path, monkeypatch: Any) -> None:
+    """A text index that fails to close is a StorageError, and the home opens again at once."""
+    from cuemem.errors import CorruptIndexError, StorageError
+    from cuemem.home.textindex import TextCache
+
+    mem = Memory.open(tmp_path, fsync="never")
+    mem.remember("kept", now=NOW)
+
+    real_close = TextCache.close
+
+    def broken(self: TextCache) -> None:
+        real_close(self)  # the writer let go, then its last merge reported the disk full
+        raise CorruptIndexError("the disk is full under the text writer")
+
+    monkeypatch.setattr(TextCache, "close", broken)
+    with pytest.raises(StorageError, match="closing the home"):
+        mem.close()
+    monkeypatch.undo()
+    mem.close()  # idempotent
+    with Memory.open(tmp_path, fsync="never") as again:
+        assert len(again) == 1

@@ -128,19 +128,36 @@ class Home:
             raise
 
     def close(self) -> None:
-        """Saves the index cache (a writer) and releases the writer lock. Idempotent."""
+        """Saves the index cache (a writer), closes the files and releases the writer lock,
+        whatever fails on the way (the lock is released last, always). Idempotent.
+
+        Raises:
+            StorageError: saving the cache or closing the text index failed; the journal
+                holds every acknowledged write and the next open rebuilds what is missing.
+        """
         if self._closed:
             return
         self._closed = True
+        failures: list[BaseException] = []
+        steps = [self.save_index] if self._lock is not None else []
+        if self.text is not None:
+            steps.append(self.text.close)
+        steps.append(self.journal.close)
         try:
-            if self._lock is not None:
-                self.save_index()
+            for step in steps:
+                try:
+                    step()
+                except Exception as exc:  # every step runs; the first failure is reported
+                    failures.append(exc)
         finally:
-            if self.text is not None:
-                self.text.close()
-            self.journal.close()
+            self.text = None  # dropping the core lets go of the text writer's lock, even after a failed close
             if self._lock is not None:
                 self._lock.release()
+        if failures:
+            first = failures[0]
+            if isinstance(first, StorageError):
+                raise first
+            raise StorageError(getattr(first, "errno", None) or 0, f"closing the home at {self.root} failed: {first}") from first
 
     @property
     def root(self) -> Path:

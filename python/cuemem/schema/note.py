@@ -220,8 +220,9 @@ class Note:
 
         Raises:
             NoteFormatError: the front matter is missing or unterminated, is not valid
-                YAML (or uses a tag ``safe_load`` refuses), is not a mapping, or breaks the
-                schema (``field`` then names the field).
+                YAML (or uses a tag ``safe_load`` refuses, anchors or aliases, or an
+                impossible date), is larger than 1 MiB or nested too deeply, is not a
+                mapping, or breaks the schema (``field`` then names the field).
         """
         if not isinstance(text, str):
             raise _error(f"a note must be text, got {type(text).__name__}", path)
@@ -232,12 +233,7 @@ class Note:
         closing = _CLOSE.search(text, opening.end())
         if closing is None:
             raise _error("unterminated front matter: no closing line '---'", path)
-        try:
-            front = yaml.load(text[opening.end() : closing.start()], Loader=_SafeLoader)
-        except yaml.YAMLError as exc:
-            raise _error(f"front matter is not valid YAML: {exc}", path) from None
-        except RecursionError:
-            raise _error("front matter is nested too deeply", path) from None
+        front = _front_matter(text[opening.end() : closing.start()], path)
         if not isinstance(front, dict):
             raise _error(f"front matter must be a mapping of fields, got {type(front).__name__}", path)
         if "body" in front:
@@ -250,6 +246,38 @@ class Note:
 
 # libyaml's safe loader when PyYAML was built with it (same safety, several times faster).
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: The largest front matter a note may have (a note's fields are a few hundred bytes).
+MAX_FRONT_MATTER = 1 << 20
+
+
+def _front_matter(matter: str, path: str | None) -> Any:
+    """The front matter's YAML, parsed with bounds: a hostile file is refused, never expanded.
+
+    ``safe_load`` resolves aliases, so a few hundred bytes of nested aliases expand
+    to gigabytes: a note never needs an anchor, so any anchor or alias is refused
+    (checked on the parser's events, before anything is built). YAML dates are built
+    by the loader; an impossible one (February 30th, month 13) is a format error.
+
+    Raises:
+        NoteFormatError: too large, anchors or aliases, invalid YAML or an impossible date.
+    """
+    if len(matter) > MAX_FRONT_MATTER:
+        raise _error(f"front matter is larger than {MAX_FRONT_MATTER} bytes", path)
+    try:
+        if "&" in matter or "*" in matter:  # only then can there be an anchor or an alias
+            for event in yaml.parse(matter, Loader=_SafeLoader):
+                if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                    raise _error("front matter uses a YAML anchor or alias; a note's fields are plain values", path)
+        return yaml.load(matter, Loader=_SafeLoader)
+    except NoteFormatError:
+        raise
+    except yaml.YAMLError as exc:
+        raise _error(f"front matter is not valid YAML: {exc}", path) from None
+    except RecursionError:
+        raise _error("front matter is nested too deeply", path) from None
+    except (ValueError, OverflowError) as exc:  # a YAML timestamp that is no date
+        raise _error(f"front matter holds an impossible date or number: {exc}", path) from None
 
 
 class _Dumper(yaml.SafeDumper):  # type: ignore[misc, unused-ignore]
