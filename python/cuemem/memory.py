@@ -11,11 +11,12 @@ write of all of them is one :meth:`Home.commit <cuemem.home.Home.commit>`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _arrays
 from .errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
@@ -67,6 +68,23 @@ def _edge_now(now: TimeArg) -> datetime:
     raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _serialized(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[Memory, P], R]:
+    """Runs ``method`` holding the home's guard: one call at a time per home, so a handle is
+    safe to share between threads (the Scheduler's among them). Calls nest (a job's run
+    calls other methods); lazy ``Hit.record`` reads need no guard."""
+
+    @functools.wraps(method)
+    def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._home.guard:
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 def _subject_key(subject: object, user_id: object) -> str:
     """The version key of ``subject`` for ``user_id``.
 
@@ -81,7 +99,8 @@ def _subject_key(subject: object, user_id: object) -> str:
 class Memory:
     """An agent's memory, kept in a home directory.
 
-    Open one with :meth:`Memory.open` (a context manager). The journal under
+    Open one with :meth:`Memory.open` (a context manager). A handle may be shared
+    between threads: its calls run one at a time. The journal under
     ``home/journal`` is the truth; indexes under ``home/index`` are a cache that is
     loaded when it matches the journal, caught up when the journal has grown, and
     rebuilt otherwise. One process writes at a time (a file lock); any number of
@@ -159,6 +178,7 @@ class Memory:
         )
         return cls(home, chosen, text_weights or TextWeights())
 
+    @_serialized
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent."""
         self._home.close()
@@ -191,6 +211,7 @@ class Memory:
 
     # -- write ----------------------------------------------------------------------
 
+    @_serialized
     def remember(
         self,
         narrative: str,
@@ -245,6 +266,7 @@ class Memory:
         )
         return self._life.remember(narrative, fields, _edge_now(now))
 
+    @_serialized
     def import_jsonl(
         self,
         path: str | os.PathLike[str],
@@ -280,6 +302,7 @@ class Memory:
         items = jsonl_items(handle, size, progress)
         return import_items(self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path))
 
+    @_serialized
     def import_records(
         self,
         records: Iterable[Mapping[str, Any]],
@@ -302,6 +325,7 @@ class Memory:
 
     # -- read -----------------------------------------------------------------------
 
+    @_serialized
     def recall(
         self,
         cues: Mapping[str, str | Sequence[str]] | None = None,
@@ -355,6 +379,7 @@ class Memory:
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
         return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale)
 
+    @_serialized
     def get(self, id: str) -> Episode:
         """The episode with this id.
 
@@ -363,6 +388,7 @@ class Memory:
         """
         return self._home.get(id)
 
+    @_serialized
     def cue_values(self, dimension: str) -> list[tuple[str, int]]:
         """The values of a cue dimension with how many memories carry each, most first.
 
@@ -374,22 +400,27 @@ class Memory:
         counts = [(v, self._home.count({dimension: [v]})) for v in self._home.values(dimension)]
         return sorted(counts, key=lambda vc: (-vc[1], vc[0]))
 
+    @_serialized
     def __contains__(self, id: object) -> bool:
         return id in self._home
 
+    @_serialized
     def __len__(self) -> int:
         return len(self._home)
 
+    @_serialized
     def ids(self) -> list[str]:
         """Every episode id, in journal order."""
         return self._home.ids()
 
+    @_serialized
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
         return self._home.refresh()
 
     # -- notes ----------------------------------------------------------------------
 
+    @_serialized
     def write_note(
         self,
         id: str,
@@ -415,10 +446,12 @@ class Memory:
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
         return self._home.write_note(fields, _edge_now(now))
 
+    @_serialized
     def notes(self) -> list[Note]:
         """Every readable note, sorted by id (broken files are in ``sync().errors``)."""
         return self._home.scan_notes().notes
 
+    @_serialized
     def sync(self, now: TimeArg = None) -> SyncReport:
         """Picks up note files a person edited or added, as new versions with origin user.
 
@@ -429,20 +462,24 @@ class Memory:
 
     # -- upkeep ---------------------------------------------------------------------
 
+    @_serialized
     def save_index(self) -> None:
         """Writes the index cache to ``home/index`` (done on close)."""
         self._home.save_index()
 
+    @_serialized
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
         return self._home.rebuild()
 
+    @_serialized
     def stats(self) -> HomeStats:
         """Counts and sizes of the home."""
         return self._home.stats()
 
     # -- the life-cycle: observe, approvals, versions, tiers, workers -----------------
 
+    @_serialized
     def observe(
         self,
         text: str,
@@ -483,10 +520,12 @@ class Memory:
         user = validate_id(user_id, "user_id")
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
+    @_serialized
     def approvals(self, now: TimeArg = None) -> list[Approval]:
         """Writes waiting for a decision, oldest first; with ``now``, those not yet expired at it."""
         return self._life.approvals(None if now is None else _edge_now(now))
 
+    @_serialized
     def approve(self, id: str, *, now: TimeArg = None) -> str:
         """Writes a queued record, now reviewed, as the current version of its subject; returns its id.
 
@@ -502,6 +541,7 @@ class Memory:
         self._home.check_writable()
         return self._life.approve(_arrays.string(id, "an approval id"), _edge_now(now))
 
+    @_serialized
     def reject(self, id: str, *, now: TimeArg = None) -> None:
         """Drops a queued write (the journal keeps it, with the decision).
 
@@ -511,6 +551,7 @@ class Memory:
         self._home.check_writable()
         self._life.reject(_arrays.string(id, "an approval id"), _edge_now(now))
 
+    @_serialized
     def history(self, subject: str, *, user_id: str = "default") -> list[Version]:
         """Every adopted version of ``subject``, oldest first (retired ones included).
 
@@ -520,6 +561,7 @@ class Memory:
         """
         return self._life.history(_subject_key(subject, user_id))
 
+    @_serialized
     def as_of(
         self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str = "default"
     ) -> Version | None:
@@ -537,10 +579,12 @@ class Memory:
         known = None if known_at is None else to_datetime(known_at, "known_at")
         return self._life.as_of(key, to_datetime(valid_at, "valid_at"), known)
 
+    @_serialized
     def working(self) -> list[WorkingItem]:
         """What this handle holds in working memory this turn."""
         return self._life.working()
 
+    @_serialized
     def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str = "default") -> str:
         """Promotes a working-memory item to short-term memory (an explicit approval); returns the record id.
 
@@ -553,10 +597,12 @@ class Memory:
         at = _edge_now(now)
         return self._life.keep(id, at=at, origin=choice(Origin, origin, "origin"), user=validate_id(user_id, "user_id"))
 
+    @_serialized
     def end_turn(self) -> int:
         """Ends the turn: working memory is dropped; returns how many items it held."""
         return self._life.end_turn()
 
+    @_serialized
     def worker(self, name: str) -> Worker:
         """The worker handle called ``name`` (the same one on every call).
 
@@ -565,6 +611,7 @@ class Memory:
         """
         return self._life.worker(validate_id(name, "name"), self)
 
+    @_serialized
     def expire(self, now: TimeArg = None) -> ExpiryReport:
         """Retires short-term records past their TTL and long-term ones beyond the capacity
         bound (least salient first), and lapses expired approvals; journals all of it.
@@ -577,6 +624,7 @@ class Memory:
 
     # -- policies from outcomes -------------------------------------------------------
 
+    @_serialized
     def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
         """Mines policies from the home's outcome episodes and keeps each as a note (D3).
 
@@ -592,6 +640,7 @@ class Memory:
         self._home.check_writable()
         return self._policies.distill(min_support=min_support, max_cues=max_cues, at=_edge_now(now))
 
+    @_serialized
     def policies(self) -> list[Policy]:
         """Every current policy (mined or written by a person), most confident first.
 
@@ -599,6 +648,7 @@ class Memory:
         """
         return list(self._policies.book())
 
+    @_serialized
     def judge(
         self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None
     ) -> Judgement:
@@ -621,6 +671,7 @@ class Memory:
         situation = normalize(cues, now=at) if cues else {}
         return self._policies.judge(situation, None if text is None else _arrays.string(text, "text"))
 
+    @_serialized
     def explain(self, policy_id: str) -> Explanation:
         """A policy's lineage: its evidence and counter-example episodes and its rivals.
 
@@ -631,6 +682,7 @@ class Memory:
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
+    @_serialized
     def consolidate(self, now: TimeArg = None, *, config: ConsolidationConfig | None = None) -> ConsolidationReport:
         """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
 
@@ -650,6 +702,7 @@ class Memory:
             raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
         return run_consolidation(self._home, self.profile, at, config or ConsolidationConfig.of(self.profile))
 
+    @_serialized
     def distill(
         self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None
     ) -> DistillationReport:
@@ -674,6 +727,7 @@ class Memory:
         config = config or DistillationConfig(floor=self.profile.distill_floor)
         return run_distillation(self._home, self.profile, at, config, summarizer)
 
+    @_serialized
     def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
         """Runs whichever jobs are due at ``now`` and reports what ran. By default: expiry
         daily at 02:00 UTC, consolidation daily at 03:00, distillation weekly on Sunday at
@@ -686,10 +740,12 @@ class Memory:
         self._home.check_writable()
         return run_maintenance(self, self._home, _edge_now(now), self._jobs(jobs))
 
+    @_serialized
     def last_run(self, job: str) -> datetime | None:
         """When maintenance job ``job`` last ran in this home (from the journal), or None."""
         return last_run(self._home, _arrays.string(job, "job"))
 
+    @_serialized
     def next_due(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> datetime:
         """The earliest instant at or after ``now`` when one of ``jobs`` (default: the
         default jobs) is due.

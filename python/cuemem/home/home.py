@@ -15,6 +15,7 @@ write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -70,6 +71,8 @@ class Home:
         self.text_report = text_report
         #: Note files differ from their journaled versions (a person's edits, until sync).
         self.notes_edited = notes_edited
+        #: Held by every call of the facade: one operation at a time on this home.
+        self.guard = threading.RLock()
         self._closed = False
 
     # -- life of a home -------------------------------------------------------------
