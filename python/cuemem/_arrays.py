@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._core import Pruned
-from .errors import CueTypeError, InvalidValueError
+from .errors import CueTypeError, InvalidArgumentError, InvalidValueError
 
 _U32_MAX = np.iinfo(np.uint32).max
 
@@ -81,8 +81,6 @@ def count(value: Any, name: str) -> int:
         CueTypeError: not an int.
         InvalidArgumentError: below 1.
     """
-    from .errors import InvalidArgumentError
-
     if isinstance(value, bool) or not isinstance(value, int):
         raise CueTypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
@@ -106,9 +104,13 @@ def path(value: Any, name: str = "path") -> str:
 
     Raises:
         CueTypeError: anything else, including ints (``open`` would take them as descriptors).
+        InvalidArgumentError: an empty path (it would name the current directory) or one
+            holding a NUL byte.
     """
     if isinstance(value, (str, os.PathLike)):
         fspath = os.fspath(value)
         if isinstance(fspath, str):
+            if not fspath or "\0" in fspath:
+                raise InvalidArgumentError(f"{name} must be a non-empty path without NUL bytes, got {fspath!r}")
             return fspath
     raise CueTypeError(f"{name} must be a str or os.PathLike path, got {type(value).__name__}")

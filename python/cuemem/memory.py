@@ -57,15 +57,34 @@ __all__ = ["Memory"]
 TimeArg = datetime | date | None
 
 
+#: The instants a ``now`` may name: far enough from ``datetime``'s limits that every
+#: job's arithmetic (ages, TTLs, windows) stays in range.
+EARLIEST_NOW = datetime(1900, 1, 1, tzinfo=timezone.utc)
+LATEST_NOW = datetime(9000, 1, 1, tzinfo=timezone.utc)
+
+
 def _edge_now(now: TimeArg) -> datetime:
-    """``now`` as an aware UTC datetime; the wall clock is read here, at the API edge, only."""
+    """``now`` as an aware datetime; the wall clock is read here, at the API edge, only.
+
+    Raises:
+        CueTypeError: not a datetime or a date.
+        InvalidArgumentError: before 1900 or from the year 9000 on.
+    """
     if now is None:
         return datetime.now(timezone.utc)
     if isinstance(now, datetime) and now.tzinfo is not None:
-        return now  # kept in its own zone: "yesterday" is that zone's yesterday
-    if isinstance(now, date):
-        return to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
-    raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
+        at = now  # kept in its own zone: "yesterday" is that zone's yesterday
+    elif isinstance(now, date):
+        at = to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
+    else:
+        raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
+    try:
+        inside = EARLIEST_NOW <= at < LATEST_NOW
+    except OverflowError:  # an offset that moves it past datetime's range
+        inside = False
+    if not inside:
+        raise InvalidArgumentError(f"now must lie between {EARLIEST_NOW.date()} and {LATEST_NOW.date()}, got {now!r}")
+    return at
 
 
 P = ParamSpec("P")
@@ -373,7 +392,7 @@ class Memory:
             return self._recall.cues(resolved, k, at, excluded, exclude_stale)
         if not isinstance(text, str):
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
-        if not text.strip():
+        if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
             raise InvalidArgumentError("text must hold at least one word")
         if weights is not None and not isinstance(weights, TextWeights):
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")

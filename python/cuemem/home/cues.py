@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
+from ..schema.fields import text
 from ..timecues import is_bucket, resolve_time_cue
 
 #: Every cue dimension of a home, in index order.
@@ -40,12 +41,17 @@ def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
 
 def _strings(dimension: str, value: Any) -> list[str]:
     if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+        values = [value]
+    elif isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
         if not value:
             raise InvalidArgumentError(f"cue {dimension!r} has an empty list of values")
-        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-    raise CueTypeError(f"cue {dimension!r} must be a string or a list of strings, got {type(value).__name__}")
+        values = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    else:
+        raise CueTypeError(f"cue {dimension!r} must be a string or a list of strings, got {type(value).__name__}")
+    for v in values:
+        if not v.isascii():
+            text(v, f"cue {dimension!r}")  # a lone surrogate cannot reach the core: SchemaError
+    return values
 
 
 def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[str, list[str]]:

@@ -42,6 +42,9 @@ _REMEMBER = rec.Op.REMEMBER.value
 #: Narratives handed to the text index at a time while staging.
 _TEXT_BATCH = 10_000
 
+#: The longest line an imported JSONL file may hold (an episode is a few hundred bytes).
+MAX_LINE = 64 << 20
+
 #: Items between two progress reports of an import.
 PROGRESS_EVERY = 5_000
 
@@ -64,10 +67,17 @@ def open_jsonl(path: str) -> tuple[BinaryIO, int]:
 
 def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Item]:
     """The lines of an open JSONL file as items (closing it at the end), streamed;
-    ``progress(bytes_read, size)`` now and then."""
+    ``progress(bytes_read, size)`` now and then.
+
+    Raises:
+        ImportFileError: a line longer than :data:`MAX_LINE` (a device, a binary file).
+    """
     done = 0
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE + 1), b""), start=1):
+            if len(line) > MAX_LINE:
+                raise ImportFileError(f"line {number} is longer than {MAX_LINE} bytes (is this a JSONL file?), nothing imported",
+                                      [(number, "line too long")])
             done += len(line)
             if progress is not None and number % PROGRESS_EVERY == 0:
                 progress(done, size)

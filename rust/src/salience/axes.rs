@@ -38,6 +38,11 @@ pub struct Params {
     pub half_lives_days: [f64; N_AXES],
 }
 
+/// The shortest half-life an axis may have: one minute.
+pub const MIN_HALF_LIFE_DAYS: f64 = 1.0 / 1440.0;
+/// The longest half-life an axis may have (about 2.7 million years).
+pub const MAX_HALF_LIFE_DAYS: f64 = 1e9;
+
 impl Default for Params {
     fn default() -> Self {
         Self { weights: DEFAULT_WEIGHTS, half_lives_days: DEFAULT_HALF_LIVES }
@@ -45,7 +50,10 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Checked constructor: weights finite and >= 0, half-lives finite and > 0.
+    /// Checked constructor: weights finite and >= 0, half-lives between
+    /// [`MIN_HALF_LIFE_DAYS`] and [`MAX_HALF_LIFE_DAYS`] (outside them the epoch
+    /// arithmetic degenerates: a window of 32 half-lives shorter than a second puts
+    /// `now` in an epoch past `i64`).
     pub fn new(weights: [f32; N_AXES], half_lives_days: [f64; N_AXES]) -> Result<Self> {
         for (a, w) in weights.iter().enumerate() {
             if !w.is_finite() || *w < 0.0 {
@@ -53,8 +61,13 @@ impl Params {
             }
         }
         for (a, h) in half_lives_days.iter().enumerate() {
-            if !h.is_finite() || *h <= 0.0 {
-                return Err(CoreError::InvalidValue { what: "half_lives", index: a, value: h.to_string(), reason: "a half-life must be finite and > 0 days" });
+            if !(MIN_HALF_LIFE_DAYS..=MAX_HALF_LIFE_DAYS).contains(h) {
+                return Err(CoreError::InvalidValue {
+                    what: "half_lives",
+                    index: a,
+                    value: format!("{h:?}"),
+                    reason: "a half-life must be between one minute (1/1440 days) and 1e9 days",
+                });
             }
         }
         Ok(Self { weights, half_lives_days })
@@ -91,6 +104,18 @@ mod tests {
     fn default_weights_sum_to_one() {
         let sum: f32 = Params::default().weights.iter().sum();
         assert!((sum - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn degenerate_half_lives_are_refused() {
+        for bad in [0.0, 1e-300, MIN_HALF_LIFE_DAYS / 2.0, 2e9, f64::NAN, f64::INFINITY, -1.0] {
+            let mut h = DEFAULT_HALF_LIVES;
+            h[URGENCY] = bad;
+            assert!(Params::new(DEFAULT_WEIGHTS, h).is_err(), "{bad} accepted");
+        }
+        let mut h = DEFAULT_HALF_LIVES;
+        h[URGENCY] = MIN_HALF_LIFE_DAYS;
+        assert!(Params::new(DEFAULT_WEIGHTS, h).is_ok());
     }
 
     #[test]
