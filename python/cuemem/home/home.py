@@ -34,7 +34,7 @@ from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, next_versions, synced_versions
-from ..store.notes import NoteScan, NoteStore
+from ..store.notes import NoteScan, NoteStore, Recovery
 from . import policycache
 from .apply import Applier
 from .cues import DIMENSIONS
@@ -107,6 +107,7 @@ class Home:
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only)
             indexes, how, caught_up = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
+            recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
             text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
@@ -122,6 +123,8 @@ class Home:
                 rebuilt_because=why,
                 text=text_state,
                 text_rebuilt_because=text_why,
+                notes_recovered=recovered.placed,
+                leftovers_removed=recovered.dropped,
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             return cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
@@ -188,10 +191,13 @@ class Home:
     def commit(self, records: Sequence[rec.Record]) -> list[Position]:
         """Writes ``records`` (from :mod:`cuemem.store.records`) as one grouped commit.
 
-        The note files of ``note`` records are written first (atomically, durable as a
-        batch), then the records are appended to the journal in one append (one
-        fsync), then each is applied to the indexes as replay would apply it, and new
-        rows join the text index.
+        The note files of ``note`` records are staged first (hidden pending files,
+        durable as a batch), then the records are appended to the journal in one append
+        (one fsync), then the note files are renamed into place, each record is applied
+        to the indexes as replay would apply it, and new rows join the text index. A
+        crash at any instant leaves the old state or the new one: on the next open,
+        :meth:`NoteStore.recover <cuemem.store.notes.NoteStore.recover>` places pending
+        files the journal holds and drops the others.
 
         Raises:
             ReadOnlyError: the handle is read-only or closed.
@@ -201,13 +207,18 @@ class Home:
         if not records:
             return []
         files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if r["op"] == _NOTE]
-        if files:
-            self._notes.put(files)
+        staged = self._notes.stage(files) if files else []  # hidden until journaled
         try:
             positions = self.journal.append(records, trusted=True)
         except StorageError:
             self._follow_journal()  # a prefix of the batch may be in the journal: the indexes follow it
+            self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})  # place what it holds, drop the rest
             raise
+        except BaseException:
+            self._notes.discard(staged)
+            raise
+        if staged:
+            self._notes.place(staged)
         applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
         for record, position in zip(records, positions):
             applier.add(record, position.segment, position.offset)

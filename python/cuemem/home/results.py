@@ -135,6 +135,8 @@ class OpenReport:
         text: How the text index came up (None: the home has none, a read-only handle
             of a home never opened writable).
         text_rebuilt_because: Why the text index was rebuilt, or why there is none.
+        notes_recovered: Notes whose journaled version a crash had left unplaced, now placed.
+        leftovers_removed: Files a crash left in ``notes/`` that no journal record holds, removed.
     """
 
     index: IndexState
@@ -145,6 +147,8 @@ class OpenReport:
     rebuilt_because: str | None = None
     text: IndexState | None = None
     text_rebuilt_because: str | None = None
+    notes_recovered: list[str] = field(default_factory=list)
+    leftovers_removed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,10 @@ from pathlib import Path
 
 from ..errors import StorageError
 
-__all__ = ["FsyncPolicy", "replace_file", "sync", "sync_directory", "write_atomic", "write_files"]
+__all__ = [
+    "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_directory", "write_atomic",
+    "write_files",
+]
 
 
 class FsyncPolicy(str, Enum):
@@ -94,6 +97,21 @@ def replace_file(path: Path, data: bytes, policy: FsyncPolicy, *, mode: int | No
         OSError: the file system refused; no temporary file is left behind.
     """
     temp = path.with_name(f".{path.name}.tmp")
+    _write_beside(path, temp, data, policy, mode)
+    try:
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _write_beside(path: Path, temp: Path, data: bytes, policy: FsyncPolicy, mode: int | None) -> None:
+    """Writes ``data`` to ``temp`` (synced as ``policy`` says), with ``path``'s permissions
+    if it exists, else ``mode`` (default 0o644).
+
+    Raises:
+        OSError: the file system refused; ``temp`` is removed.
+    """
     try:
         keep = path.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -109,7 +127,6 @@ def replace_file(path: Path, data: bytes, policy: FsyncPolicy, *, mode: int | No
             sync(fd, policy)
         finally:
             os.close(fd)
-        os.replace(temp, path)
     except OSError:
         temp.unlink(missing_ok=True)
         raise
@@ -132,30 +149,86 @@ def write_atomic(path: Path, data: bytes, policy: FsyncPolicy = FsyncPolicy.ALWA
     sync_directory(path.parent, policy)
 
 
-def write_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> None:
-    """Replaces each ``(path, data)`` under ``directory`` atomically, then makes the batch
-    durable at once (as ``policy`` says).
+#: What a staged file's name adds to its final name (after a leading dot).
+PENDING_SUFFIX = ".pending"
+
+
+def pending_path(path: Path) -> Path:
+    """Where :func:`stage_files` writes ``path``'s new content: ``.<name>.pending`` beside it."""
+    return path.with_name(f".{path.name}{PENDING_SUFFIX}")
+
+
+def stage_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> list[Path]:
+    """Writes each ``(path, data)`` to its hidden pending file beside ``path``, durable as a
+    batch (as ``policy`` says); nothing is replaced yet. :func:`place_files` renames them
+    into place — after the caller has recorded what they hold, so that a crash between
+    the two leaves files that recovery can finish or discard, never a file nobody wrote.
 
     A batch of many files (a job's notes) is flushed with one ``syncfs`` of their file
     system where the platform has it — about the cost of two per-file fsyncs, and like
     them it reports write-back errors — else each file is synced, then the directory.
 
+    Returns:
+        The pending files, in order.
+
     Raises:
-        StorageError: the file system refused; every file not yet renamed is as it was.
+        StorageError: the file system refused; the pending files written so far are removed.
     """
     if not files:
-        return
+        return []
     batched = policy is FsyncPolicy.ALWAYS and _syncfs is not None and len(files) > 2
+    staged: list[Path] = []
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for path, data in files:
-            replace_file(path, data, FsyncPolicy.NEVER if batched else policy, mode=mode)
-    except OSError as exc:
+            temp = pending_path(path)
+            _write_beside(path, temp, data, FsyncPolicy.NEVER if batched else policy, mode)
+            staged.append(temp)
+        if batched:
+            _sync_file_system(directory)
+        else:
+            sync_directory(directory, policy)
+    except (OSError, StorageError) as exc:
+        for temp in staged:
+            temp.unlink(missing_ok=True)
+        if isinstance(exc, StorageError):
+            raise
         raise StorageError(exc.errno or 0, f"cannot write under {directory}: {exc.strerror}") from None
-    if batched:
-        _sync_file_system(directory)
-    else:
-        sync_directory(directory, policy)
+    return staged
+
+
+def place_files(directory: Path, staged: Sequence[Path], policy: FsyncPolicy) -> None:
+    """Renames staged pending files over their final names, then syncs the directory.
+
+    Raises:
+        StorageError: the file system refused; files not yet renamed stay pending.
+    """
+    if not staged:
+        return
+    try:
+        for temp in staged:
+            os.replace(temp, final_path(temp))
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot place files under {directory}: {exc.strerror}") from None
+    sync_directory(directory, policy)
+
+
+def final_path(pending: Path) -> Path:
+    """The file a pending file becomes (the inverse of :func:`pending_path`)."""
+    name = pending.name
+    if not (name.startswith(".") and name.endswith(PENDING_SUFFIX)):
+        raise ValueError(f"{pending} is not a pending file")
+    return pending.with_name(name[1 : -len(PENDING_SUFFIX)])
+
+
+def write_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> None:
+    """Replaces each ``(path, data)`` under ``directory`` atomically, durable as a batch
+    (:func:`stage_files` then :func:`place_files`).
+
+    Raises:
+        StorageError: the file system refused; every file not yet renamed is as it was.
+    """
+    place_files(directory, stage_files(directory, files, policy, mode=mode), policy)
 
 
 def _load_syncfs() -> Callable[[int], int] | None:

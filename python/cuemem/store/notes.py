@@ -21,13 +21,25 @@ from pathlib import Path
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
-from .fsync import FsyncPolicy, write_files
+from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, place_files, stage_files, sync_directory
 
-__all__ = ["NoteScan", "NoteStore"]
+__all__ = ["NoteScan", "NoteStore", "Recovery"]
 
 _SUFFIX = ".md"
+#: Temporary files of an interrupted atomic write (``replace_file``'s ``.<name>.tmp``).
+_TEMP_SUFFIX = ".tmp"
 #: Permissions of a new note file: private to its owner (memories can be personal).
 _NEW_FILE_MODE = 0o600
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What :meth:`NoteStore.recover` did with a crash's leftovers."""
+
+    #: Notes whose recorded version was placed (it was journaled, not yet renamed).
+    placed: list[str] = field(default_factory=list)
+    #: Leftover files removed (pending writes never journaled, temporary files).
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -116,9 +128,84 @@ class NoteStore:
             InvalidIdError: an id is not a valid id (nothing is written).
             StorageError: the file system refused; files not yet renamed are intact.
         """
+        staged = self.stage(files)
+        try:
+            self.place(staged)
+        except BaseException:
+            self.discard([p for p in staged if p.exists()])  # nothing records them: no leftovers
+            raise
+        return [final_path(p) for p in staged]
+
+    def stage(self, files: Sequence[tuple[str, bytes]]) -> list[Path]:
+        """Writes note files as hidden pending files (``.<id>.md.pending``), durable; the
+        notes themselves are unchanged until :meth:`place`. A home stages its note files,
+        journals them, then places them: after a crash, :meth:`recover` finishes what
+        the journal holds and drops the rest.
+
+        Raises:
+            InvalidIdError: an id is not a valid id (nothing is written).
+            StorageError: the file system refused (no pending file is left).
+        """
         paths = [self.path_for(nid) for nid, _ in files]
-        write_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
-        return paths
+        return stage_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
+
+    def place(self, staged: Sequence[Path]) -> None:
+        """Renames staged pending files over their notes.
+
+        Raises:
+            StorageError: the file system refused; what is not renamed stays pending.
+        """
+        place_files(self._dir, staged, self._fsync)
+
+    def discard(self, staged: Sequence[Path]) -> None:
+        """Removes staged pending files (their journal records were not written)."""
+        for temp in staged:
+            _remove_quietly(temp)
+
+    def recover(self, journaled: Mapping[str, str]) -> Recovery:
+        """Finishes or drops what a crash left in the directory.
+
+        A pending file whose bytes hash to its note's journaled SHA-256 (``journaled``:
+        id -> sha) was recorded and not yet placed: it is renamed into place. Any other
+        pending file, and every temporary file, was never recorded: it is removed, so
+        that no write the journal does not hold can pass for a person's edit.
+
+        Raises:
+            StorageError: the directory cannot be listed.
+        """
+        try:
+            entries = list(os.scandir(self._dir))
+        except FileNotFoundError:
+            return Recovery()
+        except OSError as exc:
+            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
+        placed: list[str] = []
+        dropped: list[str] = []
+        for entry in sorted(entries, key=lambda e: e.name):
+            name = entry.name
+            if not name.startswith(".") or not entry.is_file(follow_symlinks=False):
+                continue
+            path = self._dir / name
+            if name.endswith(_SUFFIX + PENDING_SUFFIX):
+                nid = name[1 : -len(_SUFFIX + PENDING_SUFFIX)]
+                try:
+                    data = path.read_bytes()
+                except OSError:
+                    continue
+                if nid in journaled and hashlib.sha256(data).hexdigest() == journaled[nid]:
+                    try:
+                        os.replace(path, final_path(path))
+                        placed.append(nid)
+                    except OSError:
+                        pass
+                    continue
+            elif not name.endswith(_TEMP_SUFFIX):
+                continue
+            _remove_quietly(path)
+            dropped.append(name)
+        if placed:
+            sync_directory(self._dir, self._fsync)
+        return Recovery(placed=placed, dropped=dropped)
 
     def read(self, id: str) -> Note:
         """The note ``id`` as its file holds it now (a person's edits included).
@@ -214,3 +301,10 @@ def _parse(data: bytes, path: Path, id: str) -> Note:
     if note.id != id:
         raise NoteFormatError(f"{path}: front matter id {note.id!r} does not match the file name", path=str(path), field="id")
     return note
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
