@@ -16,6 +16,7 @@ import gc
 import hashlib
 import json
 import os
+import shutil
 from array import array
 from collections.abc import Mapping, Sequence
 from datetime import date
@@ -236,6 +237,8 @@ class Indexes:
         """Writes the cache files, then ``recipe.json`` last (so a torn save is stale)."""
         directory.mkdir(parents=True, exist_ok=True)
         recipe_path = directory / "recipe.json"
+        for name in ("recipe.json", *_FILES):
+            clear_foreign(directory / name)
         if recipe_path.exists():
             recipe_path.unlink()  # the files below are about to change
         self.cues.save(directory / "cue.idx")
@@ -311,6 +314,17 @@ class Indexes:
         except (CuememError, OSError, ValueError, KeyError, TypeError) as exc:
             return None, f"cached index unusable: {exc}"
         return indexes, body
+
+
+def clear_foreign(path: Path) -> None:
+    """Removes what stands where a cache file goes if it is not a regular file (a
+    directory, a link, a FIFO): ``index/`` is the home's own, and one such entry must
+    not stop every save."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def record_sha(record: dict[str, Any]) -> str:

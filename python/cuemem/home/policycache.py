@@ -19,6 +19,7 @@ import orjson
 
 from ..policy.model import Policy, Polarity
 from ..store.fsync import write_atomic
+from .indexes import clear_foreign
 
 __all__ = ["FILE", "load", "save"]
 
@@ -56,6 +57,7 @@ def _policy(d: Mapping[str, Any]) -> Policy:
 def save(directory: Path, notes: Mapping[str, tuple[int, str]], policies: Sequence[Policy]) -> None:
     """Writes the policies parsed from exactly ``notes`` (id -> (version, sha)), atomically."""
     body = {"version": _VERSION, "notes": _digest(notes), "policies": [_policy_json(p) for p in policies]}
+    clear_foreign(directory / FILE)
     write_atomic(directory / FILE, orjson.dumps(body))
 
 

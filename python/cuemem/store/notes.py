@@ -227,7 +227,8 @@ class NoteStore:
         """Every note in the directory, and an error for each ``.md`` file that is not one.
 
         Files that do not end in ``.md``, hidden files (temporary files among them) and
-        sub-directories are ignored. A missing directory holds no notes.
+        sub-directories are ignored; any other ``.md`` entry that is not a regular file
+        (a FIFO, a device, a broken or looping link) is reported among the errors. A missing directory holds no notes.
 
         Args:
             known: Note id -> SHA-256 of a version the caller already holds. A file
@@ -254,7 +255,10 @@ class NoteStore:
             seen.add(stem)
             try:
                 if not path.is_file():
-                    continue
+                    if path.is_dir():
+                        continue  # a folder a person keeps beside the notes
+                    # a FIFO (never opened: it would block), a device, a broken or looping link
+                    raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
                 if known is not None and stem in known:
                     data = self._bytes(path, stem)
                     if hashlib.sha256(data).hexdigest() == known[stem]:

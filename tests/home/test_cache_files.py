@@ -1,0 +1,65 @@
+"""Hostile entries in index/ and notes/ (home/indexes.py, store/notes.py): rebuilt or reported, never a lock-out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from cuemem import IndexState, Memory
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+CACHE = ["recipe.json", "cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json",
+         "policies.json"]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small home with rows, a note and policies, closed (its cache saved)."""
+    home = tmp_path_factory.mktemp("base") / "home"
+    with Memory.open(home, fsync="never") as mem:
+        for i in range(6):
+            mem.remember(f"deal {i} lost on price", actors=["acme"], type="deal", outcome="negative", tags=["price"], now=NOW)
+        mem.write_note("n1", "hello", now=NOW)
+        mem.distill_policies(now=NOW)
+        mem.policies()
+    return home
+
+
+@pytest.mark.parametrize("name", CACHE)
+@pytest.mark.parametrize("kind", ["directory", "symlink"])
+def test_a_cache_file_replaced_by_something_else_is_rebuilt_and_saved_again(base: Path, tmp_path: Path, name: str, kind: str) -> None:
+    """A directory or a link where a cache file goes: open rebuilds, close saves, the next open loads."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    path = home / "index" / name
+    path.unlink()
+    if kind == "directory":
+        (path / "inside").mkdir(parents=True)
+    else:
+        path.symlink_to(tmp_path / "elsewhere")
+    with Memory.open(home, fsync="never") as mem:
+        answers = [h.id for h in mem.recall({"actor": "acme"}, now=NOW).hits]
+        assert len(mem) == 6 and len(mem.policies()) > 0
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and [h.id for h in mem.recall({"actor": "acme"}, now=NOW).hits] == answers
+    assert path.is_file() and not path.is_symlink()
+
+
+def test_notes_that_are_not_regular_files_are_reported_not_skipped(base: Path, tmp_path: Path) -> None:
+    """A FIFO (never opened) and a looping link named .md appear in note_errors (a folder does not); sync still works."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    notes = home / "notes"
+    os.mkfifo(notes / "fifo.md")
+    (notes / "dir.md").mkdir()
+    (notes / "loop.md").symlink_to(notes / "loop.md")
+    with Memory.open(home, fsync="never") as mem:
+        reported = sorted(Path(e.path).name for e in mem.open_report.note_errors)
+        assert reported == ["fifo.md", "loop.md"]
+        (notes / "n1.md").write_text((notes / "n1.md").read_text(encoding="utf-8").replace("hello", "edited"), encoding="utf-8")
+        report = mem.sync(now=NOW)
+        assert report.updated == ["n1"] and len(report.errors) == 2
