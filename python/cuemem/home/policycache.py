@@ -62,11 +62,16 @@ def save(directory: Path, notes: Mapping[str, tuple[int, str]], policies: Sequen
 
 
 def load(directory: Path, notes: Mapping[str, tuple[int, str]]) -> list[Policy] | None:
-    """The cached policies if they were parsed from exactly ``notes``; None otherwise (or if unreadable)."""
+    """The cached policies if they were parsed from exactly ``notes`` and each is one of
+    those notes; None otherwise (or if unreadable)."""
     try:
         body = orjson.loads((directory / FILE).read_bytes())
         if body.get("version") != _VERSION or body.get("notes") != _digest(notes):
             return None
-        return [_policy(d) for d in body["policies"]]
+        policies = [_policy(d) for d in body["policies"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+    ids = [p.id for p in policies]
+    if len(set(ids)) != len(ids) or not all(i in notes for i in ids):
+        return None  # a policy no journaled note holds (one added by hand) is never served
+    return policies
