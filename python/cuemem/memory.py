@@ -555,6 +555,7 @@ class Memory:
             NotFoundError: no write with this id was ever queued.
             ApprovalError: it is already decided.
             ApprovalExpiredError: its approval window closed at or before ``now``.
+            InvalidArgumentError: ``now`` is before the write was queued.
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()

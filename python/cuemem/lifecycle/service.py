@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ApprovalError, ApprovalExpiredError, InvalidIdError, NotFoundError
+from ..errors import ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
 from ..schema import Episode, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
@@ -135,6 +135,8 @@ class Lifecycle:
             raise NotFoundError(f"no queued write with id {id!r}")
         if at >= datetime.fromisoformat(str(record["expires_at"])):
             raise ApprovalExpiredError(f"the approval of {id!r} expired at {record['expires_at']}")
+        if at < datetime.fromisoformat(str(record["requested_at"])):
+            raise InvalidArgumentError(f"now ({at.isoformat()}) is before the approval of {id!r} was requested ({record['requested_at']})")
         return record
 
     # -- versions -------------------------------------------------------------------

@@ -47,12 +47,18 @@ class Version:
 
 
 def validity(chain: Sequence[VersionEntry], known_at: datetime | None = None) -> list[tuple[VersionEntry, datetime, datetime | None]]:
-    """Each version known at ``known_at`` (all for None) with its valid interval ``[from, to)``."""
+    """Each version known at ``known_at`` (all for None) with its valid interval ``[from, to)``.
+
+    A version ends where the next adopted one starts, and never before it starts
+    itself: a successor valid from an earlier instant (a clock that went back, a
+    back-dated fact) leaves it an empty interval — the later knowledge wins.
+    """
     known = [v for v in chain if known_at is None or _t(v.adopted_at) <= known_at]
     out: list[tuple[VersionEntry, datetime, datetime | None]] = []
     for i, v in enumerate(known):
-        end = _t(known[i + 1].valid_from) if i + 1 < len(known) else None
-        out.append((v, _t(v.valid_from), end))
+        start = _t(v.valid_from)
+        end = max(_t(known[i + 1].valid_from), start) if i + 1 < len(known) else None
+        out.append((v, start, end))
     return out
 
 
