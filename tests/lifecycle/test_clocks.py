@@ -38,3 +38,13 @@ def test_an_approval_cannot_be_decided_before_it_was_requested(tmp_path: Path) -
             mem.reject(queued, now=T - timedelta(seconds=1))
         assert [a.id for a in mem.approvals()] == [queued]
         assert mem.approve(queued, now=T + timedelta(hours=1)) in mem
+
+
+def test_one_maintain_far_in_the_future_does_not_stop_maintenance(tmp_path: Path) -> None:
+    """After maintain(now=2099), the next maintain at the right time runs every job again."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.maintain(now=datetime(2099, 1, 4, 6, tzinfo=timezone.utc))
+        report = mem.maintain(now=T)
+        assert [name for name, _ in report.ran] == ["expire", "consolidate", "distill", "policies"]
+        assert mem.last_run("consolidate") == T
+        assert [name for name, _ in mem.maintain(now=T + timedelta(hours=1)).ran] == []

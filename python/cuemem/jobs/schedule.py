@@ -33,13 +33,19 @@ class Schedule(ABC):
     def due(self, last: datetime | None, now: datetime) -> bool:
         """Whether a job last run at ``last`` (None: never) is due at ``now``.
 
+        A last run after ``now`` (a clock set far ahead once) makes the job due, so one
+        wrong ``now`` never stops maintenance; the next run records the right time.
+
         Raises:
             CueTypeError: ``now`` or ``last`` is not an aware datetime.
         """
         at = _aware(now, "now")
         if last is None:
             return True
-        return _aware(last, "last") < self.latest(at)
+        ran = _aware(last, "last")
+        if ran > at:
+            return True  # a run recorded after now: one clock was wrong; it must not stop the schedule
+        return ran < self.latest(at)
 
     def next_after(self, last: datetime | None, now: datetime) -> datetime:
         """When a job last run at ``last`` is next due, as seen at ``now`` (``now`` if due)."""
