@@ -27,7 +27,7 @@ from .home.recall import Recaller
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.home import run_consolidation, run_distillation
-from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due
+from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry
 from .jobs.maintain import maintain as run_maintenance
 from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
@@ -773,10 +773,11 @@ class Memory:
         Raises:
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
         """
-        return next_due(self._home, _edge_now(now), self._jobs(jobs))
+        registered = self._jobs(jobs)
+        if not registered:
+            raise InvalidArgumentError("next_due needs at least one job")
+        return next_due(self._home, _edge_now(now), registered)
 
     @staticmethod
     def _jobs(jobs: Sequence[Job] | None) -> tuple[Job, ...]:
-        if jobs is not None and not isinstance(jobs, (list, tuple)):
-            raise InvalidArgumentError(f"jobs must be a list or tuple of Job entries, got {type(jobs).__name__}")
-        return DEFAULT_JOBS if jobs is None else tuple(jobs)
+        return DEFAULT_JOBS if jobs is None else registry(jobs)

@@ -80,3 +80,17 @@ def test_an_empty_or_nul_path_is_not_a_home(path: str) -> None:
 def test_every_refusal_above_is_a_cuemem_error() -> None:
     """The classes these tests expect are all CuememError subclasses (callers catch one base)."""
     assert all(issubclass(c, CuememError) for c in (InvalidArgumentError, InvalidValueError, SchemaError, ImportFileError))
+
+
+@pytest.mark.parametrize("jobs", [["consolidate"], (1, 2), 5, "jobs", [], None])
+def test_a_bad_job_registry_is_refused_by_maintain_and_next_due_alike(tmp_path: Path, jobs: object) -> None:
+    """One check of the registry: both methods raise InvalidArgumentError (an empty one for next_due)."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        if jobs is None:
+            assert mem.next_due(NOW) >= NOW  # the default registry
+            return
+        if jobs != []:
+            with pytest.raises(InvalidArgumentError):
+                mem.maintain(NOW, jobs=jobs)  # type: ignore[arg-type]
+        with pytest.raises(InvalidArgumentError):
+            mem.next_due(NOW, jobs=jobs)  # type: ignore[arg-type]

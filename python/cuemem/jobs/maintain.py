@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..home.home import Home
     from ..memory import Memory
 
-__all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain"]
+__all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain", "next_due", "registry"]
 
 
 @dataclass(frozen=True)
@@ -84,18 +84,29 @@ def last_run(home: Home, name: str) -> datetime | None:
     return datetime.fromisoformat(str(record["ran_at"]))
 
 
-def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
-    """Runs every job of ``jobs`` that is due at ``now``, in order; reports what ran.
+def registry(jobs: object) -> tuple[Job, ...]:
+    """``jobs`` as a registry: a list or tuple of :class:`Job` entries with distinct names.
 
     Raises:
-        InvalidArgumentError: ``jobs`` holds something other than a :class:`Job`, or
-            two jobs share a name.
+        InvalidArgumentError: anything else.
     """
+    if not isinstance(jobs, (list, tuple)):
+        raise InvalidArgumentError(f"jobs must be a list or tuple of Job entries, got {type(jobs).__name__}")
     if not all(isinstance(j, Job) for j in jobs):
         raise InvalidArgumentError("jobs must be a sequence of Job entries")
     names = [j.name for j in jobs]
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"job names must be unique, got {names}")
+    return tuple(jobs)
+
+
+def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
+    """Runs every job of ``jobs`` (a checked registry, :func:`registry`) that is due at
+    ``now``, in order; reports what ran.
+
+    Raises:
+        InvalidArgumentError: a :class:`RunReport` whose counts are not whole numbers.
+    """
     ran: list[tuple[str, Any]] = []
     not_due: list[str] = []
     for job in jobs:
@@ -110,7 +121,10 @@ def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAU
 
 
 def next_due(home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> datetime:
-    """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
+    """The earliest instant at or after ``now`` when one of ``jobs`` is due.
+
+    ``jobs`` is a checked, non-empty registry (:func:`registry`).
+    """
     return min(j.schedule.next_after(last_run(home, j.name), now) for j in jobs)
 
 
