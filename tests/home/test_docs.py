@@ -49,3 +49,20 @@ def test_readme_python_blocks_run_in_order(tmp_path: Path, monkeypatch: pytest.M
         code = compile(source, f"README.md python block {number}", "exec")
         exec(code, namespace)  # noqa: S102 - running the documentation is the point
     capsys.readouterr()
+
+
+def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None:
+    """Each CuememError subclass has a row, and the row's "also a" names its direct bases."""
+    import inspect
+    import re
+
+    import cuemem.errors as errors
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Errors") : text.index("## Text recall")]
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+?) \|", section, re.MULTILINE))
+    classes = {n: c for n, c in vars(errors).items() if inspect.isclass(c) and issubclass(c, errors.CuememError) and c is not errors.CuememError}
+    assert set(rows) == set(classes)
+    for name, cls in classes.items():
+        bases = {b.__name__ for b in cls.__bases__ if b is not errors.CuememError}
+        assert set(re.findall(r"`(\w+)`", rows[name])) == bases, name
