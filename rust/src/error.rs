@@ -46,6 +46,12 @@ pub enum CoreError {
     /// The file system said no.
     #[error(transparent)]
     Io(#[from] io::Error),
+
+    /// Code inside the core (or its text engine) panicked during `what`: an assertion or
+    /// bounds check failed, almost always on damaged index bytes the engine trusted.
+    /// [`catch_panic`] makes it; the Python binding raises it as `CorruptIndexError`.
+    #[error("{what}: the core panicked ({detail}); its index data is likely damaged, a rebuild restores it")]
+    Panicked { what: &'static str, detail: String },
 }
 
 /// How the text index failed, for [`CoreError::TextIndex`].
@@ -63,3 +69,53 @@ pub enum TextFault {
 
 /// Shorthand used across the core.
 pub type Result<T> = std::result::Result<T, CoreError>;
+
+/// Runs `f`, turning a panic inside it into [`CoreError::Panicked`] named `what`.
+///
+/// Free on the path that does not panic (unwinding tables, no work). The caller
+/// asserts unwind safety: a panic midway through a mutating call may leave that one
+/// object half-updated, which is why the error says to rebuild. The panic hook still
+/// runs (it prints the message to stderr).
+pub fn catch_panic<T>(what: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(CoreError::Panicked { what, detail: panic_message(payload.as_ref()) }))
+}
+
+/// The message a panic was raised with (`panic!` hands over a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_a_typed_error_naming_the_call_and_the_message() {
+        let v: Vec<u32> = Vec::new();
+        let index = v.len() + 3;
+        match catch_panic("text recall", || Ok(v[index])) {
+            Err(CoreError::Panicked { what, detail }) => {
+                assert_eq!(what, "text recall");
+                assert!(detail.contains("index out of bounds"), "{detail}");
+            }
+            other => panic!("expected Panicked, got {other:?}"),
+        }
+        let formatted = catch_panic::<()>("load", || panic!("bad {} bytes", 3));
+        assert!(matches!(formatted, Err(CoreError::Panicked { ref detail, .. }) if detail == "bad 3 bytes"));
+        let opaque = catch_panic::<()>("load", || std::panic::panic_any(7u8));
+        assert!(matches!(opaque, Err(CoreError::Panicked { ref detail, .. }) if detail == "a panic without a message"));
+        assert!(opaque.unwrap_err().to_string().starts_with("load: the core panicked"));
+    }
+
+    #[test]
+    fn results_and_errors_pass_through() {
+        assert_eq!(catch_panic("x", || Ok(5)).unwrap(), 5);
+        assert!(matches!(catch_panic::<()>("x", || Err(CoreError::Corrupt("y".into()))), Err(CoreError::Corrupt(_))));
+    }
+}

@@ -7,6 +7,15 @@ On open the index is used when its recipe matches and the journal still holds th
 record at that row; rows added since are caught up from the journal; anything else
 rebuilds it from the journal. Rebuilding the same journal gives the same documents,
 hence the same results. Indexes of other recipes sit beside it, untouched.
+
+Damaged files: the core checks every segment file of the index against its checksum
+when it opens it (read-only or not). A writer then wipes and rebuilds the index, a
+read-only handle has none ("unavailable (...)": its text recalls are refused; a
+handle opened after a writer rebuilt it has one again). Damage done after the open (a file overwritten under a live
+handle) is not seen by that check: a text recall may then raise
+:class:`~cuemem.errors.CorruptIndexError` (never a panic: the binding turns one into
+that error) or, rarely, answer wrongly. Recall does not retry; ``Memory.rebuild()``
+builds the index again (:meth:`TextCache.rebuild`).
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ class TextCache:
             return cache, "loaded"
         try:
             cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
-        except CorruptIndexError:  # damaged or foreign files: a cache, so start over
+        except CorruptIndexError:  # damaged (a checksum, a panic) or foreign files: a cache, so start over
             shutil.rmtree(directory, ignore_errors=True)
             cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
         start, why = cache._usable_rows(indexes, journal)

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::arrays::{array1, slice1, to_pyroaring, vec1, Rows};
-use super::errors::{to_py, OrRaise};
+use super::errors::{detached, guarded, to_py};
 use super::query;
 use crate::cue::{CueIndex, IndexStats, Pruned};
 
@@ -40,61 +40,60 @@ pub struct PyCueIndex {
 impl PyCueIndex {
     #[new]
     fn new(py: Python<'_>, dimensions: Vec<String>) -> PyResult<Self> {
-        Ok(Self { inner: CueIndex::new(&dimensions).or_raise(py)? })
+        Ok(Self { inner: guarded(py, "creating a cue index", || CueIndex::new(&dimensions))? })
     }
 
-    fn dimensions(&self) -> Vec<String> {
-        self.inner.dimensions().map(|d| d.name().to_owned()).collect()
+    fn dimensions(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        guarded(py, "listing dimensions", || Ok(self.names()))
     }
 
     fn values(&self, py: Python<'_>, dimension: &str) -> PyResult<Vec<String>> {
-        let dim = self.inner.dimensions().find(|d| d.name() == dimension);
-        match dim {
-            Some(d) => {
-                let mut v: Vec<String> = d.iter().map(|(v, _)| v.to_owned()).collect();
-                v.sort_unstable();
-                Ok(v)
-            }
-            None => Err(super::errors::to_py(py, crate::CoreError::UnknownDimension(dimension.into()))),
-        }
+        guarded(py, "listing cue values", || {
+            let d = self.inner.dimensions().find(|d| d.name() == dimension).ok_or_else(|| crate::CoreError::UnknownDimension(dimension.into()))?;
+            let mut v: Vec<String> = d.iter().map(|(v, _)| v.to_owned()).collect();
+            v.sort_unstable();
+            Ok(v)
+        })
     }
 
     fn insert(&mut self, py: Python<'_>, dimension: &str, value: &str, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        py.detach(|| self.inner.insert(dimension, value, &rows)).or_raise(py)
+        detached(py, "cue insert", || self.inner.insert(dimension, value, &rows))
     }
 
     fn insert_column(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, codes: &Bound<'_, PyAny>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let codes = array1::<u32>(codes, "codes", "uint32")?;
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let (codes, rows) = (slice1(&codes), slice1(&rows));
-        py.detach(|| self.inner.insert_column(dimension, &values, &codes, &rows)).or_raise(py)
+        detached(py, "cue insert", || self.inner.insert_column(dimension, &values, &codes, &rows))
     }
 
     fn insert_values(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        py.detach(|| self.inner.insert_values(dimension, &values, &rows)).or_raise(py)
+        detached(py, "cue insert", || self.inner.insert_values(dimension, &values, &rows))
     }
 
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        py.detach(|| self.inner.remove(&rows));
-        Ok(())
+        detached(py, "cue remove", || {
+            self.inner.remove(&rows);
+            Ok(())
+        })
     }
 
     #[pyo3(signature = (cues, exclude=None))]
     fn prune(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<PyPruned> {
         let q = query::parse(py, Some(cues), exclude)?;
-        Ok(PyPruned(py.detach(|| self.inner.prune(&q)).or_raise(py)?))
+        Ok(PyPruned(detached(py, "cue prune", || self.inner.prune(&q))?))
     }
 
     #[pyo3(signature = (cues, exclude=None))]
     fn count(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let q = query::parse(py, Some(cues), exclude)?;
-        py.detach(|| self.inner.count(&q)).or_raise(py)
+        detached(py, "cue count", || self.inner.count(&q))
     }
 
     /// Closed cue sets in columns: the cue vocabulary, then per set its cue positions,
@@ -118,22 +117,20 @@ impl PyCueIndex {
         };
         let min_support = u64::try_from(min_support).map_err(|_| to_py(py, bad_arg("min_support", "must be at least 1")))?;
         let max_depth = usize::try_from(max_depth).map_err(|_| to_py(py, bad_arg("max_depth", "must not be negative")))?;
-        let (vocabulary, columns) = py
-            .detach(|| {
-                let mined = self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)?;
-                let mined = if productive { mined.productive() } else { mined };
-                let mut c = Columns::default();
-                for set in &mined.sets {
-                    c.cues.extend_from_slice(&set.cues);
-                    c.cue_ends.push(c.cues.len() as u64);
-                    c.support.extend(set.support.iter());
-                    c.support_ends.push(c.support.len() as u64);
-                    c.counter.extend(set.counter.iter());
-                    c.counter_ends.push(c.counter.len() as u64);
-                }
-                Ok::<_, crate::CoreError>((mined.cues, c))
-            })
-            .or_raise(py)?;
+        let (vocabulary, columns) = detached(py, "mining closed cue sets", || {
+            let mined = self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)?;
+            let mined = if productive { mined.productive() } else { mined };
+            let mut c = Columns::default();
+            for set in &mined.sets {
+                c.cues.extend_from_slice(&set.cues);
+                c.cue_ends.push(c.cues.len() as u64);
+                c.support.extend(set.support.iter());
+                c.support_ends.push(c.support.len() as u64);
+                c.counter.extend(set.counter.iter());
+                c.counter_ends.push(c.counter.len() as u64);
+            }
+            Ok((mined.cues, c))
+        })?;
         let c = columns;
         Ok((
             vocabulary,
@@ -144,46 +141,54 @@ impl PyCueIndex {
     }
 
     fn posting<'py>(&self, py: Python<'py>, dimension: &str, value: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.inner.posting(dimension, value).or_raise(py)? {
+        match guarded(py, "reading a posting list", || self.inner.posting(dimension, value))? {
             Some(p) => to_pyroaring(py, p),
             None => to_pyroaring(py, &roaring::RoaringBitmap::new()),
         }
     }
 
     fn live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_pyroaring(py, self.inner.live())
+        to_pyroaring(py, guarded(py, "reading the live rows", || Ok(self.inner.live()))?)
     }
 
-    fn stats(&self) -> PyIndexStats {
-        PyIndexStats(self.inner.stats())
+    fn stats(&self, py: Python<'_>) -> PyResult<PyIndexStats> {
+        guarded(py, "cue index stats", || Ok(PyIndexStats(self.inner.stats())))
     }
 
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = py.detach(|| self.inner.to_bytes());
-        PyBytes::new(py, &bytes)
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = detached(py, "serializing the cue index", || Ok(self.inner.to_bytes()))?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Ok(Self { inner: py.detach(|| CueIndex::from_bytes(data)).or_raise(py)? })
+        Ok(Self { inner: detached(py, "reading a cue index", || CueIndex::from_bytes(data))? })
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| self.inner.save(&path)).or_raise(py)
+        detached(py, "saving the cue index", || self.inner.save(&path))
     }
 
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Ok(Self { inner: py.detach(|| CueIndex::load(&path)).or_raise(py)? })
+        Ok(Self { inner: detached(py, "loading the cue index", || CueIndex::load(&path))? })
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.live().len() as usize
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        guarded(py, "counting live rows", || Ok(self.inner.live().len() as usize))
     }
 
-    fn __repr__(&self) -> String {
-        let s = self.inner.stats();
-        format!("CueIndex(dimensions={:?}, rows={}, values={})", self.dimensions(), s.rows, s.values)
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        guarded(py, "cue index repr", || {
+            let s = self.inner.stats();
+            Ok(format!("CueIndex(dimensions={:?}, rows={}, values={})", self.names(), s.rows, s.values))
+        })
+    }
+}
+
+impl PyCueIndex {
+    fn names(&self) -> Vec<String> {
+        self.inner.dimensions().map(|d| d.name().to_owned()).collect()
     }
 }
 

@@ -4,12 +4,16 @@
 //! site can only name a declared class. The Python classes are resolved lazily and
 //! cached; [`check_classes`] resolves every one when `_core` is imported, so a class
 //! missing from `cuemem.errors` fails that import rather than a later raise.
+//!
+//! Every entry point that calls into the core runs the call through [`guarded`] or
+//! [`detached`], so a panic in the core or in tantivy is a typed error, never a
+//! `PanicException`.
 
 use pyo3::exceptions::{PyBaseException, PyImportError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
-use crate::error::{CoreError, TextFault};
+use crate::error::{catch_panic, CoreError, Result, TextFault};
 
 /// Declares each raised class of `cuemem.errors` and the list [`check_classes`] walks.
 macro_rules! raised_classes {
@@ -94,7 +98,26 @@ pub fn to_py(py: Python<'_>, err: CoreError) -> PyErr {
                 os_error::<StorageError>(&e, msg)
             }
         }
+        // Damaged bytes the engine trusted, nearly always: a rebuild is the remedy.
+        CoreError::Panicked { .. } => PyErr::new::<CorruptIndexError, _>((msg,)),
     }
+}
+
+/// Runs `f`, a call into the core, with the GIL held; a panic inside it is a
+/// `CorruptIndexError` naming `what` and the panic's message, never a
+/// `pyo3_runtime.PanicException` (a `BaseException` that `except Exception` misses).
+pub fn guarded<T>(py: Python<'_>, what: &'static str, f: impl FnOnce() -> Result<T>) -> PyResult<T> {
+    catch_panic(what, f).or_raise(py)
+}
+
+/// [`guarded`] with the GIL released around `f` (the panic is caught inside the
+/// detached closure, before the GIL is taken back).
+pub fn detached<T, F>(py: Python<'_>, what: &'static str, f: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> Result<T>,
+    T: Send,
+{
+    py.detach(move || catch_panic(what, f)).or_raise(py)
 }
 
 /// A wrong Python type at the boundary (including a wrong numpy dtype).
@@ -113,7 +136,7 @@ pub trait OrRaise<T> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T>;
 }
 
-impl<T> OrRaise<T> for crate::error::Result<T> {
+impl<T> OrRaise<T> for Result<T> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|e| to_py(py, e))
     }

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 
 use super::arrays::count_k;
 use super::cue::PyCueIndex;
-use super::errors::OrRaise;
+use super::errors::detached;
 use super::query;
 use super::salience::{PySalienceTable, PyTopK};
 use crate::recall::recall as run;
@@ -50,7 +50,7 @@ pub fn recall(
 ) -> PyResult<PyRecall> {
     let q = query::parse(py, cues, exclude)?;
     let (index, table) = (&index.inner, &table.inner);
-    let r = py.detach(|| run(index, table, &q, now, k)).or_raise(py)?;
+    let r = detached(py, "recall", || run(index, table, &q, now, k))?;
     let top = PyTopK::new(py, r.top);
     Ok(PyRecall { rows: top.rows, scores: top.scores, breakdown: top.breakdown, total: r.total, examined: r.examined, full_scan: r.full_scan })
 }

@@ -8,9 +8,12 @@ use pyo3::types::PyBytes;
 
 use super::arrays::{array1, array2, count_k, slice1, slice2, vec1, vec2, Rows};
 use super::cue::PyPruned;
-use super::errors::{type_error, OrRaise};
+use super::errors::{detached, guarded, type_error};
 use crate::error::CoreError;
 use crate::salience::{Params, SalienceTable, TopK, N_AXES};
+
+/// A row as written: `(axes, confidence, t, protected)`.
+type Written = ([f32; N_AXES], f32, f64, bool);
 
 /// Seven decaying salience axes, confidence and reference time per row.
 #[pyclass(module = "cuemem._core", name = "SalienceTable")]
@@ -19,20 +22,21 @@ pub struct PySalienceTable {
 }
 
 /// Top k of `candidates` (numpy array, pyroaring bitmap or `Pruned`), GIL released.
-fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: usize) -> PyResult<crate::error::Result<TopK>> {
+fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: usize) -> PyResult<TopK> {
     let py = candidates.py();
+    const WHAT: &str = "salience top k";
     if let Ok(pruned) = candidates.cast::<PyPruned>() {
         let rows = &pruned.get().0.rows;
-        return Ok(py.detach(|| table.top_k_bitmap(rows, now, k)));
+        return detached(py, WHAT, || table.top_k_bitmap(rows, now, k));
     }
-    Ok(match Rows::extract(candidates, "candidates")? {
+    match Rows::extract(candidates, "candidates")? {
         Rows::Array(a) => {
             // As a set: a row named twice is one candidate, as in a bitmap.
             let rows = slice1(&a);
-            py.detach(|| table.top_k_bitmap(&rows.iter().copied().collect(), now, k))
+            detached(py, WHAT, || table.top_k_bitmap(&rows.iter().copied().collect(), now, k))
         }
-        Rows::Bitmap(b) => py.detach(|| table.top_k_bitmap(&b, now, k)),
-    })
+        Rows::Bitmap(b) => detached(py, WHAT, || table.top_k_bitmap(&b, now, k)),
+    }
 }
 
 #[pymethods]
@@ -41,8 +45,8 @@ impl PySalienceTable {
     #[pyo3(signature = (weights=None, half_lives_days=None))]
     fn new(py: Python<'_>, weights: Option<[f32; N_AXES]>, half_lives_days: Option<[f64; N_AXES]>) -> PyResult<Self> {
         let d = Params::default();
-        let params = Params::new(weights.unwrap_or(d.weights), half_lives_days.unwrap_or(d.half_lives_days)).or_raise(py)?;
-        Ok(Self { inner: SalienceTable::new(params) })
+        let inner = guarded(py, "creating a salience table", || Ok(SalienceTable::new(Params::new(weights.unwrap_or(d.weights), half_lives_days.unwrap_or(d.half_lives_days))?)))?;
+        Ok(Self { inner })
     }
 
     #[getter]
@@ -56,13 +60,13 @@ impl PySalienceTable {
     }
 
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.inner.nbytes()
+    fn nbytes(&self, py: Python<'_>) -> PyResult<usize> {
+        guarded(py, "salience table size", || Ok(self.inner.nbytes()))
     }
 
     #[getter]
-    fn live(&self) -> usize {
-        self.inner.live()
+    fn live(&self, py: Python<'_>) -> PyResult<usize> {
+        guarded(py, "counting live salience rows", || Ok(self.inner.live()))
     }
 
     fn put(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>, confidence: &Bound<'_, PyAny>, t: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -74,31 +78,33 @@ impl PySalienceTable {
         let confidence = array1::<f32>(confidence, "confidence", "float32")?;
         let t = array1::<f64>(t, "t", "float64")?;
         let (rows, axes, confidence, t) = (slice1(&rows), slice2(&axes), slice1(&confidence), slice1(&t));
-        py.detach(|| self.inner.put(&rows, &axes, &confidence, &t)).or_raise(py)
+        detached(py, "salience put", || self.inner.put(&rows, &axes, &confidence, &t))
     }
 
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        py.detach(|| self.inner.remove(&rows));
-        Ok(())
+        detached(py, "salience remove", || {
+            self.inner.remove(&rows);
+            Ok(())
+        })
     }
 
     /// `(axes, confidence, t, protected)` as written, or None if the row is not live.
-    fn get(&self, row: i64) -> Option<([f32; N_AXES], f32, f64, bool)> {
-        let row = u32::try_from(row).ok()?;
-        self.inner.get(row).map(|s| (s.axes, s.confidence, s.t, s.protected))
+    fn get(&self, py: Python<'_>, row: i64) -> PyResult<Option<Written>> {
+        let Ok(row) = u32::try_from(row) else { return Ok(None) };
+        guarded(py, "reading a salience row", || Ok(self.inner.get(row).map(|s| (s.axes, s.confidence, s.t, s.protected))))
     }
 
     fn composite<'py>(&self, py: Python<'py>, rows: &Bound<'py, PyAny>, now: f64) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        let out = py.detach(|| self.inner.composite(&rows, now)).or_raise(py)?;
+        let out = detached(py, "salience composite", || self.inner.composite(&rows, now))?;
         Ok(vec1(py, out))
     }
 
     fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, #[pyo3(from_py_with = count_k)] k: usize) -> PyResult<PyTopK> {
-        let top = top_k_of(&self.inner, candidates, now, k)?.or_raise(py)?;
+        let top = top_k_of(&self.inner, candidates, now, k)?;
         Ok(PyTopK::new(py, top))
     }
 
@@ -106,7 +112,7 @@ impl PySalienceTable {
     fn decay_pass(&self, py: Python<'_>, now: f64, floor: f32, out: Option<&Bound<'_, PyAny>>) -> PyResult<PyDecayPass> {
         match out {
             None => {
-                let (axes, pass) = py.detach(|| self.inner.decay_pass(now, floor)).or_raise(py)?;
+                let (axes, pass) = detached(py, "decay pass", || self.inner.decay_pass(now, floor))?;
                 Ok(PyDecayPass { axes: vec2(py, axes, N_AXES).unbind(), below: vec1(py, pass.below).unbind() })
             }
             Some(obj) => {
@@ -116,38 +122,38 @@ impl PySalienceTable {
                     return Err(type_error(py, "out must be a C-contiguous (row-major) float32 array".into()));
                 }
                 let slice = rw.as_slice_mut().map_err(|_| type_error(py, "out must be C-contiguous".into()))?;
-                let pass = py.detach(|| self.inner.decay_pass_into(now, floor, slice)).or_raise(py)?;
+                let pass = detached(py, "decay pass", || self.inner.decay_pass_into(now, floor, slice))?;
                 drop(rw);
                 Ok(PyDecayPass { axes: array.clone().unbind(), below: vec1(py, pass.below).unbind() })
             }
         }
     }
 
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = py.detach(|| self.inner.to_bytes());
-        PyBytes::new(py, &bytes)
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = detached(py, "serializing the salience table", || Ok(self.inner.to_bytes()))?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Ok(Self { inner: py.detach(|| SalienceTable::from_bytes(data)).or_raise(py)? })
+        Ok(Self { inner: detached(py, "reading a salience table", || SalienceTable::from_bytes(data))? })
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| self.inner.save(&path)).or_raise(py)
+        detached(py, "saving the salience table", || self.inner.save(&path))
     }
 
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Ok(Self { inner: py.detach(|| SalienceTable::load(&path)).or_raise(py)? })
+        Ok(Self { inner: detached(py, "loading the salience table", || SalienceTable::load(&path))? })
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.len()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        guarded(py, "counting salience rows", || Ok(self.inner.len()))
     }
 
-    fn __repr__(&self) -> String {
-        format!("SalienceTable(rows={}, live={})", self.inner.len(), self.inner.live())
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        guarded(py, "salience table repr", || Ok(format!("SalienceTable(rows={}, live={})", self.inner.len(), self.inner.live())))
     }
 }
 

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::arrays::{count_k, count_limit, count_pool, slice1, vec1, Rows};
 use super::cue::{PyCueIndex, PyPruned};
-use super::errors::OrRaise;
+use super::errors::{detached, guarded};
 use super::query;
 use super::salience::PySalienceTable;
 use crate::error::CoreError;
@@ -36,8 +36,8 @@ impl PyTextIndex {
     #[new]
     #[pyo3(signature = (path, analyzer="stem-bigram", writable=true))]
     fn new(py: Python<'_>, path: PathBuf, analyzer: &str, writable: bool) -> PyResult<Self> {
-        let analyzer = Analyzer::from_name(analyzer).or_raise(py)?;
-        let inner = py.detach(|| TextIndex::open(&path, analyzer, writable)).or_raise(py)?;
+        let analyzer = guarded(py, "choosing the analyzer", || Analyzer::from_name(analyzer))?;
+        let inner = detached(py, "opening the text index", || TextIndex::open(&path, analyzer, writable))?;
         Ok(PyTextIndex { inner })
     }
 
@@ -60,14 +60,14 @@ impl PyTextIndex {
 
     /// Searchable documents.
     #[getter]
-    fn num_docs(&self) -> u64 {
-        self.inner.num_docs()
+    fn num_docs(&self, py: Python<'_>) -> PyResult<u64> {
+        guarded(py, "counting text documents", || Ok(self.inner.num_docs()))
     }
 
     /// The payload of the last commit, or None.
     #[getter]
     fn payload(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        self.inner.payload().or_raise(py)
+        guarded(py, "reading the text index payload", || self.inner.payload())
     }
 
     fn add(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, texts: Vec<String>) -> PyResult<()> {
@@ -76,33 +76,33 @@ impl PyTextIndex {
             Rows::Bitmap(b) => b.iter().collect(),
         };
         let inner = &mut self.inner;
-        py.detach(|| inner.add(&rows, &texts)).or_raise(py)
+        detached(py, "adding to the text index", || inner.add(&rows, &texts))
     }
 
     fn commit(&mut self, py: Python<'_>, payload: &str) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.detach(|| inner.commit(payload)).or_raise(py)
+        detached(py, "committing the text index", || inner.commit(payload))
     }
 
     /// Releases the writer and its lock; the index stays searchable.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.detach(|| inner.close()).or_raise(py)
+        detached(py, "closing the text index", || inner.close())
     }
 
     fn rollback(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.detach(|| inner.rollback()).or_raise(py)
+        detached(py, "rolling back the text index", || inner.rollback())
     }
 
     fn reload(&self, py: Python<'_>) -> PyResult<()> {
         let inner = &self.inner;
-        py.detach(|| inner.reload()).or_raise(py)
+        detached(py, "reloading the text index", || inner.reload())
     }
 
     /// The distinct terms the analyzer makes of `text`.
-    fn terms(&self, text: &str) -> Vec<String> {
-        self.inner.query_terms(text)
+    fn terms(&self, py: Python<'_>, text: &str) -> PyResult<Vec<String>> {
+        guarded(py, "analyzing text", || Ok(self.inner.query_terms(text)))
     }
 
     /// The best `limit` rows by BM25 (among `candidates`: uint32 array, pyroaring
@@ -129,16 +129,17 @@ impl PyTextIndex {
             }),
         };
         let inner = &self.inner;
-        let hits = py.detach(|| inner.search(text, bitmap.as_ref(), limit, plan)).or_raise(py)?;
+        let hits = detached(py, "text search", || inner.search(text, bitmap.as_ref(), limit, plan))?;
         Ok((vec1(py, hits.iter().map(|h| h.0).collect()), vec1(py, hits.iter().map(|h| h.1).collect())))
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.num_docs() as usize
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        guarded(py, "counting text documents", || Ok(self.inner.num_docs() as usize))
     }
 
-    fn __repr__(&self) -> String {
-        format!("TextIndex(analyzer={:?}, docs={}, pending={})", self.inner.analyzer().name(), self.inner.num_docs(), self.inner.pending())
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let (analyzer, docs, pending) = (self.inner.analyzer().name(), self.num_docs(py)?, self.inner.pending());
+        Ok(format!("TextIndex(analyzer={analyzer:?}, docs={docs}, pending={pending})"))
     }
 }
 
@@ -202,7 +203,7 @@ pub fn text_recall(
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
     let ask = TextQuery { text, weights, now, k };
-    let r = py.detach(|| run(index, table, text_index, &q, &ask)).or_raise(py)?;
+    let r = detached(py, "text recall", || run(index, table, text_index, &q, &ask))?;
     Ok(PyTextRecall {
         rows: vec1(py, r.hits.iter().map(|h| h.row).collect()).unbind(),
         scores: column(py, &r.hits, |h| h.score),

@@ -112,6 +112,19 @@ impl Top {
     }
 }
 
+/// Checks every file of the committed segments against its footer's checksum; the
+/// damaged files, named, if any. (`meta.json` has no checksum: it is JSON, and bad
+/// JSON fails [`Index::open`].)
+fn verify(index: &Index) -> tantivy::Result<Option<String>> {
+    let damaged = index.validate_checksum()?;
+    if damaged.is_empty() {
+        return Ok(None);
+    }
+    let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+    names.sort_unstable();
+    Ok(Some(format!("checksum mismatch in {}", names.join(", "))))
+}
+
 /// BM25 over row texts, stored in a directory; see the module docs.
 pub struct TextIndex {
     index: Index,
@@ -135,6 +148,10 @@ fn schema(analyzer: Analyzer) -> (Schema, Field, Field) {
 impl TextIndex {
     /// Opens the index in `dir`, creating it (and `dir`) when absent and `writable`.
     ///
+    /// An existing index is verified first, read-only or not: every file of its
+    /// segments must match the checksum in its footer (one sequential read of the
+    /// index, like the load of the cue index and salience table beside it).
+    ///
     /// Errors: [`CoreError::Io`] when the directory cannot be used (or holds no index
     /// and is not `writable`); [`CoreError::TextIndex`] with [`TextFault::Corrupt`]
     /// when it holds an index of another schema or damaged files,
@@ -156,6 +173,11 @@ impl TextIndex {
             let index = Index::open(directory).map_err(here)?;
             if index.schema() != expected {
                 return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{} holds an index of another schema", dir.display()) });
+            }
+            // Before any segment is opened: tantivy trusts its segment bytes, and a
+            // flipped byte there is a panic, or a wrong answer, far from here.
+            if let Some(damaged) = verify(&index).map_err(here)? {
+                return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", dir.display()) });
             }
             index
         } else if writable {
@@ -410,6 +432,35 @@ mod tests {
         let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
         assert_eq!(again.num_docs(), 5);
         assert!(matches!(TextIndex::open(dir.path(), Analyzer::PlainBigram, false), Err(CoreError::TextIndex { fault: TextFault::Corrupt, .. })));
+    }
+
+    #[test]
+    fn a_flipped_byte_in_any_segment_file_fails_the_open_as_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(corpus(dir.path()));
+        let segment_files: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| ["term", "idx", "pos", "store", "fast", "fieldnorm"].contains(&x.to_str().unwrap())))
+            .collect();
+        assert!(segment_files.len() >= 5, "{segment_files:?}");
+        for path in segment_files {
+            let good = std::fs::read(&path).unwrap();
+            for at in [0, good.len() / 2, good.len() - 1] {
+                let mut bad = good.clone();
+                bad[at] ^= 0xFF;
+                std::fs::write(&path, &bad).unwrap();
+                for writable in [false, true] {
+                    match TextIndex::open(dir.path(), Analyzer::StemBigram, writable) {
+                        Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail }) => assert!(detail.contains(&dir.path().display().to_string()), "{detail}"),
+                        other => panic!("{} byte {at}: expected a corrupt text index, got {:?}", path.display(), other.map(|_| ())),
+                    }
+                }
+            }
+            std::fs::write(&path, &good).unwrap();
+        }
+        let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
+        assert_eq!(again.search("adoption", None, 10, Plan::Auto).unwrap().len(), 2);
     }
 
     #[test]
