@@ -177,3 +177,21 @@ def test_scheduler_reports_errors_and_keeps_going(tmp_path: Path) -> None:
         assert isinstance(errors[0], RuntimeError)
     with pytest.raises(InvalidArgumentError):
         Scheduler(mem, max_sleep=0)
+
+
+def test_a_scheduler_without_an_error_handler_logs_failures(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A failing job is counted and logged on cuemem.jobs; the thread keeps running."""
+    import logging
+    import time as _time
+
+    def boom(mem: Memory, now: datetime) -> str:
+        raise InvalidArgumentError("this job always fails")
+
+    jobs = (Job("boom", Daily(time(0)), boom),)
+    with Memory.open(tmp_path, fsync="never") as mem, caplog.at_level(logging.WARNING, logger="cuemem.jobs"):
+        scheduler = Scheduler(mem, jobs=jobs, clock=lambda: at(3, 5), max_sleep=0.01).start()
+        deadline = _time.monotonic() + 5
+        while scheduler.errors < 2 and _time.monotonic() < deadline:
+            _time.sleep(0.01)
+        scheduler.stop()
+    assert scheduler.errors >= 2 and any("maintenance job failed" in r.getMessage() for r in caplog.records)

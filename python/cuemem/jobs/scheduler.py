@@ -13,6 +13,7 @@ the agent can share (``scheduler.lock``).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -24,6 +25,8 @@ from .reports import MaintenanceReport
 
 if TYPE_CHECKING:
     from ..memory import Memory
+
+_log = logging.getLogger("cuemem.jobs")
 
 __all__ = ["Scheduler"]
 
@@ -42,7 +45,8 @@ class Scheduler:
             clock is read here only, and its value is passed to the jobs as ``now``.
         max_sleep: Longest wait between two checks, in seconds.
         on_report: Called with each :class:`MaintenanceReport` that ran something.
-        on_error: Called with an exception a job raised (the thread keeps running).
+        on_error: Called with an exception a job raised (the thread keeps running);
+            without it the failure is logged on the ``cuemem.jobs`` logger (warning).
 
     Raises:
         InvalidArgumentError: ``max_sleep`` is not a positive number.
@@ -69,6 +73,8 @@ class Scheduler:
         #: Held while a job runs; hold it to keep the memory to yourself.
         self.lock = threading.Lock()
         self._stop = threading.Event()
+        #: Failed ticks so far (each reported to ``on_error``, or logged when there is none).
+        self.errors = 0
         self._thread: threading.Thread | None = None
 
     def tick(self) -> MaintenanceReport:
@@ -92,8 +98,11 @@ class Scheduler:
                 self.tick()
                 wait = self.seconds_until_due()
             except Exception as exc:  # a failing job must not kill the agent's scheduler
+                self.errors += 1
                 if self.on_error is not None:
                     self.on_error(exc)
+                else:
+                    _log.warning("cuemem: a maintenance job failed; retrying in %.0f s", self.max_sleep, exc_info=exc)
                 wait = self.max_sleep
             self._stop.wait(min(max(wait, 0.001), self.max_sleep))
 
