@@ -35,7 +35,7 @@ from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, next_versions, synced_versions
 from ..store.notes import NoteScan, NoteStore, Recovery
-from . import policycache
+from . import policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
@@ -105,12 +105,14 @@ class Home:
             lock.acquire(timeout=lock_timeout)
         try:
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only)
-            indexes, how, caught_up = load_indexes(layout, journal, salience)
+            indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
-            text, text_report = TextCache.open(layout.index, text_analyzer, indexes, journal, writable=not read_only)
+            text, text_report = TextCache.open(
+                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed
+            )
             state, why = IndexState.of(how)
             text_state, text_why = IndexState.of(text_report)
             assert state is not None
@@ -422,6 +424,7 @@ class Home:
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
         self.indexes.save(self.layout.index, last_record_sha=last)
+        proof.save(self.layout.index, self.journal, self.indexes.head)
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
 

@@ -15,17 +15,23 @@ from .._gc import gc_paused
 from ..errors import CuememError
 from ..salience import SalienceTable
 from ..store.journal import Journal, Position
+from . import proof
 from .apply import Applier
 from .indexes import Indexes, record_sha
 from .layout import Layout
 
-def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int]:
+def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int, bool]:
     """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
 
+    The cache is used only when the journal still holds the very bytes it was built
+    from: its last record (the recipe) and every byte before it (:mod:`.proof`).
+
     Returns the indexes, how they came up (``"loaded"``, ``"loaded and caught up"`` or
-    ``"rebuilt (why)"``) and how many episodes catching up added.
+    ``"rebuilt (why)"``), how many episodes catching up added, and whether journal
+    bytes the cache had covered changed (so that every cache of the home must go).
     """
     cached, info = Indexes.load(layout.index, salience)
+    changed = False
     if cached is not None and isinstance(info, dict):
         fresh = True
         if cached.ids:
@@ -35,14 +41,18 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
             except CuememError:
                 fresh = False
         if fresh and cached.head <= journal.head():
-            caught_up = apply_journal(cached, journal, cached.head)
-            return cached, "loaded" if not caught_up else "loaded and caught up", caught_up
-        why = "the journal does not extend the cached index"
+            edited = proof.check(layout.index, layout.journal, cached.head)
+            if edited is None:
+                caught_up = apply_journal(cached, journal, cached.head)
+                return cached, "loaded" if not caught_up else "loaded and caught up", caught_up, False
+            why, changed = edited, True
+        else:
+            why, changed = "the journal does not extend the cached index", True
     else:
         why = str(info)
     fresh_indexes = Indexes(salience)
     apply_journal(fresh_indexes, journal, None)
-    return fresh_indexes, f"rebuilt ({why})", 0
+    return fresh_indexes, f"rebuilt ({why})", 0, changed
 
 @gc_paused
 def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) -> int:

@@ -49,13 +49,19 @@ class TextCache:
         self.rows = 0
 
     @classmethod
-    def open(cls, index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool) -> tuple[TextCache | None, str]:
+    def open(
+        cls, index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool, distrust: bool = False
+    ) -> tuple[TextCache | None, str]:
         """Opens, catches up or rebuilds the text index; returns it and how it came up.
 
         A read-only handle uses the index as last committed (``None`` if there is
         none): rows a writer added since are not searchable by text until it commits.
+        With ``distrust`` (journal bytes the caches covered have changed) a writer
+        rebuilds it and a reader goes without it.
         """
         directory = text_directory(index_dir, analyzer)
+        if distrust and not writable:
+            return None, "unavailable (the journal changed under it; a writer rebuilds it)"
         if not writable:
             try:
                 core = _core.TextIndex(directory, analyzer, False)
@@ -69,7 +75,7 @@ class TextCache:
         except CorruptIndexError:  # damaged (a checksum, a panic) or foreign files: a cache, so start over
             shutil.rmtree(directory, ignore_errors=True)
             cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
-        start, why = cache._usable_rows(indexes, journal)
+        start, why = (None, "the journal changed under it") if distrust else cache._usable_rows(indexes, journal)
         if start is None:
             cache.core = cache._fresh()
             start = 0

@@ -1,0 +1,141 @@
+"""What the index cache was built from: a fingerprint of the journal bytes it covers.
+
+The cache's recipe ties it to the journal's *last* record it applied; a person who
+edits a line in the middle of the journal (same length or not) leaves that record
+alone. ``index/journal.json`` closes the gap: for every segment up to the cache's
+head, its size, modification time and the SHA-256 of the bytes the cache covers.
+
+On open, a segment whose size and modification time are as recorded is taken as
+unchanged (a stat, nothing read); any other is hashed again over the covered bytes,
+and a difference makes the cache stale. The file is written beside the cache on
+every save and reuses the digests of segments that did not change, so a save hashes
+only the segment being appended to. A cache without the file (one saved by an
+older version) is trusted as before and gets one at its next save; a file that is
+there but unreadable proves nothing, and the cache is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..store.fsync import write_atomic
+from ..store.journal import Journal, Position, segment_name
+
+__all__ = ["FILE", "check", "save"]
+
+#: The fingerprint's file name inside ``home/index``.
+FILE = "journal.json"
+_VERSION = 1
+
+
+def _covered(journal_dir: Path, head: Position) -> list[tuple[str, int]]:
+    """``(segment name, bytes covered)`` of every segment up to ``head``."""
+    out = []
+    for segment in range(1, head.segment + 1):
+        name = segment_name(segment)
+        if segment < head.segment:
+            try:
+                size = (journal_dir / name).stat().st_size
+            except FileNotFoundError:
+                continue  # a gap in the numbering: nothing there to cover
+            out.append((name, size))
+        else:
+            out.append((name, head.offset))
+    return out
+
+
+def _digest(path: Path, length: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        left = length
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+class _Unreadable(Exception):
+    """The fingerprint file is there but is not one."""
+
+
+def _read(index_dir: Path) -> dict[str, Any] | None:
+    """The saved fingerprint, or None when there is none.
+
+    Raises:
+        _Unreadable: a file is there that is not a fingerprint.
+    """
+    try:
+        body = json.loads((index_dir / FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise _Unreadable(str(exc)) from None
+    if not isinstance(body, dict) or body.get("version") != _VERSION or not isinstance(body.get("segments"), dict):
+        raise _Unreadable("not a journal fingerprint")
+    return body
+
+
+def save(index_dir: Path, journal: Journal, head: Position) -> None:
+    """Writes the fingerprint of the journal bytes up to ``head`` (the cache's head).
+
+    Raises:
+        StorageError: the file cannot be written.
+    """
+    try:
+        known = (_read(index_dir) or {}).get("segments", {})
+    except _Unreadable:
+        known = {}
+    segments: dict[str, Any] = {}
+    for name, length in _covered(journal.directory, head):
+        path = journal.directory / name
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        old = known.get(name)
+        same = isinstance(old, Mapping) and old.get("covered") == length and old.get("size") == stat.st_size and old.get("mtime_ns") == stat.st_mtime_ns
+        sha = old["sha256"] if same and isinstance(old, Mapping) else _digest(path, length)
+        segments[name] = {"covered": length, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha}
+    body = {"version": _VERSION, "head": [head.segment, head.offset], "segments": segments}
+    write_atomic(index_dir / FILE, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
+
+
+def check(index_dir: Path, journal_dir: Path, head: Position) -> str | None:
+    """Why the journal bytes up to ``head`` differ from those the cache was built from,
+    or None when they are the same (or when no fingerprint was ever saved)."""
+    try:
+        body = _read(index_dir)
+    except _Unreadable as exc:
+        return f"the journal fingerprint is unreadable ({exc})"
+    if body is None:
+        return None
+    if body.get("head") != [head.segment, head.offset]:
+        return "the journal fingerprint is of another cache"
+    recorded = body["segments"]
+    for name, length in _covered(journal_dir, head):
+        entry = recorded.get(name)
+        if not isinstance(entry, Mapping) or entry.get("covered") != length:
+            return f"the journal fingerprint does not cover {name}"
+        path = journal_dir / name
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return f"journal segment {name} is gone"
+        if stat.st_size < length:
+            return f"journal segment {name} is shorter than the cache"
+        if stat.st_size == entry.get("size") and stat.st_mtime_ns == entry.get("mtime_ns"):
+            continue
+        try:
+            if _digest(path, length) != entry.get("sha256"):
+                return f"journal segment {name} changed under the cache"
+        except OSError:
+            return f"journal segment {name} cannot be read"
+    return None

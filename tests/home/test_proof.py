@@ -1,0 +1,80 @@
+"""The journal's fingerprint (home/proof.py): a hand edit anywhere in the journal makes every cache stale."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from cuemem import IndexState, Memory
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+def _home(path: Path) -> list[str]:
+    with Memory.open(path, fsync="never") as mem:
+        return [mem.remember(f"note {i} about acme", actors=["acme" if i % 2 else "globex"], now=NOW) for i in range(20)]
+
+
+def _segment(path: Path) -> Path:
+    (segment,) = sorted((path / "journal").glob("*.jsonl"))
+    return segment
+
+
+def test_a_same_length_edit_in_the_middle_is_detected(tmp_path: Path) -> None:
+    """acme -> acmx on one middle line (same length): the cache and the text index are rebuilt from the journal."""
+    ids = _home(tmp_path)
+    segment = _segment(tmp_path)
+    lines = segment.read_bytes().splitlines(keepends=True)
+    assert b'"acme"' in lines[5]
+    lines[5] = lines[5].replace(b'"acme"', b'"acmx"').replace(b"about acme", b"about acmx")
+    segment.write_bytes(b"".join(lines))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and "changed under the cache" in (mem.open_report.rebuilt_because or "")
+        assert mem.open_report.text is IndexState.REBUILT
+        assert [h.id for h in mem.recall({"actor": "acmx"}, now=NOW).hits] == [ids[5]]
+        assert [h.id for h in mem.recall(text="acmx", now=NOW).hits] == [ids[5]]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED
+
+
+def test_a_touched_but_unchanged_journal_still_loads(tmp_path: Path) -> None:
+    """A new modification time with the same bytes (a copy, a checkout) costs a hash, not a rebuild."""
+    _home(tmp_path)
+    segment = _segment(tmp_path)
+    st = segment.stat()
+    os.utime(segment, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED
+
+
+def test_appends_by_a_later_writer_are_caught_up_not_distrusted(tmp_path: Path) -> None:
+    """Bytes after the cache's head are new records, not an edit: caught up."""
+    _home(tmp_path)
+    index = tmp_path / "index"
+    saved = {p.name: p.read_bytes() for p in index.iterdir() if p.is_file()}
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.remember("late", actors=["zeta"], now=NOW)
+    for name, data in saved.items():
+        (index / name).write_bytes(data)  # the cache as it was before the late write
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.CAUGHT_UP and mem.recall({"actor": "zeta"}, now=NOW).total == 1
+
+
+@pytest.mark.parametrize("edit", ["truncate", "append-to-sealed"])
+def test_a_shorter_or_rewritten_prefix_is_detected(tmp_path: Path, edit: str) -> None:
+    """Bytes before the head removed: the cache is rebuilt; a read-only handle goes without the text index."""
+    _home(tmp_path)
+    segment = _segment(tmp_path)
+    data = segment.read_bytes()
+    lines = data.splitlines(keepends=True)
+    if edit == "truncate":
+        segment.write_bytes(b"".join(lines[:3] + lines[4:]))  # a middle line removed
+    else:
+        segment.write_bytes(b"".join(lines[:-1]) + lines[-1].replace(b"note 19", b"note 91"))
+    with Memory.open(tmp_path, read_only=True) as reader:
+        assert reader.open_report.index is IndexState.REBUILT and reader.open_report.text is None
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and len(mem) == (19 if edit == "truncate" else 20)
