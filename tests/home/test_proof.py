@@ -78,3 +78,17 @@ def test_a_shorter_or_rewritten_prefix_is_detected(tmp_path: Path, edit: str) ->
         assert reader.open_report.index is IndexState.REBUILT and reader.open_report.text is None
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.open_report.index is IndexState.REBUILT and len(mem) == (19 if edit == "truncate" else 20)
+
+
+def test_after_a_rebuild_for_an_edit_the_fingerprint_is_of_the_edited_journal(tmp_path: Path) -> None:
+    """The rebuilt cache's fingerprint checks out against the journal as it now is (a touch costs a check, no rebuild)."""
+    _home(tmp_path)
+    segment = _segment(tmp_path)
+    segment.write_bytes(segment.read_bytes().replace(b"note 3 about", b"note 3 abXut", 1))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT
+        mem.remember("after the edit", now=NOW)
+    st = segment.stat()
+    os.utime(segment, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED, mem.open_report.rebuilt_because

@@ -433,6 +433,7 @@ class Home:
         self.check_writable()
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
         count = apply_journal(fresh, self.journal, None)
+        proof.discard(self.layout.index)
         self.indexes = fresh
         if self.text is not None:
             self.text.rebuild(fresh, self.journal)

@@ -3,34 +3,37 @@
 The cache's recipe ties it to the journal's *last* record it applied; a person who
 edits a line in the middle of the journal (same length or not) leaves that record
 alone. ``index/journal.json`` closes the gap: for every segment up to the cache's
-head, its size, modification time and the SHA-256 of the bytes the cache covers.
+head, its size, modification time and the CRC-32 of the bytes the cache covers (a
+checksum against edits and damage, not against forgery: the journal is a file its
+owner may change at will, and the point is that the caches follow).
 
 On open, a segment whose size and modification time are as recorded is taken as
-unchanged (a stat, nothing read); any other is hashed again over the covered bytes,
-and a difference makes the cache stale. The file is written beside the cache on
-every save and reuses the digests of segments that did not change, so a save hashes
-only the segment being appended to. A cache without the file (one saved by an
+unchanged (a stat, nothing read); any other is checksummed again over the covered
+bytes, and a difference makes the cache stale. The file is written beside the cache
+on every save; the checksum of a segment that only grew is carried on over the new
+bytes (CRC-32 resumes), so a save reads only what was appended since the last one. A cache without the file (one saved by an
 older version) is trusted as before and gets one at its next save; a file that is
 there but unreadable proves nothing, and the cache is rebuilt.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..store.fsync import write_atomic
 from ..store.journal import Journal, Position, segment_name
+from .indexes import clear_foreign
 
-__all__ = ["FILE", "check", "save"]
+__all__ = ["FILE", "check", "discard", "save"]
 
 #: The fingerprint's file name inside ``home/index``.
 FILE = "journal.json"
-_VERSION = 1
+_VERSION = 2
 
 
 def _covered(journal_dir: Path, head: Position) -> list[tuple[str, int]]:
@@ -49,17 +52,18 @@ def _covered(journal_dir: Path, head: Position) -> list[tuple[str, int]]:
     return out
 
 
-def _digest(path: Path, length: int) -> str:
-    h = hashlib.sha256()
+def _crc(path: Path, start: int, end: int, crc: int = 0) -> int:
+    """The CRC-32 of ``path``'s bytes ``[0, end)``, given ``crc`` of ``[0, start)``."""
     with open(path, "rb") as f:
-        left = length
+        f.seek(start)
+        left = end - start
         while left > 0:
             chunk = f.read(min(left, 1 << 20))
             if not chunk:
                 break
-            h.update(chunk)
+            crc = zlib.crc32(chunk, crc)
             left -= len(chunk)
-    return h.hexdigest()
+    return crc
 
 
 class _Unreadable(Exception):
@@ -83,6 +87,16 @@ def _read(index_dir: Path) -> dict[str, Any] | None:
     return body
 
 
+def discard(index_dir: Path) -> None:
+    """Forgets the fingerprint (the cache is being rebuilt: its checksums cannot be carried on)."""
+    try:
+        (index_dir / FILE).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        clear_foreign(index_dir / FILE)
+
+
 def save(index_dir: Path, journal: Journal, head: Position) -> None:
     """Writes the fingerprint of the journal bytes up to ``head`` (the cache's head).
 
@@ -101,9 +115,11 @@ def save(index_dir: Path, journal: Journal, head: Position) -> None:
         except OSError:
             continue
         old = known.get(name)
-        same = isinstance(old, Mapping) and old.get("covered") == length and old.get("size") == stat.st_size and old.get("mtime_ns") == stat.st_mtime_ns
-        sha = old["sha256"] if same and isinstance(old, Mapping) else _digest(path, length)
-        segments[name] = {"covered": length, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha}
+        if isinstance(old, Mapping) and isinstance(old.get("crc32"), int) and isinstance(old.get("covered"), int) and 0 <= old["covered"] <= length:
+            crc = _crc(path, old["covered"], length, old["crc32"])  # this writer's appends since the last save
+        else:
+            crc = _crc(path, 0, length)
+        segments[name] = {"covered": length, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": crc}
     body = {"version": _VERSION, "head": [head.segment, head.offset], "segments": segments}
     write_atomic(index_dir / FILE, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
 
@@ -134,7 +150,7 @@ def check(index_dir: Path, journal_dir: Path, head: Position) -> str | None:
         if stat.st_size == entry.get("size") and stat.st_mtime_ns == entry.get("mtime_ns"):
             continue
         try:
-            if _digest(path, length) != entry.get("sha256"):
+            if _crc(path, 0, length) != entry.get("crc32"):
                 return f"journal segment {name} changed under the cache"
         except OSError:
             return f"journal segment {name} cannot be read"

@@ -50,6 +50,8 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
             why, changed = "the journal does not extend the cached index", True
     else:
         why = str(info)
+    if journal.writable:
+        proof.discard(layout.index)  # rebuilt: the next save checksums the journal afresh
     fresh_indexes = Indexes(salience)
     apply_journal(fresh_indexes, journal, None)
     return fresh_indexes, f"rebuilt ({why})", 0, changed
