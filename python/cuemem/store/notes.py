@@ -173,15 +173,12 @@ class NoteStore:
         Raises:
             StorageError: the directory cannot be listed.
         """
-        try:
-            entries = list(os.scandir(self._dir))
-        except FileNotFoundError:
+        entries = self._entries()
+        if entries is None:
             return Recovery()
-        except OSError as exc:
-            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
         placed: list[str] = []
         dropped: list[str] = []
-        for entry in sorted(entries, key=lambda e: e.name):
+        for entry in entries:
             name = entry.name
             if not name.startswith(".") or not entry.is_file(follow_symlinks=False):
                 continue
@@ -238,12 +235,9 @@ class NoteStore:
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
-        try:
-            entries = sorted(os.scandir(self._dir), key=lambda e: e.name)
-        except FileNotFoundError:
+        entries = self._entries()
+        if entries is None:
             return NoteScan()
-        except OSError as exc:
-            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
         notes: list[Note] = []
         errors: list[NoteFormatError] = []
         seen: set[str] = set()
@@ -286,6 +280,19 @@ class NoteStore:
             StorageError: the file exists but cannot be read.
         """
         return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
+
+    def _entries(self) -> list[os.DirEntry[str]] | None:
+        """The directory's entries sorted by name; None when there is no directory.
+
+        Raises:
+            StorageError: the directory exists but cannot be listed.
+        """
+        try:
+            return sorted(os.scandir(self._dir), key=lambda e: e.name)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
 
     def _bytes(self, path: Path, id: str) -> bytes:
         try:
