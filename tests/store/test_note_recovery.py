@@ -76,3 +76,16 @@ def test_a_job_run_places_all_its_notes_after_the_journal(tmp_path: Path) -> Non
         report = mem.distill_policies(now=NOW)
         files = sorted(p.name for p in (tmp_path / "notes").iterdir())
         assert report.written and all(not f.startswith(".") for f in files) and len(files) == len(report.written)
+
+
+def test_writing_over_a_hand_edit_keeps_both_versions_and_places_the_new_text(tmp_path: Path) -> None:
+    """One commit holds the person's version and the agent's: the file ends as the new one, both are journaled."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.write_note("n1", "v1", now=NOW)
+        path = tmp_path / "notes" / "n1.md"
+        path.write_text(path.read_text(encoding="utf-8").replace("v1", "a person's text"), encoding="utf-8")
+        note = mem.write_note("n1", "v2", now=NOW)
+        assert note.version == 3 and [(n.version, n.body) for n in mem.notes()] == [(3, "v2")]
+        assert mem.sync(now=NOW).updated == [] and not [p for p in (tmp_path / "notes").iterdir() if p.name.startswith(".")]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.notes_recovered == [] and mem.open_report.note_errors == []

@@ -208,7 +208,9 @@ class Home:
         self.check_writable()
         if not records:
             return []
-        files = [(r["id"], r["markdown"].encode("utf-8")) for r in records if r["op"] == _NOTE]
+        # A note's file holds its last version of the batch (a kept hand edit and the new text
+        # are two records of one id): one pending file per note.
+        files = list({r["id"]: r["markdown"].encode("utf-8") for r in records if r["op"] == _NOTE}.items())
         staged = self._notes.stage(files) if files else []  # hidden until journaled
         try:
             positions = self.journal.append(records, trusted=True)
