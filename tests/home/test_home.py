@@ -213,3 +213,47 @@ def test_close_releases_the_lock_whatever_fails(tmp_path: Path, monkeypatch: Any
     mem.close()  # idempotent
     with Memory.open(tmp_path, fsync="never") as again:
         assert len(again) == 1
+
+
+def test_an_interrupt_during_the_fsync_leaves_a_home_that_opens_and_agrees_with_its_journal(tmp_path: Path, monkeypatch: Any) -> None:
+    """Ctrl-C right after a record reached the disk: the indexes follow the journal; later writes and reopen work."""
+    import cuemem.store.journal as journal_module
+
+    real_sync = journal_module.sync
+    fired: list[bool] = []
+
+    def interrupted(fd: int, policy: Any) -> None:
+        real_sync(fd, policy)
+        if not fired:
+            fired.append(True)
+            raise KeyboardInterrupt
+
+    with Memory.open(tmp_path, fsync="never") as mem:
+        first = mem.remember("one", now=NOW)
+        monkeypatch.setattr(journal_module, "sync", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            mem.remember("two", now=NOW)
+        monkeypatch.undo()
+        third = mem.remember("three", now=NOW)
+        assert len(mem) == 3 and mem.get(third).narrative == "three" and mem.get(first).narrative == "one"
+        assert [mem.get(i).narrative for i in mem.ids()] == ["one", "two", "three"]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert [mem.get(i).narrative for i in mem.ids()] == ["one", "two", "three"]
+        live = mem.ids()
+        mem.rebuild()
+        assert mem.ids() == live
+
+
+def test_a_closed_handle_says_so(tmp_path: Path) -> None:
+    """After close, a text recall and save_index raise ReadOnlyError("closed"), not a misleading message."""
+    from cuemem.errors import ReadOnlyError
+
+    mem = Memory.open(tmp_path, fsync="never")
+    mem.remember("one", now=NOW)
+    mem.close()
+    with pytest.raises(ReadOnlyError, match="closed"):
+        mem.recall(text="one", now=NOW)
+    with pytest.raises(ReadOnlyError, match="closed"):
+        mem.save_index()
+    with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
+        reader.save_index()

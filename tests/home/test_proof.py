@@ -92,3 +92,49 @@ def test_after_a_rebuild_for_an_edit_the_fingerprint_is_of_the_edited_journal(tm
     os.utime(segment, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.open_report.index is IndexState.LOADED, mem.open_report.rebuilt_because
+
+
+def test_an_edit_while_a_writer_is_open_is_caught_at_the_next_open(tmp_path: Path) -> None:
+    """A person edits a middle line while the home is open for writing; saves never vouch for it."""
+    _home(tmp_path)
+    segment = _segment(tmp_path)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        segment.write_bytes(segment.read_bytes().replace(b"note 4 about", b"note 4 abZut", 1))
+        mem.remember("during", now=NOW)
+        mem.save_index()
+        mem.remember("after the save", now=NOW)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and "writer had it open" in (mem.open_report.rebuilt_because or "")
+        assert [h.record.narrative for h in mem.recall(text="abZut", k=1, now=NOW).hits] == ["note 4 abZut acme"]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED
+
+
+def test_a_deleted_earlier_segment_makes_the_cache_stale(tmp_path: Path) -> None:
+    """An import adds a segment; deleting the first one is caught, not answered from the old cache."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        for i in range(5):
+            mem.remember(f"first {i}", now=NOW)
+        mem.import_records([{"narrative": f"imported {i}"} for i in range(5)], now=NOW)
+        mem.remember("last", now=NOW)
+    segments = sorted((tmp_path / "journal").glob("*.jsonl"))
+    assert len(segments) >= 2
+    segments[0].unlink()
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and len(mem) < 11
+        for eid in mem.ids():
+            assert mem.get(eid).id == eid
+
+
+def test_a_folder_where_a_note_goes_refuses_the_write_before_the_journal(tmp_path: Path) -> None:
+    """notes/x.md as a directory: write_note raises StorageError and journals nothing; later writes number from 1."""
+    from cuemem.errors import StorageError
+
+    (tmp_path / "notes" / "x.md").mkdir(parents=True)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        before = mem.stats().journal_bytes
+        with pytest.raises(StorageError, match="not a file"):
+            mem.write_note("x", "first", now=NOW)
+        assert mem.stats().journal_bytes == before
+        (tmp_path / "notes" / "x.md").rmdir()
+        assert mem.write_note("x", "second", now=NOW).version == 1

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptRecordError, CuememError, MissingFileError, NotFoundError, ReadOnlyError, StorageError
+from ..errors import CorruptRecordError, CuememError, CueTypeError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError, StorageError
 from ..lifecycle.state import LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
@@ -147,7 +147,7 @@ class Home:
             return
         self._closed = True
         failures: list[BaseException] = []
-        steps = [self.save_index] if self._lock is not None else []
+        steps = [self._save_index] if self._lock is not None else []
         if self.text is not None:
             steps.append(self.text.close)
         steps.append(self.journal.close)
@@ -171,6 +171,11 @@ class Home:
     def root(self) -> Path:
         """The home directory."""
         return self.layout.root
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ran."""
+        return self._closed
 
     @property
     def writable(self) -> bool:
@@ -214,33 +219,39 @@ class Home:
         staged = self._notes.stage(files) if files else []  # hidden until journaled
         try:
             positions = self.journal.append(records, trusted=True)
-        except StorageError:
-            self._follow_journal()  # a prefix of the batch may be in the journal: the indexes follow it
-            self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})  # place what it holds, drop the rest
+        except (SchemaError, CueTypeError, ReadOnlyError):
+            self._notes.discard(staged)  # refused before a byte was written
             raise
         except BaseException:
-            self._notes.discard(staged)
+            # A prefix of the batch may be in the journal (a full disk, an interrupt): the
+            # indexes follow it, and its note files are placed; the rest are dropped.
+            if self._follow_journal():
+                self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})
             raise
-        if staged:
-            self._notes.place(staged)
-        applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
-        for record, position in zip(records, positions):
-            applier.add(record, position.segment, position.offset)
-        applier.flush()
-        self.indexes.head = self.journal.head()
-        if self.text is not None and applier.texts:
-            rows, texts = zip(*applier.texts)
-            self.text.add(rows, texts)
+        try:
+            if staged:
+                self._notes.place(staged)  # what fails here stays pending: the next open places it
+        finally:
+            applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
+            for record, position in zip(records, positions):
+                applier.add(record, position.segment, position.offset)
+            applier.flush()
+            self.indexes.head = self.journal.head()
+            if self.text is not None and applier.texts:
+                rows, texts = zip(*applier.texts)
+                self.text.add(rows, texts)
         return positions
 
-    def _follow_journal(self) -> None:
-        """Applies whatever the journal holds beyond the indexes (after a failed append)."""
+    def _follow_journal(self) -> bool:
+        """Applies whatever the journal holds beyond the indexes (after a failed append);
+        whether that worked (if not, the next open replays the journal)."""
         try:
             apply_journal(self.indexes, self.journal, self.indexes.head)
             if self.text is not None:
                 self.text.feed(self.indexes, self.journal)
         except CuememError:
-            pass  # the append's own error is the one to report; the next open replays the journal
+            return False  # the append's own error is the one to report
+        return True
 
     # -- ids ------------------------------------------------------------------------
 
@@ -421,12 +432,21 @@ class Home:
         return count
 
     def save_index(self) -> None:
-        """Writes the index cache to ``index/`` and commits the text index."""
+        """Writes the index cache to ``index/`` and commits the text index.
+
+        Raises:
+            ReadOnlyError: the handle is read-only or closed.
+        """
+        self.check_writable()
+        self._save_index()
+
+    def _save_index(self) -> None:
         last = None
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
-        self.indexes.save(self.layout.index, last_record_sha=last)
-        proof.save(self.layout.index, self.journal, self.indexes.head)
+        head = self.indexes.head
+        # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
+        self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
 
@@ -439,7 +459,7 @@ class Home:
         self.indexes = fresh
         if self.text is not None:
             self.text.rebuild(fresh, self.journal)
-        self.save_index()
+        self._save_index()
         return count
 
     def stats(self) -> HomeStats:

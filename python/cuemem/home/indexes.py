@@ -18,7 +18,7 @@ import json
 import os
 import shutil
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -233,8 +233,9 @@ class Indexes:
 
     # -- the disk cache -------------------------------------------------------------
 
-    def save(self, directory: Path, *, last_record_sha: str | None) -> None:
-        """Writes the cache files, then ``recipe.json`` last (so a torn save is stale)."""
+    def save(self, directory: Path, *, last_record_sha: str | None, before_recipe: Callable[[], None] | None = None) -> None:
+        """Writes the cache files, then ``before_recipe()`` (what else the cache needs),
+        then ``recipe.json`` last (so a torn save is stale)."""
         directory.mkdir(parents=True, exist_ok=True)
         recipe_path = directory / "recipe.json"
         for name in ("recipe.json", *_FILES):
@@ -251,6 +252,8 @@ class Indexes:
         write_atomic(directory / "lifecycle.json", json.dumps(self.lifecycle.to_json(), sort_keys=True, ensure_ascii=False).encode())
         write_atomic(directory / "citers.npy", _npy_bytes(np.frombuffer(self.citers, dtype=np.int64) if self.ids else np.zeros(0, np.int64)))
         write_atomic(directory / "jobs.json", (json.dumps(self.jobs, sort_keys=True) + "\n").encode())
+        if before_recipe is not None:
+            before_recipe()
         files = {name: _fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),

@@ -11,7 +11,8 @@ On open, a segment whose size and modification time are as recorded is taken as
 unchanged (a stat, nothing read); any other is checksummed again over the covered
 bytes, and a difference makes the cache stale. The file is written beside the cache
 on every save; the checksum of a segment that only grew is carried on over the new
-bytes (CRC-32 resumes), so a save reads only what was appended since the last one. A cache without the file (one saved by an
+bytes (CRC-32 resumes) once the bytes the last save covered are checked to be the
+same: a person's edit while a writer is open is caught at the next open too. A cache without the file (one saved by an
 older version) is trusted as before and gets one at its next save; a file that is
 there but unreadable proves nothing, and the cache is rebuilt.
 """
@@ -67,7 +68,11 @@ def _crc(path: Path, start: int, end: int, crc: int = 0) -> int:
 
 
 class _Unreadable(Exception):
-    """The fingerprint file is there but is not one."""
+    """The fingerprint file is there but is not one (or marks the cache stale)."""
+
+    def __init__(self, why: str, *, stale: bool = False) -> None:
+        super().__init__(why)
+        self.stale = stale
 
 
 def _read(index_dir: Path) -> dict[str, Any] | None:
@@ -82,6 +87,8 @@ def _read(index_dir: Path) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError) as exc:
         raise _Unreadable(str(exc)) from None
+    if isinstance(body, dict) and isinstance(body.get("stale"), str):
+        raise _Unreadable(body["stale"], stale=True)
     if not isinstance(body, dict) or body.get("version") != _VERSION or not isinstance(body.get("segments"), dict):
         raise _Unreadable("not a journal fingerprint")
     return body
@@ -105,7 +112,9 @@ def save(index_dir: Path, journal: Journal, head: Position) -> None:
     """
     try:
         known = (_read(index_dir) or {}).get("segments", {})
-    except _Unreadable:
+    except _Unreadable as exc:
+        if exc.stale:
+            return  # the cache was found stale: only a rebuild (which discards this) may vouch for it again
         known = {}
     segments: dict[str, Any] = {}
     for name, length in _covered(journal.directory, head):
@@ -115,12 +124,22 @@ def save(index_dir: Path, journal: Journal, head: Position) -> None:
         except OSError:
             continue
         old = known.get(name)
-        if isinstance(old, Mapping) and isinstance(old.get("crc32"), int) and isinstance(old.get("covered"), int) and 0 <= old["covered"] <= length:
-            crc = _crc(path, old["covered"], length, old["crc32"])  # this writer's appends since the last save
+        if isinstance(old, Mapping) and old.get("covered") == length and (old.get("size"), old.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
+            crc = old["crc32"]  # untouched since the last save
+        elif isinstance(old, Mapping) and isinstance(old.get("crc32"), int) and isinstance(old.get("covered"), int) and 0 <= old["covered"] <= length:
+            # Grown since: the bytes the last save covered must still be those; then carry on over the rest.
+            before = _crc(path, 0, old["covered"])
+            if before != old["crc32"]:
+                _write(index_dir, {"version": _VERSION, "stale": f"journal segment {name} changed while a writer had it open"})
+                return
+            crc = _crc(path, old["covered"], length, before)
         else:
             crc = _crc(path, 0, length)
         segments[name] = {"covered": length, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": crc}
-    body = {"version": _VERSION, "head": [head.segment, head.offset], "segments": segments}
+    _write(index_dir, {"version": _VERSION, "head": [head.segment, head.offset], "segments": segments})
+
+
+def _write(index_dir: Path, body: Mapping[str, Any]) -> None:
     write_atomic(index_dir / FILE, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
 
 
@@ -136,6 +155,10 @@ def check(index_dir: Path, journal_dir: Path, head: Position) -> str | None:
     if body.get("head") != [head.segment, head.offset]:
         return "the journal fingerprint is of another cache"
     recorded = body["segments"]
+    present = {name for name, _ in _covered(journal_dir, head)}
+    gone = sorted(set(recorded) - present)
+    if gone:
+        return f"journal segment {gone[0]} is gone"
     for name, length in _covered(journal_dir, head):
         entry = recorded.get(name)
         if not isinstance(entry, Mapping) or entry.get("covered") != length:

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ReadOnlyError
 from ..lifecycle.freshness import freshness_of
 from ..lifecycle.profiles import Profile
 from ..schema import Episode
@@ -76,6 +76,8 @@ class Recaller:
         """Memories holding the query's terms among those the cues let through, ranked by the blend."""
         home = self._home
         if home.text is None:
+            if home.closed:
+                raise ReadOnlyError("this Memory handle is closed")
             raise InvalidArgumentError(f"this home has no text index yet ({home.text_report}); open it writable once to build it")
         home.text.ready(home.indexes, home.journal)
         blend = (weights or self.weights).core_kwargs()

@@ -43,8 +43,12 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
         if fresh and cached.head <= journal.head():
             edited = proof.check(layout.index, layout.journal, cached.head)
             if edited is None:
-                caught_up = apply_journal(cached, journal, cached.head)
-                return cached, "loaded" if not caught_up else "loaded and caught up", caught_up, False
+                try:
+                    caught_up = apply_journal(cached, journal, cached.head)
+                except CuememError as exc:  # e.g. a cached head that is no line boundary
+                    edited = f"the cache cannot be caught up: {exc}"
+                else:
+                    return cached, "loaded" if not caught_up else "loaded and caught up", caught_up, False
             why, changed = edited, True
         else:
             why, changed = "the journal does not extend the cached index", True

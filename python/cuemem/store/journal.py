@@ -550,6 +550,9 @@ class Journal:
             if isinstance(exc, StorageError):
                 raise
             raise StorageError(f"cannot append to {self._path(self._segment)}: {exc}") from exc
+        except BaseException:
+            self._needs_seal = True  # interrupted (Ctrl-C) with bytes perhaps written: re-read the size first
+            raise
         self._size += len(data)
 
     # -- internals: reading ------------------------------------------------------

@@ -147,6 +147,9 @@ class NoteStore:
             StorageError: the file system refused (no pending file is left).
         """
         paths = [self.path_for(nid) for nid, _ in files]
+        for path in paths:
+            if (path.exists() or path.is_symlink()) and not path.is_file():
+                raise StorageError(f"cannot write note {path}: something that is not a file stands there (move it away)")
         return stage_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
 
     def place(self, staged: Sequence[Path]) -> None:
@@ -167,8 +170,9 @@ class NoteStore:
 
         A pending file whose bytes hash to its note's journaled SHA-256 (``journaled``:
         id -> sha) was recorded and not yet placed: it is renamed into place. Any other
-        pending file, and every temporary file, was never recorded: it is removed, so
-        that no write the journal does not hold can pass for a person's edit.
+        pending file, and every temporary file of an interrupted note write
+        (``.<id>.md.tmp``), was never recorded: it is removed, so that no write the
+        journal does not hold can pass for a person's edit. Other hidden files are left.
 
         Raises:
             StorageError: the directory cannot be listed.
@@ -196,8 +200,8 @@ class NoteStore:
                     except OSError:
                         pass
                     continue
-            elif not name.endswith(_TEMP_SUFFIX):
-                continue
+            elif not name.endswith(_SUFFIX + _TEMP_SUFFIX):
+                continue  # a hidden file of someone else's (an editor's, a sync tool's): not ours to remove
             _remove_quietly(path)
             dropped.append(name)
         if placed:
