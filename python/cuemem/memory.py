@@ -119,7 +119,9 @@ class Memory:
     """An agent's memory, kept in a home directory.
 
     Open one with :meth:`Memory.open` (a context manager). A handle may be shared
-    between threads: its calls run one at a time. The journal under
+    between threads: its calls run one at a time (callbacks a call takes — a
+    summarizer, a job's ``run``, an import's ``progress`` — run inside it, so they
+    must not wait on another thread that uses the same handle). The journal under
     ``home/journal`` is the truth; indexes under ``home/index`` are a cache that is
     loaded when it matches the journal, caught up when the journal has grown, and
     rebuilt otherwise. One process writes at a time (a file lock); any number of
