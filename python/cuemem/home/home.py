@@ -282,10 +282,6 @@ class Home:
         """Every episode id, in journal order (row order)."""
         return list(self.indexes.ids)
 
-    def row(self, id: str) -> int | None:
-        """The row of episode ``id``, or None."""
-        return self.indexes.row_of.get(id)
-
     def id_at(self, row: int) -> str:
         """The id of row ``row``."""
         return self.indexes.ids[row]
@@ -337,10 +333,6 @@ class Home:
     def count(self, cues: dict[str, list[str]]) -> int:
         """How many live rows match ``cues``."""
         return int(self.indexes.cues.count(cues))
-
-    def cue_stats(self) -> Any:
-        """Counts and sizes of the cue index."""
-        return self.indexes.cues.stats()
 
     def citers(self) -> npt.NDArray[np.int64]:
         """Row -> the latest row citing it (-1 if none), as a view."""

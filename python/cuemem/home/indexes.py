@@ -173,13 +173,6 @@ class Indexes:
         """Where row ``row``'s record starts in the journal."""
         return Position(int(self.segments[row]), int(self.offsets[row]))
 
-    def add(self, episodes: Sequence[tuple[IndexRow, Position]]) -> None:
-        """Appends a batch of episodes (in journal order) as new rows."""
-        batch = Batch(len(self.ids))
-        for episode, position in episodes:
-            batch.add(episode, position.segment, position.offset)
-        self.extend(batch)
-
     def extend(self, batch: Batch) -> None:
         """Appends the rows of ``batch`` (which must start at ``len(self)``).
 

@@ -181,13 +181,15 @@ class Admission:
         return records
 
     def _current_of(self, key: str) -> Current | None:
+        """The current version of ``key``: this batch's, else the home's (read once a batch)."""
         if key in self._current:
             return self._current[key]
         entry = self.home.lifecycle.current(key)
         if entry is None:
             return None
         old = self.home.get(entry.id)
-        return Current(old.id, old.confidence, old.narrative)
+        found = self._current[key] = Current(old.id, old.confidence, old.narrative)
+        return found
 
     def _live_of(self, key: str) -> list[str]:
         if key in self._live:

@@ -18,8 +18,8 @@ Two policies, chosen per journal:
 Every fsync cuemem performs goes through :func:`sync` (a file or directory descriptor),
 so the policy is decided in one place, and every file replaced whole (note files, index
 caches) goes through :func:`replace_file` — a temporary file beside it, synced, renamed
-over it — alone (:func:`write_atomic`) or as a batch sharing one flush
-(:func:`write_files`).
+over it — alone (:func:`write_atomic`), or is staged and placed as a batch sharing one
+flush (:func:`stage_files`, :func:`place_files`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from ..errors import StorageError
 
 __all__ = [
     "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_directory", "write_atomic",
-    "write_files",
 ]
 
 
@@ -219,16 +218,6 @@ def final_path(pending: Path) -> Path:
     if not (name.startswith(".") and name.endswith(PENDING_SUFFIX)):
         raise ValueError(f"{pending} is not a pending file")
     return pending.with_name(name[1 : -len(PENDING_SUFFIX)])
-
-
-def write_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> None:
-    """Replaces each ``(path, data)`` under ``directory`` atomically, durable as a batch
-    (:func:`stage_files` then :func:`place_files`).
-
-    Raises:
-        StorageError: the file system refused; every file not yet renamed is as it was.
-    """
-    place_files(directory, stage_files(directory, files, policy, mode=mode), policy)
 
 
 def _load_syncfs() -> Callable[[int], int] | None:

@@ -4,9 +4,9 @@ Notes are truth a person may edit with any text editor, so reading never trusts 
 files: a broken one is reported with its path, never fatal to a scan, and
 :meth:`NoteStore.fingerprint` lets a caller notice that a file changed under it.
 
-Durability: every write goes through :func:`cuemem.store.fsync.write_files` — a
-temporary file in the same directory, synced, renamed over the note, the directory
-synced — under the home's fsync policy, so a reader sees the old note or the new one,
+Durability: every write goes through :func:`cuemem.store.fsync.stage_files` and
+:func:`~cuemem.store.fsync.place_files` — a hidden file in the same directory, synced,
+renamed over the note, the directory synced — under the home's fsync policy, so a reader sees the old note or the new one,
 never a torn file, and under ``fsync="always"`` a returned write survives a crash.
 """
 
