@@ -59,14 +59,17 @@ def test_the_shortest_half_life_still_recalls(tmp_path: Path) -> None:
         assert {h.id for h in mem.recall({}, now=NOW).hits} == {a, b}
 
 
-def test_importing_a_device_that_never_ends_a_line_is_refused(tmp_path: Path) -> None:
-    """/dev/zero has no newline: the import stops at the line bound with a typed error, nothing imported."""
-    zero = Path("/dev/zero")
-    if not zero.exists():
-        pytest.skip("no /dev/zero here")
-    with Memory.open(tmp_path, fsync="never") as mem:
-        with pytest.raises(ImportFileError, match="longer than"):
-            mem.import_jsonl(zero, now=NOW)
+def test_an_import_line_past_the_bound_ends_the_import_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line longer than MAX_LINE (a device such as /dev/zero has no newline at all) is read only up to the
+    bound, then the import stops with ImportFileError and nothing is imported (the bound is lowered here)."""
+    import cuemem.home.imports as imports
+
+    monkeypatch.setattr(imports, "MAX_LINE", 1024)
+    source = tmp_path / "huge.jsonl"
+    source.write_bytes(b'{"narrative": "fine"}\n' + b"0" * 10_000)  # no newline, ever
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        with pytest.raises(ImportFileError, match="line 2 is longer than 1024 bytes"):
+            mem.import_jsonl(source, now=NOW)
         assert len(mem) == 0
 
 
