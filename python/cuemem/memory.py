@@ -257,6 +257,7 @@ class Memory:
         taint: bool = False,
         valid_from: datetime | date | str | None = None,
         valid_to: datetime | date | str | None = None,
+        thread: str | None = None,
         now: TimeArg = None,
     ) -> str:
         """Validates an episode, appends it to the journal durably, indexes it, returns its id.
@@ -264,7 +265,10 @@ class Memory:
         ``occurred_at`` defaults to ``now``'s date; salience decays from it. An id is
         assigned when none is given. The life-cycle fields (``origin``, ``tier``,
         ``kind``, ``level``, ``sources``, ``taint``, valid time) are those of
-        :meth:`Episode.create <cuemem.schema.Episode.create>`.
+        :meth:`Episode.create <cuemem.schema.Episode.create>`. ``thread`` names the
+        conversation, session or ticket the memory belongs to; memories of a thread
+        are ordered as written, and text recall lets a hit share its neighbours' and
+        its thread's scores (:class:`TextWeights`).
 
         A long-term, raw record with a ``subject`` is a version of that subject: it
         passes the write gate as :meth:`observe`'s writes do (trust by ``origin``,
@@ -283,7 +287,7 @@ class Memory:
             id=id, user_id=user_id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=origin, tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
-            valid_to=valid_to,
+            valid_to=valid_to, thread=thread,
         )
         return self._life.remember(narrative, fields, _edge_now(now))
 
@@ -520,7 +524,8 @@ class Memory:
         short-term (origin trusted too little), queue it for approval (sensitive, under
         the high profile; or less confident than the current version) or find it
         repeats the current version (its id is returned, nothing is written). The
-        call's writes are one commit.
+        call's writes are one commit. With ``session``, every record
+        written belongs to that thread (``thread=session``; see :meth:`remember`).
 
         Returns:
             Per stored sentence: a record id (``ep-...``; for a queued write, the id it

@@ -73,6 +73,17 @@ proptest! {
     }
 
     #[test]
+    fn admits_agrees_with_prune_for_every_row(ws in writes(), removed in prop::collection::vec(0..300u32, 0..30), q in queries()) {
+        let (index, oracle, live) = build(&ws, &removed);
+        let want = expected(&oracle, &live, &q);
+        let rows: Vec<u32> = (0..310).collect();
+        let got = index.admits(&to_query(&q), &rows).unwrap();
+        for (row, ok) in rows.iter().zip(got) {
+            prop_assert_eq!(ok, want.contains(row), "row {}", row);
+        }
+    }
+
+    #[test]
     fn single_cue_examines_exactly_its_list(ws in writes(), d in 0..3usize, v in 0..4usize) {
         let (index, oracle, _) = build(&ws, &[]);
         let pruned = index.prune(&Query::new().with(DIMS[d], [VALUES[v]])).unwrap();

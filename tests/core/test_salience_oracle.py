@@ -339,7 +339,7 @@ def test_top_k_over_large_bitmaps_matches_scoring_every_candidate(
 
     live = np.array([r for r in candidates.tolist() if r in written.axes], dtype=np.uint32)
     scores = table.composite(live, now)
-    expected = sorted(range(len(live)), key=lambda i: (-scores[i], live[i]))[:k]
+    expected = sorted(range(len(live)), key=lambda i: (-scores[i], -int(live[i])))[:k]
     assert from_bitmap.rows.tolist() == live[expected].tolist()
     assert_close(from_bitmap.scores, written.composite(now)[from_bitmap.rows])
 
@@ -386,13 +386,13 @@ def test_rows_written_after_now_count_as_written() -> None:
     assert float(table.composite([0], T0)[0]) == pytest.approx(0.5 * 0.15 + 0.5 * 0.10, rel=RTOL)
 
 
-def test_ties_go_to_the_lower_row() -> None:
-    """Equal composites rank by row number."""
+def test_ties_go_to_the_later_row() -> None:
+    """Equal composites rank the later row (the newer memory) first."""
     table = SalienceTable()
     axes = np.full((6, len(AXES)), 0.5, dtype=np.float32)
     table.put(np.arange(6, dtype=np.uint32), axes, np.ones(6, dtype=np.float32), np.full(6, T0))
     top = table.top_k(np.array([5, 3, 1, 4], dtype=np.uint32), T0 + DAY, 3)
-    assert top.rows.tolist() == [1, 3, 4]
+    assert top.rows.tolist() == [5, 4, 3]
     assert len(set(top.scores.tolist())) == 1
 
 

@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import ast
+import dataclasses
+
+import cuemem.eval.locomo as locomo_module
+from cuemem import Memory, RecallResult, TextWeights
 from cuemem.cli import main
 from cuemem.errors import InvalidArgumentError, MissingFileError
-from cuemem.eval import evaluate, load_locomo
-from cuemem.eval.locomo import method_sets
+from cuemem.eval import ablations, build_home, evaluate, load_locomo
 
 SAMPLE = [{
     "sample_id": "conv-x",
@@ -54,16 +58,57 @@ def test_load_reads_turns_dates_captions_and_evidence(locomo_file: Path) -> None
     assert conv.questions[1].evidence == ("D1:1",)
 
 
-def test_evaluate_scores_each_method_set(locomo_file: Path) -> None:
-    """Every method set reports R@1/5/10 per category and overall; easy questions are found."""
+def test_evaluate_scores_each_ablation_step(locomo_file: Path) -> None:
+    """Every ablation step reports R@1/5/10 per category and overall; easy questions are found."""
     report = evaluate(load_locomo(locomo_file))
-    assert list(report.table) == ["bm25", "bm25+terms", "bm25+terms+names", "bm25+terms+names+time", "bm25+terms+names+time+context"]
+    assert list(report.table) == ["plain", "function words", "names", "time", "context"]
     for per in report.table.values():
         assert per["single-hop"]["R@1"] == 100.0
         assert per["overall"]["R@10"] == 100.0
         assert 0.0 <= per["overall"]["R@1"] <= per["overall"]["R@5"] <= per["overall"]["R@10"] <= 100.0
     assert report.counts == {"single-hop": 1, "temporal": 1, "multi-hop": 1, "overall": 3}
-    assert len(method_sets()) == 5
+
+
+def test_the_ablation_runs_from_the_plain_blend_to_the_product_defaults() -> None:
+    """The first step is ``TextWeights.plain()``, the last the defaults every user gets."""
+    steps = ablations()
+    assert steps[0][1] == TextWeights.plain()
+    assert steps[-1][1] == TextWeights()
+
+
+def test_the_home_is_recorded_as_a_user_records_a_conversation(locomo_file: Path, tmp_path: Path) -> None:
+    """Each turn is a memory with the speaker as actor, the session date and the session as its thread."""
+    (conv,) = load_locomo(locomo_file)
+    with build_home(conv, tmp_path / "h") as mem:
+        e = mem.get("D2:1")
+        assert e.actors == ("Melanie",) and e.thread == "session-2" and e.occurred_at.isoformat() == "2023-06-20"
+        assert len(mem) == len(conv.turns)
+
+
+def test_the_harness_scores_exactly_what_recall_returns(locomo_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``Memory.recall`` returning its hits reversed, the scores follow that order: the harness ranks nothing itself."""
+    real = Memory.recall
+    calls: list[str | None] = []
+
+    def reversed_recall(self: Memory, *args: object, **kwargs: object) -> RecallResult:
+        r = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        calls.append(kwargs.get("text"))  # type: ignore[arg-type]
+        return dataclasses.replace(r, hits=r.hits[::-1])
+
+    convs = load_locomo(locomo_file)
+    honest = evaluate(convs, steps=[("default", TextWeights())])
+    monkeypatch.setattr(Memory, "recall", reversed_recall)
+    flipped = evaluate(convs, steps=[("default", TextWeights())])
+    assert calls == [q.text for q in convs[0].questions if q.evidence]  # the question as written, nothing added
+    assert honest.table["default"]["single-hop"]["R@1"] == 100.0
+    assert flipped.table["default"]["single-hop"]["R@1"] == 0.0
+
+
+def test_the_harness_imports_only_the_public_api() -> None:
+    """``cuemem.eval.locomo`` uses ``Memory``, ``TextWeights`` and the errors: nothing that ranks."""
+    tree = ast.parse(Path(locomo_module.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0}
+    assert imported == {"errors", "memory", "text"}
 
 
 def test_bad_files_raise_typed_errors(tmp_path: Path) -> None:
@@ -81,4 +126,4 @@ def test_cli_eval_locomo_json(locomo_file: Path) -> None:
     result = CliRunner().invoke(main, ["eval", "locomo", str(locomo_file), "--json"])
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
-    assert body["recall"]["bm25"]["overall"]["R@10"] == 100.0
+    assert body["recall"]["plain"]["overall"]["R@10"] == 100.0

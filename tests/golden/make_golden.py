@@ -1,4 +1,4 @@
-"""Writes the golden home ``tests/golden/home-v1/`` and ``tests/golden/expected.json``.
+"""Writes the golden home ``tests/golden/home-v2/`` and ``tests/golden/expected-v2.json``.
 
 Run this ONLY when the on-disk format is deliberately bumped (journal records, note
 files, or the index cache's ``FORMAT``/recipe), and then as a new ``home-vN`` beside
@@ -22,10 +22,10 @@ elsewhere, to check that). What is kept of the home:
 Left out: ``index/text/`` (the tantivy text index names its segment files and their
 ids in ``meta.json`` with random UUIDs, so it is not reproducible; it is a cache that
 an open rebuilds from the journal — what must stay stable is its commit *payload*,
-recorded in ``expected.json`` under ``text_payload``), ``.lock`` (holds the writer's
+recorded in ``expected-v2.json`` under ``text_payload``), ``.lock`` (holds the writer's
 pid) and the empty ``proposals/`` directory.
 
-``expected.json`` holds what the home answers, read back from a copy of the kept
+``expected-v2.json`` holds what the home answers, read back from a copy of the kept
 files exactly as the test opens it: fixed cue and text recalls (ids in order, scores
 rounded to 6 decimals, totals), ``len``, ``ids()``, the ``history()`` of the
 versioned subject, the notes, the policies and the text index payload.
@@ -45,7 +45,8 @@ from typing import Any
 from cuemem import Memory
 
 HERE = Path(__file__).resolve().parent
-HOME_NAME = "home-v1"
+HOME_NAME = "home-v2"
+EXPECTED_NAME = "expected-v2.json"
 ANALYZER_DIR = "stem-bigram-v1"
 
 #: The index cache files that are kept (all deterministic).
@@ -54,10 +55,10 @@ INDEX_FILES = (
     "policies.json",
 )
 
-#: The subject whose versions ``expected.json`` records.
+#: The subject whose versions ``expected-v2.json`` records.
 VERSIONED_SUBJECT = "billing database"
 
-#: The instant every recall of ``expected.json`` decays to.
+#: The instant every recall of ``expected-v2.json`` decays to.
 RECALL_NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
 
 
@@ -128,6 +129,8 @@ TEXT_RECALLS: tuple[tuple[str, dict[str, Any] | None, int], ...] = (
     ("legal review late", {"actor": "acme"}, 5),
     ("Postgres billing", None, 5),
     ("invoice export", {"type": "support"}, 10),
+    ("When did Acme sign?", None, 5),
+    ("What did Kim report in March 2026?", None, 5),
 )
 
 
@@ -137,7 +140,8 @@ def build(home: Path) -> None:
         for i, (narrative, actors, type_, outcome, occurred, importance, risk, tags) in enumerate(EPISODES):
             recorded = datetime(occurred.year, occurred.month, occurred.day, 18, i % 60, tzinfo=timezone.utc)
             mem.remember(narrative, actors=list(actors), type=type_, outcome=outcome, occurred_at=occurred, importance=importance,
-                         risk=risk, tags=list(tags), confidence=0.9 if outcome is None else 1.0, now=recorded)
+                         risk=risk, tags=list(tags), confidence=0.9 if outcome is None else 1.0, thread=f"account-{actors[0]}",
+                         now=recorded)
         # Two short-term items on one subject: consolidation promotes them by repetition.
         mem.remember("Kim prefers invoices as PDF", actors=["kim"], type="note", tier="short", kind="preference",
                      subject="invoice format", importance=0.4, occurred_at=date(2026, 5, 4), now=at(5, 4))
@@ -214,7 +218,7 @@ def answers(home: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--out", type=Path, default=HERE, help="the directory to write home-v1/ and expected.json into")
+    parser.add_argument("--out", type=Path, default=HERE, help="the directory to write the home and its expected answers into")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -222,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         build(home)
         keep(home, args.out / HOME_NAME)
     body = answers(args.out / HOME_NAME)
-    (args.out / "expected.json").write_text(json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / EXPECTED_NAME).write_text(json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 

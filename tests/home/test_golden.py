@@ -1,9 +1,14 @@
-"""The golden home: a home written by an earlier version reads back exactly as it did then.
+"""The golden homes: a home written by an earlier version reads back as it did then.
 
-``tests/golden/home-v1/`` and ``tests/golden/expected.json`` were written once by
-``tests/golden/make_golden.py`` and are never regenerated to make these tests pass: a
-failure here means the on-disk format or what a home answers changed. Every test works
-on a copy of the home; the checked-in files are never opened for writing.
+``tests/golden/home-vN/`` and ``tests/golden/expected-vN.json`` were each written once
+by ``tests/golden/make_golden.py`` (the version of the day) and are never regenerated
+to make these tests pass. The latest home must read back exactly: a failure means the
+on-disk format or what a home answers changed. An older home (written before a
+deliberate format bump) must still open — its cache, made under an older recipe, is
+rebuilt from its journal — and keep every record, version, note and policy it had;
+its recalls keep their totals and scores (the order of equal scores, and of
+superseded versions, is what a bump may deliberately change). Every test works on a
+copy of a home; the checked-in files are never opened for writing.
 """
 
 from __future__ import annotations
@@ -20,8 +25,18 @@ import pytest
 from cuemem import Memory
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-HOME = GOLDEN / "home-v1"
-EXPECTED: dict[str, Any] = json.loads((GOLDEN / "expected.json").read_text(encoding="utf-8"))
+#: The home the running version writes, and the older ones it must keep reading.
+LATEST, OLDER = "v2", ("v1",)
+HOME = GOLDEN / f"home-{LATEST}"
+
+
+def _expected(version: str) -> dict[str, Any]:
+    """What the home of ``version`` answered when it was written."""
+    body: dict[str, Any] = json.loads((GOLDEN / f"expected-{version}.json").read_text(encoding="utf-8"))
+    return body
+
+
+EXPECTED = _expected(LATEST)
 #: The instant every recorded recall decays to.
 NOW = datetime.fromisoformat(EXPECTED["recall_now"])
 
@@ -91,12 +106,40 @@ def opened(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
         mem.close()
 
 
-def test_the_golden_home_is_complete_and_small() -> None:
-    """The checked-in home holds its journal, notes and index cache, and stays under 200 KB."""
-    assert sorted(p.name for p in (HOME / "journal").iterdir()) == ["000001.jsonl"]
-    assert {p.name for p in (HOME / "index").iterdir()} == {*REBUILT_FILES, "policies.json"}
-    assert sorted(p.stem for p in (HOME / "notes").glob("*.md")) == [n["id"] for n in EXPECTED["notes"]]
-    assert sum(p.stat().st_size for p in GOLDEN.rglob("*") if p.is_file() and "__pycache__" not in p.parts) < 200_000
+@pytest.mark.parametrize("version", [LATEST, *OLDER])
+def test_each_golden_home_is_complete_and_small(version: str) -> None:
+    """Each checked-in home holds its journal, notes and index cache, and stays under 200 KB."""
+    home, expected = GOLDEN / f"home-{version}", _expected(version)
+    assert sorted(p.name for p in (home / "journal").iterdir()) == ["000001.jsonl"]
+    assert {p.name for p in (home / "index").iterdir()} == {*REBUILT_FILES, "policies.json"}
+    assert sorted(p.stem for p in (home / "notes").glob("*.md")) == [n["id"] for n in expected["notes"]]
+    assert sum(p.stat().st_size for p in home.rglob("*") if p.is_file()) < 200_000
+
+
+@pytest.mark.parametrize("version", OLDER)
+def test_an_older_home_opens_rebuilds_its_cache_and_keeps_its_records(version: str, tmp_path: Path) -> None:
+    """An older home opens with its stale cache rebuilt; records, history, notes, policies, totals and scores are as recorded."""
+    old, expected = GOLDEN / f"home-{version}", _expected(version)
+    home = tmp_path / "home"
+    shutil.copytree(old, home)
+    before = {**_files(home, "journal"), **_files(home, "notes")}
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
+        assert mem.open_report.journal_problems == [] and mem.open_report.skipped_records == []
+        assert len(mem) == expected["len"] and mem.ids() == expected["ids"]
+        assert _history(mem, expected["versioned_subject"]) == expected["history"]
+        assert [{"id": n.id, "version": n.version} for n in mem.notes()] == expected["notes"]
+        assert [p.id for p in mem.policies()] == [p["id"] for p in expected["policies"]]
+        for case in expected["cue_recalls"]:
+            got = _cue_answer(mem, case)
+            assert got["total"] == case["total"] and sorted(got["scores"]) == sorted(case["scores"]), case["cues"]
+            if case["total"] <= case["k"]:
+                assert sorted(got["ids"]) == sorted(case["ids"]), case["cues"]
+        for case in expected["text_recalls"]:
+            assert _text_answer(mem, case)["total"] == case["total"], case["text"]
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index == "loaded"
+    assert {**_files(home, "journal"), **_files(home, "notes")} == before
 
 
 def test_opening_loads_the_cached_index(opened: Memory) -> None:

@@ -1,80 +1,76 @@
-"""One Memory handle shared by threads (memory.py's guard): no error, no lost or doubled write."""
+"""Threads (home/threads.py): a thread's memories in write order, neighbours live, kept across writes and retirement."""
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from cuemem import Memory, Scheduler
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuemem import Memory
+from cuemem.home.threads import NONE, Threads
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
-WRITES = 150
 
 
-def test_writers_and_readers_hammering_one_handle(tmp_path: Path) -> None:
-    """Two writers, a cue reader, a text reader and an observer on one handle; the result equals its rebuild."""
-    errors: list[BaseException] = []
-    written: list[str] = []
-    stop = threading.Event()
+def _chains(threads: Threads, rows: int) -> dict[int, list[int]]:
+    """Every thread's rows, walked from its first row along ``neighbours``."""
+    out: dict[int, list[int]] = {}
+    for row in range(rows):
+        code = threads.thread(row)
+        if code != NONE and threads.neighbours(row)[0] == NONE:
+            chain, r = [], row
+            while r != NONE:
+                chain.append(r)
+                r = threads.neighbours(r)[1]
+            out[code] = chain
+    return out
 
-    def guarded(fn: object) -> threading.Thread:
-        def run() -> None:
-            try:
-                fn()  # type: ignore[operator]
-            except BaseException as exc:  # noqa: BLE001 - the test reports every failure
-                errors.append(exc)
-        return threading.Thread(target=run)
 
+@settings(max_examples=40, deadline=None)
+@given(
+    first=st.lists(st.sampled_from(["a", "b", None]), min_size=1, max_size=12),
+    more=st.lists(st.sampled_from(["a", "b", "c", None]), max_size=8),
+    retire=st.sets(st.integers(0, 19), max_size=6),
+)
+def test_neighbours_are_the_nearest_live_rows_of_the_thread(tmp_path_factory: object, first: list[str | None], more: list[str | None], retire: set[int]) -> None:
+    """Built on open, extended by writes, unlinked by retirement: each thread reads as its live rows in write order."""
+    home = tmp_path_factory.mktemp("t")  # type: ignore[attr-defined]
+    threads_of = [*first, *more]
+    with Memory.open(home, fsync="never") as mem:
+        ids = [mem.remember(f"note {i}", thread=t, now=NOW + timedelta(seconds=i)) for i, t in enumerate(first)]
+        indexes = mem._home.indexes
+        indexes.threads.ensure(indexes.cues, len(indexes))
+        ids += [mem.remember(f"note {i}", thread=t, now=NOW + timedelta(seconds=i)) for i, t in enumerate(more, len(first))]
+        gone = sorted(r for r in retire if r < len(ids))
+        indexes.retire([ids[r] for r in gone])
+        want = {}
+        for t in ("a", "b", "c"):
+            rows = [r for r, name in enumerate(threads_of) if name == t and r not in gone]
+            if rows:
+                want[t] = rows
+        got = _chains(indexes.threads, len(ids))
+        assert sorted(got.values()) == sorted(want.values())
+        fresh = Threads()
+        fresh.ensure(indexes.cues, len(indexes))
+        assert sorted(_chains(fresh, len(ids)).values()) == sorted(want.values())  # the same as built from scratch
+
+
+def test_a_home_without_threads_keeps_nothing(tmp_path: Path) -> None:
+    """No memory names a thread: nothing is allocated and no row has neighbours."""
     with Memory.open(tmp_path, fsync="never") as mem:
-
-        def writer(tag: str) -> None:
-            for i in range(WRITES):
-                written.append(mem.remember(f"{tag} note {i} about acme", actors=["acme", tag], now=NOW + timedelta(seconds=i)))
-
-        def cue_reader() -> None:
-            while not stop.is_set():
-                for hit in mem.recall({"actor": "acme"}, k=5, now=NOW).hits:
-                    assert hit.record.id == hit.id
-
-        def text_reader() -> None:
-            while not stop.is_set():
-                mem.recall(text="acme note", k=5, now=NOW)
-
-        def observer() -> None:
-            for i in range(30):
-                mem.observe(f"The billing database is a cluster of {i + 2} nodes.", now=NOW + timedelta(minutes=i))
-
-        writers = [guarded(lambda t=t: writer(t)) for t in ("w1", "w2")]
-        others = [guarded(cue_reader), guarded(text_reader)]
-        observing = guarded(observer)
-        for t in [*writers, *others, observing]:
-            t.start()
-        for t in [*writers, observing]:
-            t.join()
-        stop.set()
-        for t in others:
-            t.join()
-        assert errors == []
-        assert len(written) == len(set(written)) == 2 * WRITES and set(written) <= set(mem.ids())
-        assert len(mem.history("billing database")) == 30
-        live = (mem.ids(), mem._home.lifecycle.to_json(), mem.recall({"actor": "acme"}, k=10, now=NOW).hits)
-        mem.rebuild()
-        assert (mem.ids(), mem._home.lifecycle.to_json()) == live[:2]
-        assert [h.id for h in mem.recall({"actor": "acme"}, k=10, now=NOW).hits] == [h.id for h in live[2]]
+        mem.remember("one", now=NOW)
+        indexes = mem._home.indexes
+        indexes.threads.ensure(indexes.cues, len(indexes))
+        mem.remember("two", now=NOW)
+        assert not indexes.threads.any
+        assert indexes.threads.neighbours(0) == (NONE, NONE) and indexes.threads.thread(1) == NONE
 
 
-def test_a_scheduler_beside_an_agent_loop_leaves_the_handle_working(tmp_path: Path) -> None:
-    """The README's recipe: a running Scheduler and remember/recall calls on the same handle."""
-    clock = [NOW]
+def test_observe_in_a_session_writes_to_that_thread(tmp_path: Path) -> None:
+    """``observe(session=...)`` files what it keeps under the session's thread."""
     with Memory.open(tmp_path, fsync="never") as mem:
-        scheduler = Scheduler(mem, clock=lambda: clock[0], max_sleep=0.001).start()
-        try:
-            for i in range(200):
-                mem.remember(f"turn {i}", tier="short", now=clock[0])
-                mem.recall({"tier": "short"}, k=3, now=clock[0])
-                clock[0] += timedelta(hours=1)
-        finally:
-            scheduler.stop()
-        assert len(mem) >= 200 and mem.recall({}, k=1, now=clock[0]).total >= 0
-        mem.remember("after the scheduler", now=clock[0])
+        ids = mem.observe("We decided to use Postgres for billing.", session="s-1", now=NOW)
+        assert [mem.get(i).thread for i in ids if i.startswith("ep-")] == ["s-1"]
+        assert mem.recall({"thread": "s-1"}, now=NOW).total == 1

@@ -354,6 +354,7 @@ def valid_inputs(draw: st.DrawFn) -> dict[str, Any]:
         "sources": st.lists(ids, max_size=3),
         "taint": st.booleans(),
         "reviewed": st.booleans(),
+        "thread": st.none() | words,
     }
     for name in draw(st.sets(st.sampled_from(sorted(optional)))):
         kw[name] = draw(optional[name])
@@ -417,6 +418,7 @@ CORRUPTIONS: dict[str, list[Corrupt]] = {
     ],
     "confidence": fixed(-0.5, 2, math.nan, True, "high"),
     "subject": fixed("", "   ", 5, ["a"]),
+    "thread": fixed("", "   ", 5, ["a"]),
     "tags": fixed("q3", [""], [None], ("ok", 5)),
     "recorded_at": fixed("now", 5, None, "2026-02-30T00:00:00"),
     "valid_from": fixed("soon", 5.0, "2026-02-30"),

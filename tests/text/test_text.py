@@ -55,18 +55,20 @@ def test_hits_carry_bm25_and_a_breakdown_summing_to_the_score(tmp_path: Path) ->
         assert all(isinstance(h, TextHit) and h.bm25 > 0 for h in hits)
         for h in hits:
             assert sum(h.breakdown.values()) == pytest.approx(h.score, rel=1e-5)
-            assert set(h.breakdown) == {"text", "salience", "freshness"}
+            assert set(h.breakdown) == {"text", "salience", "freshness", "boost"}
         assert hits[0].breakdown["text"] == pytest.approx(1.0)
         assert hits[0].record.narrative == "apple apple apple"
 
 
 def test_salience_orders_equal_text_matches(tmp_path: Path) -> None:
-    """Of two equal texts the more salient memory ranks first; weight 0 leaves it to the row order."""
+    """Of two equal texts the more salient memory ranks first; weight 0 leaves the tie to the newer memory."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         mem.remember("quarterly report draft", id="plain", occurred_at="2026-06-01", now=NOW)
         mem.remember("quarterly report draft", id="vital", occurred_at="2026-06-01", importance=0.9, now=NOW)
         assert _ids(mem, "report") == ["vital", "plain"]
-        assert _ids(mem, "report", weights=TEXT_ONLY) == ["plain", "vital"]
+        assert _ids(mem, "report", weights=TEXT_ONLY) == ["vital", "plain"]
+        mem.remember("quarterly report draft", id="later", occurred_at="2026-06-01", now=NOW)
+        assert _ids(mem, "report", weights=TEXT_ONLY) == ["later", "vital", "plain"]
 
 
 def test_freshness_prefers_recent_memories(tmp_path: Path) -> None:
@@ -254,7 +256,7 @@ def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str
     core = mem._home.text.core  # type: ignore[union-attr]
     rows, bm25 = core.search(query, None, limit=len(eps) + 1)
     scored = [(int(r), float(s)) for r, s in zip(rows.tolist(), bm25.tolist()) if eps[int(r)]["actor"] in actors]
-    scored.sort(key=lambda rs: (-np.float32(rs[1]), rs[0]))
+    scored.sort(key=lambda rs: (-np.float32(rs[1]), -rs[0]))
     pool = scored[: max(weights.pool, k)]
     if not pool:
         return []
@@ -270,7 +272,7 @@ def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str
         (r, np.float32(weights.text) * np.float32(s) / np.float32(top) + np.float32(weights.salience) * np.float32(c) + fresh(r))
         for (r, s), c in zip(pool, comp.tolist())
     ]
-    blended.sort(key=lambda rs: (-rs[1], rs[0]))
+    blended.sort(key=lambda rs: (-rs[1], -rs[0]))
     return [(f"e{r}", float(s)) for r, s in blended[:k]]
 
 
@@ -290,7 +292,7 @@ def test_cue_and_text_equal_brute_force_filter_then_rank(
 ) -> None:
     """For random homes, cue + text recall equals filtering by the cue and ranking by the blend."""
     home = tmp_path_factory.mktemp("h")
-    weights = TextWeights(salience=salience, freshness=freshness, freshness_half_life_days=10.0, pool=pool)
+    weights = TextWeights.plain(salience=salience, freshness=freshness, freshness_half_life_days=10.0, pool=pool)
     text = " ".join(query)
     with Memory.open(home, fsync="never") as mem:
         mem.import_records(

@@ -1,7 +1,7 @@
-"""Recall quality on public conversation benchmarks (LoCoMo), with the methods measured."""
+"""Recall quality on public conversation benchmarks (LoCoMo), through plain ``Memory.recall``."""
 
 from __future__ import annotations
 
-from .locomo import METHODS, Conversation, EvalReport, evaluate, load_locomo
+from .locomo import STEPS, Conversation, EvalReport, ablations, build_home, evaluate, load_locomo
 
-__all__ = ["METHODS", "Conversation", "EvalReport", "evaluate", "load_locomo"]
+__all__ = ["STEPS", "Conversation", "EvalReport", "ablations", "build_home", "evaluate", "load_locomo"]

@@ -11,7 +11,7 @@ from ..schema.fields import text
 from ..timecues import is_bucket, resolve_time_cue
 
 #: Every cue dimension of a home, in index order.
-DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band")
+DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread")
 
 
 def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -35,6 +35,7 @@ def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
         "kind": [record["kind"]],
         "tier": [record["tier"]],
         "band": [record["importance_band"]],
+        "thread": [record["thread"]] if record.get("thread") else [],
     }
     return {d: v for d, v in values.items() if v}
 

@@ -33,6 +33,7 @@ from ..schema import Episode
 from ..store.journal import Position
 from ..store.fsync import write_atomic
 from .cues import DIMENSIONS, cue_values_json
+from .threads import Threads
 
 #: Bumped whenever the cached files' meaning changes.
 FORMAT = 2
@@ -158,6 +159,8 @@ class Indexes:
         self.citers = array("q")
         #: Job name -> its last run record (``op: job``) as journaled.
         self.jobs: dict[str, dict[str, Any]] = {}
+        #: Thread and live neighbours of each row, built from the cue index on first use.
+        self.threads = Threads()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -203,6 +206,7 @@ class Indexes:
         self.segments.extend(batch.segments)
         self.offsets.extend(batch.offsets)
         self.citers.extend(array("q", [NOT_CITED]) * n)
+        self.threads.append(start, n, *batch.columns["thread"])
         if batch.citing:
             row_of = self.row_of
             for citer, sources in batch.citing:
@@ -221,6 +225,7 @@ class Indexes:
         if len(rows):
             self.cues.remove(rows)
             self.salience.remove(rows)
+            self.threads.remove(rows.tolist())
             citers = np.frombuffer(self.citers, dtype=np.int64)
             citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
 

@@ -1,12 +1,15 @@
-"""The recall planner: one native call per page, stale paging, abstractions first.
+"""The recall planner: one native call per page, current versions first, abstractions first.
 
 A recall is one call into the core — cue pruning and salience top-k
 (``_core.recall``), or BM25 blended with salience and freshness over the cue
-candidates (``_core.text_recall``) — and, with ``exclude_stale``, a further page
-when stale hits crowded the first (:func:`_page`, one loop for both kinds). Then,
-for cue recall, each hit is preceded by the record that builds on it
-(:func:`lead_with_abstractions`): a consolidated record or a rung of the ladder is
-what an agent should read first, the original right behind it as provenance.
+candidates (``_core.text_recall``). A text query is first read as a question and
+the core's pool re-ranked by thread context and boosts (:mod:`.understand`). In
+either kind a superseded version goes behind the current ones, and with
+``exclude_stale`` stale hits go; a further page is fetched while they crowded the
+first (:func:`_page`, one loop for both kinds). Then, for cue recall, each hit is
+preceded by the record that builds on it (:func:`lead_with_abstractions`): a
+consolidated record or a rung of the ladder is what an agent should read first,
+the original right behind it as provenance.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
 from .results import Hit, RecallResult
+from .understand import Ranked, Reader
 
 __all__ = ["Recaller", "lead_with_abstractions"]
 
@@ -39,6 +43,7 @@ class Recaller:
     def __init__(self, home: Home, profile: Profile, weights: TextWeights) -> None:
         self._home = home
         self._profile = profile
+        self._reader = Reader(home)
         #: The default blend of text recalls.
         self.weights = weights
 
@@ -64,7 +69,7 @@ class Recaller:
                 hits.append(hit)
             return hits, r
 
-        hits, r = _page(page, k, exclude_stale)
+        hits, r = _page(page, k, exclude_stale, self._superseded)
         row_of = {id(h): row for row, h in made.items()}
         led = self._lead(hits, [row_of[id(h)] for h in hits], k, at)
         return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
@@ -80,27 +85,45 @@ class Recaller:
                 raise ReadOnlyError("this Memory handle is closed")
             raise InvalidArgumentError(f"this home has no text index yet ({home.text_report}); open it writable once to build it")
         home.text.ready(home.indexes, home.journal)
-        blend = (weights or self.weights).core_kwargs()
+        w = weights or self.weights
+        question = self._reader.read(text, at, w) if w.reads_question else None
+        query, core_cues = text, cues
+        if question is not None:
+            query = question.query
+            if w.time_filter and question.buckets and "time" not in cues:
+                core_cues = cues | {"time": list(question.buckets)}
+        rerank = w.reranks
+        blend = w.core_kwargs()
         ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
         t = at.timestamp()
 
         def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
             r = _core.text_recall(
-                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, cues, text, t, wanted, exclude,  # type: ignore[union-attr]
-                **blend,
+                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, core_cues, query, t,  # type: ignore[union-attr]
+                wanted, exclude, **blend, whole_pool=rerank,
             )
+            ranked = [
+                Ranked(row, score, bm25, tx, s, f, 0.0)
+                for row, score, bm25, tx, s, f in zip(
+                    r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
+                )
+            ]
+            if rerank:
+                ranked = self._reader.rerank(ranked, question, w, core_cues, exclude)[:wanted]
             hits = []
-            for row, score, bm25, tx, s, f in zip(
-                r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
-            ):
-                hit = TextHit(ids[row], score, bm25, [tx, s, f], loader(row))
+            for x in ranked:
+                hit = TextHit(ids[x.row], x.score, x.bm25, [x.text, x.salience, x.freshness, x.boost], loader(x.row))
                 hit._fresh = fresh
                 hit.stale_below = stale_below
                 hits.append(hit)
             return hits, r
 
-        hits, r = _page(page, k, exclude_stale)
-        return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
+        hits, r = _page(page, k, exclude_stale, self._superseded)
+        return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues)
+
+    def _superseded(self, hit: Hit) -> bool:
+        """Whether a later version of its subject replaced this hit's record."""
+        return hit.id in self._home.lifecycle.superseded_by
 
     def _freshness(self, at: datetime) -> Callable[[Episode], float]:
         """A hit's freshness at ``at`` under the profile (C6), computed when asked for."""
@@ -137,18 +160,20 @@ class Recaller:
 R = TypeVar("R")
 
 
-def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool) -> tuple[list[H], R]:
-    """The first ``k`` hits ``fetch`` ranks — the first ``k`` fresh ones with ``exclude_stale``,
-    fetching a page four times larger while stale hits crowd the page."""
+def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool, behind: Callable[[H], bool]) -> tuple[list[H], R]:
+    """The first ``k`` hits ``fetch`` ranks, those ``behind`` says are superseded placed
+    after the rest — and with ``exclude_stale`` only fresh ones — fetching a page four
+    times larger while superseded or stale hits crowd the page."""
     wanted = k
     while True:
         hits, raw = fetch(wanted)
-        if not exclude_stale:
-            return hits, raw
-        fresh = [h for h in hits if not h.stale]
-        if len(fresh) >= k or len(hits) < wanted:
-            return fresh[:k], raw
-        wanted *= 4  # stale hits crowded the first page: look further down the ranking
+        kept = [h for h in hits if not h.stale] if exclude_stale else hits
+        front = [h for h in kept if not behind(h)]
+        if len(front) >= k or len(hits) < wanted:
+            if len(front) < len(kept):
+                front.extend(h for h in kept if behind(h))
+            return front[:k], raw
+        wanted *= 4  # superseded or stale hits crowded the first page: look further down the ranking
 
 
 def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k: int) -> list[int]:

@@ -94,7 +94,7 @@ class Lifecycle:
         return Episode.create(
             c.text, id=self._home.new_id(f"{at.isoformat()}|{c.text}", pending), recorded_at=at, user_id=user,
             type=c.category.value, importance=c.salience, confidence=c.confidence, subject=c.subject, tags=tags,
-            origin=origin, tier=c.tier, kind=c.kind, valid_from=at,
+            origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session,
         )
 
     # -- the approval queue ---------------------------------------------------------

@@ -87,6 +87,7 @@ class Episode:
     supersedes: str | None
     taint: bool
     reviewed: bool
+    thread: str | None = None
 
     @classmethod
     def create(
@@ -116,6 +117,7 @@ class Episode:
         supersedes: str | None = None,
         taint: bool = False,
         reviewed: bool = True,
+        thread: str | None = None,
     ) -> Episode:
         """A validated episode.
 
@@ -145,6 +147,9 @@ class Episode:
             supersedes: id of the record it replaces (not its own id).
             taint: derived from external content.
             reviewed: a person or trusted process has accepted it.
+            thread: the conversation, session or ticket it belongs to, stripped; None
+                for none. Memories of one thread are ordered as written, so text
+                recall can give a hit a share of its neighbours' scores.
 
         Raises:
             InvalidIdError: ``id``, ``user_id``, a source or ``supersedes`` is not a valid id.
@@ -187,6 +192,7 @@ class Episode:
             supersedes=supersedes_id,
             taint=f.flag(taint, "taint"),
             reviewed=f.flag(reviewed, "reviewed"),
+            thread=f.optional_text(thread, "thread"),
         )
 
     @property
@@ -204,10 +210,12 @@ class Episode:
         """A JSON-ready dict: ISO dates, enum values, lists; derived cues included.
 
         Keys follow the field order, with ``time_buckets`` after ``occurred_at`` and
-        ``importance_band`` after ``importance``. (Enum values are read as ``_value_``,
-        the member's plain attribute: ``.value`` is a descriptor call, on every write.)
+        ``importance_band`` after ``importance``; ``thread`` is written only when set,
+        so a record without one keeps the bytes it had before threads existed. (Enum
+        values are read as ``_value_``, the member's plain attribute: ``.value`` is a
+        descriptor call, on every write.)
         """
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "user_id": self.user_id,
             "type": self.type,
@@ -235,6 +243,9 @@ class Episode:
             "taint": self.taint,
             "reviewed": self.reviewed,
         }
+        if self.thread is not None:
+            out["thread"] = self.thread
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Episode:

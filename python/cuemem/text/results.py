@@ -8,7 +8,7 @@ from ..home.results import Hit
 from ..schema import Episode
 
 #: The parts of a text hit's score, in order.
-PARTS = ("text", "salience", "freshness")
+PARTS = ("text", "salience", "freshness", "boost")
 
 
 class TextHit(Hit):
@@ -22,7 +22,8 @@ class TextHit(Hit):
 
     @property
     def breakdown(self) -> dict[str, float]:
-        """The weighted text, salience and freshness parts (they sum to the score)."""
+        """The weighted text, salience and freshness parts of the core's blend and the
+        ``boost`` question reading and thread context added (they sum to the score)."""
         return dict(zip(PARTS, self._parts))
 
     def __repr__(self) -> str:

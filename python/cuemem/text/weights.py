@@ -9,11 +9,18 @@ from typing import Any
 from ..errors import InvalidArgumentError
 
 
+#: The widest ``neighbour_window``.
+MAX_WINDOW = 8
+
+
 @dataclass(frozen=True)
 class TextWeights:
-    """Weights of a text recall's score (computed in the core)::
+    """Weights of a text recall's score: the blend computed in the core, then what
+    reading the query as a question and the thread context add.
 
-        score = text      * bm25 / max_bm25
+    The blend (in the core)::
+
+        blend = text      * bm25 / max_bm25
               + salience  * composite(now)
               + freshness * 2 ** (-max(now - occurred_at, 0) / freshness_half_life_days)
 
@@ -23,12 +30,46 @@ class TextWeights:
     0.3, so salience orders near-equal text matches without overturning clear ones.
     Freshness is a recency term of the reference time, off by default.
 
+    Then the query is read as a question (:mod:`cuemem.text.question`): question and
+    function words leave the BM25 query (``function_words``), cue values the home
+    knows that the question names become boosts (``names``), time phrases become
+    boosts of those days (``time``; ``time_filter`` makes them a cue instead), and a
+    "when" question favours memories that say when. Over the pool, for a memory in
+    a thread (``remember(thread=...)``)::
+
+        score = blend
+              + neighbour_share * sum over pool memories d = 1 .. neighbour_window
+                                  places before or after it in its thread of blend / 2 ** (d - 1)
+              + thread_share    * (best blend in its thread)
+              + (name_boost if it carries a named value, per dimension
+                 + time_boost if it falls on a named day
+                 + when_boost if the question asks when and it says when) * best
+
+    where ``best`` is the best score after the context terms. A neighbour that was
+    not in the pool can enter this way, but only one the cues let through. Boosts
+    are relative to the best score and shares to the scores they share, so both
+    mean the same at any BM25 scale. :meth:`plain` switches every one of these off: the blend alone, as
+    computed in the core.
+
     Attributes:
         text: Weight of the normalized BM25 score (>= 0).
         salience: Weight of the decayed salience composite (>= 0).
         freshness: Weight of the freshness term (>= 0).
         freshness_half_life_days: Half-life of the freshness term (> 0).
-        pool: Memories taken by BM25 before blending (>= 1).
+        pool: Memories taken by BM25 before blending (>= 1); also the pool that
+            understanding and context re-rank.
+        function_words: Drop question and function words from the BM25 query.
+        names: Find the home's cue values in the question and boost them.
+        name_boost: Boost of a memory carrying a named value (>= 0).
+        time: Read time phrases in the question (boosts, or a cue with ``time_filter``).
+        time_boost: Boost of a memory on a day a time phrase names (>= 0).
+        time_filter: Time phrases narrow the recall like a ``time`` cue instead.
+        when_boost: Boost, for a "when" question, of a memory that says when (>= 0).
+        neighbour_share: Share of an adjacent memory's blend a memory gains (>= 0);
+            halved at each further place.
+        neighbour_window: How many places before and after a pool memory its score
+            reaches (0 to 8).
+        thread_share: Share of its thread's best blend a memory gains (>= 0).
     """
 
     text: float = 1.0
@@ -36,9 +77,19 @@ class TextWeights:
     freshness: float = 0.0
     freshness_half_life_days: float = 30.0
     pool: int = 100
+    function_words: bool = True
+    names: bool = True
+    name_boost: float = 0.3
+    time: bool = True
+    time_boost: float = 0.3
+    time_filter: bool = False
+    when_boost: float = 0.2
+    neighbour_share: float = 0.5
+    neighbour_window: int = 2
+    thread_share: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("text", "salience", "freshness"):
+        for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share"):
             w = getattr(self, name)
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and w >= 0):
                 raise InvalidArgumentError(f"text weight {name} must be a finite number >= 0, got {w!r}")
@@ -47,6 +98,32 @@ class TextWeights:
             raise InvalidArgumentError(f"freshness_half_life_days must be a finite number > 0, got {h!r}")
         if isinstance(self.pool, bool) or not isinstance(self.pool, int) or self.pool < 1:
             raise InvalidArgumentError(f"pool must be an int >= 1, got {self.pool!r}")
+        w = self.neighbour_window
+        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_WINDOW:
+            raise InvalidArgumentError(f"neighbour_window must be an int in [0, {MAX_WINDOW}], got {w!r}")
+        for name in ("function_words", "names", "time", "time_filter"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidArgumentError(f"text weight {name} must be True or False, got {getattr(self, name)!r}")
+
+    @classmethod
+    def plain(cls, **blend: Any) -> TextWeights:
+        """The blend alone: no question reading, no boosts, no thread context."""
+        off: dict[str, Any] = dict(
+            function_words=False, names=False, time=False, time_filter=False, name_boost=0.0, time_boost=0.0, when_boost=0.0,
+            neighbour_share=0.0, thread_share=0.0,
+        )
+        return cls(**(off | blend))
+
+    @property
+    def reads_question(self) -> bool:
+        """Whether the query is taken apart before BM25 sees it."""
+        return self.function_words or self.names or self.time
+
+    @property
+    def reranks(self) -> bool:
+        """Whether anything is added to the core's blend."""
+        boosts = (self.names and self.name_boost > 0) or (self.time and (self.time_boost > 0 or self.when_boost > 0))
+        return boosts or (self.neighbour_share > 0 and self.neighbour_window > 0) or self.thread_share > 0
 
     def core_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``_core.text_recall``."""

@@ -225,6 +225,17 @@ impl CueIndex {
         Ok(Pruned { rows, examined, full_scan })
     }
 
+    /// Whether each of `rows` satisfies `query` (live rows only; every live row when
+    /// `query` has no clause): a membership test, so a caller learns which of a few
+    /// rows a cue lets through without the posting lists crossing to it.
+    pub fn admits(&self, query: &Query, rows: &[u32]) -> Result<Vec<bool>> {
+        if query.include.is_empty() && query.exclude.is_empty() {
+            return Ok(rows.iter().map(|&r| self.live.contains(r)).collect());
+        }
+        let pruned = self.prune(query)?;
+        Ok(rows.iter().map(|&r| pruned.rows.contains(r)).collect())
+    }
+
     /// How many rows satisfy `query`, without materializing the last intersection.
     ///
     /// This is the support count of a cue combination (the policy distiller's

@@ -96,6 +96,17 @@ impl PyCueIndex {
         detached(py, "cue count", || self.inner.count(&q))
     }
 
+    /// Whether each of `rows` (uint32) passes `cues` and `exclude`, as a bool array.
+    #[pyo3(signature = (cues, rows, exclude=None))]
+    fn admits<'py>(&self, py: Python<'py>, cues: &Bound<'py, PyAny>, rows: &Bound<'py, PyAny>, exclude: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let q = query::parse(py, Some(cues), exclude)?;
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        let inner = &self.inner;
+        let found = detached(py, "cue membership", || inner.admits(&q, &rows))?;
+        Ok(vec1(py, found))
+    }
+
     /// Closed cue sets in columns: the cue vocabulary, then per set its cue positions,
     /// support rows and counter rows as flat arrays with offsets.
     #[pyo3(signature = (dimensions, within, against=None, min_support=2, max_depth=3, productive=false))]

@@ -180,8 +180,11 @@ fn column(py: Python<'_>, hits: &[TextHit], f: impl Fn(&TextHit) -> f32) -> Py<P
 }
 
 /// Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released).
+///
+/// With `whole_pool`, every blended row of the pool comes back (at least `k`), for a
+/// caller that re-ranks the pool further.
 #[pyfunction]
-#[pyo3(signature = (index, table, text_index, cues, text, now, k=10, exclude=None, *, text_weight=1.0, salience_weight=0.3, freshness_weight=0.0, freshness_half_life_days=30.0, pool=100))]
+#[pyo3(signature = (index, table, text_index, cues, text, now, k=10, exclude=None, *, text_weight=1.0, salience_weight=0.3, freshness_weight=0.0, freshness_half_life_days=30.0, pool=100, whole_pool=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn text_recall(
     py: Python<'_>,
@@ -198,8 +201,10 @@ pub fn text_recall(
     freshness_weight: f32,
     freshness_half_life_days: f64,
     #[pyo3(from_py_with = count_pool)] pool: usize,
+    whole_pool: bool,
 ) -> PyResult<PyTextRecall> {
     let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
+    let k = if whole_pool { k.max(pool) } else { k };
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
     let ask = TextQuery { text, weights, now, k };

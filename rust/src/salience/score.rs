@@ -214,9 +214,10 @@ struct Kept {
 impl Eq for Kept {}
 
 impl Ord for Kept {
-    /// Better = higher score, then lower row; the max-heap's top is the worst.
+    /// Better = higher score, then the later row (the newer memory); the max-heap's
+    /// top is the worst.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then(self.row.cmp(&other.row))
+        other.score.total_cmp(&self.score).then(other.row.cmp(&self.row))
     }
 }
 
@@ -249,7 +250,7 @@ impl Best {
             if self.heap.len() == self.k {
                 self.worst = self.heap.peek().expect("full").score;
             }
-        } else if score > self.worst || (score == self.worst && row < self.heap.peek().expect("full").row) {
+        } else if score > self.worst || (score == self.worst && row > self.heap.peek().expect("full").row) {
             *self.heap.peek_mut().expect("full") = Kept { score, row };
             self.worst = self.heap.peek().expect("full").score;
         }
@@ -310,7 +311,7 @@ impl SalienceTable {
 
     /// The `k` best live rows among `candidates`, by composite at `now`, best first.
     ///
-    /// Ties go to the lower row. `max_row` is the largest candidate, checked against
+    /// Ties go to the later row (the newer memory). `max_row` is the largest candidate, checked against
     /// the table before any work. Candidates may come in any order.
     pub fn top_k<I: IntoIterator<Item = u32>>(&self, candidates: I, max_row: Option<u32>, now: f64, k: usize) -> Result<TopK> {
         check_k(k)?;
@@ -477,7 +478,7 @@ mod tests {
         assert_eq!(top.rows.len(), 5);
         let all = tab.composite(&(0..50).collect::<Vec<_>>(), now).unwrap();
         let mut order: Vec<u32> = (0..50).collect();
-        order.sort_by(|&a, &b| all[b as usize].total_cmp(&all[a as usize]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| all[b as usize].total_cmp(&all[a as usize]).then(b.cmp(&a)));
         assert_eq!(top.rows, order[..5]);
         for (i, s) in top.scores.iter().enumerate() {
             let sum: f32 = top.breakdown[i * 7..i * 7 + 7].iter().sum();

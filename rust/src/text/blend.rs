@@ -67,7 +67,7 @@ pub struct TextHit {
     pub freshness: f32,
 }
 
-/// Blends BM25 hits (row, bm25) with `table` at `now`; the best `k`, ties to the smaller row.
+/// Blends BM25 hits (row, bm25) with `table` at `now`; the best `k`, ties to the later row (the newer memory).
 pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64, k: usize) -> Result<Vec<TextHit>> {
     blend.validate()?;
     if !now.is_finite() {
@@ -90,7 +90,7 @@ pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64
             TextHit { row, score: text + salience + freshness, bm25, text, salience, freshness }
         })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.row.cmp(&a.row)));
     out.truncate(k);
     Ok(out)
 }

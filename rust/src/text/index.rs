@@ -10,7 +10,7 @@
 //! - **seek**: for a candidate set far smaller than the postings, each candidate's
 //!   document is looked up and scored by skipping through the postings to it.
 //!
-//! Both give the same rows and scores; ties are broken by the smaller row, so the
+//! Both give the same rows and scores; ties go to the later row (the newer memory), so the
 //! result depends only on the indexed texts and the query. BM25 statistics (document
 //! frequencies, average length) are those of the whole index, whatever its segments.
 
@@ -55,7 +55,7 @@ struct SegmentRows {
     by_row: Vec<(u32, u32)>,
 }
 
-/// The best `limit` (row, score) pairs seen, ties to the smaller row.
+/// The best `limit` (row, score) pairs seen, ties to the later row.
 struct Top {
     limit: usize,
     heap: BinaryHeap<Reverse<Ranked>>,
@@ -70,9 +70,9 @@ struct Ranked {
 impl Eq for Ranked {}
 
 impl Ord for Ranked {
-    /// Greater is better: a higher score, then a smaller row.
+    /// Greater is better: a higher score, then a later row.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.score.total_cmp(&other.score).then(other.row.cmp(&self.row))
+        self.score.total_cmp(&other.score).then(self.row.cmp(&other.row))
     }
 }
 
@@ -279,7 +279,7 @@ impl TextIndex {
     }
 
     /// The best `limit` rows by BM25 of `text` (any of its terms), among `candidates`
-    /// when given; best first, ties to the smaller row.
+    /// when given; best first, ties to the later row.
     pub fn search(&self, text: &str, candidates: Option<&RoaringBitmap>, limit: usize, plan: Plan) -> Result<Vec<(u32, f32)>> {
         let words = self.query_terms(text);
         if words.is_empty() || limit == 0 || candidates.is_some_and(RoaringBitmap::is_empty) {

@@ -1,0 +1,123 @@
+"""Text recall reads the question and the thread (home/understand.py), through plain ``Memory.recall``."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuemem import Memory, TextWeights, _core
+
+NOW = datetime(2023, 6, 30, tzinfo=timezone.utc)
+
+
+def _ids(mem: Memory, text: str, **kw: Any) -> list[str]:
+    return [h.id for h in mem.recall(text=text, now=NOW, **kw).hits]
+
+
+def _conversation(mem: Memory, turns: list[tuple[str, str, str, str]]) -> None:
+    """(id, speaker, day, text) turns, one thread per day, as a user records a chat."""
+    for i, (tid, speaker, day, text) in enumerate(turns):
+        mem.remember(text, id=tid, actors=[speaker], occurred_at=day, thread=f"chat-{day}", now=NOW + timedelta(seconds=i))
+
+
+def test_a_named_speaker_s_memory_leads(tmp_path: Path) -> None:
+    """Of two equal matches the one by the person the question names comes first; plain keeps it to the tie-break."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [("c", "Caroline", "2023-05-01", "I painted a lake"), ("m", "Melanie", "2023-05-02", "I painted a lake")])
+        assert _ids(mem, "What did Caroline paint?")[0] == "c"
+        assert _ids(mem, "What did Melanie paint?")[0] == "m"
+        assert _ids(mem, "painted lake", weights=TextWeights.plain())[0] == "m"  # the newer, on a tie
+
+
+def test_a_named_month_and_a_when_question_lead_to_their_memories(tmp_path: Path) -> None:
+    """"in May 2023" favours May's memory; a "when" question favours the memory that says when."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [
+            ("may", "Ann", "2023-05-10", "went hiking with the dog"),
+            ("june", "Ann", "2023-06-10", "went hiking with the dog"),
+            ("said", "Ann", "2023-06-12", "went hiking yesterday, lovely"),
+            ("plain", "Ann", "2023-06-13", "went hiking, lovely"),
+        ])
+        assert _ids(mem, "Where did Ann go hiking in May 2023?")[0] == "may"
+        got = _ids(mem, "When did Ann go hiking lovely?")
+        assert got.index("said") < got.index("plain")
+
+
+def test_a_reply_without_the_question_s_words_is_found_through_its_neighbour(tmp_path: Path) -> None:
+    """The answer turn shares no word with the question; its neighbour does, so context finds it and plain does not."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [
+            ("q", "Bo", "2023-06-01", "what instrument are you learning these days?"),
+            ("a", "Cy", "2023-06-01", "the violin, for two months now"),
+            ("x", "Bo", "2023-06-02", "the weather was grey"),
+        ])
+        assert "a" in _ids(mem, "Which instrument is Cy learning?", k=3)
+        assert "a" not in _ids(mem, "Which instrument is Cy learning?", k=3, weights=TextWeights.plain())
+
+
+def test_the_current_version_leads_a_superseded_one(tmp_path: Path) -> None:
+    """After a preference changes, cue and text recall give the current version first, the old one behind it."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        old = mem.remember("Kim prefers invoices as PDF, urgent", subject="invoice format", kind="preference", importance=0.9, now=NOW)
+        new = mem.remember("Kim prefers invoices as CSV", subject="invoice format", kind="preference", now=NOW + timedelta(days=1))
+        assert _ids(mem, "invoices Kim prefers", k=2) == [new, old]
+        assert [h.id for h in mem.recall({"subject": "invoice format"}, k=2, now=NOW).hits] == [new, old]
+        assert [h.id for h in mem.recall({"subject": "invoice format"}, k=1, now=NOW).hits] == [new]
+
+
+def test_memories_without_salience_rank_newest_first(tmp_path: Path) -> None:
+    """With every score 0, cue recall returns the newer memory first (ties go to the later write)."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        ids = [mem.remember(f"note {i}", actors=["kim"], now=NOW + timedelta(minutes=i)) for i in range(4)]
+        assert [h.id for h in mem.recall({"actor": "kim"}, k=4, now=NOW).hits] == ids[::-1]
+
+
+def test_a_japanese_question_finds_its_memory(tmp_path: Path) -> None:
+    """Japanese question words leave the query and a named actor is boosted."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [("t", "田中", "2023-06-01", "新しい自転車を買いました"), ("s", "佐藤", "2023-06-02", "新しい自転車を買いました")])
+        assert _ids(mem, "田中さんは何を買いましたか")[0] == "t"
+        assert _ids(mem, "佐藤さんは何を買いましたか")[0] == "s"
+
+
+def test_boosts_show_in_the_breakdown(tmp_path: Path) -> None:
+    """The parts of a hit, ``boost`` included, sum to its score; plain recall adds no boost."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [("c", "Caroline", "2023-05-01", "I painted a lake"), ("m", "Melanie", "2023-05-02", "we swam in a lake")])
+        for weights in (TextWeights(), TextWeights.plain()):
+            for h in mem.recall(text="What did Caroline paint?", now=NOW, weights=weights).hits:
+                assert abs(sum(h.breakdown.values()) - h.score) < 1e-5
+                assert (h.breakdown["boost"] == 0) == (weights == TextWeights.plain()) or h.id != "c"
+
+
+WORDS = ["lake", "paint", "dog", "violin", "hike", "pottery"]
+home_spec = st.lists(
+    st.tuples(st.sampled_from(["ann", "bo"]), st.integers(0, 3), st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(spec=home_spec, words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), actor=st.sampled_from(["ann", "bo"]), k=st.integers(1, 12))
+def test_context_never_returns_what_the_cues_exclude_and_plain_is_the_core_blend(
+    tmp_path_factory: Any, spec: list[tuple[str, int, list[str]]], words: list[str], actor: str, k: int,
+) -> None:
+    """Every hit passes the cues and the exclusion; with every option off the ranking is the core's blend exactly."""
+    with Memory.open(tmp_path_factory.mktemp("u"), fsync="never") as mem:
+        for i, (who, thread, ws) in enumerate(spec):
+            mem.remember(" ".join(ws), actors=[who], thread=f"t{thread}", occurred_at=date(2023, 6, 1 + i % 28), now=NOW + timedelta(seconds=i))
+        query = "what about " + " ".join(words) + f" {actor}"
+        for hit in mem.recall({"actor": actor}, text=query, k=k, now=NOW).hits:
+            assert hit.record.actors == (actor,)
+        for hit in mem.recall(text=query, k=k, now=NOW, exclude={"actor": actor}).hits:
+            assert hit.record.actors != (actor,)
+        home = mem._home
+        raw = _core.text_recall(
+            home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, {}, query, NOW.timestamp(), k, None,  # type: ignore[union-attr]
+            **TextWeights.plain().core_kwargs(),
+        )
+        assert _ids(mem, query, k=k, weights=TextWeights.plain()) == [home.indexes.ids[r] for r in raw.rows.tolist()]

@@ -1,0 +1,69 @@
+"""Reading a question (text/question.py): function words, names the home knows, time phrases, "when", in English and Japanese."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from cuemem.text.question import Vocabulary, content_words, read_question, when_query
+
+TODAY = date(2023, 6, 1)
+PEOPLE = Vocabulary({"actor": ["Caroline", "Melanie", "acme-corp", "田中"], "tag": ["pottery", "a"], "type": ["note"]}, years=["2022", "2023"])
+
+
+def test_function_and_question_words_leave_the_query() -> None:
+    """What is left is the topic."""
+    assert content_words("What did she paint about the lake?") == "paint lake"
+    assert read_question("Where does he live?", now=TODAY, vocabulary=None).query == "live"
+
+
+def test_named_actors_are_found_without_case_and_leave_the_query() -> None:
+    """A speaker's name (possessive too) becomes a named actor and leaves the BM25 query."""
+    q = read_question("What is Caroline's favourite pottery style?", now=TODAY, vocabulary=PEOPLE)
+    assert q.named == {"actor": ["Caroline"], "tag": ["pottery"]}
+    assert q.query == "favourite pottery style"  # a tag is boosted and kept
+
+
+def test_multi_word_values_match_runs_of_words() -> None:
+    """``acme-corp`` is named by "Acme Corp"; a one-letter value or a function word names nothing."""
+    q = read_question("What did Acme Corp sign a deal for?", now=TODAY, vocabulary=PEOPLE)
+    assert q.named == {"actor": ["acme-corp"]} and "Acme" not in q.query
+
+
+def test_time_phrases_become_buckets_and_leave_the_query() -> None:
+    """"in May 2023" names the month; "last week" the days of the previous week."""
+    q = read_question("What did Melanie paint in May 2023?", now=TODAY, vocabulary=PEOPLE)
+    assert q.buckets == ("2023-05",) and q.query == "paint"
+    assert len(read_question("What happened last week?", now=TODAY, vocabulary=None).buckets) == 7
+
+
+def test_when_questions_are_recognised() -> None:
+    """"when", "what year", "how long", いつ, 何年 ask when; "what" alone does not."""
+    for text in ["When did she move?", "What year was it?", "How long has he painted?", "いつ引っ越しましたか", "何年に始めた？"]:
+        assert read_question(text, now=TODAY, vocabulary=None).asks_when, text
+    assert not read_question("What did she paint?", now=TODAY, vocabulary=None).asks_when
+
+
+def test_japanese_question_words_and_names() -> None:
+    """何, ですか and the like leave the query; a Japanese actor is found as a substring."""
+    q = read_question("田中さんは何を買いましたか", now=TODAY, vocabulary=PEOPLE)
+    assert q.named == {"actor": ["田中"]}
+    assert "何" not in q.query and "ましたか" not in q.query and "買い" in q.query
+
+
+def test_nothing_left_falls_back_to_the_question() -> None:
+    """A question of only names and function words is searched as asked."""
+    q = read_question("What about Caroline?", now=TODAY, vocabulary=PEOPLE)
+    assert q.query == "What about Caroline?" and q.named == {"actor": ["Caroline"]}
+
+
+def test_every_step_can_be_switched_off() -> None:
+    """With every step off the query is the question as asked."""
+    text = "When did Caroline paint in May 2023?"
+    q = read_question(text, now=TODAY, vocabulary=PEOPLE, function_words=False, names=False, time=False)
+    assert (q.query, q.named, q.buckets) == (text, {}, ())
+
+
+def test_the_when_query_holds_time_words_and_the_home_years() -> None:
+    """Memories that say when are those holding a time word or one of the home's years."""
+    words = when_query(PEOPLE).split()
+    assert {"yesterday", "weekend", "june", "先週", "2022", "2023"} <= set(words)
