@@ -24,6 +24,7 @@ __all__ = [
     "TextIndex",
     "TextRecall",
     "text_recall",
+    "Threads",
 ]
 
 __version__: str
@@ -256,6 +257,28 @@ class TextRecall:
     def examined(self) -> int: ...
     @property
     def full_scan(self) -> int: ...
+
+@final
+class Threads:
+    """Thread and live neighbours of each row; spreads a pool's scores along threads."""
+
+    def __init__(self) -> None: ...
+    @staticmethod
+    def from_cues(index: CueIndex, dimension: str) -> Threads: ...
+    def append(self, rows: npt.NDArray[np.uint32], names: list[str]) -> None: ...
+    def remove(self, rows: npt.NDArray[np.uint32]) -> None: ...
+    def thread(self, row: int) -> int | None: ...
+    def neighbours(self, row: int) -> tuple[int | None, int | None]: ...
+    def spread(
+        self,
+        rows: npt.NDArray[np.uint32],
+        scores: npt.NDArray[np.float32],
+        *,
+        neighbour_share: float,
+        window: int,
+        thread_share: float,
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]: ...
+    def is_empty(self) -> bool: ...
 
 def text_recall(
     index: CueIndex,

@@ -3,7 +3,8 @@
 //! This crate knows nothing of Python. [`cue`] answers "which memories carry these
 //! cues" by intersecting roaring posting lists smallest first; [`salience`] stores
 //! seven decaying axes per memory and ranks candidates by their composite at a given
-//! `now`; [`recall`] joins the two into the full recall path. The optional `python`
+//! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
+//! and [`thread`] spreads scores along conversations. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //!
@@ -17,6 +18,7 @@ pub mod error;
 pub mod recall;
 pub mod salience;
 pub mod text;
+pub mod thread;
 
 #[cfg(feature = "python")]
 mod python;

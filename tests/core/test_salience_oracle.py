@@ -221,7 +221,7 @@ def test_top_k_matches_oracle(made: tuple[SalienceTable, Written, float], k: int
 
     # Against the table's own composite: the exact order, with the tie rule.
     scores = dict(zip(live, table.composite(np.array(live, dtype=np.uint32), now).tolist()))
-    expected = sorted(live, key=lambda r: (-scores[r], r))[:k]
+    expected = sorted(live, key=lambda r: (-scores[r], -r))[:k]
     assert top.rows.tolist() == expected
     assert top.scores.tolist() == [scores[r] for r in expected]
 

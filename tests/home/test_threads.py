@@ -8,20 +8,21 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuemem import Memory
-from cuemem.home.threads import NONE, Threads
+from cuemem import Memory, _core
+from cuemem.home.threads import Threads
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
 
-def _chains(threads: Threads, rows: int) -> dict[int, list[int]]:
+def _chains(threads: _core.Threads, rows: int) -> dict[int, list[int]]:
     """Every thread's rows, walked from its first row along ``neighbours``."""
     out: dict[int, list[int]] = {}
     for row in range(rows):
         code = threads.thread(row)
-        if code != NONE and threads.neighbours(row)[0] == NONE:
-            chain, r = [], row
-            while r != NONE:
+        if code is not None and threads.neighbours(row)[0] is None:
+            chain: list[int] = []
+            r: int | None = row
+            while r is not None:
                 chain.append(r)
                 r = threads.neighbours(r)[1]
             out[code] = chain
@@ -35,13 +36,13 @@ def _chains(threads: Threads, rows: int) -> dict[int, list[int]]:
     retire=st.sets(st.integers(0, 19), max_size=6),
 )
 def test_neighbours_are_the_nearest_live_rows_of_the_thread(tmp_path_factory: object, first: list[str | None], more: list[str | None], retire: set[int]) -> None:
-    """Built on open, extended by writes, unlinked by retirement: each thread reads as its live rows in write order."""
+    """Built on first use, extended by writes, unlinked by retirement: each thread reads as its live rows in write order."""
     home = tmp_path_factory.mktemp("t")  # type: ignore[attr-defined]
     threads_of = [*first, *more]
     with Memory.open(home, fsync="never") as mem:
         ids = [mem.remember(f"note {i}", thread=t, now=NOW + timedelta(seconds=i)) for i, t in enumerate(first)]
         indexes = mem._home.indexes
-        indexes.threads.ensure(indexes.cues, len(indexes))
+        indexes.threads.ensure(indexes.cues)
         ids += [mem.remember(f"note {i}", thread=t, now=NOW + timedelta(seconds=i)) for i, t in enumerate(more, len(first))]
         gone = sorted(r for r in retire if r < len(ids))
         indexes.retire([ids[r] for r in gone])
@@ -50,22 +51,21 @@ def test_neighbours_are_the_nearest_live_rows_of_the_thread(tmp_path_factory: ob
             rows = [r for r, name in enumerate(threads_of) if name == t and r not in gone]
             if rows:
                 want[t] = rows
-        got = _chains(indexes.threads, len(ids))
+        got = _chains(indexes.threads.ensure(indexes.cues), len(ids))
         assert sorted(got.values()) == sorted(want.values())
-        fresh = Threads()
-        fresh.ensure(indexes.cues, len(indexes))
+        fresh = Threads().ensure(indexes.cues)
         assert sorted(_chains(fresh, len(ids)).values()) == sorted(want.values())  # the same as built from scratch
 
 
-def test_a_home_without_threads_keeps_nothing(tmp_path: Path) -> None:
-    """No memory names a thread: nothing is allocated and no row has neighbours."""
+def test_a_home_without_threads_has_no_neighbours(tmp_path: Path) -> None:
+    """No memory names a thread: no row has a thread or neighbours."""
     with Memory.open(tmp_path, fsync="never") as mem:
         mem.remember("one", now=NOW)
         indexes = mem._home.indexes
-        indexes.threads.ensure(indexes.cues, len(indexes))
+        threads = indexes.threads.ensure(indexes.cues)
         mem.remember("two", now=NOW)
-        assert not indexes.threads.any
-        assert indexes.threads.neighbours(0) == (NONE, NONE) and indexes.threads.thread(1) == NONE
+        assert threads.is_empty()
+        assert threads.neighbours(0) == (None, None) and threads.thread(1) is None
 
 
 def test_observe_in_a_session_writes_to_that_thread(tmp_path: Path) -> None:

@@ -34,8 +34,10 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--no-home", is_flag=True, help="Skip the home measurements (import, open, facade recall, durable remember).")
 @click.option("--policies", "policies", is_flag=True, help="Only the policy part: distil 100k outcome episodes, judge against 10k policies.")
 @click.option("--text", "text", is_flag=True, help="Run the text recall benchmark instead: cuemem's core against tantivy-py, cue + text.")
+@click.option("--questions", "questions", is_flag=True,
+              help="Run the question benchmark instead: Memory.recall(text=question) with and without understanding.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool, text: bool) -> None:
+          policies: bool, text: bool, questions: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
@@ -44,6 +46,15 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
+    if questions:
+        from ..bench.questions import measure_questions, render_questions
+        from ..bench.report import write_json
+
+        result = measure_questions(episodes, seed=seed)
+        render_questions(result, Console())
+        if json_path is not None:
+            write_json(result, json_path)
+        return
     if text:
         from ..bench.report import write_json
         from ..bench.text import measure_text, render_text

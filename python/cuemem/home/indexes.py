@@ -206,7 +206,8 @@ class Indexes:
         self.segments.extend(batch.segments)
         self.offsets.extend(batch.offsets)
         self.citers.extend(array("q", [NOT_CITED]) * n)
-        self.threads.append(start, n, *batch.columns["thread"])
+        names, rows = batch.columns["thread"]
+        self.threads.append(names, np.frombuffer(rows, dtype=np.uint32))
         if batch.citing:
             row_of = self.row_of
             for citer, sources in batch.citing:
@@ -225,7 +226,7 @@ class Indexes:
         if len(rows):
             self.cues.remove(rows)
             self.salience.remove(rows)
-            self.threads.remove(rows.tolist())
+            self.threads.remove(rows)
             citers = np.frombuffer(self.citers, dtype=np.int64)
             citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
 

@@ -109,7 +109,7 @@ class Recaller:
                 )
             ]
             if rerank:
-                ranked = self._reader.rerank(ranked, question, w, core_cues, exclude)[:wanted]
+                ranked = self._reader.rerank(ranked, question, w, core_cues, exclude, wanted)
             hits = []
             for x in ranked:
                 hit = TextHit(ids[x.row], x.score, x.bm25, [x.text, x.salience, x.freshness, x.boost], loader(x.row))

@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, read_question, when_query
 from ..text.weights import TextWeights
 from .home import Home
-from .threads import NONE
 
 __all__ = ["Ranked", "Reader"]
 
@@ -68,79 +68,54 @@ class Reader:
         weights: TextWeights,
         cues: dict[str, list[str]],
         exclude: dict[str, list[str]] | None,
+        k: int,
     ) -> list[Ranked]:
-        """``pool`` (the core's blend, any order) with the context and boosts added, best
-        first; ties go to the later row."""
+        """The best ``k`` of ``pool`` (the core's blend) once the context and boosts are
+        added, best first; ties go to the later row."""
+        if not pool:
+            return []
         indexes = self._home.indexes
         inner = indexes.cues._inner
-        base = {r.row: r for r in pool}
-        scores = {r.row: r.score for r in pool}
-        if weights.neighbour_share > 0 or weights.thread_share > 0:
-            threads = indexes.threads
-            threads.ensure(indexes.cues, len(indexes))
-            if threads.any:
-                if weights.neighbour_share > 0:
-                    for r in pool:
-                        for side in (0, 1):  # before, after
-                            n, share = r.row, weights.neighbour_share
-                            for _ in range(weights.neighbour_window):
-                                n = threads.neighbours(n)[side]
-                                if n == NONE:
-                                    break
-                                scores[n] = scores.get(n, 0.0) + share * r.score
-                                share /= 2
-                if weights.thread_share > 0:
-                    best: dict[int, float] = {}
-                    for r in pool:
-                        t = threads.thread(r.row)
-                        if t != NONE and r.score > best.get(t, float("-inf")):
-                            best[t] = r.score
-                    for row in scores:
-                        b = best.get(threads.thread(row))
-                        if b is not None:
-                            scores[row] += weights.thread_share * b
-                joined = [row for row in scores if row not in base]
-                if joined:  # a neighbour enters only if the recall's cues let it through
-                    ok = inner.admits(cues, np.array(joined, dtype=np.uint32), exclude)
-                    for row, passes in zip(joined, ok.tolist()):
-                        if not passes:
-                            del scores[row]
-        top = max(scores.values(), default=0.0)
+        rows = np.fromiter((r.row for r in pool), dtype=np.uint32, count=len(pool))
+        scores = np.fromiter((r.score for r in pool), dtype=np.float32, count=len(pool))
+        if (weights.neighbour_share > 0 and weights.neighbour_window > 0) or weights.thread_share > 0:
+            threads = indexes.threads.ensure(indexes.cues)
+            if not threads.is_empty():
+                rows, scores = threads.spread(
+                    rows, scores, neighbour_share=weights.neighbour_share, window=weights.neighbour_window,
+                    thread_share=weights.thread_share,
+                )
+                if len(rows) > len(pool):  # a neighbour enters only if the recall's cues let it through
+                    keep = np.ones(len(rows), dtype=bool)
+                    keep[len(pool):] = inner.admits(cues, rows[len(pool):], exclude)
+                    rows, scores = rows[keep], scores[keep]
+        final = scores.astype(np.float64)
+        top = float(final.max())
         if question is not None and top > 0:
-            rows = np.fromiter(scores, dtype=np.uint32, count=len(scores))
-            boosts = self._boosts(rows, question, weights, top)
-            for row, b in boosts.items():
-                scores[row] += b
-        order = sorted(scores, key=lambda row: (-scores[row], -row))
+            final += self._boosts(rows, question, weights, top)
+        order = np.lexsort((-rows.astype(np.int64), -final))[:k]
         out = []
-        for row in order:
-            core = base.get(row)
+        for i in order.tolist():
+            row, score = int(rows[i]), float(final[i])
+            core = pool[i] if i < len(pool) else None
             if core is None:
-                out.append(Ranked(row, scores[row], 0.0, 0.0, 0.0, 0.0, scores[row]))
+                out.append(Ranked(row, score, 0.0, 0.0, 0.0, 0.0, score))
             else:
-                out.append(core._replace(score=scores[row], boost=scores[row] - core.score))
+                out.append(core._replace(score=score, boost=score - core.score))
         return out
 
-    def _boosts(self, rows: np.ndarray, question: Question, weights: TextWeights, top: float) -> dict[int, float]:
-        """Row -> the boost it earns (only rows that earn one)."""
+    def _boosts(self, rows: npt.NDArray[np.uint32], question: Question, weights: TextWeights, top: float) -> npt.NDArray[np.float64]:
+        """The boost each row earns."""
         inner = self._home.indexes.cues._inner
-        out: dict[int, float] = {}
-        listed = rows.tolist()
-
-        def add(mask: list[bool], amount: float) -> None:
-            for row, hit in zip(listed, mask):
-                if hit:
-                    out[row] = out.get(row, 0.0) + amount
-
+        out = np.zeros(len(rows), dtype=np.float64)
         if weights.names and weights.name_boost > 0:
             for dimension, values in question.named.items():
-                add(inner.admits({dimension: values}, rows).tolist(), weights.name_boost * top)
+                out += inner.admits({dimension: values}, rows) * (weights.name_boost * top)
         if weights.time and weights.time_boost > 0 and question.buckets and not weights.time_filter:
-            add(inner.admits({"time": list(question.buckets)}, rows).tolist(), weights.time_boost * top)
+            out += inner.admits({"time": list(question.buckets)}, rows) * (weights.time_boost * top)
         if weights.time and weights.when_boost > 0 and question.asks_when:
             text = self._home.text
             if text is not None:
-                said, _ = text.core.search(when_query(self.vocabulary()), candidates=rows, limit=len(listed))
-                hit = set(said.tolist())
-                add([row in hit for row in listed], weights.when_boost * top)
+                said, _ = text.core.search(when_query(self.vocabulary()), candidates=rows, limit=len(rows))
+                out += np.isin(rows, said) * (weights.when_boost * top)
         return out

@@ -12,6 +12,7 @@ mod query;
 mod recall;
 mod salience;
 mod text;
+mod thread;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -46,5 +47,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<text::PyTextIndex>()?;
     m.add_class::<text::PyTextRecall>()?;
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;
+    m.add_class::<thread::PyThreads>()?;
     Ok(())
 }
