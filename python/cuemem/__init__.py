@@ -73,7 +73,7 @@ from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
 from .schema import Band, Episode, Kind, Level, Note, Origin, Outcome, Tier
 from .store.fsync import FsyncPolicy
-from .text import TextHit, TextWeights
+from .text import Embedder, TextHit, TextWeights
 
 __all__ = [
     "AXES",
@@ -98,6 +98,7 @@ __all__ = [
     "DecayPass",
     "DistillationConfig",
     "DistillationReport",
+    "Embedder",
     "Episode",
     "ExpiryReport",
     "Explanation",

@@ -25,6 +25,7 @@ __all__ = [
     "TextRecall",
     "text_recall",
     "Threads",
+    "cosine_top",
 ]
 
 __version__: str
@@ -299,3 +300,9 @@ def text_recall(
 ) -> TextRecall:
     """Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released);
     with ``whole_pool`` every blended row of the pool comes back (at least ``k``)."""
+
+
+def cosine_top(
+    matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32], candidates: _Rows, k: int = 10,
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
+    """The best ``k`` candidates by the dot product of their rows of ``matrix`` with ``query``."""

@@ -51,6 +51,7 @@ from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextWeights
 from .text.recipe import check_analyzer
+from .text.vectors import Embedder, check_embedder
 
 __all__ = ["Memory"]
 
@@ -160,6 +161,7 @@ class Memory:
         profile: Profile | str = "medium",
         text_analyzer: str = DEFAULT_ANALYZER,
         text_weights: TextWeights | None = None,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
@@ -176,6 +178,10 @@ class Memory:
             text_analyzer: The text index's analyzer (its recipe); each analyzer's
                 index lives in its own directory under ``index/text/``.
             text_weights: The default blend of text recalls.
+            embedder: An :class:`~cuemem.text.vectors.Embedder` (opt-in vectors): the
+                home keeps one vector per memory as a cache under ``index/vectors/``,
+                embedded at the next recall that needs them, and text recall blends in
+                the cosine with ``TextWeights(vector=...)``.
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -194,8 +200,11 @@ class Memory:
         check_analyzer(text_analyzer)
         if text_weights is not None and not isinstance(text_weights, TextWeights):
             raise CueTypeError(f"text_weights must be a TextWeights, got {type(text_weights).__name__}")
+        if embedder is not None:
+            check_embedder(embedder)
         home = Home.open(
-            root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer
+            root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
+            embedder=embedder,
         )
         return cls(home, chosen, text_weights or TextWeights())
 

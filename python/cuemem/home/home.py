@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptRecordError, CuememError, CueTypeError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError, StorageError
+from ..text.vectors import Embedder
 from ..lifecycle.state import LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
@@ -43,6 +44,7 @@ from .layout import Layout
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .textindex import TextCache
+from .vectorindex import VectorCache
 
 __all__ = ["Home"]
 
@@ -74,12 +76,15 @@ class Home:
         #: Held by every call of the facade: one operation at a time on this home.
         self.guard = threading.RLock()
         self._closed = False
+        #: The embeddings of its rows, when the handle was opened with an embedder.
+        self.vectors: VectorCache | None = None
 
     # -- life of a home -------------------------------------------------------------
 
     @classmethod
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
+        embedder: Embedder | None = None,
     ) -> Home:
         """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
 
@@ -129,7 +134,10 @@ class Home:
                 leftovers_removed=recovered.dropped,
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
-            return cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+            home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+            if embedder is not None:
+                home.vectors = VectorCache.open(layout.index, embedder, home, writable=not read_only, fsync=fsync)
+            return home
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -441,6 +449,8 @@ class Home:
         self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
+        if self.vectors is not None:
+            self.vectors.save(self)
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
@@ -451,6 +461,8 @@ class Home:
         self.indexes = fresh
         if self.text is not None:
             self.text.rebuild(fresh, self.journal)
+        if self.vectors is not None:
+            self.vectors.discard()
         self._save_index()
         return count
 

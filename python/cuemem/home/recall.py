@@ -30,7 +30,7 @@ from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
 from .results import Hit, RecallResult
-from .understand import Ranked, Reader
+from .understand import Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "lead_with_abstractions"]
 
@@ -93,13 +93,14 @@ class Recaller:
             if w.time_filter and question.buckets and "time" not in cues:
                 core_cues = cues | {"time": list(question.buckets)}
         rerank = w.reranks
+        near = self._reader.nearest(text, core_cues, exclude, w) if w.vector > 0 else None
         blend = w.core_kwargs()
         ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
         t = at.timestamp()
 
-        def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
+        def pool(within: dict[str, list[str]], wanted: int) -> tuple[list[Ranked], _core.TextRecall]:
             r = _core.text_recall(
-                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, core_cues, query, t,  # type: ignore[union-attr]
+                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, within, query, t,  # type: ignore[union-attr]
                 wanted, exclude, **blend, whole_pool=rerank,
             )
             ranked = [
@@ -108,8 +109,16 @@ class Recaller:
                     r.rows.tolist(), r.scores.tolist(), r.bm25.tolist(), r.text.tolist(), r.salience.tolist(), r.freshness.tolist()
                 )
             ]
+            return ranked, r
+
+        def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
+            ranked, r = pool(core_cues, wanted)
+            if rerank and question is not None and w.names and w.name_boost > 0:
+                for dimension, values in question.named.items():  # the named memories' own best matches join the pool
+                    if dimension not in core_cues:
+                        ranked = merge_pools(ranked, pool(core_cues | {dimension: values}, wanted)[0], w.text)
             if rerank:
-                ranked = self._reader.rerank(ranked, question, w, core_cues, exclude, wanted)
+                ranked = self._reader.rerank(ranked, question, w, core_cues, exclude, wanted, near)
             hits = []
             for x in ranked:
                 hit = TextHit(ids[x.row], x.score, x.bm25, [x.text, x.salience, x.freshness, x.boost], loader(x.row))

@@ -1,8 +1,9 @@
 """A text recall's second stage: the question read against the home, the thread context.
 
 The core ranks the pool (BM25 blended with salience and freshness); this stage adds
-what :class:`~cuemem.text.TextWeights` describes — shares of thread neighbours' and
-of the thread's best score, boosts for named cue values, named days and "when"
+what :class:`~cuemem.text.TextWeights` describes — with an embedder, the memories
+nearest the question and every pool memory's cosine; shares of thread neighbours'
+and of the thread's best score; boosts for named cue values, named days and "when"
 questions — over that pool, a bounded list. Every membership test is one call into
 the core (:meth:`CueIndex.admits <cuemem.index.CueIndex>`, a text search restricted
 to the pool), so no posting list crosses into Python.
@@ -16,11 +17,17 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from .. import _core
+from ..errors import InvalidArgumentError
 from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, read_question, when_query
 from ..text.weights import TextWeights
+from .cues import cue_values_json
 from .home import Home
 
-__all__ = ["Ranked", "Reader"]
+#: Rows written since the vocabulary was built beyond which it is rebuilt rather than extended.
+_LEARN_AT_MOST = 1_000
+
+__all__ = ["Nearest", "Ranked", "Reader", "merge_pools"]
 
 
 class Ranked(NamedTuple):
@@ -35,23 +42,57 @@ class Ranked(NamedTuple):
     boost: float
 
 
+def merge_pools(main: list[Ranked], more: list[Ranked], text_weight: float) -> list[Ranked]:
+    """``main`` and the rows of ``more`` it lacks, ``more``'s text part rescaled to
+    ``main``'s best BM25 (both are pools of one query, ``more`` within narrower cues,
+    so ``main`` holds the best BM25 of the two unless it is empty)."""
+    top = max((r.bm25 for r in main), default=0.0) or max((r.bm25 for r in more), default=0.0)
+    have = {r.row for r in main}
+    out = list(main)
+    for r in more:
+        if r.row not in have:
+            text = text_weight * r.bm25 / top if top > 0 else 0.0
+            out.append(r._replace(text=text, score=text + r.salience + r.freshness))
+            have.add(r.row)
+    return out
+
+
+class Nearest(NamedTuple):
+    """The question's vector, the embeddings, and the rows nearest the question."""
+
+    query: npt.NDArray[np.float32]
+    matrix: npt.NDArray[np.float32]
+    rows: npt.NDArray[np.uint32]
+
+
 class Reader:
     """Question reading and thread context over one home's text recalls."""
 
     def __init__(self, home: Home) -> None:
         self._home = home
         self._vocabulary: Vocabulary | None = None
-        self._built_for: tuple[int, int] = (0, -1)
+        self._built_for: tuple[int, int] = (0, -1)  # (id of the indexes, rows learnt)
 
     def vocabulary(self) -> Vocabulary:
-        """The cue values a question may name, rebuilt when the indexes have changed."""
+        """The cue values a question may name: built from the cue index once, then
+        extended by the rows written since (a few records read), rebuilt after a
+        rebuild or a large import."""
         indexes = self._home.indexes
-        key = (id(indexes), len(indexes))
-        if self._vocabulary is None or self._built_for != key:
+        made_for, learnt = self._built_for
+        n = len(indexes)
+        if self._vocabulary is None or made_for != id(indexes) or n < learnt or n - learnt > _LEARN_AT_MOST:
             inner = indexes.cues._inner
             values = {d: inner.values(d) for d in NAME_DIMENSIONS}
             years = [v for v in inner.values("time") if len(v) == 4]
-            self._vocabulary, self._built_for = Vocabulary(values, years), key
+            self._vocabulary = Vocabulary(values, years)
+        elif n > learnt:
+            for episode in self._home.stored(range(learnt, n)):
+                for dimension, named in cue_values_json(episode).items():
+                    if dimension in NAME_DIMENSIONS:
+                        for value in named:
+                            self._vocabulary.add(dimension, value)
+                self._vocabulary.add_year(episode["occurred_at"][:4])
+        self._built_for = (id(indexes), n)
         return self._vocabulary
 
     def read(self, text: str, at: datetime, weights: TextWeights) -> Question:
@@ -61,6 +102,25 @@ class Reader:
             text, now=at, vocabulary=vocabulary, function_words=weights.function_words, names=weights.names, time=weights.time,
         )
 
+    def nearest(
+        self, text: str, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None, weights: TextWeights,
+    ) -> Nearest:
+        """The question's vector and the ``vector_pool`` memories nearest it that the cues let through.
+
+        Raises:
+            InvalidArgumentError: the handle has no embedder.
+        """
+        home = self._home
+        if home.vectors is None:
+            raise InvalidArgumentError("TextWeights.vector needs a handle opened with an embedder: Memory.open(path, embedder=...)")
+        home.vectors.ready(home)
+        inner = home.indexes.cues._inner
+        candidates = inner.prune(cues, exclude) if cues or exclude else inner.live()
+        query = home.vectors.query(text)
+        matrix = home.vectors.matrix()
+        rows, _ = _core.cosine_top(matrix, query, candidates, weights.vector_pool)
+        return Nearest(query, matrix, rows)
+
     def rerank(
         self,
         pool: list[Ranked],
@@ -69,15 +129,24 @@ class Reader:
         cues: dict[str, list[str]],
         exclude: dict[str, list[str]] | None,
         k: int,
+        near: Nearest | None = None,
     ) -> list[Ranked]:
-        """The best ``k`` of ``pool`` (the core's blend) once the context and boosts are
-        added, best first; ties go to the later row."""
+        """The best ``k`` of ``pool`` (the core's blend) once the vector part, the context
+        and the boosts are added, best first; ties go to the later row."""
+        if near is not None:
+            have = {r.row for r in pool}
+            pool = pool + [Ranked(row, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0) for row in near.rows.tolist() if row not in have]
         if not pool:
             return []
         indexes = self._home.indexes
         inner = indexes.cues._inner
         rows = np.fromiter((r.row for r in pool), dtype=np.uint32, count=len(pool))
         scores = np.fromiter((r.score for r in pool), dtype=np.float32, count=len(pool))
+        if near is not None:
+            embedded = rows < len(near.matrix)
+            cosine = np.zeros(len(rows), dtype=np.float32)
+            cosine[embedded] = near.matrix[rows[embedded]] @ near.query
+            scores = scores + np.float32(weights.vector) * cosine
         if (weights.neighbour_share > 0 and weights.neighbour_window > 0) or weights.thread_share > 0:
             threads = indexes.threads.ensure(indexes.cues)
             if not threads.is_empty():

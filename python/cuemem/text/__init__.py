@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .recipe import ANALYZERS, DEFAULT_ANALYZER, text_directory
 from .results import TextHit
+from .vectors import Embedder
 from .weights import TextWeights
 
-__all__ = ["ANALYZERS", "DEFAULT_ANALYZER", "TextHit", "TextWeights", "text_directory"]
+__all__ = ["ANALYZERS", "DEFAULT_ANALYZER", "Embedder", "TextHit", "TextWeights", "text_directory"]

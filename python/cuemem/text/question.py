@@ -84,24 +84,42 @@ def _key(value: str) -> str:
 class Vocabulary:
     """The cue values a question may name, by comparison key (built from the home's cue index)."""
 
-    __slots__ = ("_latin", "_cjk", "years")
+    __slots__ = ("_latin", "_cjk", "_years")
 
     def __init__(self, values: Mapping[str, Iterable[str]], years: Iterable[str] = ()) -> None:
         """``values``: dimension -> its cue values; ``years``: the home's year buckets."""
         self._latin: dict[str, list[tuple[str, str]]] = {}
         self._cjk: list[tuple[str, str, str]] = []
+        self._years: set[str] = set()
         for dimension, names in values.items():
             for value in names:
-                key = _key(value)
-                if len(key) < 2 or key in FUNCTION_WORDS:
-                    continue
-                if _CJK.search(key):
-                    self._cjk.append((key, dimension, value))
-                else:
-                    self._latin.setdefault(key, []).append((dimension, value))
-        self._cjk.sort(key=lambda t: -len(t[0]))
-        #: Year buckets ("2023") the home holds: part of what "says when".
-        self.years = tuple(sorted(years))
+                self.add(dimension, value)
+        for year in years:
+            self.add_year(year)
+
+    def add(self, dimension: str, value: str) -> None:
+        """Learns one cue value (a value already known is a no-op)."""
+        key = _key(value)
+        if len(key) < 2 or key in FUNCTION_WORDS:
+            return
+        if _CJK.search(key):
+            entry = (key, dimension, value)
+            if entry not in self._cjk:
+                self._cjk.append(entry)
+                self._cjk.sort(key=lambda t: -len(t[0]))
+        else:
+            known = self._latin.setdefault(key, [])
+            if (dimension, value) not in known:
+                known.append((dimension, value))
+
+    def add_year(self, year: str) -> None:
+        """Learns a year bucket the home holds."""
+        self._years.add(year)
+
+    @property
+    def years(self) -> tuple[str, ...]:
+        """Year buckets ("2023") the home holds: part of what "says when"."""
+        return tuple(sorted(self._years))
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._latin.values()) + len(self._cjk)

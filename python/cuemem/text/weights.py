@@ -32,7 +32,8 @@ class TextWeights:
 
     Then the query is read as a question (:mod:`cuemem.text.question`): question and
     function words leave the BM25 query (``function_words``), cue values the home
-    knows that the question names become boosts (``names``), time phrases become
+    knows that the question names become boosts and bring their own best BM25
+    matches into the pool (``names``), time phrases become
     boosts of those days (``time``; ``time_filter`` makes them a cue instead), and a
     "when" question favours memories that say when. Over the pool, for a memory in
     a thread (``remember(thread=...)``)::
@@ -70,6 +71,12 @@ class TextWeights:
         neighbour_window: How many places before and after a pool memory its score
             reaches (0 to 8).
         thread_share: Share of its thread's best blend a memory gains (>= 0).
+        vector: Weight of the cosine of the question and a memory (>= 0; 0, off,
+            by default). It needs a handle opened with an embedder
+            (``Memory.open(..., embedder=...)``); the ``vector_pool`` memories nearest
+            the question among those the cues let through join the BM25 pool, and
+            every memory of the pool gains ``vector * cosine`` before the context terms.
+        vector_pool: Memories taken by cosine (>= 1).
     """
 
     text: float = 1.0
@@ -87,17 +94,21 @@ class TextWeights:
     neighbour_share: float = 0.5
     neighbour_window: int = 2
     thread_share: float = 0.5
+    vector: float = 0.0
+    vector_pool: int = 50
 
     def __post_init__(self) -> None:
-        for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share"):
+        for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share", "vector"):
             w = getattr(self, name)
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and w >= 0):
                 raise InvalidArgumentError(f"text weight {name} must be a finite number >= 0, got {w!r}")
         h = self.freshness_half_life_days
         if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and h > 0):
             raise InvalidArgumentError(f"freshness_half_life_days must be a finite number > 0, got {h!r}")
-        if isinstance(self.pool, bool) or not isinstance(self.pool, int) or self.pool < 1:
-            raise InvalidArgumentError(f"pool must be an int >= 1, got {self.pool!r}")
+        for name in ("pool", "vector_pool"):
+            n = getattr(self, name)
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise InvalidArgumentError(f"{name} must be an int >= 1, got {n!r}")
         w = self.neighbour_window
         if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_WINDOW:
             raise InvalidArgumentError(f"neighbour_window must be an int in [0, {MAX_WINDOW}], got {w!r}")
@@ -123,7 +134,7 @@ class TextWeights:
     def reranks(self) -> bool:
         """Whether anything is added to the core's blend."""
         boosts = (self.names and self.name_boost > 0) or (self.time and (self.time_boost > 0 or self.when_boost > 0))
-        return boosts or (self.neighbour_share > 0 and self.neighbour_window > 0) or self.thread_share > 0
+        return boosts or (self.neighbour_share > 0 and self.neighbour_window > 0) or self.thread_share > 0 or self.vector > 0
 
     def core_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``_core.text_recall``."""

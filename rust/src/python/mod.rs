@@ -13,6 +13,7 @@ mod recall;
 mod salience;
 mod text;
 mod thread;
+mod vector;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -48,5 +49,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<text::PyTextRecall>()?;
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;
     m.add_class::<thread::PyThreads>()?;
+    m.add_function(wrap_pyfunction!(vector::cosine_top, m)?)?;
     Ok(())
 }

@@ -1,0 +1,140 @@
+"""The home's vectors (:class:`VectorCache`): one embedding per row, a cache of the journal.
+
+``index/vectors/<embedder>/`` holds ``vectors.npy`` (``rows x dim`` float32, row
+``r`` for home row ``r``) and ``recipe.json``: the embedder's name, dimension and
+template, how many rows the file covers and the digest of the journal record of
+its last row. It is used when all of that still holds; rows written since are
+embedded at the next recall that needs them (:meth:`VectorCache.ready`), not on the
+write path, so a ``remember`` never waits for a model; anything else rebuilds it.
+Another embedder keeps its own directory beside it. A read-only handle embeds in
+memory and writes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import CuememError
+from ..store.fsync import FsyncPolicy, write_atomic
+from ..text.vectors import Embedder, checked_vectors, embedding_text
+from .indexes import record_sha
+
+__all__ = ["VectorCache"]
+
+#: Bumped when the files' meaning changes.
+FORMAT = 1
+#: Rows embedded per call to the embedder.
+_BATCH = 256
+#: Question vectors kept, most recent last.
+_QUERIES = 256
+
+
+def _directory(index_dir: Path, embedder: Embedder) -> Path:
+    return index_dir / "vectors" / (re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name) or "embedder")
+
+
+class VectorCache:
+    """Embeddings of one home's rows for one embedder (see the module docs)."""
+
+    def __init__(self, embedder: Embedder, directory: Path, writable: bool, fsync: FsyncPolicy) -> None:
+        self.embedder = embedder
+        self.directory = directory
+        self.writable = writable
+        self._fsync = fsync
+        self._matrix = np.zeros((0, embedder.dim), dtype=np.float32)
+        #: Rows embedded.
+        self.rows = 0
+        #: How the cache came up ("loaded", "rebuilt (why)"), for the open report.
+        self.report = "empty"
+        self._queries: dict[str, npt.NDArray[np.float32]] = {}  # the last questions' vectors
+
+    def _recipe(self) -> dict[str, Any]:
+        e = self.embedder
+        return {"format": FORMAT, "embedder": e.name, "dim": int(e.dim), "template": e.template}
+
+    @classmethod
+    def open(cls, index_dir: Path, embedder: Embedder, home: Any, *, writable: bool, fsync: FsyncPolicy) -> VectorCache:
+        """The cache of ``embedder`` in ``index_dir``, loaded when it still matches the journal."""
+        cache = cls(embedder, _directory(index_dir, embedder), writable, fsync)
+        cache.report = cache._load(home)
+        return cache
+
+    def _load(self, home: Any) -> str:
+        recipe_path, data_path = self.directory / "recipe.json", self.directory / "vectors.npy"
+        if not recipe_path.is_file():
+            return "rebuilt (no vectors yet)"
+        try:
+            body = json.loads(recipe_path.read_text(encoding="utf-8"))
+            if {k: body.get(k) for k in self._recipe()} != self._recipe():
+                return "rebuilt (the recipe changed)"
+            rows = int(body["rows"])
+            indexes = home.indexes
+            if rows > len(indexes):
+                return "rebuilt (it holds rows the journal does not)"
+            if rows and record_sha(home.journal.read_at(indexes.position(rows - 1))) != body["last_record_sha256"]:
+                return "rebuilt (the journal does not extend it)"
+            matrix = np.load(data_path, allow_pickle=False)
+            self._matrix = checked_vectors(matrix, rows, self.embedder.dim, "cached vectors")
+            self.rows = rows
+        except (OSError, CuememError, ValueError, KeyError, TypeError) as exc:
+            return f"rebuilt (unusable: {exc})"
+        return "loaded"
+
+    def matrix(self) -> npt.NDArray[np.float32]:
+        """The ``rows x dim`` embeddings (a view)."""
+        return self._matrix[: self.rows]
+
+    def ready(self, home: Any) -> int:
+        """Embeds the rows written since; returns how many."""
+        n = len(home.indexes)
+        if self.rows >= n:
+            return 0
+        if len(self._matrix) < n:
+            grown = np.zeros((max(n, 2 * len(self._matrix)), self.embedder.dim), dtype=np.float32)
+            grown[: self.rows] = self._matrix[: self.rows]
+            self._matrix = grown
+        done = 0
+        for start in range(self.rows, n, _BATCH):
+            rows = list(range(start, min(start + _BATCH, n)))
+            texts = [embedding_text(e, self.embedder.template) for e in home.stored(rows)]
+            self._matrix[start : start + len(rows)] = checked_vectors(self.embedder.passages(texts), len(rows), self.embedder.dim, "passages")
+            self.rows = start + len(rows)
+            done += len(rows)
+        return done
+
+    def query(self, text: str) -> npt.NDArray[np.float32]:
+        """The question's vector (the last :data:`_QUERIES` questions' are kept)."""
+        one = self._queries.pop(text, None)
+        if one is None:
+            one = checked_vectors(np.asarray(self.embedder.query(text)).reshape(1, -1), 1, self.embedder.dim, "query")[0]
+            if len(self._queries) >= _QUERIES:
+                del self._queries[next(iter(self._queries))]
+        self._queries[text] = one
+        return one
+
+    def save(self, home: Any) -> None:
+        """Writes the embeddings and their recipe (a writer; the recipe last)."""
+        if not self.writable:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        buffer = io.BytesIO()
+        np.save(buffer, self.matrix(), allow_pickle=False)
+        write_atomic(self.directory / "vectors.npy", buffer.getvalue(), self._fsync)
+        last = record_sha(home.journal.read_at(home.indexes.position(self.rows - 1))) if self.rows else None
+        body = self._recipe() | {"rows": self.rows, "last_record_sha256": last}
+        write_atomic(self.directory / "recipe.json", json.dumps(body, sort_keys=True).encode(), self._fsync)
+
+    def discard(self) -> None:
+        """Forgets every embedding (the rows are embedded again when next needed)."""
+        self.rows = 0
+        self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        if self.writable:
+            shutil.rmtree(self.directory, ignore_errors=True)

