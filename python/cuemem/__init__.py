@@ -13,6 +13,7 @@ from ._core import __version__
 from .errors import (
     ApprovalError,
     ApprovalExpiredError,
+    ClockError,
     CorruptIndexError,
     CorruptRecordError,
     CuememError,
@@ -86,6 +87,7 @@ __all__ = [
     "ApprovalReason",
     "Band",
     "Candidate",
+    "ClockError",
     "ConsolidationConfig",
     "ConsolidationReport",
     "CorruptIndexError",

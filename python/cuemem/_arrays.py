@@ -74,6 +74,17 @@ def string(value: Any, name: str) -> str:
     return value
 
 
+def boolean(value: Any, name: str) -> bool:
+    """``value`` if it is True or False.
+
+    Raises:
+        CueTypeError: it is not a bool.
+    """
+    if not isinstance(value, bool):
+        raise CueTypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
 def count(value: Any, name: str) -> int:
     """A positive int (not a bool, not a float), capped at 2**32 - 1 (more than any home holds).
 

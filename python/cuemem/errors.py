@@ -24,6 +24,7 @@ __all__ = [
     "NoteFormatError",
     "ImportFileError",
     "TimeCueError",
+    "ClockError",
     "HomeLockedError",
     "ReadOnlyError",
     "NotFoundError",
@@ -109,6 +110,11 @@ class ImportFileError(CuememError, ValueError):
 
 class TimeCueError(CuememError, ValueError):
     """A time cue that is not a date, a month, a year or a known relative phrase."""
+
+
+class ClockError(CuememError, ValueError):
+    """Work that retires memories by age, asked at a ``now`` far past the home's own
+    clock without ``allow_clock_jump=True``."""
 
 
 class HomeLockedError(CuememError, BlockingIOError):

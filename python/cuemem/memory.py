@@ -397,8 +397,7 @@ class Memory:
                 whose text index was never built.
             CueTypeError: ``text`` not a string, ``weights`` not a TextWeights.
         """
-        if not isinstance(exclude_stale, bool):
-            raise CueTypeError(f"exclude_stale must be a bool, got {type(exclude_stale).__name__}")
+        _arrays.boolean(exclude_stale, "exclude_stale")
         at = _edge_now(now)
         resolved = normalize(cues, now=at)
         excluded = normalize(exclude, now=at) or None
@@ -648,15 +647,21 @@ class Memory:
         return self._life.worker(validate_id(name, "name"), self)
 
     @_serialized
-    def expire(self, now: TimeArg = None) -> ExpiryReport:
+    def expire(self, now: TimeArg = None, *, allow_clock_jump: bool = False) -> ExpiryReport:
         """Retires short-term records past their TTL and long-term ones beyond the capacity
         bound (least salient first), and lapses expired approvals; journals all of it.
 
+        ``now`` more than a year past the home's latest record is refused unless
+        ``allow_clock_jump`` (see :mod:`cuemem.home.clock`).
+
         Raises:
+            ClockError: ``now`` leaps past the home's clock unacknowledged; nothing changes.
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
-        return self._life.expire(_edge_now(now))
+        at = _edge_now(now)
+        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="expire")
+        return self._life.expire(at)
 
     # -- policies from outcomes -------------------------------------------------------
 
@@ -719,7 +724,9 @@ class Memory:
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
     @_serialized
-    def consolidate(self, now: TimeArg = None, *, config: ConsolidationConfig | None = None) -> ConsolidationReport:
+    def consolidate(
+        self, now: TimeArg = None, *, config: ConsolidationConfig | None = None, allow_clock_jump: bool = False
+    ) -> ConsolidationReport:
         """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
 
         Short-term items no record cites yet are grouped and promoted by repetition or
@@ -729,6 +736,8 @@ class Memory:
         per-type/kind TTLs are the handle's profile's.
 
         Raises:
+            ClockError: ``now`` is more than a year past the home's latest record and
+                ``allow_clock_jump`` is False (see :meth:`expire`); nothing changes.
             InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.ConsolidationConfig`.
             ReadOnlyError: the handle is read-only.
         """
@@ -736,11 +745,13 @@ class Memory:
         at = _edge_now(now)
         if config is not None and not isinstance(config, ConsolidationConfig):
             raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="consolidate")
         return run_consolidation(self._home, self.profile, at, config or ConsolidationConfig.of(self.profile))
 
     @_serialized
     def distill(
-        self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None
+        self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None,
+        allow_clock_jump: bool = False,
     ) -> DistillationReport:
         """Abstracts old, unreferenced, faded memories one rung up the ladder (D2); see :mod:`cuemem.jobs.distill`.
 
@@ -749,8 +760,10 @@ class Memory:
             config: Floor, minimum age, per-run limit (default: the documented defaults,
                 with the floor of the handle's profile).
             summarizer: Writes each rung's text (default: extractive, deterministic).
+            allow_clock_jump: Accept a ``now`` more than a year past the home's latest record.
 
         Raises:
+            ClockError: such a ``now`` without ``allow_clock_jump``; nothing changes.
             InvalidArgumentError: ``config`` or ``summarizer`` is of the wrong kind.
             ReadOnlyError: the handle is read-only.
         """
@@ -760,21 +773,29 @@ class Memory:
             raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
         if summarizer is not None and not callable(summarizer):
             raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
+        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
         config = config or DistillationConfig(floor=self.profile.distill_floor)
         return run_distillation(self._home, self.profile, at, config, summarizer)
 
     @_serialized
-    def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> MaintenanceReport:
+    def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None, allow_clock_jump: bool = False) -> MaintenanceReport:
         """Runs whichever jobs are due at ``now`` and reports what ran. By default: expiry
         daily at 02:00 UTC, consolidation daily at 03:00, distillation weekly on Sunday at
         04:00, policies from outcomes on Sunday at 05:00 (:data:`cuemem.jobs.DEFAULT_JOBS`).
 
+        A ``now`` more than a year past the home's latest record is refused unless
+        ``allow_clock_jump``, which then covers every job of the run.
+
         Raises:
+            ClockError: such a ``now`` without ``allow_clock_jump``; no job runs.
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
-        return run_maintenance(self, self._home, _edge_now(now), self._jobs(jobs))
+        at, registered = _edge_now(now), self._jobs(jobs)
+        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
+        with self._home.clock.acknowledged(at):
+            return run_maintenance(self, self._home, at, registered)
 
     @_serialized
     def last_run(self, job: str) -> datetime | None:

@@ -25,6 +25,10 @@ home_option = click.option(
     help="The home directory (or $CUEMEM_HOME).",
 )
 now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
+clock_jump_option = click.option(
+    "--allow-clock-jump", "allow_clock_jump", is_flag=True,
+    help="Accept a --now more than a year past the home's latest record (a home left alone, old data replayed).",
+)
 
 
 def parse_now(value: str | None) -> datetime | None:

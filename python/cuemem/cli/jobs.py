@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .app import home_option, main, now_option, parse_now
+from .app import clock_jump_option, home_option, main, now_option, parse_now
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 
@@ -25,13 +25,14 @@ def _print(report: Any, as_json: bool) -> None:
 @main.command()
 @home_option
 @now_option
+@clock_jump_option
 @json_option
-def consolidate(home: Path, now: str | None, as_json: bool) -> None:
+def consolidate(home: Path, now: str | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Promote due short-term items to long-term memory."""
     from ..memory import Memory
 
     with Memory.open(home) as mem:
-        report = mem.consolidate(now=parse_now(now))
+        report = mem.consolidate(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     _print(report, as_json)
 
 
@@ -39,15 +40,16 @@ def consolidate(home: Path, now: str | None, as_json: bool) -> None:
 @home_option
 @now_option
 @click.option("--max-sources", type=int, default=None, help="Memories to abstract at most in this run (default 50,000).")
+@clock_jump_option
 @json_option
-def distill(home: Path, now: str | None, max_sources: int | None, as_json: bool) -> None:
+def distill(home: Path, now: str | None, max_sources: int | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Abstract old, unreferenced, faded memories one rung up the ladder."""
     from ..jobs.config import DistillationConfig
     from ..memory import Memory
 
     config = DistillationConfig() if max_sources is None else DistillationConfig(max_sources=max_sources)
     with Memory.open(home) as mem:
-        report = mem.distill(now=parse_now(now), config=config)
+        report = mem.distill(now=parse_now(now), config=config, allow_clock_jump=allow_clock_jump)
     _print(report, as_json)
 
 
@@ -55,13 +57,14 @@ def distill(home: Path, now: str | None, max_sources: int | None, as_json: bool)
 @home_option
 @now_option
 @click.option("--lock-timeout", type=float, default=0.0, show_default=True, help="Seconds to wait for another writer.")
+@clock_jump_option
 @json_option
-def maintain(home: Path, now: str | None, lock_timeout: float, as_json: bool) -> None:
+def maintain(home: Path, now: str | None, lock_timeout: float, allow_clock_jump: bool, as_json: bool) -> None:
     """Run whichever jobs are due (for cron: e.g. hourly `cuemem maintain --home DIR`)."""
     from ..memory import Memory
 
     with Memory.open(home, lock_timeout=lock_timeout) as mem:
-        report = mem.maintain(now=parse_now(now))
+        report = mem.maintain(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     if as_json:
         body = {"ran_at": report.ran_at.isoformat(), "ran": [_json(r) for _, r in report.ran], "not_due": list(report.not_due)}
         click.echo(json.dumps(body, ensure_ascii=False, indent=2))

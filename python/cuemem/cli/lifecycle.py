@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, main, now_option, parse_now
+from .app import clock_jump_option, home_option, main, now_option, parse_now
 
 profile_option = click.option(
     "--profile", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True,
@@ -166,11 +166,12 @@ def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id
 @home_option
 @profile_option
 @now_option
-def expire(home: Path, profile: str, now: str | None) -> None:
+@clock_jump_option
+def expire(home: Path, profile: str, now: str | None, allow_clock_jump: bool) -> None:
     """Retire short-term records past their TTL, long-term ones beyond capacity; lapse expired approvals."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
-        report = mem.expire(now=parse_now(now))
+        report = mem.expire(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     click.echo(f"expired {len(report.expired)} short-term, {len(report.over_capacity)} over capacity, "
                f"{len(report.approvals_expired)} approvals")

@@ -43,6 +43,7 @@ from .indexes import Indexes, record_sha
 from .layout import Layout
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
+from .clock import Clock
 from .textindex import TextCache
 from .vectorindex import VectorCache
 
@@ -78,6 +79,8 @@ class Home:
         self._closed = False
         #: The embeddings of its rows, when the handle was opened with an embedder.
         self.vectors: VectorCache | None = None
+        #: The home's own clock, which destructive work checks its ``now`` against.
+        self.clock = Clock(self)
 
     # -- life of a home -------------------------------------------------------------
 
