@@ -297,6 +297,7 @@ def text_recall(
     freshness_half_life_days: float = 30.0,
     pool: int = 100,
     whole_pool: bool = False,
+    scale: float | None = None,
 ) -> TextRecall:
     """Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released);
     with ``whole_pool`` every blended row of the pool comes back (at least ``k``)."""

@@ -15,6 +15,9 @@ use crate::error::{CoreError, Result};
 /// Marks "no thread" and "no neighbour".
 const NONE: u32 = u32::MAX;
 
+/// The widest window [`Threads::spread`] takes.
+pub const MAX_WINDOW: usize = 64;
+
 /// Thread and live neighbours of each row; see the module docs.
 #[derive(Debug, Clone, Default)]
 pub struct Threads {
@@ -148,8 +151,12 @@ impl Threads {
                 return Err(CoreError::InvalidArgument { name: "spread", reason: format!("{name} must be finite and >= 0, got {w}") });
             }
         }
-        let mut slot: HashMap<u32, usize> = HashMap::with_capacity(pool.len() * (1 + 2 * how.window));
-        let mut out: Vec<(u32, f32)> = Vec::with_capacity(pool.len() * (1 + 2 * how.window));
+        if how.window > MAX_WINDOW {
+            return Err(CoreError::InvalidArgument { name: "window", reason: format!("must be at most {MAX_WINDOW}, got {}", how.window) });
+        }
+        let room = pool.len().saturating_mul(1 + 2 * how.window).min(1 << 20);
+        let mut slot: HashMap<u32, usize> = HashMap::with_capacity(room);
+        let mut out: Vec<(u32, f32)> = Vec::with_capacity(room);
         for &(row, score) in pool {
             if slot.insert(row, out.len()).is_some() {
                 return Err(CoreError::InvalidValue { what: "pool", index: out.len(), value: row.to_string(), reason: "row listed twice" });
@@ -237,6 +244,7 @@ mod tests {
         assert!(t.append(&[1, 2], &["a"]).is_err());
         assert!(t.spread(&[(1, 1.0), (1, 1.0)], &Spread { neighbour_share: 0.5, window: 1, thread_share: 0.0 }).is_err());
         assert!(t.spread(&[], &Spread { neighbour_share: f32::NAN, window: 1, thread_share: 0.0 }).is_err());
+        assert!(t.spread(&[(4, 1.0)], &Spread { neighbour_share: 0.5, window: 1 << 40, thread_share: 0.0 }).is_err());
         assert_eq!(t.neighbours(4), (None, None));
         assert_eq!(t.thread(4), Some(0));
     }

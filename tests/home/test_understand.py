@@ -133,3 +133,25 @@ def test_a_name_written_after_the_first_recall_is_known_to_the_next(tmp_path: Pa
         assert _ids(mem, "What did Dana paint?")[0] == "d"
         mem.import_records([{"narrative": "I painted a lake", "id": f"e{i}", "actors": [f"eve{i}"]} for i in range(1_100)], now=NOW)
         assert _ids(mem, "What did eve7 paint?")[0] == "e7"
+
+
+def test_the_head_of_the_ranking_does_not_depend_on_k(tmp_path: Path) -> None:
+    """recall(k=1) is the first hit of recall(k=250): the pool is the same whatever the page."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        for i in range(300):
+            mem.remember(f"lake walk {i % 7} with the dog", actors=["ann" if i % 3 else "bo"], thread=f"t{i // 10}", now=NOW + timedelta(seconds=i))
+        for q in ("What did Ann do at the lake?", "dog walk", "When did bo walk the dog?"):
+            head = _ids(mem, q, k=1)
+            assert _ids(mem, q, k=250)[:1] == head and _ids(mem, q, k=120)[:1] == head
+
+
+def test_a_retired_name_is_not_read_as_a_name(tmp_path: Path) -> None:
+    """A value whose memories were all retired neither boosts nor leaves the query, before or after a reopen."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mem.remember("zed wrote the quarterly report", id="z", actors=["zed"], tier="short", now=NOW)
+        mem.remember("the quarterly report is late", id="r", actors=["kim"], now=NOW)
+        _ids(mem, "what did kim say")  # the vocabulary is built while zed is live
+        mem.expire(now=NOW + timedelta(days=15))  # zed's only memory reaches its TTL
+        first = _ids(mem, "what did zed say about the report")
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert _ids(mem, "what did zed say about the report") == first == ["r"]

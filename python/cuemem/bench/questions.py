@@ -15,7 +15,7 @@ same questions are asked of it, each in turn under:
   reading strips nothing and the second stage's own cost shows.
 
 A question is ``"what did <actor> say about <2-4 words of one of their episodes>?"``,
-so every part of the reading has work to do. The three calls on one question run
+so every part of the reading has work to do. The five calls on one question run
 back to back, so each meets the same cache state; the ratio of the medians is the
 cost of understanding on the same home in the same run.
 """

@@ -196,7 +196,13 @@ def _as_written(stored: Mapping[str, Any], row: IndexRow) -> bool:
         and all(type(x) is str for x in row.sources)
         and all(type(x) in _UNIT_TYPES and 0.0 <= x <= 1.0 for x in (*row.axes, row.confidence))
         and all(type(v) is str and v for values in row.cues.values() for v in values)  # the core takes non-empty strings
+        and _plain_label(stored.get("thread"))
     )
+
+
+def _plain_label(value: object) -> bool:
+    """Whether a stored label (a thread) is absent or as ``Episode.create`` leaves it."""
+    return value is None or (type(value) is str and 0 < len(value) <= 100 and value == value.strip() and value.isprintable())
 
 
 def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None:

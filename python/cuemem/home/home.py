@@ -139,7 +139,9 @@ class Home:
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
             if embedder is not None:
-                home.vectors = VectorCache.open(layout.index, embedder, home, writable=not read_only, fsync=fsync)
+                home.vectors = VectorCache.open(
+                    layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
+                )
             return home
         except BaseException:
             if lock is not None:

@@ -30,7 +30,7 @@ from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
 from .results import Hit, RecallResult
-from .understand import Ranked, Reader, merge_pools
+from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "lead_with_abstractions"]
 
@@ -98,10 +98,10 @@ class Recaller:
         ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
         t = at.timestamp()
 
-        def pool(within: dict[str, list[str]], wanted: int) -> tuple[list[Ranked], _core.TextRecall]:
+        def pool(within: dict[str, list[str]], wanted: int, whole: bool, scale: float | None = None) -> tuple[list[Ranked], _core.TextRecall]:
             r = _core.text_recall(
                 home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, within, query, t,  # type: ignore[union-attr]
-                wanted, exclude, **blend, whole_pool=rerank,
+                wanted, exclude, **blend, whole_pool=whole, scale=scale,
             )
             ranked = [
                 Ranked(row, score, bm25, tx, s, f, 0.0)
@@ -112,13 +112,24 @@ class Recaller:
             return ranked, r
 
         def page(wanted: int) -> tuple[list[TextHit], _core.TextRecall]:
-            ranked, r = pool(core_cues, wanted)
-            if rerank and question is not None and w.names and w.name_boost > 0:
-                for dimension, values in question.named.items():  # the named memories' own best matches join the pool
-                    if dimension not in core_cues:
-                        ranked = merge_pools(ranked, pool(core_cues | {dimension: values}, wanted)[0], w.text)
-            if rerank:
+            if not rerank:
+                ranked, r = pool(core_cues, wanted, whole=False)
+            else:
+                # The pool is the same whatever ``wanted`` is, so a longer page only adds a tail
+                # (``wanted`` itself still goes to the core, which checks it, unless it is past the pool).
+                ranked, r = pool(core_cues, w.pool if type(wanted) is int and wanted > w.pool else wanted, whole=True)
+                full = len(ranked) >= w.pool  # more memories may match than the pool holds
+                scale = max((x.bm25 for x in ranked), default=0.0) or None
+                if question is not None and w.names and w.name_boost > 0:
+                    for dimension, values in question.named.items():  # the named memories' own best matches join the pool
+                        if dimension in POOLED and dimension not in core_cues:
+                            more, _ = pool(core_cues | {dimension: values}, 1, whole=True, scale=scale)
+                            ranked = merge_pools(ranked, more)
                 ranked = self._reader.rerank(ranked, question, w, core_cues, exclude, wanted, near)
+                if len(ranked) < wanted and full:  # beyond the pool: the blend's own order
+                    seen = {x.row for x in ranked}
+                    tail, _ = pool(core_cues, wanted, whole=False)
+                    ranked.extend([x for x in tail if x.row not in seen][: wanted - len(ranked)])
             hits = []
             for x in ranked:
                 hit = TextHit(ids[x.row], x.score, x.bm25, [x.text, x.salience, x.freshness, x.boost], loader(x.row))

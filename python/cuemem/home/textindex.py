@@ -9,7 +9,10 @@ rebuilds it from the journal. Rebuilding the same journal gives the same documen
 hence the same results. Indexes of other recipes sit beside it, untouched.
 
 Damaged files: the core checks every segment file of the index against its checksum
-when it opens it (read-only or not). A writer then wipes and rebuilds the index, a
+when it opens it (read-only or not), except a file whose size and modification time
+are those a writer recorded when it last checked it (``.cuemem-verified`` beside the
+segments: a stat instead of a read of every byte, the shortcut the journal's proof
+takes too; a same-size edit that restores the mtime is the edit it cannot see). A writer then wipes and rebuilds the index, a
 read-only handle has none ("unavailable (...)": its text recalls are refused; a
 handle opened after a writer rebuilt it has one again). Damage done after the open (a file overwritten under a live
 handle) is not seen by that check: a text recall may then raise

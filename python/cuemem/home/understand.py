@@ -11,6 +11,7 @@ to the pool), so no posting list crosses into Python.
 
 from __future__ import annotations
 
+import weakref
 from datetime import datetime
 from typing import NamedTuple
 
@@ -19,15 +20,16 @@ import numpy.typing as npt
 
 from .. import _core
 from ..errors import InvalidArgumentError
-from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, read_question, when_query
+from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
 from ..text.weights import TextWeights
 from .cues import cue_values_json
 from .home import Home
+from .indexes import Indexes
 
 #: Rows written since the vocabulary was built beyond which it is rebuilt rather than extended.
 _LEARN_AT_MOST = 1_000
 
-__all__ = ["Nearest", "Ranked", "Reader", "merge_pools"]
+__all__ = ["POOLED", "Nearest", "Ranked", "Reader", "merge_pools"]
 
 
 class Ranked(NamedTuple):
@@ -42,19 +44,14 @@ class Ranked(NamedTuple):
     boost: float
 
 
-def merge_pools(main: list[Ranked], more: list[Ranked], text_weight: float) -> list[Ranked]:
-    """``main`` and the rows of ``more`` it lacks, ``more``'s text part rescaled to
-    ``main``'s best BM25 (both are pools of one query, ``more`` within narrower cues,
-    so ``main`` holds the best BM25 of the two unless it is empty)."""
-    top = max((r.bm25 for r in main), default=0.0) or max((r.bm25 for r in more), default=0.0)
+#: Dimensions whose named values bring their own BM25 pool (a type names too many memories).
+POOLED = frozenset({"actor", "subject", "tag"})
+
+
+def merge_pools(main: list[Ranked], more: list[Ranked]) -> list[Ranked]:
+    """``main`` and the rows of ``more`` it lacks (both blended on one BM25 scale)."""
     have = {r.row for r in main}
-    out = list(main)
-    for r in more:
-        if r.row not in have:
-            text = text_weight * r.bm25 / top if top > 0 else 0.0
-            out.append(r._replace(text=text, score=text + r.salience + r.freshness))
-            have.add(r.row)
-    return out
+    return main + [r for r in more if r.row not in have]
 
 
 class Nearest(NamedTuple):
@@ -71,35 +68,39 @@ class Reader:
     def __init__(self, home: Home) -> None:
         self._home = home
         self._vocabulary: Vocabulary | None = None
-        self._built_for: tuple[int, int] = (0, -1)  # (id of the indexes, rows learnt)
+        self._built_for: weakref.ref[Indexes] | None = None  # the indexes it was built from
+        self._learnt = 0  # rows it has learnt
 
     def vocabulary(self) -> Vocabulary:
         """The cue values a question may name: built from the cue index once, then
         extended by the rows written since (a few records read), rebuilt after a
-        rebuild or a large import."""
+        rebuild or a large import. It may keep values whose memories were retired
+        since; :meth:`read` asks the cue index whether a named value is still live."""
         indexes = self._home.indexes
-        made_for, learnt = self._built_for
         n = len(indexes)
-        if self._vocabulary is None or made_for != id(indexes) or n < learnt or n - learnt > _LEARN_AT_MOST:
+        built_for = self._built_for() if self._built_for is not None else None
+        if self._vocabulary is None or built_for is not indexes or n < self._learnt or n - self._learnt > _LEARN_AT_MOST:
             inner = indexes.cues._inner
-            values = {d: inner.values(d) for d in NAME_DIMENSIONS}
-            years = [v for v in inner.values("time") if len(v) == 4]
-            self._vocabulary = Vocabulary(values, years)
-        elif n > learnt:
-            for episode in self._home.stored(range(learnt, n)):
+            self._vocabulary = Vocabulary({d: inner.values(d) for d in NAME_DIMENSIONS}, filter(is_year, inner.values("time")))
+        elif n > self._learnt:
+            for episode in self._home.stored(range(self._learnt, n)):
                 for dimension, named in cue_values_json(episode).items():
                     if dimension in NAME_DIMENSIONS:
                         for value in named:
                             self._vocabulary.add(dimension, value)
-                self._vocabulary.add_year(episode["occurred_at"][:4])
-        self._built_for = (id(indexes), n)
+                    elif dimension == "time":
+                        for bucket in filter(is_year, named):
+                            self._vocabulary.add_year(bucket)
+        self._built_for, self._learnt = weakref.ref(indexes), n
         return self._vocabulary
 
     def read(self, text: str, at: datetime, weights: TextWeights) -> Question:
         """``text`` taken apart as ``weights`` asks."""
         vocabulary = self.vocabulary() if weights.names or (weights.time and weights.when_boost > 0) else None
+        inner = self._home.indexes.cues._inner
         return read_question(
             text, now=at, vocabulary=vocabulary, function_words=weights.function_words, names=weights.names, time=weights.time,
+            live=lambda dimension, value: inner.count({dimension: [value]}) > 0,
         )
 
     def nearest(

@@ -3,15 +3,20 @@
 ``index/vectors/<embedder>/`` holds ``vectors.npy`` (``rows x dim`` float32, row
 ``r`` for home row ``r``) and ``recipe.json``: the embedder's name, dimension and
 template, how many rows the file covers and the digest of the journal record of
-its last row. It is used when all of that still holds; rows written since are
+its last row. It is used when all of that still holds and the journal's bytes
+under the caches are unchanged (``home/proof.py``); rows written since are
 embedded at the next recall that needs them (:meth:`VectorCache.ready`), not on the
 write path, so a ``remember`` never waits for a model; anything else rebuilds it.
-Another embedder keeps its own directory beside it. A read-only handle embeds in
-memory and writes nothing.
+Another embedder keeps its own directory beside it (named from a digest of the
+embedder's name). A read-only handle embeds in memory and writes nothing. The first
+vector recall on a home of many rows embeds them all, under the handle's lock, and
+``Memory.rebuild()`` starts the vectors over; both are the price of a cache that is
+never trusted beyond its journal.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -22,10 +27,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CuememError
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..text.vectors import Embedder, checked_vectors, embedding_text
-from .indexes import record_sha
+from .indexes import clear_foreign, record_sha
 
 __all__ = ["VectorCache"]
 
@@ -38,7 +42,10 @@ _QUERIES = 256
 
 
 def _directory(index_dir: Path, embedder: Embedder) -> Path:
-    return index_dir / "vectors" / (re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name) or "embedder")
+    """``index/vectors/<slug>-<digest>``: the name's safe characters for a person to read, and
+    a digest of the whole name so no name can point anywhere else (``..``, ``/``)."""
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", embedder.name).strip("-")[:48] or "embedder"
+    return index_dir / "vectors" / f"{slug}-{hashlib.sha256(embedder.name.encode()).hexdigest()[:12]}"
 
 
 class VectorCache:
@@ -54,6 +61,7 @@ class VectorCache:
         self.rows = 0
         #: How the cache came up ("loaded", "rebuilt (why)"), for the open report.
         self.report = "empty"
+        self._saved = -1  # rows the files on disk hold (-1: unknown, write them)
         self._queries: dict[str, npt.NDArray[np.float32]] = {}  # the last questions' vectors
 
     def _recipe(self) -> dict[str, Any]:
@@ -61,10 +69,13 @@ class VectorCache:
         return {"format": FORMAT, "embedder": e.name, "dim": int(e.dim), "template": e.template}
 
     @classmethod
-    def open(cls, index_dir: Path, embedder: Embedder, home: Any, *, writable: bool, fsync: FsyncPolicy) -> VectorCache:
-        """The cache of ``embedder`` in ``index_dir``, loaded when it still matches the journal."""
+    def open(
+        cls, index_dir: Path, embedder: Embedder, home: Any, *, writable: bool, fsync: FsyncPolicy, distrust: bool = False,
+    ) -> VectorCache:
+        """The cache of ``embedder`` in ``index_dir``, loaded when it still matches the journal
+        (``distrust``: the journal's bytes under the caches changed, so it is not)."""
         cache = cls(embedder, _directory(index_dir, embedder), writable, fsync)
-        cache.report = cache._load(home)
+        cache.report = "rebuilt (the journal changed under it)" if distrust else cache._load(home)
         return cache
 
     def _load(self, home: Any) -> str:
@@ -73,19 +84,22 @@ class VectorCache:
             return "rebuilt (no vectors yet)"
         try:
             body = json.loads(recipe_path.read_text(encoding="utf-8"))
-            if {k: body.get(k) for k in self._recipe()} != self._recipe():
+            if not isinstance(body, dict) or {k: body.get(k) for k in self._recipe()} != self._recipe():
                 return "rebuilt (the recipe changed)"
-            rows = int(body["rows"])
+            rows = body["rows"]
             indexes = home.indexes
-            if rows > len(indexes):
+            if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= len(indexes):
                 return "rebuilt (it holds rows the journal does not)"
             if rows and record_sha(home.journal.read_at(indexes.position(rows - 1))) != body["last_record_sha256"]:
                 return "rebuilt (the journal does not extend it)"
-            matrix = np.load(data_path, allow_pickle=False)
+            expected = 128 + rows * self.embedder.dim * 4  # a header and the floats: never read a file that claims more
+            if data_path.stat().st_size > expected + 4096:
+                return "rebuilt (the vectors file is larger than its rows)"
+            matrix = np.load(data_path, mmap_mode="r", allow_pickle=False)  # a header that lies fails here, allocating nothing
             self._matrix = checked_vectors(matrix, rows, self.embedder.dim, "cached vectors")
-            self.rows = rows
-        except (OSError, CuememError, ValueError, KeyError, TypeError) as exc:
-            return f"rebuilt (unusable: {exc})"
+            self.rows = self._saved = rows
+        except Exception as exc:  # noqa: BLE001 - a cache: whatever is wrong with it, it is rebuilt
+            return f"rebuilt (unusable: {type(exc).__name__}: {exc})"
         return "loaded"
 
     def matrix(self) -> npt.NDArray[np.float32]:
@@ -121,20 +135,24 @@ class VectorCache:
         return one
 
     def save(self, home: Any) -> None:
-        """Writes the embeddings and their recipe (a writer; the recipe last)."""
-        if not self.writable:
+        """Writes the embeddings and their recipe (a writer, when they changed; the recipe last)."""
+        if not self.writable or self.rows == self._saved:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
+        for name in ("vectors.npy", "recipe.json"):
+            clear_foreign(self.directory / name)
         buffer = io.BytesIO()
         np.save(buffer, self.matrix(), allow_pickle=False)
         write_atomic(self.directory / "vectors.npy", buffer.getvalue(), self._fsync)
         last = record_sha(home.journal.read_at(home.indexes.position(self.rows - 1))) if self.rows else None
         body = self._recipe() | {"rows": self.rows, "last_record_sha256": last}
         write_atomic(self.directory / "recipe.json", json.dumps(body, sort_keys=True).encode(), self._fsync)
+        self._saved = self.rows
 
     def discard(self) -> None:
         """Forgets every embedding (the rows are embedded again when next needed)."""
         self.rows = 0
+        self._saved = -1
         self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
         if self.writable:
             shutil.rmtree(self.directory, ignore_errors=True)

@@ -147,8 +147,8 @@ class Episode:
             supersedes: id of the record it replaces (not its own id).
             taint: derived from external content.
             reviewed: a person or trusted process has accepted it.
-            thread: the conversation, session or ticket it belongs to, stripped; None
-                for none. Memories of one thread are ordered as written, so text
+            thread: the conversation, session or ticket it belongs to: 1-100 printable
+                characters, stripped; None for none. Memories of one thread are ordered as written, so text
                 recall can give a hit a share of its neighbours' scores.
 
         Raises:
@@ -192,7 +192,7 @@ class Episode:
             supersedes=supersedes_id,
             taint=f.flag(taint, "taint"),
             reviewed=f.flag(reviewed, "reviewed"),
-            thread=f.optional_text(thread, "thread"),
+            thread=f.optional_label(thread, "thread"),
         )
 
     @property

@@ -161,6 +161,20 @@ def optional_text(value: object, field: str) -> str | None:
     return None if value is None else text(value, field).strip()
 
 
+def optional_label(value: object, field: str) -> str | None:
+    """``None``, or a label: 1-100 printable characters once stripped (a thread, a session).
+
+    Raises:
+        SchemaError: anything else.
+    """
+    if value is None:
+        return None
+    label = text(value, field).strip()
+    if not label or len(label) > 100 or not label.isprintable():
+        raise SchemaError(f"{field} must be 1-100 printable characters, got {value!r}", field)
+    return label
+
+
 def to_date(value: object, field: str) -> date:
     """A calendar date from a ``date``, a ``datetime`` (its UTC date) or ``"YYYY-MM-DD"``.
 

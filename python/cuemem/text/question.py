@@ -24,13 +24,15 @@ Nothing here reads the home or the clock: the vocabulary and ``now`` are argumen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 
 from ..timecues import find_time_cues
 
-__all__ = ["FUNCTION_WORDS", "NAME_DIMENSIONS", "Question", "Vocabulary", "read_question"]
+__all__ = [
+    "FUNCTION_WORDS", "NAME_DIMENSIONS", "WHEN_WORDS", "Question", "Vocabulary", "content_words", "is_year", "read_question", "when_query",
+]
 
 #: Dimensions whose values a question may name.
 NAME_DIMENSIONS: tuple[str, ...] = ("actor", "subject", "tag", "type")
@@ -45,21 +47,22 @@ my mine we us our ours it its about from kind sort some any there that this thes
 with by as and or not no ever also get got go going like likely
 """.split())
 
-#: Japanese question words and polite question endings, dropped from the BM25 query
-#: (longest first, replaced by a space so no character n-gram bridges the gap).
-_JA_FUNCTION = sorted(
-    """何時 何曜日 何年 何月 何日 何を 何が 何の 何 なに なん いつ頃 いつ どこ どちら だれ 誰 どの どんな どう どうして なぜ
-    どのくらい どれくらい どれ位 でしたか ましたか ですか ますか でしょうか のですか んですか か？ か?""".split(),
-    key=len, reverse=True,
+#: Japanese question words that are not the start of other words, and polite question
+#: endings at the end of the sentence, dropped from the BM25 query (replaced by a
+#: space, so no character n-gram bridges the gap). Ambiguous kana (なん in なんば,
+#: どう in どうぶつ, いつ in いつも) are left alone.
+_JA_FUNCTION_RE = re.compile(
+    r"何曜日|何年|何月|何日|何時|何を|何が|何の|何|いつ(?!も)|どこ(?!か)|誰|だれ(?!か)|どんな|どうして|なぜ|どのくらい|どれくらい"
+    r"|(?:でしょうか|のですか|んですか|でしたか|ましたか|ですか|ますか)(?=[？?。！!\s]*$)"
 )
-_JA_FUNCTION_RE = re.compile("|".join(re.escape(w) for w in _JA_FUNCTION))
 
 _WORD = re.compile(r"\w+(?:['’]\w+)?")
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _WHEN = re.compile(
-    r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b|\bhow\s+long\b|いつ|何年|何月|何日|何曜日|何時|どのくらい|どれくらい",
+    r"^\W*(?:(?:and|so|but|then|also)\s+)?(?:when|(?:what|which)\s+(?:year|month|day|date|time))\b|\bhow\s+long\b"
+    r"|いつ(?!も)|何年|何月|何日|何曜日|何時|どのくらい|どれくらい",
     re.IGNORECASE,
 )
 
@@ -76,6 +79,11 @@ january february march april may june july august september october november dec
 _MAX_NAME_WORDS = 3
 
 
+def is_year(bucket: str) -> bool:
+    """Whether a ``time`` bucket is a year ("2023", not "2023-05")."""
+    return len(bucket) == 4
+
+
 def _key(value: str) -> str:
     """How a cue value and a question's words are compared: no case, ``-``/``_``/space alike."""
     return _SEPARATORS.sub(" ", value.casefold()).strip()
@@ -84,12 +92,13 @@ def _key(value: str) -> str:
 class Vocabulary:
     """The cue values a question may name, by comparison key (built from the home's cue index)."""
 
-    __slots__ = ("_latin", "_cjk", "_years")
+    __slots__ = ("_latin", "_cjk", "_cjk_order", "_years")
 
     def __init__(self, values: Mapping[str, Iterable[str]], years: Iterable[str] = ()) -> None:
         """``values``: dimension -> its cue values; ``years``: the home's year buckets."""
         self._latin: dict[str, list[tuple[str, str]]] = {}
-        self._cjk: list[tuple[str, str, str]] = []
+        self._cjk: dict[str, list[tuple[str, str]]] = {}
+        self._cjk_order: list[str] | None = None  # CJK keys, longest first, made when first needed
         self._years: set[str] = set()
         for dimension, names in values.items():
             for value in names:
@@ -102,15 +111,12 @@ class Vocabulary:
         key = _key(value)
         if len(key) < 2 or key in FUNCTION_WORDS:
             return
-        if _CJK.search(key):
-            entry = (key, dimension, value)
-            if entry not in self._cjk:
-                self._cjk.append(entry)
-                self._cjk.sort(key=lambda t: -len(t[0]))
-        else:
-            known = self._latin.setdefault(key, [])
-            if (dimension, value) not in known:
-                known.append((dimension, value))
+        table = self._cjk if _CJK.search(key) else self._latin
+        known = table.setdefault(key, [])
+        if (dimension, value) not in known:
+            known.append((dimension, value))
+            if table is self._cjk:
+                self._cjk_order = None
 
     def add_year(self, year: str) -> None:
         """Learns a year bucket the home holds."""
@@ -122,20 +128,26 @@ class Vocabulary:
         return tuple(sorted(self._years))
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self._latin.values()) + len(self._cjk)
+        return sum(len(v) for v in self._latin.values()) + sum(len(v) for v in self._cjk.values())
 
-    def find(self, question: str) -> tuple[dict[str, list[str]], list[tuple[int, int]]]:
+    def find(
+        self, question: str, live: Callable[[str, str], bool] | None = None,
+    ) -> tuple[dict[str, list[str]], list[tuple[int, int]]]:
         """The cue values ``question`` names (dimension -> values) and the spans naming
-        values of a dropped dimension (actors)."""
+        values of a dropped dimension (actors). The longest name wins where names
+        overlap; a value ``live`` says no live memory carries is not named."""
         named: dict[str, list[str]] = {}
         spans: list[tuple[int, int]] = []
 
-        def take(dimension: str, value: str, span: tuple[int, int]) -> None:
-            values = named.setdefault(dimension, [])
-            if value not in values:
-                values.append(value)
-            if dimension in _DROPPED:
-                spans.append(span)
+        def take(hits: list[tuple[str, str]], span: tuple[int, int]) -> bool:
+            alive = [(d, v) for d, v in hits if live is None or live(d, v)]
+            for dimension, value in alive:
+                values = named.setdefault(dimension, [])
+                if value not in values:
+                    values.append(value)
+                if dimension in _DROPPED:
+                    spans.append(span)
+            return bool(alive)
 
         if self._latin:
             words = [(m.start(), m.end(), _POSSESSIVE.sub("", m.group()).casefold()) for m in _WORD.finditer(question)]
@@ -144,20 +156,22 @@ class Vocabulary:
                 for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):  # longest run first
                     run = words[i : i + n]
                     hits = self._latin.get(" ".join(w for _, _, w in run))
-                    if hits:
-                        for dimension, value in hits:
-                            take(dimension, value, (run[0][0], run[-1][1]))
+                    if hits and take(hits, (run[0][0], run[-1][1])):
                         i += n
                         break
                 else:
                     i += 1
         if self._cjk:
-            folded = question.casefold()
-            for key, dimension, value in self._cjk:
-                start = folded.find(key)
+            if self._cjk_order is None:
+                self._cjk_order = sorted(self._cjk, key=lambda k: (-len(k), k))
+            taken: list[tuple[int, int]] = []
+            for key in self._cjk_order:  # CJK has no case: search the question as written
+                start = question.find(key)
                 while start >= 0:
-                    take(dimension, value, (start, start + len(key)))
-                    start = folded.find(key, start + len(key))
+                    span = (start, start + len(key))
+                    if not any(a < span[1] and span[0] < b for a, b in taken) and take(self._cjk[key], span):
+                        taken.append(span)
+                    start = question.find(key, start + len(key))
         return named, spans
 
 
@@ -199,8 +213,11 @@ def read_question(
     function_words: bool = True,
     names: bool = True,
     time: bool = True,
+    live: Callable[[str, str], bool] | None = None,
 ) -> Question:
-    """``question`` taken apart; each step can be switched off.
+    """``question`` taken apart; each step can be switched off. ``live(dimension, value)``,
+    when given, says whether a value still names a live memory (the vocabulary may
+    hold values whose memories have been retired since).
 
     When nothing is left for BM25 (a question made only of names or function words),
     the query falls back to the question as asked, so a recall still ranks by text.
@@ -215,7 +232,7 @@ def read_question(
     text = question
     named: dict[str, list[str]] = {}
     if names and vocabulary is not None:
-        named, spans = vocabulary.find(text)
+        named, spans = vocabulary.find(text, live)
         text = _blank(text, spans)
     buckets: tuple[str, ...] = ()
     if time:

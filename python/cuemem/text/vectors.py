@@ -59,14 +59,24 @@ def embedding_text(episode: Mapping[str, Any], template: str) -> str:
 
 
 def checked_vectors(vectors: object, rows: int, dim: int, what: str) -> npt.NDArray[np.float32]:
-    """``vectors`` as a C-contiguous ``(rows, dim)`` float32 array of finite values.
+    """``vectors`` as a C-contiguous ``(rows, dim)`` float32 array of finite real values,
+    each of unit length (or zero: a text with nothing to embed).
 
     Raises:
-        InvalidArgumentError: an embedder returned something else.
+        InvalidArgumentError: anything else (an embedder, or a cache, gave it).
     """
-    a = np.ascontiguousarray(vectors, dtype=np.float32)
+    try:
+        raw = np.asarray(vectors)
+        if raw.dtype.kind not in "fiu":
+            raise TypeError(f"values of dtype {raw.dtype}")
+        a = np.ascontiguousarray(raw, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidArgumentError(f"the embedder's {what} must be {rows} x {dim} floats: {exc}") from None
     if a.shape != (rows, dim) or not np.isfinite(a).all():
         raise InvalidArgumentError(f"the embedder's {what} must be {rows} x {dim} finite floats, got shape {a.shape}")
+    norms = np.linalg.norm(a, axis=1) if rows else np.zeros(0)
+    if not np.all((np.abs(norms - 1.0) <= 1e-3) | (norms == 0.0)):
+        raise InvalidArgumentError(f"the embedder's {what} must be unit vectors, got lengths up to {float(norms.max()):.4g}")
     return a
 
 
@@ -88,5 +98,5 @@ def check_embedder(embedder: object) -> None:
         raise InvalidArgumentError(f"embedder.template must be a string, got {embedder.template!r}")
     try:
         embedding_text({"actors": ["a"], "narrative": "n", "type": "t", "subject": "s"}, embedder.template)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise InvalidArgumentError(f"embedder.template {embedder.template!r} does not format a memory: {exc}") from None
+    except Exception as exc:  # any error of str.format: the template is the user's
+        raise InvalidArgumentError(f"embedder.template {embedder.template!r} does not format a memory: {exc!r}") from None

@@ -11,6 +11,8 @@ from ..errors import InvalidArgumentError
 
 #: The widest ``neighbour_window``.
 MAX_WINDOW = 8
+#: The largest weight, boost or share (beyond it float32 scores overflow).
+MAX_WEIGHT = 1e6
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,11 @@ class TextWeights:
     def __post_init__(self) -> None:
         for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share", "vector"):
             w = getattr(self, name)
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and w >= 0):
-                raise InvalidArgumentError(f"text weight {name} must be a finite number >= 0, got {w!r}")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and 0 <= w <= MAX_WEIGHT):
+                raise InvalidArgumentError(f"text weight {name} must be a number in [0, {MAX_WEIGHT:g}], got {w!r}")
         h = self.freshness_half_life_days
-        if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and h > 0):
-            raise InvalidArgumentError(f"freshness_half_life_days must be a finite number > 0, got {h!r}")
+        if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and 0 < h <= 1e9):
+            raise InvalidArgumentError(f"freshness_half_life_days must be a number in (0, 1e9], got {h!r}")
         for name in ("pool", "vector_pool"):
             n = getattr(self, name)
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -123,7 +125,10 @@ class TextWeights:
             function_words=False, names=False, time=False, time_filter=False, name_boost=0.0, time_boost=0.0, when_boost=0.0,
             neighbour_share=0.0, thread_share=0.0,
         )
-        return cls(**(off | blend))
+        try:
+            return cls(**(off | blend))
+        except TypeError as exc:  # an unknown keyword
+            raise InvalidArgumentError(f"TextWeights.plain: {exc}") from None
 
     @property
     def reads_question(self) -> bool:

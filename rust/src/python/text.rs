@@ -182,9 +182,10 @@ fn column(py: Python<'_>, hits: &[TextHit], f: impl Fn(&TextHit) -> f32) -> Py<P
 /// Cues prune, text ranks by BM25, the blend re-ranks (one call, GIL released).
 ///
 /// With `whole_pool`, every blended row of the pool comes back (at least `k`), for a
-/// caller that re-ranks the pool further.
+/// caller that re-ranks the pool further; with `scale`, the text part is relative to
+/// that BM25 rather than the pool's best.
 #[pyfunction]
-#[pyo3(signature = (index, table, text_index, cues, text, now, k=10, exclude=None, *, text_weight=1.0, salience_weight=0.3, freshness_weight=0.0, freshness_half_life_days=30.0, pool=100, whole_pool=false))]
+#[pyo3(signature = (index, table, text_index, cues, text, now, k=10, exclude=None, *, text_weight=1.0, salience_weight=0.3, freshness_weight=0.0, freshness_half_life_days=30.0, pool=100, whole_pool=false, scale=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn text_recall(
     py: Python<'_>,
@@ -202,12 +203,13 @@ pub fn text_recall(
     freshness_half_life_days: f64,
     #[pyo3(from_py_with = count_pool)] pool: usize,
     whole_pool: bool,
+    scale: Option<f32>,
 ) -> PyResult<PyTextRecall> {
     let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
     let k = if whole_pool { k.max(pool) } else { k };
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
-    let ask = TextQuery { text, weights, now, k };
+    let ask = TextQuery { text, weights, now, k, scale };
     let r = detached(py, "text recall", || run(index, table, text_index, &q, &ask))?;
     Ok(PyTextRecall {
         rows: vec1(py, r.hits.iter().map(|h| h.row).collect()).unbind(),

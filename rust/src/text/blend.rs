@@ -67,15 +67,21 @@ pub struct TextHit {
     pub freshness: f32,
 }
 
-/// Blends BM25 hits (row, bm25) with `table` at `now`; the best `k`, ties to the later row (the newer memory).
-pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64, k: usize) -> Result<Vec<TextHit>> {
+/// Blends BM25 hits (row, bm25) with `table` at `now`; the best `k`, ties to the later row
+/// (the newer memory). The text part is relative to `scale`, or to the best BM25 of `hits`.
+pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64, k: usize, scale: Option<f32>) -> Result<Vec<TextHit>> {
     blend.validate()?;
     if !now.is_finite() {
         return Err(CoreError::InvalidArgument { name: "now", reason: format!("must be finite, got {now}") });
     }
+    if let Some(s) = scale {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(CoreError::InvalidArgument { name: "scale", reason: format!("must be finite and > 0, got {s}") });
+        }
+    }
     let rows: Vec<u32> = hits.iter().map(|h| h.0).collect();
     let composite = table.composite(&rows, now)?;
-    let max = hits.iter().map(|h| h.1).fold(0f32, f32::max);
+    let max = scale.unwrap_or_else(|| hits.iter().map(|h| h.1).fold(0f32, f32::max));
     let h = blend.freshness_half_life_days * DAY;
     let mut out: Vec<TextHit> = hits
         .iter()
@@ -99,5 +105,5 @@ pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64
 pub fn rank(index: &TextIndex, table: &SalienceTable, candidates: Option<&roaring::RoaringBitmap>, ask: &super::TextQuery<'_>) -> Result<Vec<TextHit>> {
     ask.weights.validate()?;
     let pool = index.search(ask.text, candidates, ask.weights.pool.max(ask.k), super::Plan::Auto)?;
-    blend(&pool, table, &ask.weights, ask.now, ask.k)
+    blend(&pool, table, &ask.weights, ask.now, ask.k, ask.scale)
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use roaring::RoaringBitmap;
-use tantivy::directory::MmapDirectory;
+use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::index::SegmentId;
 use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
@@ -28,6 +28,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
 
 use super::fault::tantivy_error;
+use super::readonly::ReaderDirectory;
 use super::tokenize::{terms, Analyzer};
 use crate::error::{CoreError, Result, TextFault};
 
@@ -112,17 +113,68 @@ impl Top {
     }
 }
 
-/// Checks every file of the committed segments against its footer's checksum; the
-/// damaged files, named, if any. (`meta.json` has no checksum: it is JSON, and bad
-/// JSON fails [`Index::open`].)
-fn verify(index: &Index) -> tantivy::Result<Option<String>> {
-    let damaged = index.validate_checksum()?;
-    if damaged.is_empty() {
-        return Ok(None);
+/// The file, beside the segments, that remembers which files were last verified.
+const VERIFIED: &str = ".cuemem-verified";
+
+/// A file's size and modification time, in nanoseconds: what makes a check of it stale.
+fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    Some((meta.len(), mtime))
+}
+
+/// The verified files as last recorded: name -> stamp (empty when the record is missing or torn).
+fn read_verified(dir: &Path) -> HashMap<String, (u64, u128)> {
+    let Ok(text) = std::fs::read_to_string(dir.join(VERIFIED)) else { return HashMap::new() };
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let mut parts = line.split('\t');
+        let (Some(name), Some(len), Some(mtime), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else { return HashMap::new() };
+        let (Ok(len), Ok(mtime)) = (len.parse(), mtime.parse()) else { return HashMap::new() };
+        out.insert(name.to_owned(), (len, mtime));
     }
-    let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
-    names.sort_unstable();
-    Ok(Some(format!("checksum mismatch in {}", names.join(", "))))
+    out
+}
+
+/// Checks every file of the committed segments against its footer's checksum, except
+/// a file whose size and modification time are those it had when last verified
+/// (recorded beside the segments by a writer, as the journal's proof records its
+/// segments); the damaged files, named, if any. (`meta.json` has no checksum: it is
+/// JSON, and bad JSON fails [`Index::open`].)
+fn verify(index: &Index, dir: &Path, writable: bool) -> tantivy::Result<Option<String>> {
+    let managed = index.directory().list_managed_files();
+    let mut files: Vec<std::path::PathBuf> =
+        index.searchable_segment_metas()?.iter().flat_map(|m| m.list_files()).filter(|p| managed.contains(p)).collect();
+    files.sort_unstable();
+    files.dedup();
+    let known = read_verified(dir);
+    let mut damaged = Vec::new();
+    let mut proven = Vec::with_capacity(files.len());
+    for path in &files {
+        let name = path.display().to_string();
+        let now = stamp(&dir.join(path));
+        if now.is_none() || known.get(&name).copied() != now {
+            if !index.directory().validate_checksum(path)? {
+                damaged.push(name);
+                continue;
+            }
+        }
+        if let Some((len, mtime)) = now {
+            proven.push(format!("{name}\t{len}\t{mtime}\n"));
+        }
+    }
+    if !damaged.is_empty() {
+        damaged.sort_unstable();
+        return Ok(Some(format!("checksum mismatch in {}", damaged.join(", "))));
+    }
+    if writable {
+        // A record of what was just proven; losing it (a crash, a failed write) costs a full check next time.
+        let tmp = dir.join(format!("{VERIFIED}.tmp"));
+        if std::fs::write(&tmp, proven.concat()).is_ok() {
+            let _ = std::fs::rename(&tmp, dir.join(VERIFIED));
+        }
+    }
+    Ok(None)
 }
 
 /// BM25 over row texts, stored in a directory; see the module docs.
@@ -166,9 +218,11 @@ impl TextIndex {
             CoreError::TextIndex { fault, detail } => CoreError::TextIndex { fault, detail: format!("{}: {detail}", dir.display()) },
             other => other,
         };
-        let directory = MmapDirectory::open(dir).map_err(|e| here(e.into()))?;
+        let mmap = MmapDirectory::open(dir).map_err(|e| here(e.into()))?;
         let (expected, body, row) = schema(analyzer);
-        let exists = Index::exists(&directory).map_err(|e| here(e.into()))?;
+        let exists = Index::exists(&mmap).map_err(|e| here(e.into()))?;
+        // A reader must work where it cannot write (a read-only mount): no lock files.
+        let directory: Box<dyn Directory> = if writable { Box::new(mmap) } else { Box::new(ReaderDirectory(mmap)) };
         let index = if exists {
             let index = Index::open(directory).map_err(here)?;
             if index.schema() != expected {
@@ -176,7 +230,7 @@ impl TextIndex {
             }
             // Before any segment is opened: tantivy trusts its segment bytes, and a
             // flipped byte there is a panic, or a wrong answer, far from here.
-            if let Some(damaged) = verify(&index).map_err(here)? {
+            if let Some(damaged) = verify(&index, dir, writable).map_err(here)? {
                 return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", dir.display()) });
             }
             index

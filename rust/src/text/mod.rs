@@ -9,6 +9,7 @@
 mod blend;
 mod fault;
 mod index;
+mod readonly;
 mod tokenize;
 
 pub use blend::{blend, rank, Blend, TextHit};
@@ -26,6 +27,10 @@ pub struct TextQuery<'a> {
     pub weights: Blend,
     pub now: f64,
     pub k: usize,
+    /// The BM25 the text part is relative to; `None`: the pool's best. A caller that
+    /// merges pools of one query (a narrower one into a wider one) passes the wider
+    /// pool's best, so both pools' scores are on one scale.
+    pub scale: Option<f32>,
 }
 
 /// What a text recall returns.
