@@ -46,21 +46,14 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
-    if questions:
+    if questions or text:
         from ..bench.questions import measure_questions, render_questions
-        from ..bench.report import write_json
-
-        result = measure_questions(episodes, seed=seed)
-        render_questions(result, Console())
-        if json_path is not None:
-            write_json(result, json_path)
-        return
-    if text:
         from ..bench.report import write_json
         from ..bench.text import measure_text, render_text
 
-        result = measure_text(episodes, seed=seed)
-        render_text(result, Console())
+        measure, render = (measure_questions, render_questions) if questions else (measure_text, render_text)
+        result = measure(episodes, seed=seed)
+        render(result, Console())
         if json_path is not None:
             write_json(result, json_path)
         return
