@@ -114,7 +114,8 @@ def test_a_flipped_byte_at_rest_is_a_right_answer_or_a_typed_error(built: tuple[
 
 def test_a_byte_flipped_under_open_handles_never_panics(built: tuple[Path, Answers], tmp_path: Path) -> None:
     """Each segment file of the text index, 8 flips each, made while a writer and a
-    reader have the index open: a typed error or an answer, never a panic; rebuild restores."""
+    reader have the index open: the writer notices (the file's stamp changed), rebuilds
+    and answers right; the reader answers right or says CorruptIndexError; never a panic."""
     base, good = built
     files = [p for p in _text_files(base) if p.suffix not in (".json", ".lock") and not p.name.startswith(".")]
     outcomes = {"right": 0, "changed": 0, "typed": 0, "panic caught": 0}
@@ -129,6 +130,9 @@ def test_a_byte_flipped_under_open_handles_never_panics(built: tuple[Path, Answe
                     got = [_outcome(mem), _outcome(reader)]
                 finally:
                     reader.close()
+                # The files' stamps changed: the writer re-checks, finds the damage, rebuilds and answers right.
+                assert got[0] == good, f"{rel} byte {at}: the writer after the flip"
+                assert got[1] == good or isinstance(got[1], CorruptIndexError), f"{rel} byte {at}: the reader"
                 for one in got:
                     if isinstance(one, CuememError):
                         outcomes["typed"] += 1

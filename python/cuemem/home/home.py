@@ -471,6 +471,14 @@ class Home:
         self._save_index()
         return count
 
+    def repair_text(self, why: str) -> None:
+        """Rebuilds the text index from the journal after it was found damaged under the
+        open handle (a writer's); :attr:`text_report` says so."""
+        self.check_writable()
+        if self.text is not None:
+            self.text.rebuild(self.indexes, self.journal)
+            self.text_report = f"rebuilt (damaged while open: {why})"
+
     def stats(self) -> HomeStats:
         """Counts and sizes of the home."""
         s = self.indexes.cues.stats()

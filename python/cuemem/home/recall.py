@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from ..errors import InvalidArgumentError, ReadOnlyError
+from ..errors import CorruptIndexError, InvalidArgumentError, ReadOnlyError
 from ..lifecycle.freshness import freshness_of
 from ..lifecycle.profiles import Profile
 from ..schema import Episode
@@ -138,7 +138,13 @@ class Recaller:
                 hits.append(hit)
             return hits, r
 
-        hits, r = _page(page, k, exclude_stale, self._superseded)
+        try:
+            hits, r = _page(page, k, exclude_stale, self._superseded)
+        except CorruptIndexError as exc:
+            if not home.text.writable:
+                raise  # a reader cannot rebuild: the writer does, and refresh() picks it up
+            home.repair_text(str(exc))  # damaged under the open handle: the cache is rebuilt, the recall asked again
+            hits, r = _page(page, k, exclude_stale, self._superseded)
         return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues)
 
     def _superseded(self, hit: Hit) -> bool:

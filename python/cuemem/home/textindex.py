@@ -12,13 +12,15 @@ Damaged files: the core checks every segment file of the index against its check
 when it opens it (read-only or not), except a file whose size and modification time
 are those a writer recorded when it last checked it (``.cuemem-verified`` beside the
 segments: a stat instead of a read of every byte, the shortcut the journal's proof
-takes too; a same-size edit that restores the mtime is the edit it cannot see). A writer then wipes and rebuilds the index, a
-read-only handle has none ("unavailable (...)": its text recalls are refused; a
-handle opened after a writer rebuilt it has one again). Damage done after the open (a file overwritten under a live
-handle) is not seen by that check: a text recall may then raise
-:class:`~cuemem.errors.CorruptIndexError` (never a panic: the binding turns one into
-that error) or, rarely, answer wrongly. Recall does not retry; ``Memory.rebuild()``
-builds the index again (:meth:`TextCache.rebuild`).
+takes too). A writer then wipes and rebuilds the index; a read-only handle has none
+("unavailable (...)": its text recalls are refused; a handle opened after a writer
+rebuilt it has one again). Before each search the core stats the files it searches:
+one changed under the open handle is checked again, and a damaged one is a
+:class:`~cuemem.errors.CorruptIndexError` — which a writer's text recall answers by
+rebuilding the index from the journal and asking again (``Home.repair_text``), and a
+reader's raises. The one edit no stamp shows — same size, the modification time put
+back — meets tantivy's own reads: a typed error (never a panic: the binding turns one
+into that error) or, rarely, a wrong answer, until ``Memory.rebuild()``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use roaring::RoaringBitmap;
@@ -136,45 +136,116 @@ fn read_verified(dir: &Path) -> HashMap<String, (u64, u128)> {
     out
 }
 
-/// Checks every file of the committed segments against its footer's checksum, except
-/// a file whose size and modification time are those it had when last verified
-/// (recorded beside the segments by a writer, as the journal's proof records its
-/// segments); the damaged files, named, if any. (`meta.json` has no checksum: it is
-/// JSON, and bad JSON fails [`Index::open`].)
-fn verify(index: &Index, dir: &Path, writable: bool) -> tantivy::Result<Option<String>> {
+/// The files of the index's searchable segments (those its directory manages), sorted.
+fn segment_files(index: &Index) -> tantivy::Result<Vec<PathBuf>> {
     let managed = index.directory().list_managed_files();
-    let mut files: Vec<std::path::PathBuf> =
+    let mut files: Vec<PathBuf> =
         index.searchable_segment_metas()?.iter().flat_map(|m| m.list_files()).filter(|p| managed.contains(p)).collect();
     files.sort_unstable();
     files.dedup();
-    let known = read_verified(dir);
-    let mut damaged = Vec::new();
-    let mut proven = Vec::with_capacity(files.len());
-    for path in &files {
-        let name = path.display().to_string();
-        let now = stamp(&dir.join(path));
-        if now.is_none() || known.get(&name).copied() != now {
-            if !index.directory().validate_checksum(path)? {
+    Ok(files)
+}
+
+/// What has been proven of the segment files: each one's stamp when its checksum last
+/// held. A file is read and checked again only when its stamp changes, so an open
+/// costs a stat per file already proven (by this handle or, through the record a
+/// writer keeps beside the segments, by an earlier one), and a search a stat per file
+/// to notice a file changed under the open handle. (`meta.json` has no checksum: it is
+/// JSON, and bad JSON fails [`Index::open`].)
+struct Proof {
+    dir: PathBuf,
+    known: HashMap<String, (u64, u128)>,
+    files: Vec<(PathBuf, String)>,
+}
+
+impl Proof {
+    fn load(dir: &Path) -> Self {
+        Proof { dir: dir.to_path_buf(), known: read_verified(dir), files: Vec::new() }
+    }
+
+    /// Checks the current segments' files not proven at their stamp; the damaged ones, named.
+    fn check(&mut self, index: &Index) -> tantivy::Result<Option<String>> {
+        let files = segment_files(index)?;
+        let mut damaged = Vec::new();
+        let mut known = HashMap::with_capacity(files.len());
+        for path in &files {
+            let name = path.display().to_string();
+            let now = stamp(&self.dir.join(path));
+            if (now.is_none() || self.known.get(&name).copied() != now) && !index.directory().validate_checksum(path)? {
                 damaged.push(name);
                 continue;
             }
+            if let Some(now) = now {
+                known.insert(name, now);
+            }
         }
-        if let Some((len, mtime)) = now {
-            proven.push(format!("{name}\t{len}\t{mtime}\n"));
+        self.known = known;
+        self.files = files.into_iter().map(|p| {
+            let name = p.display().to_string();
+            (p, name)
+        }).collect();
+        if damaged.is_empty() {
+            return Ok(None);
         }
-    }
-    if !damaged.is_empty() {
         damaged.sort_unstable();
-        return Ok(Some(format!("checksum mismatch in {}", damaged.join(", "))));
+        Ok(Some(format!("checksum mismatch in {}", damaged.join(", "))))
     }
-    if writable {
-        // A record of what was just proven; losing it (a crash, a failed write) costs a full check next time.
-        let tmp = dir.join(format!("{VERIFIED}.tmp"));
-        if std::fs::write(&tmp, proven.concat()).is_ok() {
-            let _ = std::fs::rename(&tmp, dir.join(VERIFIED));
+
+    /// Whether every current file still has the stamp it was proven at (a stat each;
+    /// a file a writer has since deleted is not looked at again).
+    fn holds(&self) -> bool {
+        self.files.iter().all(|(path, name)| match self.known.get(name) {
+            Some(k) => stamp(&self.dir.join(path)).as_ref() == Some(k),
+            None => true,
+        })
+    }
+
+    /// Checks again the files of the segments this handle searches whose stamp changed:
+    /// a file changed in place is damage (tantivy never rewrites one); a file a writer
+    /// deleted is checked through the mapping this handle still holds, when it has one.
+    fn recheck(&mut self, index: &Index) -> Option<String> {
+        let mut damaged = Vec::new();
+        for (path, name) in &self.files {
+            let Some(&proven) = self.known.get(name) else { continue };
+            let now = stamp(&self.dir.join(path));
+            if now == Some(proven) {
+                continue;
+            }
+            match index.directory().validate_checksum(path) {
+                Ok(true) => match now {
+                    Some(now) => {
+                        self.known.insert(name.clone(), now);
+                    }
+                    None => {
+                        self.known.remove(name);
+                    }
+                },
+                Ok(false) => damaged.push(name.clone()),
+                Err(_) => {
+                    self.known.remove(name); // gone, and no mapping of it here: nothing left to read
+                }
+            }
+        }
+        if damaged.is_empty() {
+            return None;
+        }
+        damaged.sort_unstable();
+        Some(format!("checksum mismatch in {} (changed under the open index)", damaged.join(", ")))
+    }
+
+    /// Records what is proven beside the segments; losing the record costs a full check next time.
+    fn save(&self) {
+        let mut body = String::new();
+        for (_, name) in &self.files {
+            if let Some((len, mtime)) = self.known.get(name) {
+                body.push_str(&format!("{name}\t{len}\t{mtime}\n"));
+            }
+        }
+        let tmp = self.dir.join(format!("{VERIFIED}.tmp"));
+        if std::fs::write(&tmp, body).is_ok() {
+            let _ = std::fs::rename(&tmp, self.dir.join(VERIFIED));
         }
     }
-    Ok(None)
 }
 
 /// BM25 over row texts, stored in a directory; see the module docs.
@@ -187,6 +258,7 @@ pub struct TextIndex {
     analyzer: Analyzer,
     pending: u64,
     segments: Mutex<HashMap<SegmentId, Arc<SegmentRows>>>,
+    proof: Mutex<Proof>,
 }
 
 fn schema(analyzer: Analyzer) -> (Schema, Field, Field) {
@@ -228,17 +300,21 @@ impl TextIndex {
             if index.schema() != expected {
                 return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{} holds an index of another schema", dir.display()) });
             }
-            // Before any segment is opened: tantivy trusts its segment bytes, and a
-            // flipped byte there is a panic, or a wrong answer, far from here.
-            if let Some(damaged) = verify(&index, dir, writable).map_err(here)? {
-                return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", dir.display()) });
-            }
             index
         } else if writable {
             Index::create(directory, expected, Default::default()).map_err(here)?
         } else {
             return Err(CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, format!("no text index in {}", dir.display()))));
         };
+        // Before any segment is opened: tantivy trusts its segment bytes, and a
+        // flipped byte there is a panic, or a wrong answer, far from here.
+        let mut proof = Proof::load(dir);
+        if let Some(damaged) = proof.check(&index).map_err(here)? {
+            return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", dir.display()) });
+        }
+        if writable {
+            proof.save();
+        }
         index.tokenizers().register(analyzer.name(), analyzer.build());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(here)?;
         let writer = if writable {
@@ -247,7 +323,7 @@ impl TextIndex {
         } else {
             None
         };
-        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, segments: Mutex::new(HashMap::new()) })
+        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, segments: Mutex::new(HashMap::new()), proof: Mutex::new(proof) })
     }
 
     /// The analyzer the index was built with.
@@ -310,9 +386,33 @@ impl TextIndex {
     /// Picks up the latest commit (another process's, for a read-only index).
     pub fn reload(&self) -> Result<()> {
         self.reader.reload().map_err(tantivy_error)?;
+        self.prove(true)?;
         let live: HashSet<SegmentId> = self.reader.searcher().segment_readers().iter().map(SegmentReader::segment_id).collect();
         self.segments.lock().unwrap_or_else(|p| p.into_inner()).retain(|id, _| live.contains(id));
         Ok(())
+    }
+
+    /// Checks the segment files again where they changed since proven — after a reload
+    /// (`always`) those of the new segments, before a search those it searches; a
+    /// damaged file is [`TextFault::Corrupt`].
+    fn prove(&self, always: bool) -> Result<()> {
+        let mut proof = self.proof.lock().unwrap_or_else(|p| p.into_inner());
+        let found = if always {
+            proof.check(&self.index).map_err(tantivy_error)?
+        } else if proof.holds() {
+            return Ok(());
+        } else {
+            proof.recheck(&self.index)
+        };
+        match found {
+            Some(damaged) => Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", proof.dir.display()) }),
+            None => {
+                if self.writer.is_some() {
+                    proof.save();
+                }
+                Ok(())
+            }
+        }
     }
 
     /// The payload of the last commit, if any.
@@ -339,6 +439,7 @@ impl TextIndex {
         if words.is_empty() || limit == 0 || candidates.is_some_and(RoaringBitmap::is_empty) {
             return Ok(Vec::new());
         }
+        self.prove(false)?;
         let searcher = self.reader.searcher();
         let terms: Vec<Term> = words.iter().map(|w| Term::from_field_text(self.body, w)).collect();
         let clauses: Vec<(Occur, Box<dyn Query>)> =
