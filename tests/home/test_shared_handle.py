@@ -78,3 +78,17 @@ def test_a_scheduler_beside_an_agent_loop_leaves_the_handle_working(tmp_path: Pa
             scheduler.stop()
         assert len(mem) >= 200 and mem.recall({}, k=1, now=clock[0]).total >= 0
         mem.remember("after the scheduler", now=clock[0])
+
+
+def test_a_callback_may_use_the_handle_that_calls_it(tmp_path: Path) -> None:
+    """An import's progress callback and a distillation's summarizer run inside the call and may call the same handle."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.remember("the first note about acme", actors=["acme"], now=NOW)
+        seen: list[int] = []
+
+        def progress(done: int, total: int) -> None:
+            seen.append(mem.recall({"actor": "acme"}, now=NOW).total)  # re-entrant: no deadlock, the import not yet visible
+
+        report = mem.import_records([{"narrative": f"acme note {i}", "actors": ["acme"]} for i in range(5)], now=NOW, progress=progress)
+        assert len(report.ids) == 5 and seen and all(n == 1 for n in seen)
+        assert mem.recall({"actor": "acme"}, now=NOW).total == 6

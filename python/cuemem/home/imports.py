@@ -92,12 +92,15 @@ def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None
 
 
 def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item]:
-    """Mappings as items; ``progress(done, total)`` now and then (``total`` 0 without a length)."""
+    """Mappings as items; ``progress(done, total)`` now and then and once at the end (``total`` 0 without a length)."""
     total = len(records) if isinstance(records, Sized) else 0
+    number = 0
     for number, obj in enumerate(records, start=1):
         if progress is not None and number % PROGRESS_EVERY == 0:
             progress(number, total)
         yield number, obj, None
+    if progress is not None:
+        progress(number, total)  # the last report says all were read, as a file's does
 
 
 @gc_paused
