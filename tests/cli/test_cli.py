@@ -92,23 +92,23 @@ def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: P
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "status"),
     [
-        ["--importance", "1.5"],
-        ["--id", "a/b"],
-        ["--occurred-at", "yesterday"],
-        ["--salience", "fun=0.5"],
-        ["--salience", "urgency=high"],
-        ["--outcome", "great"],
-        ["--now", "not-a-date"],
-        ["--id", "e-deal"],
+        (["--importance", "1.5"], 1),
+        (["--id", "a/b"], 1),
+        (["--occurred-at", "yesterday"], 1),
+        (["--salience", "fun=0.5"], 1),
+        (["--salience", "urgency=high"], 2),
+        (["--outcome", "great"], 2),
+        (["--now", "not-a-date"], 2),
+        (["--id", "e-deal"], 1),
     ],
 )
-def test_remember_with_bad_input_exits_2_and_writes_nothing(home: Path, options: list[str]) -> None:
-    """A bad option is a one-line error and exit status 2; the journal is unchanged."""
+def test_remember_with_bad_input_exits_1_or_2_and_writes_nothing(home: Path, options: list[str], status: int) -> None:
+    """A value cuemem refuses is exit status 1, a malformed command line 2; a one-line error, the journal unchanged."""
     before = journal_bytes(home)
     result = run("remember", "--home", str(home), "text", *options)
-    assert result.exit_code == 2 and result.stdout == ""
+    assert result.exit_code == status and result.stdout == ""
     assert result.stderr.strip() and "Traceback" not in result.stderr
     assert journal_bytes(home) == before
 
@@ -169,16 +169,16 @@ def test_recall_prints_a_table_with_the_work_done(home: Path) -> None:
         ["--text", " "],
     ],
 )
-def test_recall_with_bad_arguments_exits_2(home: Path, args: list[str]) -> None:
-    """An unknown dimension, a malformed cue, a bad time phrase, ``--k 0`` or ``--text``: exit 2 with a message."""
+def test_recall_with_bad_arguments_exits_1(home: Path, args: list[str]) -> None:
+    """An unknown dimension, a malformed cue, a bad time phrase, ``--k 0`` or a blank ``--text``: exit 1 with a message."""
     result = run("recall", "--home", str(home), "--now", "2026-06-15", *args)
-    assert result.exit_code == 2 and result.stderr.startswith("error: ") and result.stdout == ""
+    assert result.exit_code == 1 and result.stderr.startswith("error: ") and result.stdout == ""
 
 
-def test_recall_on_a_missing_home_exits_2(tmp_path: Path) -> None:
+def test_recall_on_a_missing_home_exits_1(tmp_path: Path) -> None:
     """Recalling from a directory that is not a home is an error, and creates nothing."""
     result = run("recall", "--home", str(tmp_path / "nowhere"), "--cue", "actor=acme")
-    assert result.exit_code == 2 and "no cuemem home" in result.stderr
+    assert result.exit_code == 1 and "no cuemem home" in result.stderr
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -197,12 +197,12 @@ def test_import_a_clean_file(home: Path, tmp_path: Path) -> None:
     assert recall_json(home, "--cue", "actor=zeta")["total"] == 5
 
 
-def test_import_a_bad_file_exits_2_with_line_numbers(home: Path, tmp_path: Path) -> None:
-    """A file with bad lines imports nothing, exits 2 and names each bad line on stderr."""
+def test_import_a_bad_file_exits_1_with_line_numbers(home: Path, tmp_path: Path) -> None:
+    """A file with bad lines imports nothing, exits 1 and names each bad line on stderr."""
     src = write_lines(tmp_path / "in.jsonl", ['{"narrative": "fine"}', "{oops", '{"narrative": "fine too"}', '{"narrative": ""}'])
     before = journal_bytes(home)
     result = run("import", str(src), "--home", str(home))
-    assert result.exit_code == 2 and result.stdout == ""
+    assert result.exit_code == 1 and result.stdout == ""
     assert f"{src}:2: " in result.stderr and f"{src}:4: " in result.stderr and f"{src}:1: " not in result.stderr
     assert "error: " in result.stderr
     assert journal_bytes(home) == before
@@ -272,3 +272,23 @@ def test_the_module_runs_as_a_real_process(tmp_path: Path) -> None:
     assert recalled.returncode == 0, recalled.stderr
     out = json.loads(recalled.stdout)
     assert [h["id"] for h in out["hits"]] == [remembered.stdout.strip()] and out["total"] == 1
+
+
+def test_a_dash_reads_the_text_from_standard_input(home: Path) -> None:
+    """``remember -``, ``observe -`` and ``recall -`` take their text from stdin, not a literal dash."""
+    runner = CliRunner()
+    got = runner.invoke(main, ["remember", "--home", str(home), "-", "--now", "2026-06-15"], input="the piano tuner comes on Tuesday\n")
+    assert got.exit_code == 0, got.output
+    eid = got.stdout.strip()
+    found = runner.invoke(main, ["recall", "--home", str(home), "-", "--now", "2026-06-15", "--json"], input="piano tuner")
+    assert found.exit_code == 0 and eid in found.stdout
+    seen = runner.invoke(main, ["observe", "--home", str(home), "-", "--now", "2026-06-15"], input="We decided to use Postgres for billing.")
+    assert seen.exit_code == 0 and seen.stdout.strip()
+
+
+def test_exit_statuses_tell_a_failed_operation_from_a_malformed_command_line(home: Path) -> None:
+    """0: done; 1: cuemem refused or failed (a typed error); 2: the command line itself is malformed."""
+    assert run("stats", "--home", str(home)).exit_code == 0
+    assert run("recall", "--home", str(home), "--cue", "colour=red").exit_code == 1
+    assert run("recall", "--home", str(home), "--k", "many").exit_code == 2
+    assert run("no-such-command").exit_code == 2

@@ -70,7 +70,7 @@ def test_bad_input_is_a_clear_error(home: Path, tmp_path: Path) -> None:
     bad = CliRunner().invoke(main, ["distill", "--home", str(home), "--now", "yesterday"])
     assert bad.exit_code == 2 and "--now" in bad.output
     bad = CliRunner().invoke(main, ["distill", "--home", str(home), "--max-sources", "0"])
-    assert bad.exit_code == 2 and "max_sources" in bad.output
+    assert bad.exit_code == 1 and "max_sources" in bad.output
     assert b"".join(p.read_bytes() for p in sorted((home / "journal").glob("*.jsonl"))) == before
 
 

@@ -46,7 +46,7 @@ def test_the_approval_queue_from_the_command_line(tmp_path: Path) -> None:
     assert run("approve", "--home", home, a, "--now", "2026-06-02").stdout.strip() == a
     assert run("reject", "--home", home, b, "--now", "2026-06-02").exit_code == 0
     again = CliRunner().invoke(main, ["approve", "--home", home, b, "--now", "2026-06-03"])
-    assert again.exit_code == 2 and "already rejected" in again.stderr
+    assert again.exit_code == 1 and "already rejected" in again.stderr
     with Memory.open(tmp_path, read_only=True) as mem:
         assert a in mem and b not in mem and mem.approvals() == []
 
@@ -58,6 +58,6 @@ def test_expire_and_bad_input(tmp_path: Path) -> None:
     assert "expired 0 short-term" in run("expire", "--home", home, "--now", "2026-06-15T09:59:59").stdout
     assert "expired 1 short-term" in run("expire", "--home", home, "--now", "2026-06-15T10:00:00").stdout
     missing = CliRunner().invoke(main, ["approve", "--home", home, "ep-nope"])
-    assert missing.exit_code == 2 and "no queued write" in missing.stderr
+    assert missing.exit_code == 1 and "no queued write" in missing.stderr
     bad = CliRunner().invoke(main, ["as-of", "--home", home, "x", "--valid-at", "soon"])
     assert bad.exit_code == 2 and "not an ISO date" in bad.stderr

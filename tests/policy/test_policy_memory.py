@@ -154,7 +154,7 @@ def test_cli_policies_judge_explain(tmp_path: Path) -> None:
     explained = runner.invoke(main, ["explain", "--home", str(home), verdict["policies"][0]["id"]])
     assert explained.exit_code == 0 and ids[0] in explained.stdout
     missing = runner.invoke(main, ["explain", "--home", str(home), "pol-nope"])
-    assert missing.exit_code == 2 and "pol-nope" in missing.stderr
+    assert missing.exit_code == 1 and "pol-nope" in missing.stderr
 
 
 def test_the_policy_cache_is_used_only_for_the_notes_it_was_made_from(tmp_path: Path) -> None:

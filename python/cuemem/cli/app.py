@@ -31,6 +31,14 @@ clock_jump_option = click.option(
 )
 
 
+def read_text(value: str) -> str:
+    """``value``, or standard input read whole when ``value`` is ``-`` (a trailing newline dropped)."""
+    if value != "-":
+        return value
+    data = sys.stdin.read()
+    return data[:-1] if data.endswith("\n") else data
+
+
 def parse_now(value: str | None) -> datetime | None:
     if value is None:
         return None
@@ -41,15 +49,21 @@ def parse_now(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+#: Exit statuses: the command did what it was asked; the operation failed (cuemem
+#: refused it or the home could not do it); the command line itself was malformed.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
 class _Group(click.Group):
-    """Turns every CuememError into a one-line message and exit status 2."""
+    """Turns every CuememError into a one-line message and exit status 1 (click's own
+    usage errors keep status 2)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CuememError as exc:
             click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
+            sys.exit(EXIT_FAILED)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

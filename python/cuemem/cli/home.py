@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, main, now_option, parse_now, progress
+from .app import home_option, main, now_option, parse_now, progress, read_text
 from .render import recall_table, result_json
 
 @main.command()
@@ -40,7 +40,7 @@ def init(directory: Path) -> None:
 def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: str, outcome: str | None, actors: tuple[str, ...],
              occurred_at: str | None, importance: float, risk: float, salience: tuple[str, ...], confidence: float,
              subject: str | None, tags: tuple[str, ...], now: str | None) -> None:
-    """Remember NARRATIVE durably; print its id."""
+    """Remember NARRATIVE durably (``-``: read it from standard input); print its id."""
     from ..home.cues import parse_cue_args
     from ..memory import Memory
 
@@ -52,7 +52,7 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
             raise click.BadParameter(f"{name}={values[-1]} is not a number", param_hint="--salience") from None
     with Memory.open(home) as mem:
         eid = mem.remember(
-            narrative, id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
             now=parse_now(now),
         )
@@ -75,13 +75,13 @@ _LAST = {"week": "last 7 days", "month": "last 30 days", "year": "last 365 days"
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None, k: int,
            now: str | None, as_json: bool) -> None:
-    """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience)."""
+    """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience; ``-``: read QUESTION from standard input)."""
     from ..home.cues import parse_cue_args
     from ..memory import Memory
 
     if question is not None and text is not None:
         raise click.UsageError("give the text either as QUESTION or as --text, not both")
-    text = question if question is not None else text
+    text = read_text(question) if question is not None else text
     parsed = parse_cue_args(cues)
     if last is not None:
         if "time" in parsed:

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import clock_jump_option, home_option, main, now_option, parse_now
+from .app import clock_jump_option, home_option, main, now_option, parse_now, read_text
 
 profile_option = click.option(
     "--profile", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True,
@@ -52,11 +52,11 @@ def _version_json(v: Any) -> dict[str, Any]:
 @profile_option
 @now_option
 def observe(home: Path, text: str, session: str | None, origin: str, user_id: str, profile: str, now: str | None) -> None:
-    """Extract TEXT, gate each candidate and write it to its tier; print the ids."""
+    """Extract TEXT (``-``: read it from standard input), gate each candidate and write it to its tier; print the ids."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
-        ids = mem.observe(text, now=parse_now(now), session=session, origin=origin, user_id=user_id)
+        ids = mem.observe(read_text(text), now=parse_now(now), session=session, origin=origin, user_id=user_id)
     for eid in ids:
         click.echo(eid)
 
