@@ -9,6 +9,8 @@ importable from here.
 
 from __future__ import annotations
 
+import logging
+
 from ._core import __version__
 from .errors import (
     ApprovalError,
@@ -170,3 +172,6 @@ __all__ = [
     "extract",
     "recall",
 ]
+
+# A library logs and never configures logging: silent unless the application sets up handlers.
+logging.getLogger("cuemem").addHandler(logging.NullHandler())

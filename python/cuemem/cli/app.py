@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,12 +65,35 @@ class _Group(click.Group):
         except CuememError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_FAILED)
+        finally:  # the command's logging ends with it (the CLI may run inside another program)
+            logger = logging.getLogger("cuemem")
+            logger.removeHandler(_HANDLER)
+            logger.setLevel(logging.NOTSET)
+
+
+#: The one handler the command line puts on the ``cuemem`` logger (re-pointed at the
+#: current stderr on every invocation).
+_HANDLER = logging.StreamHandler()
+_HANDLER.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+
+def _configure_logging(verbose: int, quiet: bool) -> None:
+    """Warnings on stderr by default; ``-v`` adds what cuemem does, ``-vv`` debug; ``-q`` errors only."""
+    level = logging.ERROR if quiet else (logging.WARNING, logging.INFO)[min(verbose, 1)] if verbose < 2 else logging.DEBUG
+    _HANDLER.setStream(sys.stderr)
+    logger = logging.getLogger("cuemem")
+    if _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+    logger.setLevel(level)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cuemem")
-def main() -> None:
+@click.option("-v", "--verbose", count=True, help="Log what cuemem does on stderr (-v: opens, rebuilds, jobs; -vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Log errors only (no warnings about skipped files or records).")
+def main(verbose: int, quiet: bool) -> None:
     """cuemem: an embeddable memory engine for AI agents."""
+    _configure_logging(verbose, quiet)
 
 
 @contextmanager

@@ -15,6 +15,7 @@ write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -45,6 +46,8 @@ from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
 from .textindex import TextCache
+
+_log = logging.getLogger("cuemem.home")
 from .vectorindex import VectorCache
 
 __all__ = ["Home"]
@@ -142,6 +145,7 @@ class Home:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
                 )
+            _log_open(home, read_only)
             return home
         except BaseException:
             if lock is not None:
@@ -460,6 +464,7 @@ class Home:
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
         self.check_writable()
+        _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
         count = apply_journal(fresh, self.journal, None)
         proof.discard(self.layout.index)
@@ -475,6 +480,7 @@ class Home:
         """Rebuilds the text index from the journal after it was found damaged under the
         open handle (a writer's); :attr:`text_report` says so."""
         self.check_writable()
+        _log.warning("%s: the text index was damaged while open (%s); rebuilding it from the journal", self.root, why)
         if self.text is not None:
             self.text.rebuild(self.indexes, self.journal)
             self.text_report = f"rebuilt (damaged while open: {why})"
@@ -498,3 +504,23 @@ class Home:
             journal_segments=len(segments),
             journal_problems=len(self.journal.problems),
         )
+
+
+def _log_open(home: Home, read_only: bool) -> None:
+    """Tells the ``cuemem.home`` logger how the home came up: INFO for the states, WARNING
+    for every file or record skipped."""
+    r = home.report
+    _log.info(
+        "opened %s%s: %d episodes; index %s%s, text %s", home.root, " read-only" if read_only else "", len(home.indexes),
+        r.index.value, f" ({r.rebuilt_because})" if r.rebuilt_because else "", home.text_report,
+    )
+    for problem in r.journal_problems:
+        _log.warning("%s: journal: %s", home.root, problem)
+    for position, why in r.skipped_records:
+        _log.warning("%s: journal record at %s skipped: %s", home.root, position, why)
+    for error in r.note_errors:
+        _log.warning("%s: note file skipped: %s", home.root, error)
+    for nid in r.notes_recovered:
+        _log.info("%s: note %s placed after an interrupted write", home.root, nid)
+    if home.vectors is not None:
+        _log.info("%s: vectors of %s %s", home.root, home.vectors.embedder.name, home.vectors.report)

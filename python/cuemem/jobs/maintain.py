@@ -9,6 +9,8 @@ scheduler agree on what is due.
 
 from __future__ import annotations
 
+import logging
+
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from ..memory import Memory
 
 __all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain", "next_due", "registry"]
+
+_log = logging.getLogger("cuemem.jobs")
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAU
             if last_run(home, job.name) != now:  # the run journaled nothing of itself
                 home.commit([rec.job(job.name, now, _counts(job.name, report))])
             ran.append((job.name, report))
+            _log.info("%s: job %s ran at %s: %s", home.root, job.name, now.isoformat(), _counts(job.name, report))
         else:
             not_due.append(job.name)
     return MaintenanceReport(ran_at=now, ran=tuple(ran), not_due=tuple(not_due))
