@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from datetime import date
 from pathlib import Path
 
@@ -26,15 +27,20 @@ def _ids(result_output: str) -> list[str]:
 
 
 def test_recall_takes_a_question_and_last(tmp_path: Path) -> None:
-    """The question ranks by text; ``--last month`` keeps the last 30 days up to --now."""
+    """The question ranks by text; ``--last month`` is the previous calendar month (as the cue), ``--days 30`` the last 30 days."""
     home = _home(tmp_path)
     run = CliRunner().invoke
     r = run(main, ["recall", "--home", str(home), "what did Caroline say about the adoption agency", "--now", "2026-06-15", "--json"])
     assert r.exit_code == 0, r.output
     assert _ids(r.stdout) == ["recent", "old"]
-    r = run(main, ["recall", "--home", str(home), "adoption", "--last", "month", "--now", "2026-06-15", "--json"])
+    r = run(main, ["recall", "--home", str(home), "adoption", "--last", "month", "--now", "2026-07-02", "--json"])
     assert r.exit_code == 0, r.output
     assert _ids(r.stdout) == ["recent"]
+    cue = run(main, ["recall", "--home", str(home), "adoption", "--cue", "time=last month", "--now", "2026-07-02", "--json"])
+    assert _ids(cue.stdout) == ["recent"]  # one meaning of "last month"
+    assert _ids(run(main, ["recall", "--home", str(home), "adoption", "--last", "month", "--now", "2026-06-15", "--json"]).stdout) == []
+    r = run(main, ["recall", "--home", str(home), "adoption", "--days", "30", "--now", "2026-06-15", "--json"])
+    assert r.exit_code == 0 and _ids(r.stdout) == ["recent"]
     r = run(main, ["recall", "--home", str(home), "lake", "--cue", "actor=melanie", "--now", "2026-06-15"])
     assert r.exit_code == 0 and "Melanie painted a lake" in r.stdout
 
@@ -46,3 +52,20 @@ def test_recall_usage_errors(tmp_path: Path) -> None:
     assert run(main, ["recall", "--home", str(home), "adoption", "--text", "adoption"]).exit_code == 2
     assert run(main, ["recall", "--home", str(home), "adoption", "--last", "month", "--cue", "time=2026"]).exit_code == 2
     assert run(main, ["recall", "--home", str(home), "adoption", "--last", "decade"]).exit_code == 2
+    assert run(main, ["recall", "--home", str(home), "adoption", "--last", "month", "--days", "30"]).exit_code == 2
+    assert run(main, ["recall", "--home", str(home), "adoption", "--days", "0"]).exit_code == 2
+
+
+def test_the_readme_text_recall_command_finds_what_the_readme_wrote(tmp_path: Path) -> None:
+    """The README's ``cuemem recall ... --last month --now 2026-07-05`` returns the June memory its Python example wrote."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        adoption = mem.remember("Caroline called the adoption agency about the home study", actors=["caroline"],
+                                occurred_at=date(2026, 6, 2), now=date(2026, 6, 2))
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith('cuemem recall --home ./h "what did Caroline say'))
+    args = shlex.split(line)[1:]
+    args[args.index("./h")] = str(home)
+    r = CliRunner().invoke(main, [*args, "--json"])
+    assert r.exit_code == 0, r.output
+    assert _ids(r.stdout) == [adoption]

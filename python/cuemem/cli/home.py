@@ -59,8 +59,9 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
     click.echo(eid)
 
 
-#: ``--last`` spans, as the time phrases they stand for (ending on --now's day).
-_LAST = {"week": "last 7 days", "month": "last 30 days", "year": "last 365 days"}
+#: ``--last`` spans: the time cues of the same words (the previous calendar week,
+#: month or year before --now), so ``--last month`` and ``--cue "time=last month"`` agree.
+_LAST = {"week": "last week", "month": "last month", "year": "last year"}
 
 
 @main.command()
@@ -69,12 +70,14 @@ _LAST = {"week": "last 7 days", "month": "last 30 days", "year": "last 365 days"
 @click.option("--cue", "cues", multiple=True, help="dimension=value, repeatable (same dimension twice: a union).")
 @click.option("--exclude", "excludes", multiple=True, help="dimension=value to leave out, repeatable.")
 @click.option("--text", default=None, help="Full-text query (the same as QUESTION).")
-@click.option("--last", "last", type=click.Choice(sorted(_LAST)), default=None, help="Only the last 7, 30 or 365 days up to --now.")
+@click.option("--last", "last", type=click.Choice(sorted(_LAST)), default=None,
+              help="Only the previous calendar week, month or year before --now (the time cue 'last month').")
+@click.option("--days", "days", type=click.IntRange(1, 366), default=None, help="Only the last N days, ending on --now's day.")
 @click.option("--k", "k", type=int, default=10, show_default=True)
 @now_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None, k: int,
-           now: str | None, as_json: bool) -> None:
+def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None,
+           days: int | None, k: int, now: str | None, as_json: bool) -> None:
     """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience; ``-``: read QUESTION from standard input)."""
     from ..home.cues import parse_cue_args
     from ..memory import Memory
@@ -83,16 +86,19 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
         raise click.UsageError("give the text either as QUESTION or as --text, not both")
     text = read_text(question) if question is not None else text
     parsed = parse_cue_args(cues)
+    spans = [name for name, given in (("--last", last), ("--days", days), ("--cue time=...", parsed.get("time"))) if given]
+    if len(spans) > 1:
+        raise click.UsageError(f"{' and '.join(spans)} all name a time; give one")
     if last is not None:
-        if "time" in parsed:
-            raise click.UsageError("--last and --cue time=... both name a time; give one")
         parsed["time"] = [_LAST[last]]
+    elif days is not None:
+        parsed["time"] = [f"last {days} days"]
     with Memory.open(home, read_only=True) as mem:
         result = mem.recall(parsed, text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
         if as_json:
             click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=2))
         else:
-            title = " ".join([*cues, *([f"--last {last}"] if last else []), *([repr(text)] if text else [])])
+            title = " ".join([*cues, *([f"--last {last}"] if last else []), *([f"--days {days}"] if days else []), *([repr(text)] if text else [])])
             Console().print(recall_table(result, "recall " + title))
 
 
