@@ -292,3 +292,27 @@ def test_exit_statuses_tell_a_failed_operation_from_a_malformed_command_line(hom
     assert run("recall", "--home", str(home), "--cue", "colour=red").exit_code == 1
     assert run("recall", "--home", str(home), "--k", "many").exit_code == 2
     assert run("no-such-command").exit_code == 2
+
+
+def test_every_command_that_prints_data_has_json() -> None:
+    """Each command but ``init``, ``demo`` and the ``eval`` group (whose ``locomo`` has it) takes ``--json``
+    (the benchmarks' ``--json PATH`` writes the results to a file)."""
+    missing = [
+        name for name, command in main.commands.items()
+        if name not in {"init", "demo", "eval"} and not any("--json" in p.opts for p in command.params)
+    ]
+    assert missing == []
+
+
+def test_json_outputs_parse(home: Path, tmp_path: Path) -> None:
+    """remember, observe, import, expire and rebuild print one JSON document with --json."""
+    got = json.loads(run("remember", "--home", str(home), "a json note", "--now", "2026-06-15", "--json").stdout)
+    assert set(got) == {"id"}
+    seen = json.loads(run("observe", "--home", str(home), "We decided to use Postgres for billing.", "--now", "2026-06-15", "--json").stdout)
+    assert seen["ids"]
+    src = write_lines(tmp_path / "in.jsonl", ['{"narrative": "fine"}'])
+    imported = json.loads(run("import", str(src), "--home", str(home), "--json").stdout)
+    assert imported["imported"] == 1 and len(imported["ids"]) == 1
+    expired = json.loads(run("expire", "--home", str(home), "--now", "2026-06-15", "--json").stdout)
+    assert {"at", "expired", "over_capacity", "approvals_expired"} <= set(expired)
+    assert json.loads(run("rebuild", "--home", str(home), "--json").stdout)["episodes"] >= 2

@@ -26,6 +26,7 @@ home_option = click.option(
     help="The home directory (or $CUEMEM_HOME).",
 )
 now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 clock_jump_option = click.option(
     "--allow-clock-jump", "allow_clock_jump", is_flag=True,
     help="Accept a --now more than a year past the home's latest record (a home left alone, old data replayed).",

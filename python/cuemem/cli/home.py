@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, main, now_option, parse_now, progress, read_text
+from .app import home_option, json_option, main, now_option, parse_now, progress, read_text
 from .render import recall_table, result_json
 
 @main.command()
@@ -37,9 +37,10 @@ def init(directory: Path) -> None:
 @click.option("--subject", default=None)
 @click.option("--tag", "tags", multiple=True, help="Repeatable.")
 @now_option
+@json_option
 def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: str, outcome: str | None, actors: tuple[str, ...],
              occurred_at: str | None, importance: float, risk: float, salience: tuple[str, ...], confidence: float,
-             subject: str | None, tags: tuple[str, ...], now: str | None) -> None:
+             subject: str | None, tags: tuple[str, ...], now: str | None, as_json: bool) -> None:
     """Remember NARRATIVE durably (``-``: read it from standard input); print its id."""
     from ..home.cues import parse_cue_args
     from ..memory import Memory
@@ -56,7 +57,7 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
             now=parse_now(now),
         )
-    click.echo(eid)
+    click.echo(json.dumps({"id": eid}) if as_json else eid)
 
 
 #: ``--last`` spans: the time cues of the same words (the previous calendar week,
@@ -107,7 +108,8 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
 @home_option
 @click.option("--skip-bad-lines", is_flag=True, help="Import the good lines, report the bad ones.")
 @now_option
-def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None) -> None:
+@json_option
+def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None, as_json: bool) -> None:
     """Import FILE (one JSON object per line) into the home, all or nothing."""
     from ..errors import ImportFileError
     from ..memory import Memory
@@ -121,23 +123,29 @@ def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None) -> No
             raise
     for number, message in report.skipped:
         click.echo(f"skipped {file}:{number}: {message}", err=True)
+    if as_json:
+        body = {"imported": report.count, "ids": report.ids, "skipped": [{"line": n, "error": m} for n, m in report.skipped],
+                "queued": report.queued, "repeated": report.repeated}
+        click.echo(json.dumps(body, indent=2))
+        return
     click.echo(f"imported {report.count} episodes")
 
 
 @main.command()
 @home_option
-def rebuild(home: Path) -> None:
+@json_option
+def rebuild(home: Path, as_json: bool) -> None:
     """Rebuild every index from the journal."""
     from ..memory import Memory
 
     with Memory.open(home) as mem:
         count = mem.rebuild()
-    click.echo(f"rebuilt the indexes of {count} episodes")
+    click.echo(json.dumps({"episodes": count}) if as_json else f"rebuilt the indexes of {count} episodes")
 
 
 @main.command()
 @home_option
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 def stats(home: Path, as_json: bool) -> None:
     """Counts and sizes of the home."""
     from ..memory import Memory

@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
-from .app import clock_jump_option, home_option, main, now_option, parse_now
+from .app import clock_jump_option, home_option, json_option, main, now_option, parse_now
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 
 
 def _json(report: Any) -> dict[str, Any]:

@@ -11,13 +11,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import clock_jump_option, home_option, main, now_option, parse_now, read_text
+from .app import clock_jump_option, home_option, json_option, main, now_option, parse_now, read_text
 
 profile_option = click.option(
     "--profile", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True,
     help="The failure-cost profile: thresholds, TTLs, approvals, freshness.",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 
 
 def _time(value: str | None, name: str) -> datetime | None:
@@ -51,12 +50,16 @@ def _version_json(v: Any) -> dict[str, Any]:
 @click.option("--user", "user_id", default="default", show_default=True)
 @profile_option
 @now_option
-def observe(home: Path, text: str, session: str | None, origin: str, user_id: str, profile: str, now: str | None) -> None:
+@json_option
+def observe(home: Path, text: str, session: str | None, origin: str, user_id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Extract TEXT (``-``: read it from standard input), gate each candidate and write it to its tier; print the ids."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
         ids = mem.observe(read_text(text), now=parse_now(now), session=session, origin=origin, user_id=user_id)
+    if as_json:
+        click.echo(json.dumps({"ids": ids}))
+        return
     for eid in ids:
         click.echo(eid)
 
@@ -92,12 +95,14 @@ def approvals(home: Path, profile: str, now: str | None, as_json: bool) -> None:
 @click.argument("id")
 @profile_option
 @now_option
-def approve(home: Path, id: str, profile: str, now: str | None) -> None:
+@json_option
+def approve(home: Path, id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Approve the queued write ID: it becomes the current version of its subject."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
-        click.echo(mem.approve(id, now=parse_now(now)))
+        written = mem.approve(id, now=parse_now(now))
+    click.echo(json.dumps({"approved": id, "id": written}) if as_json else written)
 
 
 @main.command()
@@ -105,13 +110,14 @@ def approve(home: Path, id: str, profile: str, now: str | None) -> None:
 @click.argument("id")
 @profile_option
 @now_option
-def reject(home: Path, id: str, profile: str, now: str | None) -> None:
+@json_option
+def reject(home: Path, id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Reject the queued write ID (the journal keeps it, with the decision)."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
         mem.reject(id, now=parse_now(now))
-    click.echo(f"rejected {id}")
+    click.echo(json.dumps({"rejected": id}) if as_json else f"rejected {id}")
 
 
 @main.command()
@@ -167,11 +173,17 @@ def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id
 @profile_option
 @now_option
 @clock_jump_option
-def expire(home: Path, profile: str, now: str | None, allow_clock_jump: bool) -> None:
+@json_option
+def expire(home: Path, profile: str, now: str | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Retire short-term records past their TTL, long-term ones beyond capacity; lapse expired approvals."""
     from ..memory import Memory
 
     with Memory.open(home, profile=profile) as mem:
         report = mem.expire(now=parse_now(now), allow_clock_jump=allow_clock_jump)
+    if as_json:
+        body = {"at": report.at.isoformat(), "expired": report.expired, "over_capacity": report.over_capacity,
+                "approvals_expired": report.approvals_expired}
+        click.echo(json.dumps(body, indent=2))
+        return
     click.echo(f"expired {len(report.expired)} short-term, {len(report.over_capacity)} over capacity, "
                f"{len(report.approvals_expired)} approvals")

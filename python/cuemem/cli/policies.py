@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, main, now_option, parse_now
+from .app import home_option, json_option, main, now_option, parse_now
 
 
 def _policy_json(p: Any) -> dict[str, Any]:
@@ -91,9 +91,16 @@ def judge(home: Path, cues: tuple[str, ...], text: str | None, now: str | None, 
 @main.command()
 @home_option
 @click.argument("policy_id")
-def explain(home: Path, policy_id: str) -> None:
+@json_option
+def explain(home: Path, policy_id: str, as_json: bool) -> None:
     """Show POLICY_ID's lineage down to the episodes."""
     from ..memory import Memory
 
     with Memory.open(home, read_only=True) as mem:
-        click.echo(mem.explain(policy_id).render())
+        e = mem.explain(policy_id)
+    if as_json:
+        body = {"policy": _policy_json(e.policy), "evidence": [x.id for x in e.evidence], "counter_examples": [x.id for x in e.counter_examples],
+                "contradicts": [p.id for p in e.contradicts], "missing": list(e.missing)}
+        click.echo(json.dumps(body, ensure_ascii=False, indent=2))
+        return
+    click.echo(e.render())
