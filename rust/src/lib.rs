@@ -13,6 +13,7 @@
 //! same content always serializes to the same bytes.
 
 pub(crate) mod codec;
+pub(crate) mod rank;
 pub mod cue;
 pub mod error;
 pub mod recall;

@@ -6,33 +6,12 @@
 //! keeps the best `k`; at a million rows of 384 dimensions that is one pass over
 //! the candidates' rows, which the memory bandwidth bounds.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use roaring::RoaringBitmap;
 
 use crate::error::{CoreError, Result};
-
-#[derive(Clone, Copy, PartialEq)]
-struct Scored {
-    score: f32,
-    row: u32,
-}
-
-impl Eq for Scored {}
-
-impl Ord for Scored {
-    /// Greater is worse: a lower score, then an earlier row (so the heap's top is the worst kept).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then(other.row.cmp(&self.row))
-    }
-}
-
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+use crate::rank::Kept;
 
 /// The best `k` candidates by `matrix[row] . query`, best first; ties to the later row.
 /// Candidates beyond the matrix's rows (not embedded yet) are skipped.
@@ -47,14 +26,14 @@ pub fn cosine_top(matrix: &[f32], dim: usize, query: &[f32], candidates: &Roarin
         return Err(CoreError::InvalidArgument { name: "query", reason: "must hold finite values".into() });
     }
     let rows = (matrix.len() / dim) as u32;
-    let mut heap: BinaryHeap<Scored> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
+    let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
     for row in candidates.iter() {
         if row >= rows {
             break;
         }
         let v = &matrix[row as usize * dim..(row as usize + 1) * dim];
         let score: f32 = v.iter().zip(query).map(|(a, b)| a * b).sum();
-        let s = Scored { score: if score.is_finite() { score } else { f32::NEG_INFINITY }, row };
+        let s = Kept { score: if score.is_finite() { score } else { f32::NEG_INFINITY }, row };
         if heap.len() < k {
             heap.push(s);
         } else if heap.peek().is_some_and(|worst| s < *worst) {

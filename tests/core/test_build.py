@@ -32,8 +32,7 @@ def test_the_declared_rust_version_covers_every_locked_crate() -> None:
     out = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--locked", "--offline"], cwd=ROOT, capture_output=True, text=True, check=False,
     )
-    if out.returncode != 0:
-        pytest.skip(f"cargo metadata is unavailable offline: {out.stderr.strip()[:200]}")
+    assert out.returncode == 0, out.stderr  # the README's test command runs cargo test first: the crates are there
     needs = {p["name"]: p["rust_version"] for p in json.loads(out.stdout)["packages"] if p.get("rust_version")}
     newest = max(needs.items(), key=lambda kv: _version(kv[1]))
     assert _version(_declared()) >= _version(newest[1]), f"{newest[0]} needs Rust {newest[1]}"

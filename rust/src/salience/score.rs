@@ -1,7 +1,6 @@
 //! Scoring at `now`: per-query coefficients, composites and top-k.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::axes::{gate, N_AXES};
@@ -10,6 +9,7 @@ use roaring::RoaringBitmap;
 use super::blocks::BLOCK_SHIFT;
 use super::table::{flush, Row, SalienceTable};
 use crate::error::{CoreError, Result};
+use crate::rank::Kept;
 
 /// Epoch ranges up to this many get a precomputed coefficient table per query;
 /// wider (pathological) ranges compute coefficients on demand.
@@ -202,29 +202,6 @@ pub struct TopK {
     pub scores: Vec<f32>,
     /// Row-major `rows.len() x 7`: each winner's per-axis contribution.
     pub breakdown: Vec<f32>,
-}
-
-/// Heap entry ordered so that the heap's top is the worst kept row.
-#[derive(Clone, Copy, PartialEq)]
-struct Kept {
-    score: f32,
-    row: u32,
-}
-
-impl Eq for Kept {}
-
-impl Ord for Kept {
-    /// Better = higher score, then the later row (the newer memory); the max-heap's
-    /// top is the worst.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then(other.row.cmp(&self.row))
-    }
-}
-
-impl PartialOrd for Kept {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
 }
 
 /// The best `k` rows offered so far.

@@ -14,7 +14,6 @@
 //! result depends only on the indexed texts and the query. BM25 statistics (document
 //! frequencies, average length) are those of the whole index, whatever its segments.
 
-use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -31,6 +30,7 @@ use super::fault::tantivy_error;
 use super::readonly::ReaderDirectory;
 use super::tokenize::{terms, Analyzer};
 use crate::error::{CoreError, Result, TextFault};
+use crate::rank::Kept;
 
 /// A candidate costs about this many posting entries to seek to; the seek plan is
 /// chosen when the candidates cost less than walking the query's postings.
@@ -56,31 +56,10 @@ struct SegmentRows {
     by_row: Vec<(u32, u32)>,
 }
 
-/// The best `limit` (row, score) pairs seen, ties to the later row.
+/// The best `limit` (row, score) pairs seen, ties to the later row ([`Kept`]'s order).
 struct Top {
     limit: usize,
-    heap: BinaryHeap<Reverse<Ranked>>,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-struct Ranked {
-    score: f32,
-    row: u32,
-}
-
-impl Eq for Ranked {}
-
-impl Ord for Ranked {
-    /// Greater is better: a higher score, then a later row.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.score.total_cmp(&other.score).then(self.row.cmp(&other.row))
-    }
-}
-
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+    heap: BinaryHeap<Kept>,
 }
 
 impl Top {
@@ -89,27 +68,25 @@ impl Top {
     }
 
     fn push(&mut self, row: u32, score: f32) {
-        let r = Ranked { score, row };
+        let r = Kept { score, row };
         if self.heap.len() < self.limit {
-            self.heap.push(Reverse(r));
-        } else if self.heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
+            self.heap.push(r);
+        } else if self.heap.peek().is_some_and(|worst| r < *worst) {
             self.heap.pop();
-            self.heap.push(Reverse(r));
+            self.heap.push(r);
         }
     }
 
     /// Scores at or below this cannot enter (just under the worst kept, so ties enter).
     fn threshold(&self) -> f32 {
         match self.heap.peek() {
-            Some(Reverse(worst)) if self.heap.len() >= self.limit && worst.score > 0.0 => f32::from_bits(worst.score.to_bits() - 1),
+            Some(worst) if self.heap.len() >= self.limit && worst.score > 0.0 => f32::from_bits(worst.score.to_bits() - 1),
             _ => f32::MIN,
         }
     }
 
     fn into_sorted(self) -> Vec<(u32, f32)> {
-        let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        v.into_iter().map(|r| (r.row, r.score)).collect()
+        self.heap.into_sorted_vec().into_iter().map(|r| (r.row, r.score)).collect()
     }
 }
 

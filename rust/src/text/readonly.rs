@@ -67,3 +67,16 @@ const EROFS: i32 = 30;
 fn unwritable(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::PermissionDenied || e.raw_os_error() == Some(EROFS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_directory_that_cannot_be_written_counts_a_lock_as_held() {
+        assert!(unwritable(&io::Error::from_raw_os_error(EROFS)));
+        assert!(unwritable(&io::Error::from(io::ErrorKind::PermissionDenied)));
+        assert!(!unwritable(&io::Error::from(io::ErrorKind::NotFound)));
+        assert!(!unwritable(&io::Error::from(io::ErrorKind::AlreadyExists)));
+    }
+}
