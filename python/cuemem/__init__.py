@@ -31,6 +31,7 @@ from .errors import (
     NoteFormatError,
     ReadOnlyError,
     SchemaError,
+    ScopeError,
     ShapeError,
     StorageError,
     TimeCueError,
@@ -68,13 +69,27 @@ from .jobs import (
 )
 from .jobs.reports import RunReport
 from .lifecycle.gate import ApprovalReason
-from .lifecycle import Approval, Candidate, ExpiryReport, Pattern, Profile, Trust, Version, WorkingItem, extract
+from .lifecycle import (
+    Approval,
+    Candidate,
+    ExpiryReport,
+    Pattern,
+    Profile,
+    Provenance,
+    ReviewItem,
+    ReviewKind,
+    Trust,
+    Version,
+    WorkingItem,
+    extract,
+)
 from .lifecycle.workers import Worker
 from .memory import Memory
 from .policy import Explanation, Judgement, Polarity, Policy, PolicyBook, distill_policies
 from .recall import Recall, recall
 from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, RowState, SalienceTable, TopK
 from .schema import Band, Episode, Kind, Level, Note, Origin, Outcome, Tier
+from .session import Session
 from .store.fsync import FsyncPolicy
 from .text import Embedder, TextHit, TextWeights
 
@@ -138,16 +153,21 @@ __all__ = [
     "PolicyBook",
     "PolicyReport",
     "Profile",
+    "Provenance",
     "Pruned",
     "ReadOnlyError",
     "Recall",
     "RecallResult",
+    "ReviewItem",
+    "ReviewKind",
     "RowState",
     "RunReport",
     "SalienceTable",
     "Schedule",
     "Scheduler",
     "SchemaError",
+    "ScopeError",
+    "Session",
     "ShapeError",
     "StorageError",
     "Summarizer",

@@ -151,3 +151,11 @@ class ApprovalError(CuememError, ValueError):
 
 class ApprovalExpiredError(ApprovalError):
     """A decision on a queued write whose approval window has closed."""
+
+
+__all__ += ["ScopeError"]
+
+
+class ScopeError(CuememError, PermissionError):
+    """A call reaches past its handle's user: another user's memory through a scoped
+    handle, or a read of a home holding several users' memories with no user named."""

@@ -146,6 +146,15 @@ class CueIndex:
         """
         self._inner.insert_values(_arrays.string(dimension, "dimension"), _arrays.strings(values, "values"), _arrays.rows(rows))
 
+    def withdraw(self, dimension: str, value: str, rows: Any) -> None:
+        """Removes ``rows`` from the posting list of ``value`` in ``dimension`` only (they stay live).
+
+        Raises:
+            UnknownDimensionError: ``dimension`` was not declared.
+            CueTypeError: ``rows`` is not a uint32 array or a sequence of ints.
+        """
+        self._inner.withdraw(_arrays.string(dimension, "dimension"), _arrays.string(value, "value"), _arrays.rows(rows))
+
     def remove(self, rows: Any) -> None:
         """Removes ``rows`` from every posting list and from the live rows."""
         self._inner.remove(_arrays.rows(rows))

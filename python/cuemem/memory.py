@@ -24,6 +24,7 @@ from .home.cues import DIMENSIONS, normalize
 from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
 from .home.recall import Recaller
+from .home.scope import Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.home import run_consolidation, run_distillation
@@ -34,6 +35,7 @@ from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
 from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
+from .lifecycle.review import ReviewItem
 from .lifecycle.profiles import profile as lifecycle_profile
 from .lifecycle.service import Lifecycle
 from .lifecycle.tiers import ExpiryReport, WorkingItem
@@ -46,7 +48,8 @@ from .policy.model import Policy
 from .policy.service import Policies
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import choice, to_datetime, validate_id
+from .schema.fields import choice, optional_label, to_datetime, validate_id
+from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextWeights
@@ -140,11 +143,14 @@ class Memory:
         (True, 1, 1)
     """
 
-    def __init__(self, home: Home, profile: Profile, text_weights: TextWeights) -> None:
+    def __init__(
+        self, home: Home, profile: Profile, text_weights: TextWeights, scope: Scope | None = None, *,
+        parts: tuple[Recaller, Lifecycle, Policies] | None = None,
+    ) -> None:
         self._home = home
-        self._recall = Recaller(home, profile, text_weights)
-        self._life = Lifecycle(home, profile)
-        self._policies = Policies(home)
+        self._recall, self._life, self._policies = parts or (Recaller(home, profile, text_weights), Lifecycle(home, profile), Policies(home))
+        self._scope = scope or Scope()
+        self._owner = parts is None  # a view (``user()``) shares its parent's home and does not close it
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -162,6 +168,7 @@ class Memory:
         text_analyzer: str = DEFAULT_ANALYZER,
         text_weights: TextWeights | None = None,
         embedder: Embedder | None = None,
+        user: str | None = None,
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
@@ -182,6 +189,11 @@ class Memory:
                 home keeps one vector per memory as a cache under ``index/vectors/``,
                 embedded at the next recall that needs them, and text recall blends in
                 the cosine with ``TextWeights(vector=...)``.
+            user: Scope the handle to one user's memories (:mod:`cuemem.home.scope`):
+                it reads and writes only theirs, and another user's record does not
+                exist for it. ``"*"``: every user, explicitly. None (default): every
+                user while the home holds one; on a home of several users a read that
+                names no user is refused (``ScopeError``).
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -189,6 +201,7 @@ class Memory:
         """
         root = Path(_arrays.path(path))
         # Every option is checked before anything is created on disk.
+        scope = Scope.of(user)
         try:
             policy = FsyncPolicy(fsync)
         except ValueError:
@@ -206,12 +219,52 @@ class Memory:
             root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
-        return cls(home, chosen, text_weights or TextWeights())
+        return cls(home, chosen, text_weights or TextWeights(), scope)
+
+    @_serialized
+    def user(self, user_id: str) -> Memory:
+        """A handle on this home scoped to ``user_id`` (see ``Memory.open(user=...)``).
+
+        It shares this handle's home, lock and guard; closing it closes nothing (close
+        this one). A scoped handle can only narrow: asking it for another user is an error.
+
+        Raises:
+            InvalidIdError: a malformed ``user_id``.
+            ScopeError: this handle is scoped to another user.
+        """
+        scope = Scope.of(self._scope.writer(user_id))
+        return Memory(self._home, self.profile, self._recall.weights, scope, parts=(self._recall, self._life, self._policies))
+
+    @property
+    def scope(self) -> str:
+        """The user this handle is scoped to, ``"*"`` (every user, explicitly) or ``"unscoped"``."""
+        return str(self._scope)
+
+    @_serialized
+    def session(self, id: str, *, origin: Origin | str = Origin.AGENT) -> Session:
+        """The agent session ``id`` (a handle and a context manager; see :class:`~cuemem.session.Session`).
+
+        Every write made through it records ``id`` as its session. Once the session
+        has read external content (:meth:`Session.read_external`, or any write with
+        ``origin="external"``) it is tainted for good — the journal says so — and
+        everything it writes is tainted and quarantined.
+
+        Raises:
+            SchemaError: ``id`` is not 1-100 printable characters, or a bad ``origin``.
+        """
+        return Session(self, optional_label(id, "session") or "", choice(Origin, origin, "origin"))
+
+    @_serialized
+    def tainted(self, session: str) -> bool:
+        """Whether ``session`` has read external content (in any handle, ever)."""
+        return _arrays.string(session, "session") in self._home.lifecycle.tainted_sessions
 
     @_serialized
     def close(self) -> None:
-        """Saves the index cache (writers) and releases the writer lock. Idempotent."""
-        self._home.close()
+        """Saves the index cache (writers) and releases the writer lock. Idempotent.
+        A view made by :meth:`user` closes nothing."""
+        if self._owner:
+            self._home.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -247,7 +300,7 @@ class Memory:
         narrative: str,
         *,
         id: str | None = None,
-        user_id: str = "default",
+        user_id: str | None = None,
         type: str = "note",
         outcome: str | None = None,
         actors: Sequence[str] = (),
@@ -267,6 +320,8 @@ class Memory:
         valid_from: datetime | date | str | None = None,
         valid_to: datetime | date | str | None = None,
         thread: str | None = None,
+        session: str | None = None,
+        source: str | None = None,
         now: TimeArg = None,
     ) -> str:
         """Validates an episode, appends it to the journal durably, indexes it, returns its id.
@@ -293,10 +348,10 @@ class Memory:
         """
         self._home.check_writable()
         fields = dict(
-            id=id, user_id=user_id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=origin, tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
-            valid_to=valid_to, thread=thread,
+            valid_to=valid_to, thread=thread, session=session, source=source,
         )
         return self._life.remember(narrative, fields, _edge_now(now))
 
@@ -308,6 +363,7 @@ class Memory:
         skip_bad_lines: bool = False,
         now: TimeArg = None,
         progress: Callable[[int, int], None] | None = None,
+        session: str | None = None,
     ) -> ImportReport:
         """Imports one JSON object per line (``remember``'s keywords plus ``narrative``).
 
@@ -332,9 +388,13 @@ class Memory:
         """
         self._home.check_writable()
         at = _edge_now(now)
+        session = optional_label(session, "session")
         handle, size = open_jsonl(_arrays.path(path))
         items = jsonl_items(handle, size, progress)
-        return import_items(self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path))
+        return import_items(
+            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._scope.writer,
+            session=session,
+        )
 
     @_serialized
     def import_records(
@@ -344,6 +404,7 @@ class Memory:
         skip_bad: bool = False,
         now: TimeArg = None,
         progress: Callable[[int, int], None] | None = None,
+        session: str | None = None,
     ) -> ImportReport:
         """Imports mappings of ``remember``'s keywords plus ``narrative``, all or nothing.
 
@@ -355,7 +416,10 @@ class Memory:
         if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
             raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
         at = _edge_now(now)
-        return import_items(self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records")
+        return import_items(
+            self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
+            owner=self._scope.writer, session=optional_label(session, "session"),
+        )
 
     # -- read -----------------------------------------------------------------------
 
@@ -370,6 +434,7 @@ class Memory:
         exclude: Mapping[str, str | Sequence[str]] | None = None,
         exclude_stale: bool = False,
         weights: TextWeights | None = None,
+        include_quarantined: bool = False,
     ) -> RecallResult:
         """Memories matching every cue, ranked by salience decayed to ``now`` — or, with
         ``text``, ranked by BM25 blended with salience (see :class:`TextWeights`).
@@ -389,8 +454,13 @@ class Memory:
             exclude_stale: Leave out hits whose freshness at ``now`` is below the
                 profile's threshold (:attr:`Hit.stale <cuemem.home.results.Hit.stale>`).
             weights: The text blend for this call (default: the handle's).
+            include_quarantined: Let quarantined memories through too (unreviewed,
+                derived from external content); each hit says so
+                (:attr:`Hit.quarantined <cuemem.home.results.Hit.quarantined>`, ``tainted``).
 
         Raises:
+            ScopeError: a user cue outside this handle's scope, or none on a home of
+                several users through an unscoped handle.
             UnknownDimensionError: an unknown cue dimension.
             TimeCueError: a time value that is neither a bucket nor a known phrase.
             InvalidArgumentError: ``k < 1``, a blank ``text``, or a read-only home
@@ -398,53 +468,69 @@ class Memory:
             CueTypeError: ``text`` not a string, ``weights`` not a TextWeights.
         """
         _arrays.boolean(exclude_stale, "exclude_stale")
+        held = _arrays.boolean(include_quarantined, "include_quarantined")
         at = _edge_now(now)
-        resolved = normalize(cues, now=at)
+        resolved = self._scope.cues(normalize(cues, now=at), self._users)
         excluded = normalize(exclude, now=at) or None
         # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
         if text is None:
-            return self._recall.cues(resolved, k, at, excluded, exclude_stale)
+            return self._recall.cues(resolved, k, at, excluded, exclude_stale, held)
         if not isinstance(text, str):
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
             raise InvalidArgumentError("text must hold at least one word")
         if weights is not None and not isinstance(weights, TextWeights):
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
-        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale)
+        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale, held)
 
     @_serialized
     def get(self, id: str) -> Episode:
         """The episode with this id.
 
         Raises:
-            NotFoundError: no such id in this home.
+            NotFoundError: no such id in this home (or in this handle's scope).
         """
-        return self._home.get(id)
+        episode = self._home.get(id)
+        if not self._scope.sees(episode.user_id):
+            raise NotFoundError(f"no episode with id {id!r}")
+        return episode
 
     @_serialized
     def cue_values(self, dimension: str) -> list[tuple[str, int]]:
-        """The values of a cue dimension with how many memories carry each, most first.
+        """The values of a cue dimension with how many memories carry each, most first
+        (within this handle's scope; an unscoped handle may always list the ``user`` values).
 
         Raises:
+            ScopeError: an unscoped handle on a home of several users (but for ``user``).
             UnknownDimensionError: ``dimension`` is not a cue dimension.
         """
         if dimension not in DIMENSIONS:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        counts = [(v, self._home.count({dimension: [v]})) for v in self._home.values(dimension)]
-        return sorted(counts, key=lambda vc: (-vc[1], vc[0]))
+        # The users themselves are what an unscoped handle needs to choose a scope.
+        within = self._scope.cues({}, self._users) if dimension != "user" or self._scope.user is not None else {}
+        counts = [(v, self._home.count({**within, dimension: [v]})) for v in self._home.values(dimension)]
+        return sorted([vc for vc in counts if vc[1]], key=lambda vc: (-vc[1], vc[0]))
 
     @_serialized
     def __contains__(self, id: object) -> bool:
-        return id in self._home
+        return id in self._home and self._scope.sees(self._home.get(id).user_id)
 
     @_serialized
     def __len__(self) -> int:
-        return len(self._home)
+        if self._scope.user is None:
+            return len(self._home)
+        return len(self._home.select({"user": [self._scope.user]}))  # a scoped handle counts its user's live memories
 
     @_serialized
     def ids(self) -> list[str]:
-        """Every episode id, in journal order."""
-        return self._home.ids()
+        """Every episode id (in this handle's scope), in journal order."""
+        if self._scope.user is None:
+            return self._home.ids()
+        return [self._home.id_at(r) for r in self._home.select({"user": [self._scope.user]}).tolist()]
+
+    def _users(self) -> list[str]:
+        """The users whose memories the home holds (live ones)."""
+        return self._home.values("user")
 
     @_serialized
     def refresh(self) -> int:
@@ -520,7 +606,7 @@ class Memory:
         now: TimeArg = None,
         session: str | None = None,
         origin: Origin | str = Origin.USER,
-        user_id: str = "default",
+        user_id: str | None = None,
         patterns: Sequence[Pattern] | None = None,
     ) -> list[str]:
         """Extracts ``text``, gates each candidate and writes it to its tier; returns the ids.
@@ -551,13 +637,43 @@ class Memory:
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
         source = choice(Origin, origin, "origin")
-        user = validate_id(user_id, "user_id")
+        user = self._scope.writer(user_id)
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
     @_serialized
     def approvals(self, now: TimeArg = None) -> list[Approval]:
         """Writes waiting for a decision, oldest first; with ``now``, those not yet expired at it."""
-        return self._life.approvals(None if now is None else _edge_now(now))
+        self._scope.check_single(self._users)
+        return [a for a in self._life.approvals(None if now is None else _edge_now(now)) if self._scope.sees(a.episode.user_id)]
+
+    @_serialized
+    def review(self, now: TimeArg = None) -> list[ReviewItem]:
+        """Everything waiting for a person, oldest first: quarantined records (unreviewed,
+        derived from external content) and writes in the approval queue (those not yet
+        expired at ``now``, when given), each with its provenance chain. One queue: both
+        are answered by :meth:`accept` or :meth:`reject` (:mod:`cuemem.lifecycle.review`).
+
+        Raises:
+            ScopeError: an unscoped handle on a home of several users.
+        """
+        self._scope.check_single(self._users)
+        return self._life.review(None if now is None else _edge_now(now), self._scope.sees)
+
+    @_serialized
+    def accept(self, id: str, *, now: TimeArg = None) -> str:
+        """Accepts what waits for review: a quarantined record is reviewed from now on
+        (recalled by default; still tainted, so never in ``MEMORY.md``), a queued write is
+        approved (:meth:`approve`). Journaled; returns the record id.
+
+        Raises:
+            CueTypeError: ``id`` is not a string.
+            NotFoundError: nothing with this id waits (in this handle's scope).
+            ApprovalError: it is already decided.
+            ApprovalExpiredError: a queued write whose window closed.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        return self._life.accept(_arrays.string(id, "a review id"), _edge_now(now), self._scope.sees)
 
     @_serialized
     def approve(self, id: str, *, now: TimeArg = None) -> str:
@@ -574,31 +690,33 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
-        return self._life.approve(_arrays.string(id, "an approval id"), _edge_now(now))
+        self._life.pending_in(_arrays.string(id, "an approval id"), self._scope.sees)
+        return self._life.approve(id, _edge_now(now))
 
     @_serialized
     def reject(self, id: str, *, now: TimeArg = None) -> None:
-        """Drops a queued write (the journal keeps it, with the decision).
+        """Rejects what waits for review: drops a queued write, or retires a quarantined
+        record from the live indexes (the journal keeps either, with the decision).
 
         Raises:
-            CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`approve`.
+            CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`accept`.
         """
         self._home.check_writable()
-        self._life.reject(_arrays.string(id, "an approval id"), _edge_now(now))
+        self._life.reject(_arrays.string(id, "a review id"), _edge_now(now), self._scope.sees)
 
     @_serialized
-    def history(self, subject: str, *, user_id: str = "default") -> list[Version]:
+    def history(self, subject: str, *, user_id: str | None = None) -> list[Version]:
         """Every adopted version of ``subject``, oldest first (retired ones included).
 
         Raises:
             CueTypeError: ``subject`` is not a string.
             SchemaError: ``subject`` is blank or ``user_id`` invalid.
         """
-        return self._life.history(_subject_key(subject, user_id))
+        return self._life.history(_subject_key(subject, self._scope.writer(user_id)))
 
     @_serialized
     def as_of(
-        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str = "default"
+        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str | None = None
     ) -> Version | None:
         """The version of ``subject`` true at ``valid_at``, as known at ``known_at`` (default: all known).
 
@@ -610,7 +728,7 @@ class Memory:
             CueTypeError: ``subject`` is not a string.
             SchemaError: a time is not a date or datetime, or ``subject`` is blank.
         """
-        key = _subject_key(subject, user_id)
+        key = _subject_key(subject, self._scope.writer(user_id))
         known = None if known_at is None else to_datetime(known_at, "known_at")
         return self._life.as_of(key, to_datetime(valid_at, "valid_at"), known)
 
@@ -620,7 +738,7 @@ class Memory:
         return self._life.working()
 
     @_serialized
-    def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str = "default") -> str:
+    def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str | None = None) -> str:
         """Promotes a working-memory item to short-term memory (an explicit approval); returns the record id.
 
         Raises:
@@ -630,7 +748,7 @@ class Memory:
         """
         self._home.check_writable()
         at = _edge_now(now)
-        return self._life.keep(id, at=at, origin=choice(Origin, origin, "origin"), user=validate_id(user_id, "user_id"))
+        return self._life.keep(id, at=at, origin=choice(Origin, origin, "origin"), user=self._scope.writer(user_id))
 
     @_serialized
     def end_turn(self) -> int:
@@ -659,6 +777,7 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        self._scope.home_wide("expire")
         at = _edge_now(now)
         self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="expire")
         return self._life.expire(at)
@@ -679,19 +798,26 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        self._scope.home_wide("distill_policies")
         return self._policies.distill(min_support=min_support, max_cues=max_cues, at=_edge_now(now))
 
     @_serialized
     def policies(self) -> list[Policy]:
         """Every current policy (mined or written by a person), most confident first.
 
-        A policy note with a ``valid_to`` is retired and left out.
+        A policy note with a ``valid_to`` is retired and left out. A scoped handle sees
+        the policies mined from its user's outcomes and those a person wrote.
+
+        Raises:
+            ScopeError: an unscoped handle on a home of several users.
         """
-        return list(self._policies.book())
+        self._scope.check_single(self._users)
+        return list(self._policies.book(self._scope.user))
 
     @_serialized
     def judge(
-        self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None
+        self, cues: Mapping[str, str | Sequence[str]] | None = None, text: str | None = None, *, now: TimeArg = None,
+        include_tainted: bool = False,
     ) -> Judgement:
         """The policies that apply to a situation, ranked, with their evidence and conflicts.
 
@@ -701,8 +827,11 @@ class Memory:
                 occur in it as words join the situation.
             now: Resolves time phrases in the cues. Current policies are those whose
                 note has no ``valid_to`` (retired ones are left out).
+            include_tainted: Apply policies whose evidence is all tainted too (by
+                default they are reported in ``Judgement.withheld`` and not applied).
 
         Raises:
+            ScopeError: an unscoped handle on a home of several users.
             InvalidArgumentError: neither cues nor text given.
             UnknownDimensionError, CueTypeError: a malformed cue, or ``text`` not a string.
         """
@@ -710,16 +839,19 @@ class Memory:
         if not cues and text is None:
             raise InvalidArgumentError("judge needs a situation: cues, text or both")
         situation = normalize(cues, now=at) if cues else {}
-        return self._policies.judge(situation, None if text is None else _arrays.string(text, "text"))
+        tainted = _arrays.boolean(include_tainted, "include_tainted")
+        self._scope.check_single(self._users)
+        return self._policies.judge(situation, None if text is None else _arrays.string(text, "text"), self._scope.user, tainted)
 
     @_serialized
     def explain(self, policy_id: str) -> Explanation:
         """A policy's lineage: its evidence and counter-example episodes and its rivals.
 
         Raises:
-            NotFoundError: no current policy with that id.
+            NotFoundError: no current policy with that id (in this handle's scope).
         """
-        return self._policies.explain(policy_id)
+        self._scope.check_single(self._users)
+        return self._policies.explain(policy_id, self._scope.user)
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
@@ -742,6 +874,7 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        self._scope.home_wide("consolidate")
         at = _edge_now(now)
         if config is not None and not isinstance(config, ConsolidationConfig):
             raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
@@ -768,6 +901,7 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        self._scope.home_wide("distill")
         at = _edge_now(now)
         if config is not None and not isinstance(config, DistillationConfig):
             raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
@@ -792,6 +926,7 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        self._scope.home_wide("maintain")
         at, registered = _edge_now(now), self._jobs(jobs)
         self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
         with self._home.clock.acknowledged(at):

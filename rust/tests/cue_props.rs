@@ -84,6 +84,20 @@ proptest! {
     }
 
     #[test]
+    fn withdraw_drops_rows_from_one_posting_only(ws in writes(), d in 0..3usize, v in 0..4usize, gone in prop::collection::vec(0..300u32, 0..40), q in queries()) {
+        let (mut index, mut oracle, live) = build(&ws, &[]);
+        index.withdraw(DIMS[d], VALUES[v], &gone).unwrap();
+        if let Some(set) = oracle.get_mut(&(d, v)) {
+            for r in &gone {
+                set.remove(r);
+            }
+        }
+        let got: BTreeSet<u32> = index.prune(&to_query(&q)).unwrap().rows.iter().collect();
+        prop_assert_eq!(got, expected(&oracle, &live, &q));
+        prop_assert_eq!(index.live().len() as usize, live.len());
+    }
+
+    #[test]
     fn single_cue_examines_exactly_its_list(ws in writes(), d in 0..3usize, v in 0..4usize) {
         let (index, oracle, _) = build(&ws, &[]);
         let pruned = index.prune(&Query::new().with(DIMS[d], [VALUES[v]])).unwrap();

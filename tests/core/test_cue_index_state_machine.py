@@ -81,7 +81,7 @@ class Model:
 
         The smallest include list (or every live row) is streamed once; each probe
         after the first is charged the survivors carried into it; an empty result
-        stops the plan.
+        stops the plan; an exclusion of nothing is no probe.
         """
         clauses = list(cues.items()) + list((exclude or {}).items())
         if any(len(as_list(v)) != 1 for _, v in clauses):
@@ -89,7 +89,9 @@ class Model:
         include = sorted((self.clause(d, v) for d, v in cues.items()), key=len)
         rows = set(include[0]) if include else set(self.live)
         examined = len(rows)
-        steps = [(lst, True) for lst in include[1:]] + [(self.clause(d, v), False) for d, v in (exclude or {}).items()]
+        # An exclusion of an empty list leaves out nothing and is no step.
+        leave = [lst for lst in (self.clause(d, v) for d, v in (exclude or {}).items()) if lst]
+        steps = [(lst, True) for lst in include[1:]] + [(lst, False) for lst in leave]
         for probe, (lst, keep) in enumerate(steps):
             if not rows:
                 break

@@ -14,7 +14,7 @@ NOW = date(2026, 7, 1)
 
 def _home(path: Path, fillers: int) -> Memory:
     """A home with 12 'needle' episodes among ``fillers`` others sharing their type and month."""
-    mem = Memory.open(path, fsync="never")
+    mem = Memory.open(path, fsync="never", user="*")
     records = [
         {"narrative": f"needle {i}", "actors": ["needle"], "type": "deal", "occurred_at": f"2026-06-{1 + i % 28:02d}"}
         for i in range(12)

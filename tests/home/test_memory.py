@@ -62,7 +62,7 @@ def remember_all(mem: Memory, records: Sequence[Mapping[str, Any]]) -> list[str]
 def home(tmp_path: Path) -> Path:
     """A home holding :data:`RECORDS`, closed (so its index cache is saved)."""
     path = tmp_path / "home"
-    with Memory.open(path, fsync="never") as mem:
+    with Memory.open(path, fsync="never", user="*") as mem:
         remember_all(mem, RECORDS)
     return path
 
@@ -70,7 +70,7 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def mem(home: Path) -> Iterator[Memory]:
     """The :data:`RECORDS` home, reopened for writing."""
-    with Memory.open(home, fsync="never") as handle:
+    with Memory.open(home, fsync="never", user="*") as handle:
         yield handle
 
 
@@ -85,14 +85,14 @@ def hit_ids(mem: Memory, cues: Mapping[str, Any] | None, **kwargs: Any) -> set[s
 def test_remember_close_reopen_get_keeps_every_field(tmp_path: Path) -> None:
     """A remembered episode comes back from a reopened home with every field as given."""
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         eid = mem.remember(
             "Acme asked for a 12% discount — 値引き", user_id="u-1", type="deal", outcome="pending",
             actors=["acme", "kim"], occurred_at=date(2026, 6, 3), importance=0.6, risk=0.3,
             salience={"urgency": 0.9, "novelty": 0.25}, confidence=0.8, subject="acme-renewal", tags=["sales", "q2"], now=NOW,
         )
         before = mem.get(eid)
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         after = mem.get(eid)
     assert after == before
     assert after.narrative == "Acme asked for a 12% discount — 値引き"
@@ -107,19 +107,19 @@ def test_remember_close_reopen_get_keeps_every_field(tmp_path: Path) -> None:
 def test_ids_are_stable_across_reopen_and_deterministic(tmp_path: Path) -> None:
     """The same calls into two fresh homes assign the same ids, and a reopened home knows them."""
     plain = [{k: v for k, v in r.items() if k != "id"} for r in RECORDS]
-    with Memory.open(tmp_path / "a", fsync="never") as mem:
+    with Memory.open(tmp_path / "a", fsync="never", user="*") as mem:
         first = remember_all(mem, plain)
-    with Memory.open(tmp_path / "b", fsync="never") as mem:
+    with Memory.open(tmp_path / "b", fsync="never", user="*") as mem:
         second = remember_all(mem, plain)
     assert first == second and len(set(first)) == len(first)
-    with Memory.open(tmp_path / "a", read_only=True) as mem:
+    with Memory.open(tmp_path / "a", read_only=True, user="*") as mem:
         assert len(mem) == len(first) and all(eid in mem for eid in first)
         assert [mem.get(eid).narrative for eid in first] == [r["narrative"] for r in plain]
 
 
 def test_same_narrative_twice_gets_two_ids(tmp_path: Path) -> None:
     """Remembering identical text twice at the same instant keeps two distinct episodes."""
-    with Memory.open(tmp_path / "home", fsync="never") as mem:
+    with Memory.open(tmp_path / "home", fsync="never", user="*") as mem:
         a = mem.remember("standup", now=NOW)
         b = mem.remember("standup", now=NOW)
         assert a != b and len(mem) == 2
@@ -224,7 +224,7 @@ def test_no_cues_is_a_scan_of_the_whole_home(mem: Memory) -> None:
 
 def test_examined_follows_the_smallest_posting_list(tmp_path: Path) -> None:
     """A two-cue conjunction examines the smaller list only, not the home; ``full_scan`` is the home's size."""
-    with Memory.open(tmp_path / "home", fsync="never") as mem:
+    with Memory.open(tmp_path / "home", fsync="never", user="*") as mem:
         mem.import_records(
             [{"narrative": f"note {i}", "actors": ["acme"] if i % 50 == 0 else [], "type": "deal" if i % 2 else "note"} for i in range(400)],
             now=NOW,
@@ -259,7 +259,7 @@ def test_breakdown_sums_to_score(mem: Memory) -> None:
 def test_the_breakdown_carries_the_confidence_gate(tmp_path: Path) -> None:
     """Confidence 0 scales every axis by 0.6 against confidence 1: the gate 0.6 + 0.4 * confidence."""
     midnight = datetime(2026, 6, 15, tzinfo=UTC)  # the reference time: no decay yet
-    with Memory.open(tmp_path / "home", fsync="never") as mem:
+    with Memory.open(tmp_path / "home", fsync="never", user="*") as mem:
         sure = mem.remember("sure", importance=0.5, confidence=1.0, occurred_at="2026-06-15", now=midnight)
         unsure = mem.remember("unsure", importance=0.5, confidence=0.0, occurred_at="2026-06-15", now=midnight)
         hits = {h.id: h for h in mem.recall(None, now=midnight).hits}
@@ -269,7 +269,7 @@ def test_the_breakdown_carries_the_confidence_gate(tmp_path: Path) -> None:
 
 def test_protected_memories_outrank_decayed_ones(tmp_path: Path) -> None:
     """A protected memory (risk >= 0.7) keeps its score over time; a richer unprotected one decays below it."""
-    with Memory.open(tmp_path / "home", fsync="never") as mem:
+    with Memory.open(tmp_path / "home", fsync="never", user="*") as mem:
         rich = {a: 1.0 for a in ("urgency", "novelty", "affect", "actionability", "reinforcement")}
         loud = mem.remember("everything at once", importance=0.69, salience=rich, occurred_at="2024-01-10", now=NOW)
         guarded = mem.remember("the root password rotated", risk=0.7, occurred_at="2024-01-10", now=NOW)
@@ -361,10 +361,10 @@ def test_import_jsonl_writes_every_line(tmp_path: Path) -> None:
         {"narrative": "third", "salience": {"urgency": 0.5}, "subject": "ops"},
     ])
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         report = mem.import_jsonl(src, now=NOW)
     assert report.count == 3 and report.skipped == [] and report.ids[1] == "given-2"
-    with Memory.open(path, read_only=True) as mem:
+    with Memory.open(path, read_only=True, user="*") as mem:
         got = [mem.get(i) for i in report.ids]
     assert [e.narrative for e in got] == ["first", "second", "third"]
     assert got[0].actors == ("acme",) and got[0].importance == 0.8 and got[0].occurred_at == date(2026, 6, 1)
@@ -389,25 +389,25 @@ def test_import_with_bad_lines_changes_nothing_and_names_them(home: Path, tmp_pa
     """One bad line and nothing is imported; ImportFileError lists every bad line's number."""
     src = write_jsonl(tmp_path / "in.jsonl", BAD_FILE)
     before = journal_bytes(home)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         with pytest.raises(ImportFileError) as info:
             mem.import_jsonl(src, now=NOW)
         assert len(mem) == len(RECORDS) and "ok-1" not in mem
     assert [n for n, _ in info.value.errors] == BAD_LINES
     assert all(message for _, message in info.value.errors)
     assert journal_bytes(home) == before
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         assert len(mem) == len(RECORDS)
 
 
 def test_import_skip_bad_lines_imports_the_rest(home: Path, tmp_path: Path) -> None:
     """With ``skip_bad_lines`` the good lines are imported and the bad ones reported by number."""
     src = write_jsonl(tmp_path / "in.jsonl", BAD_FILE)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         report = mem.import_jsonl(src, skip_bad_lines=True, now=NOW)
         assert report.count == 2 and [n for n, _ in report.skipped] == BAD_LINES
         assert [mem.get(i).narrative for i in report.ids] == ["good one", "good two"]
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         assert len(mem) == len(RECORDS) + 2
 
 
@@ -420,7 +420,7 @@ def test_import_rejects_duplicate_ids_in_the_file_and_against_the_home(home: Pat
         {"narrative": "d", "id": "e-acme-deal"},
     ])
     before = journal_bytes(home)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         with pytest.raises(ImportFileError) as info:
             mem.import_jsonl(src, now=NOW)
         assert "fresh" not in mem and mem.get("e-acme-deal").narrative == RECORDS[0]["narrative"]
@@ -432,7 +432,7 @@ def test_import_reports_a_non_utf8_line_by_number(home: Path, tmp_path: Path) ->
     """A line that is not UTF-8 is a bad line like any other: its number is reported and the rest imported."""
     src = tmp_path / "in.jsonl"
     src.write_bytes(b'{"narrative": "fine"}\n{"narrative": "caf\xe9"}\n{"narrative": "also fine"}\n')
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         with pytest.raises(ImportFileError) as info:
             mem.import_jsonl(src, now=NOW)
         assert [n for n, _ in info.value.errors] == [2]
@@ -503,7 +503,7 @@ def test_bad_remember_input_raises_and_writes_nothing(
 ) -> None:
     """Each malformed field raises its typed error naming the field; the journal and the index are unchanged."""
     before = journal_bytes(home)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         with pytest.raises(error) as info:
             mem.remember(narrative, now=NOW, **fields)
         assert type(info.value) is error and info.value.field == field
@@ -531,13 +531,13 @@ def test_every_error_is_a_cuemem_error(mem: Memory) -> None:
 def test_write_note_files_it_and_versions_it(tmp_path: Path) -> None:
     """``write_note`` writes ``notes/<id>.md``; a second write is version 2; both survive a reopen."""
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         first = mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", subject="deploys", now=NOW)
         second = mem.write_note("deploy-day", "Deploys go out on Wednesdays.", kind="procedural", subject="deploys", now=NOW)
         mem.write_note("pref-editor", "Prefers Vim.", kind="preference", now=NOW)
     assert (first.version, second.version) == (1, 2)
     assert "Deploys go out on Wednesdays." in (path / "notes" / "deploy-day.md").read_text(encoding="utf-8")
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         notes = {n.id: n for n in mem.notes()}
         assert sorted(notes) == ["deploy-day", "pref-editor"]
         assert notes["deploy-day"] == second and notes["deploy-day"].origin is Origin.AGENT
@@ -558,7 +558,7 @@ def test_write_note_files_it_and_versions_it(tmp_path: Path) -> None:
 def test_bad_note_input_writes_nothing(home: Path, id: str, kwargs: dict[str, Any], error: type[Exception]) -> None:
     """A malformed note raises its typed error; no note file and no journal record appear."""
     before = journal_bytes(home)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         with pytest.raises(error):
             mem.write_note(id, "body", now=NOW, **kwargs)
         assert mem.notes() == []
@@ -569,12 +569,12 @@ def test_bad_note_input_writes_nothing(home: Path, id: str, kwargs: dict[str, An
 def test_a_hand_edited_note_is_picked_up_by_sync(tmp_path: Path) -> None:
     """A body rewritten in the .md file becomes a new version with origin user, the person's text kept."""
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
     md = path / "notes" / "deploy-day.md"
     md.write_text(md.read_text(encoding="utf-8").replace("Tuesdays.", "Thursdays — never on Fridays.\n\n- ask #ops first\n"), encoding="utf-8")
     later = datetime(2026, 6, 16, tzinfo=UTC)
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         report = mem.sync(now=later)
         assert report.updated == ["deploy-day"] and report.errors == []
         (note,) = mem.notes()
@@ -582,14 +582,14 @@ def test_a_hand_edited_note_is_picked_up_by_sync(tmp_path: Path) -> None:
     assert note.version == 2 and note.origin is Origin.USER and note.recorded_at == later
     assert note.body == "Deploys go out on Thursdays — never on Fridays.\n\n- ask #ops first\n"
     assert md.read_text(encoding="utf-8").endswith(note.body)
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         assert mem.sync(now=later).updated == [] and mem.notes() == [note]
 
 
 def test_a_note_file_added_by_hand_becomes_version_one(home: Path) -> None:
     """A new .md file written by a person is picked up by ``sync`` as version 1 with origin user."""
     (home / "notes" / "tea.md").write_text("---\nid: tea\nkind: preference\nrecorded_at: 2026-06-01\n---\nLikes green tea.\n", encoding="utf-8")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.sync(now=NOW).updated == ["tea"]
         (note,) = mem.notes()
     assert (note.version, note.origin, note.body) == (1, Origin.USER, "Likes green tea.\n")
@@ -598,7 +598,7 @@ def test_a_note_file_added_by_hand_becomes_version_one(home: Path) -> None:
 def test_a_pending_hand_edit_survives_the_agent_writing_the_same_note(tmp_path: Path) -> None:
     """A person's unsynced edit is not silently lost when ``write_note`` rewrites that note: it reaches the journal or stays."""
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
         md = path / "notes" / "deploy-day.md"
         md.write_text(md.read_text(encoding="utf-8").replace("Tuesdays.", "Thursdays (person's fix)."), encoding="utf-8")
@@ -612,11 +612,11 @@ def test_a_pending_hand_edit_survives_the_agent_writing_the_same_note(tmp_path: 
 
 def test_a_broken_note_file_is_reported_and_the_home_still_opens(home: Path) -> None:
     """A note file with broken YAML is listed in ``open_report.note_errors`` and ``sync().errors``; the rest works."""
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         mem.write_note("good", "Still readable.", now=NOW)
     broken = home / "notes" / "broken.md"
     broken.write_text("---\nid: broken\nkind: [unclosed\n---\nbody\n", encoding="utf-8")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert [e.path for e in mem.open_report.note_errors] == [str(broken)]
         assert [n.id for n in mem.notes()] == ["good"]
         report = mem.sync(now=NOW)
@@ -632,7 +632,7 @@ def test_read_only_handles_refuse_every_write(home: Path, tmp_path: Path) -> Non
     """A read-only handle raises ReadOnlyError (a PermissionError) on each write and writes nothing."""
     src = write_jsonl(tmp_path / "in.jsonl", [{"narrative": "x"}])
     before = journal_bytes(home)
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         writes: list[Callable[[], object]] = [
             lambda: mem.remember("x", now=NOW),
             lambda: mem.import_jsonl(src, now=NOW),
@@ -653,7 +653,7 @@ def test_a_read_only_open_writes_nothing_even_with_a_stale_cache(home: Path) -> 
     """A reader rebuilds a missing cache in memory only: no file in the home is created or changed."""
     shutil.rmtree(home / "index")
     before = sorted((p.relative_to(home), p.read_bytes()) for p in home.rglob("*") if p.is_file())
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         assert mem.open_report.index.startswith("rebuilt") and len(mem) == len(RECORDS)
     assert sorted((p.relative_to(home), p.read_bytes()) for p in home.rglob("*") if p.is_file()) == before
 
@@ -672,31 +672,31 @@ def test_bad_open_options_raise_typed_errors_and_create_nothing(tmp_path: Path, 
     """An unknown fsync policy, a negative timeout or bad salience parameters: a typed error, and no home is made."""
     path = tmp_path / "home"
     with pytest.raises(error):
-        Memory.open(path, **options)
+        Memory.open(path, **options, user="*")
     assert not path.exists()
 
 
 def test_read_only_open_of_a_missing_home_fails_and_creates_nothing(tmp_path: Path) -> None:
     """A reader cannot create a home: StorageError, and the directory is not made."""
     with pytest.raises(StorageError):
-        Memory.open(tmp_path / "nowhere", read_only=True)
+        Memory.open(tmp_path / "nowhere", read_only=True, user="*")
     assert not (tmp_path / "nowhere").exists()
 
 
 def test_a_closed_handle_refuses_writes_and_close_is_idempotent(home: Path) -> None:
     """After ``close`` a write raises ReadOnlyError; closing twice is harmless."""
-    mem = Memory.open(home)
+    mem = Memory.open(home, user="*")
     mem.close()
     mem.close()
     with pytest.raises(ReadOnlyError):
         mem.remember("too late", now=NOW)
-    with Memory.open(home, read_only=True) as again:
+    with Memory.open(home, read_only=True, user="*") as again:
         assert len(again) == len(RECORDS)
 
 
 def test_open_creates_the_home_layout(tmp_path: Path) -> None:
     """Opening a new path creates journal/, notes/, index/ and proposals/; ``path`` is the home."""
-    with Memory.open(tmp_path / "new" / "home") as mem:
+    with Memory.open(tmp_path / "new" / "home", user="*") as mem:
         assert mem.path == tmp_path / "new" / "home" and len(mem) == 0
         assert mem.recall(None, now=NOW).hits == []
     assert {p.name for p in (tmp_path / "new" / "home").iterdir() if p.is_dir()} == {"journal", "notes", "index", "proposals"}
@@ -707,13 +707,13 @@ def test_episode_json_in_the_journal_round_trips(home: Path) -> None:
     lines = journal_bytes(home).decode("utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["op"] for r in records] == ["remember"] * len(RECORDS)
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         assert [Episode.from_json(r["episode"]) for r in records] == [mem.get(r["id"]) for r in RECORDS]
 
 
 def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
     """remember stores tier, kind, level, origin, sources and taint, and the tier and kind cues find it."""
-    with Memory.open(tmp_path / "h") as mem:
+    with Memory.open(tmp_path / "h", user="*") as mem:
         src = mem.remember("raw one", now=date(2026, 1, 1))
         eid = mem.remember(
             "a summary", tier="short", kind="semantic", level="summary", origin="job", sources=[src], taint=True,
@@ -730,14 +730,14 @@ def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
 
 
 def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -> None:
-    """Every keyword of remember (but now) is a key an imported item may hold, life-cycle fields included."""
+    """Every keyword of remember (but now, and the provenance the call gives: session, source) is a key an imported item may hold."""
     import inspect
 
     from cuemem.home.imports import REMEMBER_KEYS as _REMEMBER_KEYS
 
-    keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now"}
+    keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now", "session", "source"}
     assert keywords | {"narrative"} == _REMEMBER_KEYS
-    with Memory.open(tmp_path / "h") as mem:
+    with Memory.open(tmp_path / "h", user="*") as mem:
         (eid,) = mem.import_records(
             [{"narrative": "a latte costs 4 euros", "tier": "short", "kind": "semantic", "type": "price", "origin": "agent"}],
             now=date(2026, 1, 1),

@@ -160,14 +160,14 @@ def test_recall_agrees_with_brute_force(home: list[dict[str, Any]], split: int, 
     now = datetime(2026, 6, 15, tzinfo=UTC)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "home"
-        mem = Memory.open(path, fsync="never")
+        mem = Memory.open(path, fsync="never", user="*")
         try:
             ids = mem.import_records(home[:split], now=now).ids
             for item in home[split:]:
                 ids.append(mem.remember(item["narrative"], now=now, **{k: v for k, v in item.items() if k != "narrative"}))
             if reopen:
                 mem.close()
-                mem = Memory.open(path, read_only=True)
+                mem = Memory.open(path, read_only=True, user="*")
             records = {rid: mem.get(rid) for rid in ids}
             assert len(records) == len(home) == len(mem)
             for q in asked:

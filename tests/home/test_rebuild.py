@@ -68,7 +68,7 @@ def answers(mem: Memory) -> list[list[tuple[str, float]]]:
 def rebuild_by_deleting(home: Path) -> dict[str, bytes]:
     """Deletes ``index/``, opens and closes the home (which rebuilds and saves); returns the files."""
     shutil.rmtree(home / "index")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "no cached index")
     return index_bytes(home)
 
@@ -77,7 +77,7 @@ def rebuild_by_deleting(home: Path) -> dict[str, bytes]:
 def home(tmp_path: Path) -> Path:
     """A home of 120 episodes and two notes, closed with its cache saved."""
     path = tmp_path / "home"
-    with Memory.open(path, fsync="never") as mem:
+    with Memory.open(path, fsync="never", user="*") as mem:
         mem.import_records(episodes(60), now=NOW)
         mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
         remember(mem, episodes(60, seed=2))
@@ -88,17 +88,17 @@ def home(tmp_path: Path) -> Path:
 
 def test_a_cached_home_loads_without_rebuilding(home: Path) -> None:
     """A home closed cleanly reopens from its cache."""
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index == "loaded" and mem.open_report.caught_up == 0
         assert len(mem) == 121 and mem.stats().notes == 2
 
 
 def test_deleting_index_rebuilds_the_same_answers(home: Path) -> None:
     """With ``index/`` gone the home reopens, rebuilds from the journal and answers exactly as before."""
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         before = answers(mem)
     shutil.rmtree(home / "index")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index.startswith("rebuilt")
         assert answers(mem) == before and len(mem) == 121
         assert {n.id for n in mem.notes()} == {"deploy-day", "pref-editor"} and mem.sync(now=NOW).updated == []
@@ -115,7 +115,7 @@ def test_two_rebuilds_give_byte_identical_files(home: Path) -> None:
 
 def test_rebuild_method_matches_a_rebuild_from_scratch(home: Path) -> None:
     """``Memory.rebuild()`` saves the same files as deleting ``index/`` and reopening."""
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.rebuild() == 121
     by_method = index_bytes(home)
     assert rebuild_by_deleting(home) == by_method
@@ -131,7 +131,7 @@ def test_incremental_writes_save_the_bytes_of_a_rebuild(home: Path, name: str) -
 def test_the_saved_journal_head_is_the_journal_end_after_a_trailing_note(tmp_path: Path) -> None:
     """When a note is the last write, ``recipe.json`` still records the journal's true end (as a rebuild does)."""
     path = tmp_path / "home"
-    with Memory.open(path) as mem:
+    with Memory.open(path, user="*") as mem:
         mem.remember("an episode", now=NOW)
         mem.write_note("deploy-day", "Deploys go out on Tuesdays.", kind="procedural", now=NOW)
     recorded = json.loads((path / "index" / "recipe.json").read_text())["journal"]["head"]
@@ -142,18 +142,18 @@ def test_the_saved_journal_head_is_the_journal_end_after_a_trailing_note(tmp_pat
 
 def test_a_recipe_change_rebuilds(home: Path) -> None:
     """Opening with other weights or half-lives rebuilds under the new recipe; the same recipe then loads."""
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         default_top = mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score
-    with Memory.open(home, weights={"importance": 0.5}) as mem:
+    with Memory.open(home, weights={"importance": 0.5}, user="*") as mem:
         assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
         assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score > default_top
     recipe = json.loads((home / "index" / "recipe.json").read_text())["recipe"]
     assert recipe["salience"]["weights"][0] == 0.5
-    with Memory.open(home, weights={"importance": 0.5}) as mem:
+    with Memory.open(home, weights={"importance": 0.5}, user="*") as mem:
         assert mem.open_report.index == "loaded"
-    with Memory.open(home, half_lives_days={"urgency": 1.0}) as mem:
+    with Memory.open(home, half_lives_days={"urgency": 1.0}, user="*") as mem:
         assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert (mem.open_report.index, mem.open_report.rebuilt_because) == ("rebuilt", "the recipe changed")
         assert mem.recall({"actor": "acme"}, k=1, now=NOW).hits[0].score == default_top
 
@@ -162,20 +162,20 @@ def test_a_journal_grown_behind_the_cache_is_caught_up(home: Path, tmp_path: Pat
     """Records a later writer session appended after the cache was saved are caught up on open and recalled."""
     stale = tmp_path / "stale-index"
     shutil.copytree(home / "index", stale)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         added = remember(mem, [{"narrative": "late one", "actors": ["zeta"]}, {"narrative": "late two", "actors": ["zeta"]}])
         mem.write_note("late-note", "Written after the save.", now=NOW)
     shutil.rmtree(home / "index")
     shutil.copytree(stale, home / "index")  # the cache as it was before that session
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index == "loaded and caught up" and mem.open_report.caught_up == 2
         assert len(mem) == 123 and {h.id for h in mem.recall({"actor": "zeta"}, now=NOW).hits} == set(added)
         assert mem.sync(now=NOW).updated == []  # the late note is known, not mistaken for a hand edit
         caught_up = answers(mem)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index == "loaded" and answers(mem) == caught_up
     rebuilt = rebuild_by_deleting(home)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert answers(mem) == caught_up
     assert rebuilt == index_bytes(home)
 
@@ -183,11 +183,11 @@ def test_a_journal_grown_behind_the_cache_is_caught_up(home: Path, tmp_path: Pat
 def test_a_cache_of_another_journal_is_not_used(home: Path, tmp_path: Path) -> None:
     """A cache whose last record is not in this journal (another home's) is discarded and rebuilt."""
     other = tmp_path / "other"
-    with Memory.open(other, fsync="never") as mem:
+    with Memory.open(other, fsync="never", user="*") as mem:
         remember(mem, episodes(130, seed=9))
     shutil.rmtree(home / "index")
     shutil.copytree(other / "index", home / "index")
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index.startswith("rebuilt")
         assert len(mem) == 121 and "the last word" in {h.record.narrative for h in mem.recall({"actor": "acme"}, k=100, now=NOW).hits}
 
@@ -196,16 +196,16 @@ def test_a_cache_of_another_journal_is_not_used(home: Path, tmp_path: Path) -> N
 @pytest.mark.parametrize("where", [0, 9, 64, 200, -3])
 def test_a_damaged_index_file_is_rebuilt(home: Path, name: str, where: int) -> None:
     """A flipped byte in any cache file makes open rebuild; it never fails and answers stay right."""
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         before = answers(mem)
     path = home / "index" / name
     data = bytearray(path.read_bytes())
     data[where % len(data)] ^= 0x41
     path.write_bytes(bytes(data))
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
         assert answers(mem) == before
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index == "loaded"
 
 
@@ -213,7 +213,7 @@ def test_a_damaged_index_file_is_rebuilt(home: Path, name: str, where: int) -> N
 @pytest.mark.parametrize("damage", ["truncate", "empty", "delete", "garble"])
 def test_a_truncated_or_missing_index_file_is_rebuilt(home: Path, name: str, damage: str) -> None:
     """A cache file cut short, emptied or deleted makes open rebuild instead of failing."""
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         before = answers(mem)
     path = home / "index" / name
     if damage == "delete":
@@ -222,7 +222,7 @@ def test_a_truncated_or_missing_index_file_is_rebuilt(home: Path, name: str, dam
         path.write_bytes(b"\x00garbage" + path.read_bytes()[9:])
     else:
         path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2] if damage == "truncate" else b"")
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         if (name, damage) == ("journal.json", "delete"):
             # A cache saved before the journal had a fingerprint is trusted as before.
             assert mem.open_report.index == "loaded", mem.open_report.index
@@ -234,13 +234,13 @@ def test_a_truncated_or_missing_index_file_is_rebuilt(home: Path, name: str, dam
 @pytest.mark.parametrize("name", ["cue.idx", "salience.tbl"])
 def test_a_cache_file_swapped_for_another_homes_is_not_used(home: Path, tmp_path: Path, name: str) -> None:
     """A valid cache file from another home (same row count) does not match ``recipe.json``: open rebuilds."""
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         before = answers(mem)
     other = tmp_path / "other"
-    with Memory.open(other, fsync="never") as mem:
+    with Memory.open(other, fsync="never", user="*") as mem:
         remember(mem, episodes(121, seed=9))
     shutil.copyfile(other / "index" / name, home / "index" / name)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.open_report.index.startswith("rebuilt"), mem.open_report.index
         assert answers(mem) == before
 
@@ -250,10 +250,10 @@ def test_a_torn_journal_tail_is_skipped_not_fatal(home: Path) -> None:
     segment = home / "journal" / "000001.jsonl"
     with open(segment, "ab") as f:
         f.write(b'{"episode":{"id":"ep-torn","narr')
-    with Memory.open(home, read_only=True) as mem:
+    with Memory.open(home, read_only=True, user="*") as mem:
         assert len(mem) == 121 and "ep-torn" not in mem and len(mem.open_report.journal_problems) == 1
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert len(mem) == 121
         eid = mem.remember("after the crash", now=NOW)
-    with Memory.open(home) as mem:
+    with Memory.open(home, user="*") as mem:
         assert mem.get(eid).narrative == "after the crash" and len(mem) == 122

@@ -356,6 +356,8 @@ def valid_inputs(draw: st.DrawFn) -> dict[str, Any]:
         "taint": st.booleans(),
         "reviewed": st.booleans(),
         "thread": st.none() | labels,
+        "session": st.none() | labels,
+        "source": st.none() | labels,
     }
     for name in draw(st.sets(st.sampled_from(sorted(optional)))):
         kw[name] = draw(optional[name])
@@ -420,6 +422,8 @@ CORRUPTIONS: dict[str, list[Corrupt]] = {
     "confidence": fixed(-0.5, 2, math.nan, True, "high"),
     "subject": fixed("", "   ", 5, ["a"]),
     "thread": fixed("", "   ", 5, ["a"], "x" * 101, "a\x00b"),
+    "session": fixed("", "   ", 5, ["a"], "x" * 101, "a\x00b"),
+    "source": fixed("", "   ", 5, ["a"], "x" * 2001, "a\nb"),
     "tags": fixed("q3", [""], [None], ("ok", 5)),
     "recorded_at": fixed("now", 5, None, "2026-02-30T00:00:00"),
     "valid_from": fixed("soon", 5.0, "2026-02-30"),

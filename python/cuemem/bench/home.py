@@ -260,7 +260,7 @@ def measure_home(
             always = _time_remember(mem, records, remember_calls, now, bars.add("remember fsync=always", remember_calls))
         finally:
             mem.close()
-        with Memory.open(home, fsync="never") as mem:
+        with Memory.open(home, fsync="never", user="*") as mem:
             never = _time_remember(mem, records, remember_calls, now, bars.add("remember fsync=never", remember_calls))
     out["remember"] = {
         "calls": remember_calls,
@@ -298,7 +298,7 @@ def _timed_import(
     step = bars.add("import JSONL", n // 5_000 + 1)
     clock = time.perf_counter
     t0 = clock()
-    mem = Memory.open(home)
+    mem = Memory.open(home, user="*")
     t1 = clock()
     try:
         mem.import_jsonl(source, now=now, progress=lambda done, total: step())
@@ -328,7 +328,7 @@ def _timed_open(home: Path) -> tuple[Memory, float, str]:
     times = []
     for i in range(OPEN_REPEATS):
         t0 = time.perf_counter()
-        mem = Memory.open(home)
+        mem = Memory.open(home, user="*")
         times.append(time.perf_counter() - t0)
         how = mem.open_report.index
         if how != "loaded":

@@ -59,7 +59,7 @@ def build_home(corpus: Corpus, home: Path, seed: int = 7) -> Memory:
                 r["thread"] = f"conversation-{i // THREAD}"
                 yield r
 
-    mem = Memory.open(home, fsync="never")
+    mem = Memory.open(home, fsync="never", user="*")
     mem.import_records(records(), now=now_datetime())
     return mem
 

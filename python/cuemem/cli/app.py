@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -16,6 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .. import __version__
 from ..errors import CuememError
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 home_option = click.option(
     "--home",
@@ -92,9 +95,28 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
 @click.version_option(__version__, prog_name="cuemem")
 @click.option("-v", "--verbose", count=True, help="Log what cuemem does on stderr (-v: opens, rebuilds, jobs; -vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only (no warnings about skipped files or records).")
-def main(verbose: int, quiet: bool) -> None:
+@click.option(
+    "--user", "user", default=None, metavar="ID",
+    help="Scope every command to one user's memories ('*': every user, explicitly). Required to read a home of several users.",
+)
+@click.pass_context
+def main(ctx: click.Context, verbose: int, quiet: bool, user: str | None) -> None:
     """cuemem: an embeddable memory engine for AI agents."""
     _configure_logging(verbose, quiet)
+    ctx.obj = {"user": user}
+
+
+def open_memory(home: Path, **options: Any) -> Memory:
+    """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says."""
+    from ..memory import Memory  # loaded by the commands that open a home, not by --help
+
+    ctx = click.get_current_context(silent=True)
+    user = None
+    while ctx is not None and user is None:
+        if isinstance(ctx.obj, dict):
+            user = ctx.obj.get("user")
+        ctx = ctx.parent
+    return Memory.open(home, user=user, **options)
 
 
 @contextmanager

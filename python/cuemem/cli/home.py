@@ -8,16 +8,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, json_option, main, now_option, parse_now, progress, read_text
+from .app import home_option, json_option, main, open_memory, now_option, parse_now, progress, read_text
 from .render import recall_table, result_json
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def init(directory: Path) -> None:
     """Create an empty home at DIRECTORY (or check an existing one)."""
-    from ..memory import Memory
-
-    with Memory.open(directory) as mem:
+    with open_memory(directory) as mem:
         click.echo(f"home {mem.path} holds {len(mem)} episodes")
 
 
@@ -43,15 +41,13 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
              subject: str | None, tags: tuple[str, ...], now: str | None, as_json: bool) -> None:
     """Remember NARRATIVE durably (``-``: read it from standard input); print its id."""
     from ..home.cues import parse_cue_args
-    from ..memory import Memory
-
     axes: dict[str, float] = {}
     for name, values in parse_cue_args(salience).items():
         try:
             axes[name] = float(values[-1])
         except ValueError:
             raise click.BadParameter(f"{name}={values[-1]} is not a number", param_hint="--salience") from None
-    with Memory.open(home) as mem:
+    with open_memory(home) as mem:
         eid = mem.remember(
             read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
@@ -81,8 +77,6 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
            days: int | None, k: int, now: str | None, as_json: bool) -> None:
     """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience; ``-``: read QUESTION from standard input)."""
     from ..home.cues import parse_cue_args
-    from ..memory import Memory
-
     if question is not None and text is not None:
         raise click.UsageError("give the text either as QUESTION or as --text, not both")
     text = read_text(question) if question is not None else text
@@ -94,7 +88,7 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
         parsed["time"] = [_LAST[last]]
     elif days is not None:
         parsed["time"] = [f"last {days} days"]
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         result = mem.recall(parsed, text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
         if as_json:
             click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=2))
@@ -112,9 +106,7 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
 def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None, as_json: bool) -> None:
     """Import FILE (one JSON object per line) into the home, all or nothing."""
     from ..errors import ImportFileError
-    from ..memory import Memory
-
-    with Memory.open(home) as mem, progress("importing") as update:
+    with open_memory(home) as mem, progress("importing") as update:
         try:
             report = mem.import_jsonl(file, skip_bad_lines=skip_bad_lines, now=parse_now(now), progress=update)
         except ImportFileError as exc:
@@ -136,9 +128,7 @@ def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None, as_js
 @json_option
 def rebuild(home: Path, as_json: bool) -> None:
     """Rebuild every index from the journal."""
-    from ..memory import Memory
-
-    with Memory.open(home) as mem:
+    with open_memory(home) as mem:
         count = mem.rebuild()
     click.echo(json.dumps({"episodes": count}) if as_json else f"rebuilt the indexes of {count} episodes")
 
@@ -148,9 +138,7 @@ def rebuild(home: Path, as_json: bool) -> None:
 @json_option
 def stats(home: Path, as_json: bool) -> None:
     """Counts and sizes of the home."""
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         s = mem.stats().as_dict()
     if as_json:
         click.echo(json.dumps(s, indent=2))

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .app import clock_jump_option, home_option, json_option, main, now_option, parse_now
+from .app import clock_jump_option, home_option, json_option, main, open_memory, now_option, parse_now
 
 
 
@@ -28,9 +28,7 @@ def _print(report: Any, as_json: bool) -> None:
 @json_option
 def consolidate(home: Path, now: str | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Promote due short-term items to long-term memory."""
-    from ..memory import Memory
-
-    with Memory.open(home) as mem:
+    with open_memory(home) as mem:
         report = mem.consolidate(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     _print(report, as_json)
 
@@ -44,10 +42,8 @@ def consolidate(home: Path, now: str | None, allow_clock_jump: bool, as_json: bo
 def distill(home: Path, now: str | None, max_sources: int | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Abstract old, unreferenced, faded memories one rung up the ladder."""
     from ..jobs.config import DistillationConfig
-    from ..memory import Memory
-
     config = DistillationConfig() if max_sources is None else DistillationConfig(max_sources=max_sources)
-    with Memory.open(home) as mem:
+    with open_memory(home) as mem:
         report = mem.distill(now=parse_now(now), config=config, allow_clock_jump=allow_clock_jump)
     _print(report, as_json)
 
@@ -60,9 +56,7 @@ def distill(home: Path, now: str | None, max_sources: int | None, allow_clock_ju
 @json_option
 def maintain(home: Path, now: str | None, lock_timeout: float, allow_clock_jump: bool, as_json: bool) -> None:
     """Run whichever jobs are due (for cron: e.g. hourly `cuemem maintain --home DIR`)."""
-    from ..memory import Memory
-
-    with Memory.open(home, lock_timeout=lock_timeout) as mem:
+    with open_memory(home, lock_timeout=lock_timeout) as mem:
         report = mem.maintain(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     if as_json:
         body = {"ran_at": report.ran_at.isoformat(), "ran": [_json(r) for _, r in report.ran], "not_due": list(report.not_due)}

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import clock_jump_option, home_option, json_option, main, now_option, parse_now, read_text
+from .app import clock_jump_option, home_option, json_option, main, open_memory, now_option, parse_now, read_text
 
 profile_option = click.option(
     "--profile", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True,
@@ -53,9 +53,7 @@ def _version_json(v: Any) -> dict[str, Any]:
 @json_option
 def observe(home: Path, text: str, session: str | None, origin: str, user_id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Extract TEXT (``-``: read it from standard input), gate each candidate and write it to its tier; print the ids."""
-    from ..memory import Memory
-
-    with Memory.open(home, profile=profile) as mem:
+    with open_memory(home, profile=profile) as mem:
         ids = mem.observe(read_text(text), now=parse_now(now), session=session, origin=origin, user_id=user_id)
     if as_json:
         click.echo(json.dumps({"ids": ids}))
@@ -71,9 +69,7 @@ def observe(home: Path, text: str, session: str | None, origin: str, user_id: st
 @json_option
 def approvals(home: Path, profile: str, now: str | None, as_json: bool) -> None:
     """List the writes waiting for approval (with --now: those not yet expired then)."""
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=True, profile=profile) as mem:
+    with open_memory(home, read_only=True, profile=profile) as mem:
         items = mem.approvals(now=parse_now(now))
     if as_json:
         rows = [{"id": a.id, "reason": a.reason, "subject": a.subject, "supersedes": a.supersedes, "narrative": a.episode.narrative,
@@ -98,9 +94,7 @@ def approvals(home: Path, profile: str, now: str | None, as_json: bool) -> None:
 @json_option
 def approve(home: Path, id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Approve the queued write ID: it becomes the current version of its subject."""
-    from ..memory import Memory
-
-    with Memory.open(home, profile=profile) as mem:
+    with open_memory(home, profile=profile) as mem:
         written = mem.approve(id, now=parse_now(now))
     click.echo(json.dumps({"approved": id, "id": written}) if as_json else written)
 
@@ -113,9 +107,7 @@ def approve(home: Path, id: str, profile: str, now: str | None, as_json: bool) -
 @json_option
 def reject(home: Path, id: str, profile: str, now: str | None, as_json: bool) -> None:
     """Reject the queued write ID (the journal keeps it, with the decision)."""
-    from ..memory import Memory
-
-    with Memory.open(home, profile=profile) as mem:
+    with open_memory(home, profile=profile) as mem:
         mem.reject(id, now=parse_now(now))
     click.echo(json.dumps({"rejected": id}) if as_json else f"rejected {id}")
 
@@ -127,9 +119,7 @@ def reject(home: Path, id: str, profile: str, now: str | None, as_json: bool) ->
 @json_option
 def history(home: Path, subject: str, user_id: str, as_json: bool) -> None:
     """Every version of SUBJECT, oldest first."""
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         chain = mem.history(subject, user_id=user_id)
     if as_json:
         click.echo(json.dumps([_version_json(v) for v in chain], ensure_ascii=False, indent=2))
@@ -154,11 +144,9 @@ def history(home: Path, subject: str, user_id: str, as_json: bool) -> None:
 @json_option
 def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id: str, as_json: bool) -> None:
     """The version of SUBJECT true at --valid-at, as known at --known-at."""
-    from ..memory import Memory
-
     at = _time(valid_at, "--valid-at")
     assert at is not None
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         found = mem.as_of(subject, at, _time(known_at, "--known-at"), user_id=user_id)
     if as_json:
         click.echo(json.dumps(None if found is None else _version_json(found), ensure_ascii=False, indent=2))
@@ -176,9 +164,7 @@ def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id
 @json_option
 def expire(home: Path, profile: str, now: str | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Retire short-term records past their TTL, long-term ones beyond capacity; lapse expired approvals."""
-    from ..memory import Memory
-
-    with Memory.open(home, profile=profile) as mem:
+    with open_memory(home, profile=profile) as mem:
         report = mem.expire(now=parse_now(now), allow_clock_jump=allow_clock_jump)
     if as_json:
         body = {"at": report.at.isoformat(), "expired": report.expired, "over_capacity": report.over_capacity,

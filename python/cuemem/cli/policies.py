@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .app import home_option, json_option, main, now_option, parse_now
+from .app import home_option, json_option, main, open_memory, now_option, parse_now
 
 
 def _policy_json(p: Any) -> dict[str, Any]:
@@ -42,9 +42,7 @@ def policy_table(policies: list[Any], title: str) -> Table:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def policies(home: Path, learn: bool, min_support: int, now: str | None, as_json: bool) -> None:
     """List the home's policies (with --learn, distil them from outcomes first)."""
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=not learn) as mem:
+    with open_memory(home, read_only=not learn) as mem:
         if learn:
             report = mem.distill_policies(min_support=min_support, now=parse_now(now))
             click.echo(
@@ -68,9 +66,7 @@ def policies(home: Path, learn: bool, min_support: int, now: str | None, as_json
 def judge(home: Path, cues: tuple[str, ...], text: str | None, now: str | None, as_json: bool) -> None:
     """Judge a situation: the policies that apply, their evidence, and conflicts."""
     from ..home.cues import parse_cue_args
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         verdict = mem.judge(parse_cue_args(cues) or None, text=text, now=parse_now(now))
     if as_json:
         click.echo(json.dumps({
@@ -94,9 +90,7 @@ def judge(home: Path, cues: tuple[str, ...], text: str | None, now: str | None, 
 @json_option
 def explain(home: Path, policy_id: str, as_json: bool) -> None:
     """Show POLICY_ID's lineage down to the episodes."""
-    from ..memory import Memory
-
-    with Memory.open(home, read_only=True) as mem:
+    with open_memory(home, read_only=True) as mem:
         e = mem.explain(policy_id)
     if as_json:
         body = {"policy": _policy_json(e.policy), "evidence": [x.id for x in e.evidence], "counter_examples": [x.id for x in e.counter_examples],

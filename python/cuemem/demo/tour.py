@@ -75,7 +75,7 @@ def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | Non
     from ..cli.render import recall_table
 
     out = console or Console()
-    with Memory.open(directory) as mem:
+    with Memory.open(directory, user="*") as mem:  # the demo year holds several users: shown together, explicitly
         if len(mem) == 0:
             columns = (TextColumn("writing a year of work life"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with Progress(*columns, console=out, transient=True) as bar:

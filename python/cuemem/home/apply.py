@@ -21,7 +21,9 @@ from typing import Any
 
 from ..errors import SchemaError
 from ..lifecycle.approvals import Approval
+from ..lifecycle.state import ACCEPTED, REVIEW_VERDICTS
 from ..schema import Episode
+from ..schema.fields import MAX_SOURCE
 from ..store import records as rec
 from ..store.journal import Position
 from .indexes import Batch, IndexRow, Indexes
@@ -172,12 +174,18 @@ class Applier:
             if not isinstance(record["ids"], list):
                 raise TypeError("a retire record lists its ids")
             record = {**record, "ids": [i for i in record["ids"] if isinstance(i, str) and i in indexes.row_of]}
+        op = rec.op_of(record)
+        review = op is rec.Op.DECISION and record["verdict"] in REVIEW_VERDICTS and record["id"] not in indexes.lifecycle.pending
+        if review and not indexes.quarantined(record["id"]):
+            raise ValueError(f"a review decision names {record['id']!r}, which is not a quarantined record")
         gone = indexes.lifecycle.apply(record)
         if gone:
             indexes.retire(gone)
+        if review and record["verdict"] == ACCEPTED:
+            indexes.accept(record["id"])
 
 
-_VERDICTS = frozenset({"approved", "rejected", "expired"})
+_VERDICTS = frozenset({"approved", "rejected", "expired", ACCEPTED})
 _UNIT_TYPES = (float, int)
 
 
@@ -197,12 +205,21 @@ def _as_written(stored: Mapping[str, Any], row: IndexRow) -> bool:
         and all(type(x) in _UNIT_TYPES and 0.0 <= x <= 1.0 for x in (*row.axes, row.confidence))
         and all(type(v) is str and v for values in row.cues.values() for v in values)  # the core takes non-empty strings
         and _plain_label(stored.get("thread"))
+        and _plain_label(stored.get("session"))
+        and _plain_source(stored.get("source"))
+        and type(stored["reviewed"]) is bool
+        and type(stored["taint"]) is bool
     )
 
 
 def _plain_label(value: object) -> bool:
     """Whether a stored label (a thread) is absent or as ``Episode.create`` leaves it."""
     return value is None or (type(value) is str and 0 < len(value) <= 100 and value == value.strip() and value.isprintable())
+
+
+def _plain_source(value: object) -> bool:
+    """Whether a stored ``source`` is absent or as ``Episode.create`` leaves it."""
+    return value is None or (type(value) is str and 0 < len(value) <= MAX_SOURCE and value == value.strip() and value.isprintable())
 
 
 def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None:
@@ -232,6 +249,12 @@ def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None
         _when(record["at"])
     elif op is rec.Op.RETIRE:
         _ids(record["reason"])
+        _when(record["at"])
+    elif op is rec.Op.TAINT:
+        if _plain_label(record["session"]) is False or record["session"] is None:
+            raise ValueError("a taint record names its session")
+        if record["source"] is not None and not isinstance(record["source"], str):
+            raise TypeError("a taint record's source is a string or null")
         _when(record["at"])
 
 

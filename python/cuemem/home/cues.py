@@ -11,7 +11,14 @@ from ..schema.fields import text
 from ..timecues import is_bucket, resolve_time_cue
 
 #: Every cue dimension of a home, in index order.
-DIMENSIONS: tuple[str, ...] = ("actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread")
+DIMENSIONS: tuple[str, ...] = (
+    "actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread", "trust",
+)
+
+#: The ``trust`` cue of a memory nobody has reviewed yet: recall leaves it out unless asked.
+QUARANTINED = "quarantined"
+#: The ``trust`` cue of a memory derived from external content (for good: taint is provenance).
+TAINTED = "tainted"
 
 
 def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -36,8 +43,19 @@ def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
         "tier": [record["tier"]],
         "band": [record["importance_band"]],
         "thread": [record["thread"]] if record.get("thread") else [],
+        "trust": _trust(record),
     }
     return {d: v for d, v in values.items() if v}
+
+
+def _trust(record: Mapping[str, Any]) -> list[str]:
+    """The ``trust`` cues of a stored episode: quarantined while unreviewed, tainted for good."""
+    marks = []
+    if record["reviewed"] is not True:
+        marks.append(QUARANTINED)
+    if record["taint"] is not False:
+        marks.append(TAINTED)
+    return marks
 
 
 def _strings(dimension: str, value: Any) -> list[str]:

@@ -14,6 +14,7 @@ write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import threading
@@ -27,7 +28,7 @@ import numpy.typing as npt
 
 from ..errors import CorruptRecordError, CuememError, CueTypeError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError, StorageError
 from ..text.vectors import Embedder
-from ..lifecycle.state import LifecycleState
+from ..lifecycle.state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
 from ..schema import Episode, Note
@@ -304,8 +305,21 @@ class Home:
         return self.indexes.ids[row]
 
     def episode(self, row: int) -> Episode:
-        """The stored episode of row ``row``, read from the journal."""
-        return Episode.from_json(self.journal.read_at(self.indexes.position(row))["episode"])
+        """The stored episode of row ``row``, read from the journal; a quarantined record a
+        person accepted since reads as reviewed."""
+        episode = Episode.from_json(self.journal.read_at(self.indexes.position(row))["episode"])
+        if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
+            return dataclasses.replace(episode, reviewed=True)
+        return episode
+
+    def quarantined(self, id: str) -> bool:
+        """Whether ``id`` is a live record nobody has reviewed yet."""
+        return self.indexes.quarantined(id)
+
+    def marked(self, mark: str) -> frozenset[str]:
+        """The ids of the live records with the ``trust`` cue ``mark`` (quarantined, tainted)."""
+        ids = self.indexes.ids
+        return frozenset(ids[r] for r in self.select({"trust": [mark]}).tolist())
 
     def loader(self, row: int) -> Callable[[], Episode]:
         """A function reading row ``row``'s episode when called (a lazy hit)."""
@@ -339,9 +353,10 @@ class Home:
             out.append(episode)
         return out
 
-    def select(self, cues: dict[str, list[str]]) -> npt.NDArray[np.uint32]:
-        """The live rows matching every cue (values of one dimension are a union), ascending."""
-        return np.asarray(self.indexes.cues.prune(cues).rows, dtype=np.uint32)
+    def select(self, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None = None) -> npt.NDArray[np.uint32]:
+        """The live rows matching every cue (values of one dimension are a union) and none
+        of ``exclude``, ascending."""
+        return np.asarray(self.indexes.cues.prune(cues, exclude).rows, dtype=np.uint32)
 
     def values(self, dimension: str) -> list[str]:
         """The values a cue dimension holds among live rows."""

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from ..errors import ImportFileError, SchemaError, StorageError
+from ..errors import ImportFileError, SchemaError, ScopeError, StorageError
 from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
@@ -104,8 +104,16 @@ def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | 
 
 
 @gc_paused
-def import_items(home: Home, profile: Profile, items: Iterable[Item], *, skip_bad: bool, at: datetime, source: str) -> ImportReport:
+def import_items(
+    home: Home, profile: Profile, items: Iterable[Item], *, skip_bad: bool, at: datetime, source: str,
+    owner: Callable[[Any], str] | None = None, session: str | None = None,
+) -> ImportReport:
     """Imports ``items`` into ``home``, all or nothing (bad ones skipped with ``skip_bad``).
+
+    ``owner`` maps an item's ``user_id`` (None when it names none) to the user it is
+    written as, raising :class:`~cuemem.errors.ScopeError` for one its handle may not
+    write; ``session`` is the session of every item (provenance comes from the call,
+    so an item cannot name its own).
 
     Raises:
         ImportFileError: bad items (with their numbers) and not ``skip_bad``; nothing written.
@@ -116,7 +124,7 @@ def import_items(home: Home, profile: Profile, items: Iterable[Item], *, skip_ba
     if text is not None:
         text.ready(home.indexes, home.journal)  # a failed import rolls back to here
     try:
-        applier, outcome = _stage(home, profile, items, skip_bad, at, source)
+        applier, outcome = _stage(home, profile, items, skip_bad, at, source, owner, session)
     except BaseException:
         if text is not None:
             text.rollback()
@@ -129,7 +137,8 @@ def import_items(home: Home, profile: Profile, items: Iterable[Item], *, skip_ba
 
 
 def _stage(
-    home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str
+    home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str,
+    owner: Callable[[Any], str] | None, session: str | None,
 ) -> tuple[Applier, tuple[list[str], list[str], list[str], list[tuple[int, str]]]]:
     """Stages every item; the stage joins the journal as the last step, or not at all."""
     errors: list[tuple[int, str]] = []
@@ -159,9 +168,13 @@ def _stage(
                 if "narrative" not in obj:
                     raise SchemaError("narrative is required", "narrative")
                 fields = {k: v for k, v in obj.items() if k != "narrative"}
+                if owner is not None:
+                    fields["user_id"] = owner(fields.get("user_id"))
+                if session is not None:
+                    fields["session"] = session
                 episode = new_episode(home, obj["narrative"], fields, at, taken)
                 admitted = admission.admit(episode)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, ScopeError) as exc:
                 errors.append((number, str(exc)))
                 continue
             taken.add(episode.id)

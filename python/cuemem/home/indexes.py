@@ -32,7 +32,7 @@ from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
 from ..store.fsync import write_atomic
-from .cues import DIMENSIONS, cue_values_json
+from .cues import DIMENSIONS, QUARANTINED, cue_values_json
 from .threads import Threads
 
 #: Bumped whenever the cached files' meaning changes.
@@ -229,6 +229,15 @@ class Indexes:
             self.threads.remove(rows)
             citers = np.frombuffer(self.citers, dtype=np.int64)
             citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
+
+    def quarantined(self, id: str) -> bool:
+        """Whether ``id`` is a live record nobody has reviewed yet (its ``trust`` cue says so)."""
+        row = self.row_of.get(id)
+        return row is not None and bool(self.cues._inner.admits({"trust": [QUARANTINED]}, np.array([row], dtype=np.uint32))[0])
+
+    def accept(self, id: str) -> None:
+        """A quarantined record, reviewed: it loses its ``quarantined`` cue (its ``tainted`` one stays)."""
+        self.cues.withdraw("trust", QUARANTINED, np.array([self.row_of[id]], dtype=np.uint32))
 
     # -- the disk cache -------------------------------------------------------------
 

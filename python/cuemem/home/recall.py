@@ -29,10 +29,11 @@ from ..schema import Episode
 from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
+from .cues import QUARANTINED
 from .results import Hit, RecallResult
 from .understand import POOLED, Ranked, Reader, merge_pools
 
-__all__ = ["Recaller", "lead_with_abstractions"]
+__all__ = ["Recaller", "guarded", "lead_with_abstractions"]
 
 H = TypeVar("H", bound=Hit)
 
@@ -49,8 +50,11 @@ class Recaller:
 
     def cues(
         self, cues: dict[str, list[str]], k: int, at: datetime, exclude: dict[str, list[str]] | None, exclude_stale: bool,
+        quarantined: bool = False,
     ) -> RecallResult:
-        """Memories matching every cue, ranked by salience decayed to ``at``, abstractions first."""
+        """Memories matching every cue, ranked by salience decayed to ``at``, abstractions
+        first; quarantined ones only with ``quarantined``."""
+        exclude = guarded(exclude, quarantined)
         home = self._home
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         t = at.timestamp()
@@ -71,14 +75,16 @@ class Recaller:
 
         hits, r = _page(page, k, exclude_stale, self._superseded)
         row_of = {id(h): row for row, h in made.items()}
-        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at)
+        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at, quarantined)
         return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
     def text(
         self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
-        weights: TextWeights | None, exclude_stale: bool,
+        weights: TextWeights | None, exclude_stale: bool, quarantined: bool = False,
     ) -> RecallResult:
-        """Memories holding the query's terms among those the cues let through, ranked by the blend."""
+        """Memories holding the query's terms among those the cues let through, ranked by
+        the blend; quarantined ones only with ``quarantined``."""
+        exclude = guarded(exclude, quarantined)
         home = self._home
         if home.text is None:
             if home.closed:
@@ -162,12 +168,16 @@ class Recaller:
         hit.stale_below = self._profile.stale_below
         return hit
 
-    def _lead(self, hits: list[Hit], rows: list[int], k: int, at: datetime) -> list[Hit]:
-        """Places before each hit the record that cites it (consolidated record or rung)."""
+    def _lead(self, hits: list[Hit], rows: list[int], k: int, at: datetime, quarantined: bool) -> list[Hit]:
+        """Places before each hit the record that cites it (consolidated record or rung),
+        unless that one is quarantined and the recall did not ask for those."""
         if not hits:
             return hits
         home = self._home
         order = lead_with_abstractions(rows, home.citers(), k)
+        if not quarantined and order != rows:
+            hit_rows = set(rows)
+            order = [r for r in order if r in hit_rows or not home.quarantined(home.id_at(r))][:k]
         if order == rows:
             return hits
         by_row = dict(zip(rows, hits))
@@ -184,6 +194,21 @@ class Recaller:
 
 
 R = TypeVar("R")
+
+
+def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str, list[str]] | None:
+    """``exclude`` plus the quarantined records, unless the recall asked for them.
+
+    Example:
+        >>> guarded({"type": ["chat"]}, False)
+        {'type': ['chat'], 'trust': ['quarantined']}
+    """
+    if quarantined:
+        return exclude
+    out = dict(exclude or {})
+    held = out.get("trust", [])
+    out["trust"] = held if QUARANTINED in held else [*held, QUARANTINED]
+    return out
 
 
 def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool, behind: Callable[[H], bool]) -> tuple[list[H], R]:

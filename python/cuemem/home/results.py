@@ -53,6 +53,16 @@ class Hit:
         """Whether :attr:`freshness` is below the profile's ``stale_below``."""
         return self.freshness < self.stale_below
 
+    @property
+    def quarantined(self) -> bool:
+        """Untrusted: nobody has reviewed it (recalled only with ``include_quarantined=True``)."""
+        return not self.record.reviewed
+
+    @property
+    def tainted(self) -> bool:
+        """Derived from external content (for good, even once reviewed)."""
+        return self.record.taint
+
     def __repr__(self) -> str:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"
 

@@ -21,6 +21,8 @@ from .profiles import PROFILES, Profile, Trust
 from .tiers import ExpiryReport, WorkingItem
 from .versions import Version
 
+from .review import Provenance, ReviewItem, ReviewKind
+
 __all__ = [
     "DEFAULT_PATTERNS",
     "PROFILES",
@@ -30,6 +32,9 @@ __all__ = [
     "ExpiryReport",
     "Pattern",
     "Profile",
+    "Provenance",
+    "ReviewItem",
+    "ReviewKind",
     "Trust",
     "Version",
     "WorkingItem",

@@ -7,7 +7,12 @@ version of its subject (if any) and the failure-cost profile, it returns a
 1. Trust by origin: the stored confidence is at most the origin's trust
    (:class:`~cuemem.lifecycle.profiles.Trust`), and an origin trusted less than
    ``profile.long_term_trust`` writes short-term instead of long-term.
-2. Long-term writes about a subject are versions. Saying the current version again
+2. Quarantine: a write nobody has reviewed that derives from external content (see
+   :class:`~cuemem.lifecycle.writes.Admission`) is trusted as external content is, and
+   never long-term by itself: it lands short-term and quarantined, and a version of a
+   fact waits in the queue for a person (``untrusted``), so it never supersedes a
+   reviewed fact on its own.
+3. Long-term writes about a subject are versions. Saying the current version again
    is a repetition (nothing new is written). Under a profile with approvals, a
    sensitive write (a sensitive kind, or tagged ``sensitive``) waits in the approval
    queue. Otherwise a new fact with confidence >= the current version's supersedes
@@ -32,6 +37,7 @@ SENSITIVE_TAG = "sensitive"
 # Looked up once per process: the gate runs on every write.
 _TRUST = {origin: Trust.of(origin) for origin in Origin}
 _LONG, _SHORT = Tier.LONG, Tier.SHORT
+_EXTERNAL = _TRUST[Origin.EXTERNAL]
 
 
 class Action(str, enum.Enum):
@@ -53,6 +59,8 @@ class ApprovalReason(str, enum.Enum):
     SENSITIVE = "sensitive"
     #: Less confident than the current version of its subject.
     CONFLICT = "conflict"
+    #: A version of a fact derived from external content: it waits for a person, whatever its confidence.
+    UNTRUSTED = "untrusted"
 
     def __str__(self) -> str:
         return str(self.value)
@@ -88,11 +96,12 @@ class Verdict:
     reason: ApprovalReason | None = None
 
 
-def trusted(tier: Tier, origin: Origin, confidence: float, profile: Profile) -> tuple[Tier, float]:
-    """Rule 1, trust by origin: the tier and confidence a write of ``origin`` may have.
+def trusted(tier: Tier, origin: Origin, confidence: float, profile: Profile, quarantined: bool = False) -> tuple[Tier, float]:
+    """Rules 1 and 2, trust by origin: the tier and confidence a write of ``origin`` may have.
 
     The stored confidence is at most the origin's trust; an origin trusted less than
-    ``profile.long_term_trust`` writes short-term instead of long-term.
+    ``profile.long_term_trust`` writes short-term instead of long-term. A quarantined
+    write is trusted at most as external content, and is never long-term.
 
     Example:
         >>> from cuemem.lifecycle.profiles import PROFILES
@@ -100,7 +109,9 @@ def trusted(tier: Tier, origin: Origin, confidence: float, profile: Profile) -> 
         (<Tier.SHORT: 'short'>, 0.3)
     """
     trust = _TRUST[origin]
-    if tier is _LONG and trust < profile.long_term_trust:
+    if quarantined:
+        trust = min(trust, _EXTERNAL)
+    if tier is _LONG and (quarantined or trust < profile.long_term_trust):
         tier = _SHORT
     return tier, confidence if confidence <= trust else trust
 
@@ -116,6 +127,7 @@ def judge(
     current: Current | None,
     narrative: str,
     profile: Profile,
+    quarantined: bool = False,
 ) -> Verdict:
     """The gate's verdict on one write (see the module docstring for the rules).
 
@@ -125,7 +137,13 @@ def judge(
         ...       subject="x", current=None, narrative="x is a y", profile=PROFILES["medium"]).tier
         <Tier.SHORT: 'short'>
     """
-    tier, stored = trusted(tier, origin, confidence, profile)
+    if quarantined and tier is _LONG and subject is not None:  # a fact from external content: a person decides
+        _, stored = trusted(tier, origin, confidence, profile)
+        old = None if current is None else current.id
+        if current is not None and plain(current.narrative) == plain(narrative):
+            return Verdict(Action.REPEAT, tier, stored, versioned=True, supersedes=old)  # nothing new, nothing raised
+        return Verdict(Action.QUEUE, tier, stored, versioned=True, supersedes=old, reason=ApprovalReason.UNTRUSTED)
+    tier, stored = trusted(tier, origin, confidence, profile, quarantined)
     if tier is not Tier.LONG or subject is None:
         return Verdict(Action.WRITE, tier, stored)
     old = None if current is None else current.id

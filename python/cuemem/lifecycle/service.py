@@ -9,7 +9,7 @@ Arguments arrive checked (by :class:`~cuemem.Memory`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +19,11 @@ from ..store import records as rec
 from . import tiers, versions
 from .approvals import Approval
 from .extract import Candidate, extract
+from ..home.cues import QUARANTINED
 from .patterns import Category, Pattern
 from .profiles import Profile
-from .state import VersionEntry
+from .review import ReviewItem, ReviewKind, ordered, provenance_chain
+from .state import ACCEPTED, REJECTED, VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Supervisor, Worker
@@ -33,6 +35,11 @@ if TYPE_CHECKING:
 __all__ = ["Lifecycle"]
 
 _REMEMBER = rec.Op.REMEMBER.value
+
+
+def _EVERYONE(user: str) -> bool:
+    """The scope of an unscoped handle: every user's items."""
+    return True
 
 
 class Lifecycle:
@@ -94,7 +101,7 @@ class Lifecycle:
         return Episode.create(
             c.text, id=self._home.new_id(f"{at.isoformat()}|{c.text}", pending), recorded_at=at, user_id=user,
             type=c.category.value, importance=c.salience, confidence=c.confidence, subject=c.subject, tags=tags,
-            origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session,
+            origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session, session=c.session,
         )
 
     # -- the approval queue ---------------------------------------------------------
@@ -120,16 +127,76 @@ class Lifecycle:
         self._home.commit([rec.decision(queued.id, "approved", at), *adoption])
         return episode.id
 
-    def reject(self, id: object, at: datetime) -> None:
-        """Drops a queued write (the journal keeps it, with the decision)."""
-        self._pending(id, at)
+    def reject(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> None:
+        """Drops a queued write, or retires a quarantined record (the journal keeps both, with the decision)."""
+        if isinstance(id, str) and self._home.quarantined(id):
+            self._quarantined(id, sees)
+            self._home.commit([rec.decision(id, REJECTED, at)])
+            return
+        record = self._pending(id, at)
+        if not sees(str(record["episode"]["user_id"])):
+            raise NotFoundError(f"no queued write with id {id!r}")
         assert isinstance(id, str)
         self._home.commit([rec.decision(id, "rejected", at)])
+
+    # -- the review queue -----------------------------------------------------------
+
+    def review(self, at: datetime | None, sees: Callable[[str], bool] = _EVERYONE) -> list[ReviewItem]:
+        """Quarantined records and queued writes (not expired at ``at``) whose user ``sees``
+        admits, oldest first, each with its provenance chain."""
+        home = self._home
+        items: list[ReviewItem] = []
+        lookup = self._lookup
+        for row in home.select({"trust": [QUARANTINED]}).tolist():
+            e = home.episode(row)
+            if sees(e.user_id):
+                items.append(ReviewItem(
+                    e.id, ReviewKind.QUARANTINED, ReviewKind.QUARANTINED.value, e.narrative, e.user_id, e.recorded_at, None,
+                    provenance_chain(e, lookup),
+                ))
+        for a in self.approvals(at):
+            if sees(a.episode.user_id):
+                items.append(ReviewItem(
+                    a.id, ReviewKind.APPROVAL, str(a.reason), a.episode.narrative, a.episode.user_id, a.requested_at, a.expires_at,
+                    provenance_chain(a.episode, lookup),
+                ))
+        return ordered(items)
+
+    def accept(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> str:
+        """Accepts a quarantined record (reviewed from now on; it stays tainted) or approves
+        a queued write; returns the record id."""
+        if isinstance(id, str) and self._home.quarantined(id):
+            self._quarantined(id, sees)
+            self._home.commit([rec.decision(id, ACCEPTED, at)])
+            return id
+        record = self._pending(id, at)
+        if not sees(str(record["episode"]["user_id"])):
+            raise NotFoundError(f"no queued write with id {id!r}")
+        return self.approve(id, at)
+
+    def pending_in(self, id: str, sees: Callable[[str], bool]) -> None:
+        """Refuses a queued write ``sees`` does not admit, as if it did not exist.
+
+        Raises:
+            NotFoundError: it belongs to a user out of scope.
+        """
+        record = self._home.lifecycle.pending.get(id)
+        if record is not None and not sees(str(record["episode"]["user_id"])):
+            raise NotFoundError(f"no queued write with id {id!r}")
+
+    def _quarantined(self, id: str, sees: Callable[[str], bool]) -> None:
+        if not sees(self._home.get(id).user_id):
+            raise NotFoundError(f"no record waits for review with id {id!r}")
+
+    def _lookup(self, id: str) -> Episode | None:
+        return self._home.get(id) if id in self._home else None
 
     def _pending(self, id: object, at: datetime) -> dict[str, Any]:
         state = self._home.lifecycle
         if isinstance(id, str) and id in state.decided:
             raise ApprovalError(f"the write {id!r} is already {state.decided[id]}")
+        if isinstance(id, str) and id in state.reviewed:
+            raise ApprovalError(f"the record {id!r} is already {state.reviewed[id]}")
         record = state.pending.get(id) if isinstance(id, str) else None
         if record is None:
             raise NotFoundError(f"no queued write with id {id!r}")

@@ -5,7 +5,7 @@ life-cycle record (and every short-term ``remember``) in journal order, the same
 path a live write takes, so a rebuild yields the same state. It is saved beside the
 index cache as ``lifecycle.json``.
 
-It follows the ``version``, ``approval``, ``decision`` and ``retire`` records
+It follows the ``version``, ``approval``, ``decision``, ``retire`` and ``taint`` records
 (their fields are in :mod:`cuemem.store.records`) and the short-term ``remember``s.
 """
 
@@ -17,7 +17,11 @@ from typing import Any
 
 from ..store.records import Op, op_of
 
-__all__ = ["LifecycleState", "ShortItem", "VersionEntry"]
+__all__ = ["ACCEPTED", "REJECTED", "REVIEW_VERDICTS", "LifecycleState", "ShortItem", "VersionEntry"]
+
+#: The verdicts on a quarantined record.
+ACCEPTED, REJECTED = "accepted", "rejected"
+REVIEW_VERDICTS = frozenset({ACCEPTED, REJECTED})
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class LifecycleState:
     short: dict[str, ShortItem] = field(default_factory=dict)
     #: Record id -> why it left the live indexes.
     retired: dict[str, str] = field(default_factory=dict)
+    #: Quarantined record id -> ``"accepted"`` or ``"rejected"``, once reviewed.
+    reviewed: dict[str, str] = field(default_factory=dict)
+    #: Session -> where the external content it first read came from (or None): tainted for good.
+    tainted_sessions: dict[str, str | None] = field(default_factory=dict)
 
     def note_remember(self, episode: Mapping[str, Any]) -> None:
         """Follows a ``remember`` record (only short-term ones matter here)."""
@@ -78,9 +86,17 @@ class LifecycleState:
         elif op is Op.APPROVAL:
             self.pending[str(record["id"])] = dict(record)
         elif op is Op.DECISION:
-            aid = str(record["id"])
+            aid, verdict = str(record["id"]), str(record["verdict"])
             if self.pending.pop(aid, None) is not None:
-                self.decided[aid] = str(record["verdict"])
+                self.decided[aid] = verdict
+            elif verdict in REVIEW_VERDICTS and aid not in self.reviewed and aid not in self.retired:
+                self.reviewed[aid] = verdict  # a quarantined record: the applier checked it is one
+                if verdict == REJECTED:
+                    self.retired[aid] = REJECTED
+                    self.short.pop(aid, None)
+                    return [aid]
+        elif op is Op.TAINT:
+            self.tainted_sessions.setdefault(str(record["session"]), record["source"])
         elif op is Op.RETIRE:
             gone = [str(i) for i in record["ids"] if str(i) not in self.retired]
             for rid in gone:
@@ -109,6 +125,8 @@ class LifecycleState:
             "decided": self.decided,
             "short": [[s.id, s.recorded_at, s.type, s.kind] for s in self.short.values()],
             "retired": self.retired,
+            "reviewed": self.reviewed,
+            "tainted_sessions": self.tainted_sessions,
         }
 
     @classmethod
@@ -125,4 +143,6 @@ class LifecycleState:
             decided={str(k): str(v) for k, v in data["decided"].items()},
             short={str(a): ShortItem(str(a), str(b), str(c), str(d)) for a, b, c, d in data["short"]},
             retired={str(k): str(v) for k, v in data["retired"].items()},
+            reviewed={str(k): str(v) for k, v in data["reviewed"].items()},
+            tainted_sessions={str(k): None if v is None else str(v) for k, v in data["tainted_sessions"].items()},
         )

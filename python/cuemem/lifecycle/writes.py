@@ -8,8 +8,15 @@ it: a plain write; a new version of its subject (with the ``version`` record and
 nothing, for a repetition of the current live version (one retired by expiry or
 capacity no longer counts: saying it again writes it again, citing it).
 
-Every write first meets the gate's trust rule (confidence at most the origin's
-trust; an origin trusted below the profile's ``long_term_trust`` writes short-term).
+Every write first gets its provenance, from the call and never from its content
+(:meth:`Admission.provenance`): it is tainted when it says so, when its origin is
+external, when its session has read external content (a ``taint`` record, written
+here when an external write first taints its session) or when any record it derives
+from is tainted; taint is never lifted. A tainted write lands unreviewed — quarantined
+— unless it is a job's derivative of records that are all reviewed; a job's
+derivative of a quarantined record is quarantined too. Then it meets the gate's trust
+rule (confidence at most the origin's trust; an origin trusted below the profile's
+``long_term_trust`` writes short-term; a quarantined write as external content does).
 
 Versions are of facts, not events: a long-term, raw (not abstracted) record with a
 subject whose kind is not episodic — a semantic fact, a preference, a procedure, a
@@ -28,8 +35,9 @@ from datetime import datetime
 from typing import Any, NamedTuple, Protocol
 
 from ..errors import InvalidIdError
-from ..schema import Episode, Kind, Level, Tier
+from ..schema import Episode, Kind, Level, Origin, Tier
 from ..store import records as rec
+from ..home.cues import QUARANTINED, TAINTED
 from .extract import plain, subject_key
 from .gate import Action, Current, judge, trusted
 from .profiles import Profile
@@ -51,11 +59,15 @@ class HomeState(Protocol):
 
     def id_taken(self, id: str) -> bool: ...
 
+    def marked(self, mark: str) -> frozenset[str]: ...
+
 
 _WRITE = Action.WRITE
+_REMEMBER_OP = rec.Op.REMEMBER.value
 
 # Looked up once (an enum member's class attribute is a descriptor call).
 _LONG, _RAW, _EPISODIC = Tier.LONG, Level.RAW, Kind.EPISODIC
+_EXTERNAL, _JOB = Origin.EXTERNAL, Origin.JOB
 
 
 def is_versioned(episode: Episode) -> bool:
@@ -110,7 +122,7 @@ class Admission:
         at: When the batch is written (adoption and request times).
     """
 
-    __slots__ = ("home", "profile", "at", "_current", "_live", "_queued")
+    __slots__ = ("home", "profile", "at", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
 
     def __init__(self, home: HomeState, profile: Profile, at: datetime) -> None:
         self.home = home
@@ -120,11 +132,59 @@ class Admission:
         self._current: dict[str, Current] = {}
         self._live: dict[str, list[str]] = {}
         self._queued: dict[tuple[str, str], str] = {}
+        self._tainted: dict[str, str | None] = {}  # sessions this batch taints
+        self._own: dict[str, tuple[bool, bool]] = {}  # this batch's records: (tainted, reviewed)
+        self._marks: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def provenance(self, episode: Episode) -> tuple[Episode, list[rec.Record]]:
+        """``episode`` with its taint and review state as the module docstring says, and
+        the ``taint`` record of its session if this write is the one that taints it."""
+        taint = episode.taint or episode.origin is _EXTERNAL
+        records: list[rec.Record] = []
+        session = episode.session
+        if session is not None:
+            if self._session_tainted(session):
+                taint = True
+            elif taint:
+                self._tainted[session] = episode.source
+                records.append(rec.taint(session, episode.source, self.at))
+        reviewed = episode.reviewed
+        if episode.sources:
+            tainted, quarantined = self._source_marks()
+            taint = taint or any(self._own.get(s, (s in tainted, True))[0] for s in episode.sources)
+            if episode.origin is _JOB:
+                reviewed = reviewed and all(self._own.get(s, (False, s not in quarantined))[1] for s in episode.sources)
+        if taint and episode.origin is not _JOB:
+            reviewed = False
+        if taint != episode.taint or reviewed != episode.reviewed:
+            episode = dataclasses.replace(episode, taint=taint, reviewed=reviewed)
+        return episode, records
 
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring)."""
+        episode, marked = self.provenance(episode)
+        admitted = self._admit(episode)
+        for record in admitted.records:
+            if record["op"] == _REMEMBER_OP:
+                stored = record["episode"]
+                self._own[stored["id"]] = (stored["taint"], stored["reviewed"])
+        if marked:
+            return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
+        return admitted
+
+    def _session_tainted(self, session: str) -> bool:
+        return session in self._tainted or session in self.home.lifecycle.tainted_sessions
+
+    def _source_marks(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The ids of the home's tainted and quarantined records (read once a batch)."""
+        if self._marks is None:
+            self._marks = (self.home.marked(TAINTED), self.home.marked(QUARANTINED))
+        return self._marks
+
+    def _admit(self, episode: Episode) -> Admitted:
+        quarantined = not episode.reviewed
         if not is_versioned(episode) or episode.subject is None:
-            tier, confidence = trusted(episode.tier, episode.origin, episode.confidence, self.profile)
+            tier, confidence = trusted(episode.tier, episode.origin, episode.confidence, self.profile, quarantined)
             if tier is not episode.tier or confidence != episode.confidence:
                 episode = dataclasses.replace(episode, tier=tier, confidence=confidence)
             return Admitted(episode.id, [rec.remember(episode.to_json())], _WRITE)
@@ -134,7 +194,7 @@ class Admission:
             current = None  # expired or crowded out: saying it again writes it again (still citing it)
         verdict = judge(
             tier=episode.tier, kind=episode.kind, tags=episode.tags, origin=episode.origin, confidence=episode.confidence,
-            subject=key, current=current, narrative=episode.narrative, profile=self.profile,
+            subject=key, current=current, narrative=episode.narrative, profile=self.profile, quarantined=quarantined,
         )
         if verdict.action is Action.REPEAT:
             assert verdict.supersedes is not None

@@ -39,10 +39,12 @@ _CAUSE_CAPABLE = frozenset({"type", "actor", "tag", "subject", "user", "kind"})
 _AT = 0.0
 
 
-def policy_id(polarity: Polarity, cause: Cause | str) -> str:
-    """A stable id from what the policy is: its polarity and its cause (or its :func:`cause_key`)."""
+def policy_id(polarity: Polarity, cause: Cause | str, namespace: str | None = None) -> str:
+    """A stable id from what the policy is: its polarity and its cause (or its :func:`cause_key`),
+    and the namespace (a user's) it was mined in, if any."""
     key = cause if isinstance(cause, str) else cause_key(cause)
-    digest = hashlib.blake2b(f"{polarity.value}|{key}".encode(), digest_size=8).hexdigest()
+    named = key if namespace is None else f"{namespace}|{key}"
+    digest = hashlib.blake2b(f"{polarity.value}|{named}".encode(), digest_size=8).hexdigest()
     return f"pol-{digest}"
 
 
@@ -53,6 +55,7 @@ def distill_policies(
     min_support: int = 2,
     max_cues: int = 3,
     dimensions: Sequence[str] = CAUSE_DIMENSIONS,
+    namespace: str | None = None,
 ) -> list[Policy]:
     """Mitigate and reinforce policies mined from outcome-labelled episodes. Pure.
 
@@ -61,6 +64,7 @@ def distill_policies(
         min_support: Fewest supporting episodes a policy needs.
         max_cues: Most cues the search adds to those every outcome episode shares.
         dimensions: Cue dimensions causes are made of.
+        namespace: Kept apart in the ids (a home mines each user's outcomes in their own).
 
     Returns:
         Policies, most confident first, then more specific first, then by id.
@@ -95,7 +99,7 @@ def distill_policies(
         found = index.closed_set_columns(
             sorted(set(dims)), within, against, min_support=min_support, max_depth=max_cues, productive=True
         )
-        policies += _policies(polarity, found, cols)
+        policies += _policies(polarity, found, cols, namespace)
     policies.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
     return flag_contradictions(policies)
 
@@ -162,7 +166,7 @@ def _ragged(flat: list[str] | tuple[str, ...], ends: list[int]) -> list[tuple[st
     return out
 
 
-def _policies(polarity: Polarity, found: ClosedSets, cols: _Columns) -> list[Policy]:
+def _policies(polarity: Polarity, found: ClosedSets, cols: _Columns, namespace: str | None) -> list[Policy]:
     """One policy per closed set, its per-set figures reduced over the flat support column."""
     n = len(found)
     if n == 0:
@@ -194,7 +198,7 @@ def _policies(polarity: Polarity, found: ClosedSets, cols: _Columns) -> list[Pol
         key = " & ".join([named[j] for j in ids_here])  # cause_key(cause), from the vocabulary's strings
         count = counts[i]
         out.append(Policy(
-            id=policy_id(polarity, key),
+            id=policy_id(polarity, key, namespace),
             polarity=polarity,
             cause=cause,
             statement=f"{verb} {key}: the outcome was {outcome} in {count} of {count + against[i]} episodes.",

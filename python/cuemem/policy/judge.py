@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
@@ -37,6 +37,9 @@ class Judgement:
     policies: list[Policy]
     #: Groups of applicable policies that contradict each other, returned together.
     conflicts: list[tuple[Policy, ...]]
+    #: Applicable policies resting on tainted evidence alone: reported, not applied
+    #: (``judge(..., include_tainted=True)`` applies them).
+    withheld: list[Policy] = field(default_factory=list)
 
     @property
     def evidence(self) -> dict[str, tuple[str, ...]]:

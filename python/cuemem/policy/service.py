@@ -14,7 +14,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError
+from ..home.cues import QUARANTINED, TAINTED
 from ..home.results import PolicyReport
+from ..home.scope import DEFAULT_USER
 from ..schema import Episode, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
@@ -44,12 +46,22 @@ class Policies:
         self._book: PolicyBook | None = None
         self._book_notes: dict[str, tuple[int, str]] = {}
         self._book_head: object = None
+        self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
 
     def distill(self, *, min_support: int, max_cues: int, at: datetime) -> PolicyReport:
         """Mines policies from the outcome episodes and commits each changed one as a note version."""
         home = self._home
-        rows = home.select({"outcome": ["negative", "positive"]})
-        mined = distill_policies((Episode.from_json(s) for s in home.stored(rows)), min_support=min_support, max_cues=max_cues)
+        # Quarantined outcomes drive nothing; each user's outcomes are mined on their own.
+        rows = home.select({"outcome": ["negative", "positive"]}, exclude={"trust": [QUARANTINED]})
+        by_user: dict[str, list[Episode]] = {}
+        for stored in home.stored(rows):
+            e = Episode.from_json(stored)
+            by_user.setdefault(e.user_id, []).append(e)
+        mined = []
+        for user in sorted(by_user):
+            namespace = None if user == DEFAULT_USER else user
+            mined += distill_policies(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
+        mined.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
         known = {p.id: p for p in self.book()}
         notes: list[Note] = []
         written, unchanged, retired = [], [], []
@@ -79,21 +91,33 @@ class Policies:
         home.commit([rec.note(n) for n in notes])
         return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
 
-    def judge(self, situation: dict[str, list[str]], text: str | None) -> Judgement:
-        """The policies that apply to ``situation`` (cue values in ``text`` joining it)."""
-        book = self.book()
+    def judge(self, situation: dict[str, list[str]], text: str | None, user: str | None = None, tainted: bool = False) -> Judgement:
+        """The policies (of ``user``'s book) that apply to ``situation`` (cue values in
+        ``text`` joining it). A policy resting on tainted evidence alone is withheld
+        (listed in ``withheld``, not applied) unless ``tainted``."""
+        book = self.book(user)
         if text is not None:
             for d, vs in book.cues_in(text).items():
                 situation[d] = list(dict.fromkeys([*situation.get(d, []), *vs]))
-        return book.judge(situation)
+        judgement = book.judge(situation)
+        if tainted or not any(p.taint for p in judgement.policies):
+            return judgement
+        marked = self._home.marked(TAINTED)
+        withheld = [p for p in judgement.policies if p.taint and p.evidence and all(e in marked for e in p.evidence)]
+        if not withheld:
+            return judgement
+        out = set(map(id, withheld))
+        kept = [p for p in judgement.policies if id(p) not in out]
+        conflicts = [g for g in (tuple(p for p in c if id(p) not in out) for c in judgement.conflicts) if len(g) > 1]
+        return Judgement(judgement.situation, kept, conflicts, withheld)
 
-    def explain(self, policy_id: object) -> Explanation:
+    def explain(self, policy_id: object, user: str | None = None) -> Explanation:
         """A policy's lineage: evidence and counter-examples, rivals.
 
         Raises:
-            NotFoundError: no current policy with that id.
+            NotFoundError: no current policy with that id (in ``user``'s book).
         """
-        book = self.book()
+        book = self.book(user)
         policy = book.get(policy_id) if isinstance(policy_id, str) else None
         if policy is None:
             raise NotFoundError(f"no policy with id {policy_id!r}")
@@ -107,7 +131,18 @@ class Policies:
         rivals = [q for q in (book.get(i) for i in policy.contradicts) if q is not None]
         return Explanation(policy, evidence, counter, rivals, missing)
 
-    def book(self) -> PolicyBook:
+    def book(self, user: str | None = None) -> PolicyBook:
+        """The current policies — with ``user``, those a handle scoped to them sees: the
+        policies mined from their outcomes and those a person wrote."""
+        book = self._whole()
+        if user is None:
+            return book
+        if self._scoped.get(user, (None,))[0] is not book:
+            mine = [p for p in book if not p.generated or set(p.scope) <= {user}]
+            self._scoped[user] = (book, PolicyBook(flag_contradictions(mine)))
+        return self._scoped[user][1]
+
+    def _whole(self) -> PolicyBook:
         """The current policies: re-read only when the notes changed, from the index's
         policy cache when it was made from exactly these notes, else from the files."""
         home = self._home

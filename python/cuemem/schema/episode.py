@@ -88,6 +88,8 @@ class Episode:
     taint: bool
     reviewed: bool
     thread: str | None = None
+    session: str | None = None
+    source: str | None = None
 
     @classmethod
     def create(
@@ -118,6 +120,8 @@ class Episode:
         taint: bool = False,
         reviewed: bool = True,
         thread: str | None = None,
+        session: str | None = None,
+        source: str | None = None,
     ) -> Episode:
         """A validated episode.
 
@@ -150,6 +154,10 @@ class Episode:
             thread: the conversation, session or ticket it belongs to: 1-100 printable
                 characters, stripped; None for none. Memories of one thread are ordered as written, so text
                 recall can give a hit a share of its neighbours' scores.
+            session: the agent session that wrote it (:meth:`cuemem.Memory.session`): 1-100
+                printable characters; None for none. Recorded from the call, never from the content.
+            source: where external content came from (a URL, a path, a sender): 1-2000
+                printable characters; None for none.
 
         Raises:
             InvalidIdError: ``id``, ``user_id``, a source or ``supersedes`` is not a valid id.
@@ -193,6 +201,8 @@ class Episode:
             taint=f.flag(taint, "taint"),
             reviewed=f.flag(reviewed, "reviewed"),
             thread=f.optional_label(thread, "thread"),
+            session=f.optional_label(session, "session"),
+            source=f.optional_source(source, "source"),
         )
 
     @property
@@ -210,8 +220,8 @@ class Episode:
         """A JSON-ready dict: ISO dates, enum values, lists; derived cues included.
 
         Keys follow the field order, with ``time_buckets`` after ``occurred_at`` and
-        ``importance_band`` after ``importance``; ``thread`` is written only when set,
-        so a record without one keeps the bytes it had before threads existed. (Enum
+        ``importance_band`` after ``importance``; ``thread``, ``session`` and ``source`` are
+        written only when set, so a record without them keeps the bytes it had before they existed. (Enum
         values are read as ``_value_``, the member's plain attribute: ``.value`` is a
         descriptor call, on every write.)
         """
@@ -245,6 +255,10 @@ class Episode:
         }
         if self.thread is not None:
             out["thread"] = self.thread
+        if self.session is not None:
+            out["session"] = self.session
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
     @classmethod

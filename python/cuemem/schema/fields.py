@@ -175,6 +175,24 @@ def optional_label(value: object, field: str) -> str | None:
     return label
 
 
+#: The longest ``source`` (where external content came from: a URL, a path, a sender).
+MAX_SOURCE = 2000
+
+
+def optional_source(value: object, field: str) -> str | None:
+    """``None``, or where content came from: 1-2000 printable characters once stripped.
+
+    Raises:
+        SchemaError: anything else.
+    """
+    if value is None:
+        return None
+    label = text(value, field).strip()
+    if not label or len(label) > MAX_SOURCE or not label.isprintable():
+        raise SchemaError(f"{field} must be 1-{MAX_SOURCE} printable characters, got {str(value)[:80]!r}", field)
+    return label
+
+
 def to_date(value: object, field: str) -> date:
     """A calendar date from a ``date``, a ``datetime`` (its UTC date) or ``"YYYY-MM-DD"``.
 

@@ -16,8 +16,12 @@ The kinds and their fields:
 - ``approval``: ``{"op", "id", "reason", "subject", "supersedes", "episode",
   "requested_at", "expires_at"}`` — a write waiting for a decision (``reason``
   ``"sensitive"`` or ``"conflict"``).
-- ``decision``: ``{"op", "id", "verdict", "at"}`` — ``verdict`` ``"approved"``,
-  ``"rejected"`` or ``"expired"``.
+- ``decision``: ``{"op", "id", "verdict", "at"}`` — on a queued write, ``verdict``
+  ``"approved"``, ``"rejected"`` or ``"expired"``; on a quarantined record (one the
+  home holds, unreviewed), ``"accepted"`` (it is reviewed from now on) or ``"rejected"``
+  (it leaves the live indexes).
+- ``taint``: ``{"op", "session", "source", "at"}`` — the session read external content
+  (from ``source``, or null) at ``at``; everything it writes from then on is tainted.
 - ``retire``: ``{"op", "ids", "reason", "at"}`` — records leave the live indexes (TTL
   expiry, the live-version bound, the capacity bound); the journal keeps them.
 - ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
@@ -46,6 +50,7 @@ __all__ = [
     "op_of",
     "remember",
     "retire",
+    "taint",
     "version",
 ]
 
@@ -63,13 +68,14 @@ class Op(str, enum.Enum):
     DECISION = "decision"
     RETIRE = "retire"
     JOB = "job"
+    TAINT = "taint"
 
     def __str__(self) -> str:
         return str(self.value)
 
 
 #: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
-LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE})
+LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT})
 
 _BY_VALUE = {op.value: op for op in Op}
 
@@ -122,13 +128,19 @@ def approval(
 
 
 def decision(id: str, verdict: str, at: datetime) -> Record:
-    """The decision on a queued write: ``"approved"``, ``"rejected"`` or ``"expired"``."""
+    """The decision on a queued write (``"approved"``, ``"rejected"``, ``"expired"``) or on a
+    quarantined record (``"accepted"``, ``"rejected"``)."""
     return {"op": Op.DECISION.value, "id": id, "verdict": verdict, "at": at.isoformat()}
 
 
 def retire(ids: Sequence[str], reason: str, at: datetime) -> Record:
     """Records ``ids`` leave the live indexes, for ``reason``."""
     return {"op": Op.RETIRE.value, "ids": list(ids), "reason": reason, "at": at.isoformat()}
+
+
+def taint(session: str, source: str | None, at: datetime) -> Record:
+    """Session ``session`` read external content (from ``source``) at ``at``: tainted for good."""
+    return {"op": Op.TAINT.value, "session": session, "source": source, "at": at.isoformat()}
 
 
 def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:

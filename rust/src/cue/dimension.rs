@@ -52,6 +52,13 @@ impl Dimension {
         self.postings[id as usize] = rows;
     }
 
+    /// Drops `rows` from the posting list of `value` (nothing if it was never seen).
+    pub fn withdraw(&mut self, value: &str, rows: &RoaringBitmap) {
+        if let Some(&id) = self.ids.get(value) {
+            self.postings[id as usize] -= rows;
+        }
+    }
+
     /// Drops `rows` from every posting list.
     pub fn remove(&mut self, rows: &RoaringBitmap) {
         for posting in &mut self.postings {

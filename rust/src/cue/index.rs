@@ -146,6 +146,15 @@ impl CueIndex {
         self.insert_column(dimension, &distinct, &codes, rows)
     }
 
+    /// Removes `rows` from the posting list of `value` in `dimension` only; they stay live
+    /// and keep every other cue (a quarantined memory, once accepted, loses its mark).
+    pub fn withdraw(&mut self, dimension: &str, value: &str, rows: &[u32]) -> Result<()> {
+        let d = self.dim(dimension)?;
+        let gone: RoaringBitmap = rows.iter().copied().collect();
+        self.dims[d].withdraw(value, &gone);
+        Ok(())
+    }
+
     /// Removes `rows` from every posting list and from the live set.
     pub fn remove(&mut self, rows: &[u32]) {
         let gone: RoaringBitmap = rows.iter().copied().collect();
@@ -185,7 +194,8 @@ impl CueIndex {
     /// Validates `query` and resolves it to include lists (ascending size) and exclude lists.
     fn plan<'a>(&'a self, query: &Query, examined: &mut u64) -> Result<(Vec<List<'a>>, Vec<List<'a>>)> {
         let mut include = query.include.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
-        let exclude = query.exclude.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
+        let mut exclude = query.exclude.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
+        exclude.retain(|l| !l.is_empty()); // leaving out nothing is no step (recall always leaves out the quarantined)
         include.sort_by_key(|l| l.len());
         Ok((include, exclude))
     }

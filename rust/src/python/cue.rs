@@ -75,6 +75,12 @@ impl PyCueIndex {
         detached(py, "cue insert", || self.inner.insert_values(dimension, &values, &rows))
     }
 
+    fn withdraw(&mut self, py: Python<'_>, dimension: &str, value: &str, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        detached(py, "cue withdraw", || self.inner.withdraw(dimension, value, &rows))
+    }
+
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);

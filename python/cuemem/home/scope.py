@@ -1,0 +1,121 @@
+"""Tenant scope: which users' memories a handle may reach, failing closed.
+
+A handle opened with ``user="u1"`` (or made by ``Memory.user("u1")``) is *scoped*:
+every read it makes names ``user=u1`` before the core sees it, every write it makes
+is u1's, and a record of another user is, to it, a record that does not exist. A
+handle opened without a user is *unscoped*: on a home holding one user's memories
+it reads them; on a home holding several, a read that names no user is refused
+(:class:`~cuemem.errors.ScopeError`) rather than widened to all of them. ``user="*"``
+(:data:`ALL_USERS`) says, explicitly, every user.
+
+Notes (Markdown files a person edits) and hand-written policies belong to the home,
+not to a user: every scope sees them. Mined policies are mined per user, so each
+belongs to the one user whose outcomes support it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..errors import ScopeError
+from ..schema.fields import validate_id
+
+__all__ = ["ALL_USERS", "DEFAULT_USER", "Scope"]
+
+#: The explicit scope of every user of a home.
+ALL_USERS = "*"
+#: The user of a memory written without one.
+DEFAULT_USER = "default"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The users a handle reaches: one (``user``), or all (``user is None``, explicitly
+    with ``explicit``, else only while the home holds one user's memories).
+
+    Args:
+        user: The one user, or None.
+        explicit: With no user: every user was asked for (``user="*"``).
+    """
+
+    user: str | None = None
+    explicit: bool = False
+
+    @classmethod
+    def of(cls, user: object) -> Scope:
+        """The scope ``Memory.open(user=...)`` names: None (unscoped), ``"*"`` or a user id.
+
+        Raises:
+            InvalidIdError: not None, ``"*"`` or a valid id.
+        """
+        if user is None:
+            return cls()
+        if user == ALL_USERS:
+            return cls(explicit=True)
+        return cls(validate_id(user, "user"))
+
+    def __str__(self) -> str:
+        return self.user if self.user is not None else (ALL_USERS if self.explicit else "unscoped")
+
+    def writer(self, user_id: str | None) -> str:
+        """The user a write (or a per-user read: history, as_of) is about: the scope's,
+        unless another is named.
+
+        Raises:
+            ScopeError: a scoped handle writing as another user.
+            InvalidIdError: a malformed ``user_id``.
+        """
+        if user_id is None:
+            return self.user or DEFAULT_USER
+        given = validate_id(user_id, "user_id")
+        if self.user is not None and given != self.user:
+            raise ScopeError(f"this handle is scoped to user {self.user!r}; it cannot write as {given!r}")
+        return given
+
+    def cues(self, cues: dict[str, list[str]], users: Callable[[], Iterable[str]]) -> dict[str, list[str]]:
+        """``cues`` narrowed to this scope's user; ``users`` lists the home's users when needed.
+
+        Raises:
+            ScopeError: a scoped handle naming another user, or an unscoped handle on a
+                home of several users naming none.
+        """
+        named = cues.get("user")
+        if self.user is not None:
+            if named is not None and any(u != self.user for u in named):
+                raise ScopeError(f"this handle is scoped to user {self.user!r}; it cannot read {sorted(set(named) - {self.user})}")
+            return cues | {"user": [self.user]}
+        if named is None and not self.explicit:
+            self.check_single(users)
+        return cues
+
+    def check_single(self, users: Callable[[], Iterable[str]]) -> None:
+        """Refuses an unscoped, non-explicit read of a home holding several users.
+
+        Raises:
+            ScopeError: it holds more than one.
+        """
+        if self.user is None and not self.explicit:
+            found = sorted(users())
+            if len(found) > 1:
+                raise ScopeError(
+                    f"this home holds the memories of {len(found)} users; open it with user=... (one of them) "
+                    f"or user='*' (all of them), or name a 'user' cue"
+                )
+
+    def home_wide(self, what: str) -> None:
+        """Refuses a home-wide operation (a maintenance job) through a scoped handle.
+
+        Raises:
+            ScopeError: the handle is scoped to one user.
+        """
+        if self.user is not None:
+            raise ScopeError(f"{what} works on the whole home; a handle scoped to user {self.user!r} cannot run it")
+
+    def sees(self, user_id: str) -> bool:
+        """Whether a record of ``user_id`` exists for this scope."""
+        return self.user is None or user_id == self.user
+
+    def users(self, users: Iterable[str]) -> list[str]:
+        """The users of ``users`` this scope reaches."""
+        return [u for u in users if self.sees(u)]
