@@ -55,6 +55,9 @@ from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextWeights
 from .text.recipe import check_analyzer
 from .text.vectors import Embedder, check_embedder
+from .views.context import Context, build_context
+from .views.memory_md import DEFAULT_BUDGET, MemoryFile
+from .views.tokens import check_budget, check_counter
 
 __all__ = ["Memory"]
 
@@ -145,12 +148,17 @@ class Memory:
 
     def __init__(
         self, home: Home, profile: Profile, text_weights: TextWeights, scope: Scope | None = None, *,
-        parts: tuple[Recaller, Lifecycle, Policies] | None = None,
+        memory_budget: int = DEFAULT_BUDGET, parts: tuple[Recaller, Lifecycle, Policies, MemoryFile] | None = None,
     ) -> None:
         self._home = home
-        self._recall, self._life, self._policies = parts or (Recaller(home, profile, text_weights), Lifecycle(home, profile), Policies(home))
-        self._scope = scope or Scope()
         self._owner = parts is None  # a view (``user()``) shares its parent's home and does not close it
+        if parts is None:
+            policies = Policies(home)
+            parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
+            home.listeners.append(parts[3].committed)
+            parts[3].refresh()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
+        self._recall, self._life, self._policies, self._memory_md = parts
+        self._scope = scope or Scope()
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -169,6 +177,7 @@ class Memory:
         text_weights: TextWeights | None = None,
         embedder: Embedder | None = None,
         user: str | None = None,
+        memory_budget: int = DEFAULT_BUDGET,
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
@@ -194,6 +203,7 @@ class Memory:
                 exist for it. ``"*"``: every user, explicitly. None (default): every
                 user while the home holds one; on a home of several users a read that
                 names no user is refused (``ScopeError``).
+            memory_budget: The token budget of the home's ``MEMORY.md`` (see :meth:`autoload`).
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -202,6 +212,7 @@ class Memory:
         root = Path(_arrays.path(path))
         # Every option is checked before anything is created on disk.
         scope = Scope.of(user)
+        budget = check_budget(memory_budget, "memory_budget")
         try:
             policy = FsyncPolicy(fsync)
         except ValueError:
@@ -219,7 +230,7 @@ class Memory:
             root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
-        return cls(home, chosen, text_weights or TextWeights(), scope)
+        return cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
 
     @_serialized
     def user(self, user_id: str) -> Memory:
@@ -233,7 +244,9 @@ class Memory:
             ScopeError: this handle is scoped to another user.
         """
         scope = Scope.of(self._scope.writer(user_id))
-        return Memory(self._home, self.profile, self._recall.weights, scope, parts=(self._recall, self._life, self._policies))
+        return Memory(
+            self._home, self.profile, self._recall.weights, scope, parts=(self._recall, self._life, self._policies, self._memory_md),
+        )
 
     @property
     def scope(self) -> str:
@@ -852,6 +865,62 @@ class Memory:
         """
         self._scope.check_single(self._users)
         return self._policies.explain(policy_id, self._scope.user)
+
+    # -- views: MEMORY.md and budgeted context ------------------------------------------
+
+    @_serialized
+    def autoload(self, *, budget_tokens: int | None = None, count_tokens: Callable[[str], int] | None = None) -> str:
+        """What an agent may load without asking: the ``MEMORY.md`` view of this handle's
+        scope (:mod:`cuemem.views.memory_md`) — reviewed, untainted, current preferences,
+        facts, procedures and policies, each line with its pointer, within the budget.
+
+        The home's own ``MEMORY.md`` (at its root) is this view of an unscoped handle
+        at the home's ``memory_budget``; it is rewritten by the writer whenever what it
+        draws on changes, and is byte-identical for the same home. Editing it changes
+        nothing (its header says so): edit the notes. A quarantined or tainted memory
+        never appears in it.
+
+        Args:
+            budget_tokens: The budget (default: the handle's ``memory_budget``).
+            count_tokens: Counts a text's tokens (default: the documented estimate,
+                :func:`cuemem.views.tokens.estimate_tokens`).
+
+        Raises:
+            InvalidArgumentError: a budget too small for the header, or out of range.
+        """
+        budget = None if budget_tokens is None else check_budget(budget_tokens)
+        counter = check_counter(count_tokens)
+        if self._scope.user is not None:
+            return self._memory_md.view(self._scope.user, False, budget, counter)
+        if self._scope.explicit:
+            return self._memory_md.view(None, False, budget, counter)
+        if budget is None and count_tokens is None:
+            return self._memory_md.root()
+        users = self._users()
+        return self._memory_md.view(users[0] if len(users) == 1 else None, len(users) > 1, budget, counter)
+
+    @_serialized
+    def context(
+        self, query: str, *, budget_tokens: int, now: TimeArg = None, k: int = 20, cues: Mapping[str, str | Sequence[str]] | None = None,
+        include_quarantined: bool = False, count_tokens: Callable[[str], int] | None = None,
+    ) -> Context:
+        """Context for a task, within ``budget_tokens`` (C5; :mod:`cuemem.views.context`).
+
+        Draws on this turn's working memory and on short- and long-term memory (a text
+        recall of ``query`` within ``cues``, quarantined memories only with
+        ``include_quarantined``), ranks by relevance and trust, and fits the budget by
+        coarsening each item step by step — full text, a section, an outline line, a
+        bare pointer — so a larger budget never shows fewer items. Each item carries
+        its evidence pointers, provenance (origin, session, source), review state and taint.
+
+        Raises:
+            CueTypeError, InvalidArgumentError: a bad query, budget, ``k`` or counter.
+            ScopeError: as :meth:`recall`.
+        """
+        budget = check_budget(budget_tokens)
+        counter = check_counter(count_tokens)
+        found = self.recall(cues, text=query, k=k, now=now, include_quarantined=include_quarantined)
+        return build_context(query, found.hits, self._life.working(), budget, counter)
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 

@@ -18,7 +18,7 @@ import dataclasses
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,19 @@ class Home:
         self.vectors: VectorCache | None = None
         #: The home's own clock, which destructive work checks its ``now`` against.
         self.clock = Clock(self)
+        #: Called with the records of every commit once they are applied, or None after an
+        #: import (too many to pass on): views that follow the home.
+        self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+
+    @property
+    def fsync(self) -> FsyncPolicy:
+        """The home's fsync policy."""
+        return self.journal.fsync
+
+    def committed(self, records: Sequence[rec.Record] | None) -> None:
+        """Tells every listener what a commit wrote (None: an import, anything)."""
+        for listener in self.listeners:
+            listener(records)
 
     # -- life of a home -------------------------------------------------------------
 
@@ -258,6 +271,7 @@ class Home:
             if self.text is not None and applier.texts:
                 rows, texts = zip(*applier.texts)
                 self.text.add(rows, texts)
+        self.committed(records)
         return positions
 
     def _follow_journal(self) -> bool:
@@ -299,6 +313,11 @@ class Home:
     def ids(self) -> list[str]:
         """Every episode id, in journal order (row order)."""
         return list(self.indexes.ids)
+
+    def rows_of(self, ids: Iterable[str]) -> npt.NDArray[np.uint32]:
+        """The rows of those of ``ids`` the home holds, ascending."""
+        row_of = self.indexes.row_of
+        return np.array(sorted({row_of[i] for i in ids if i in row_of}), dtype=np.uint32)
 
     def id_at(self, row: int) -> str:
         """The id of row ``row``."""
@@ -362,9 +381,9 @@ class Home:
         """The values a cue dimension holds among live rows."""
         return list(self.indexes.cues.values(dimension))
 
-    def count(self, cues: dict[str, list[str]]) -> int:
-        """How many live rows match ``cues``."""
-        return int(self.indexes.cues.count(cues))
+    def count(self, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None = None) -> int:
+        """How many live rows match ``cues`` and none of ``exclude``."""
+        return int(self.indexes.cues.count(cues, exclude))
 
     def citers(self) -> npt.NDArray[np.int64]:
         """Row -> the latest row citing it (-1 if none), as a view."""

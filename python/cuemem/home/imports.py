@@ -132,6 +132,8 @@ def import_items(
     # The stage is in the journal now: nothing below may fail short of the indexes.
     applier.flush()
     home.indexes.head = home.journal.head()
+    if outcome[0] or outcome[1]:
+        home.committed(None)
     written, queued, repeated, errors = outcome
     return ImportReport(count=len(written), skipped=errors, ids=written, queued=queued, repeated=repeated)
 

@@ -1,0 +1,208 @@
+"""Budgeted context (C5): the memories a task needs, coarsened to fit a token budget.
+
+The candidates are this turn's working memory that shares a word with the query and
+the hits of a text recall (short- and long-term memory; quarantined ones only when
+asked). Each is ranked by relevance times trust:
+
+- relevance: a hit's score over the best hit's; a working item's share of the query's words;
+- trust: 1 for a reviewed, untainted memory, 0.75 for a reviewed tainted one or a
+  working item (said this turn, not reviewed), 0.5 for a quarantined one.
+
+Each item has four views, from the richest: the full text, a *section* (its first
+paragraph, at most :data:`SECTION_CHARS`), an *outline* line (its first sentence, at
+most :data:`OUTLINE_CHARS`) and a bare *pointer*. Fitting the budget:
+
+1. every candidate, best first, enters as a pointer while pointers fit — so the
+   items shown are a prefix of the ranking, and a larger budget never shows fewer;
+2. then, one view at a time (outline, section, full), each item in rank order is
+   coarsened one step less if the difference fits.
+
+The whole is never over budget: every item's line is counted as it is shown.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..home.results import Hit
+from ..lifecycle.tiers import WorkingItem
+from .tokens import TokenCounter, counted
+
+__all__ = ["Context", "ContextItem", "ContextView", "build_context"]
+
+#: The longest section view.
+SECTION_CHARS = 600
+#: The longest outline view.
+OUTLINE_CHARS = 120
+
+_WORDS = re.compile(r"\w+")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s")
+
+
+class ContextView(str, enum.Enum):
+    """How much of an item the context shows, from the least."""
+
+    POINTER = "pointer"
+    OUTLINE = "outline"
+    SECTION = "section"
+    FULL = "full"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+_ORDER = (ContextView.POINTER, ContextView.OUTLINE, ContextView.SECTION, ContextView.FULL)
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """One item of a context, as shown.
+
+    Attributes:
+        id: The record id (``ep-...``) or working-memory id (``wm-...``).
+        view: How much of it is shown.
+        text: What is shown of it (empty for a pointer).
+        line: The line it takes in :attr:`Context.text`.
+        tokens: What that line costs.
+        score: Its rank: relevance times trust.
+        tier: ``working``, ``short`` or ``long``.
+        origin: Who wrote it (None for working memory).
+        session: The session that wrote it, if any.
+        source: Where its external content came from, if any.
+        reviewed: Reviewed (not quarantined).
+        taint: Derived from external content.
+        evidence: Its pointer, then the records it derives from.
+    """
+
+    id: str
+    view: ContextView
+    text: str
+    line: str
+    tokens: int
+    score: float
+    tier: str
+    origin: str | None
+    session: str | None
+    source: str | None
+    reviewed: bool
+    taint: bool
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What :meth:`cuemem.Memory.context` returns: the items shown, best first."""
+
+    query: str
+    budget: int
+    items: list[ContextItem] = field(default_factory=list)
+    #: Candidates the budget could not show even as pointers.
+    left_out: int = 0
+
+    @property
+    def tokens(self) -> int:
+        """What the items cost, together (at most :attr:`budget`)."""
+        return sum(i.tokens for i in self.items)
+
+    @property
+    def text(self) -> str:
+        """The items' lines, best first: what to put in a prompt."""
+        return "".join(i.line for i in self.items)
+
+
+@dataclass
+class _Candidate:
+    id: str
+    full: str
+    score: float
+    tier: str
+    origin: str | None
+    session: str | None
+    source: str | None
+    reviewed: bool
+    taint: bool
+    evidence: tuple[str, ...]
+
+    def views(self) -> dict[ContextView, str]:
+        return {ContextView.POINTER: "", ContextView.OUTLINE: outline(self.full), ContextView.SECTION: section(self.full), ContextView.FULL: self.full}
+
+    def line(self, text: str) -> str:
+        flags = "" if self.reviewed and not self.taint else (" (quarantined)" if not self.reviewed else " (tainted)")
+        flat = " ".join(text.split())
+        return f"- [{self.id}]{flags} {flat}\n" if flat else f"- [{self.id}]{flags}\n"
+
+
+def outline(text: str) -> str:
+    """The first sentence of ``text``, at most :data:`OUTLINE_CHARS` (cut at a word)."""
+    first = _SENTENCE.split(" ".join(text.split()), maxsplit=1)[0]
+    return _cut(first, OUTLINE_CHARS)
+
+
+def section(text: str) -> str:
+    """The first paragraph of ``text``, at most :data:`SECTION_CHARS` (cut at a word)."""
+    paragraph = text.strip().split("\n\n", 1)[0]
+    return _cut(" ".join(paragraph.split()), SECTION_CHARS)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut + " …"
+
+
+def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem]) -> list[_Candidate]:
+    words = {w.casefold() for w in _WORDS.findall(query)}
+    out: list[_Candidate] = []
+    for w in working:
+        said = {x.casefold() for x in _WORDS.findall(w.text)}
+        share = len(words & said) / len(words) if words else 0.0
+        if share > 0:
+            out.append(_Candidate(w.id, w.text, 0.75 * share, "working", None, None, None, False, False, (f"working: {w.id}",)))
+    best = max((h.score for h in hits), default=0.0) or 1.0
+    for h in hits:
+        e = h.record
+        trust = 0.5 if not e.reviewed else (0.75 if e.taint else 1.0)
+        out.append(_Candidate(
+            e.id, e.narrative, trust * max(h.score, 0.0) / best, e.tier.value, e.origin.value, e.session, e.source, e.reviewed,
+            e.taint, (f"journal: {e.id}", *(f"journal: {s}" for s in e.sources)),
+        ))
+    return sorted(out, key=lambda c: -c.score)  # stable: the recall's own order among equals
+
+
+def build_context(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem], budget: int, counter: TokenCounter) -> Context:
+    """The context of ``query`` within ``budget`` tokens (see the module docstring)."""
+    ranked = _candidates(query, hits, working)
+    shown: list[tuple[_Candidate, dict[ContextView, str], int, int]] = []  # candidate, views, level, cost
+    used = 0
+    for c in ranked:
+        cost = counted(counter, c.line(""))
+        if used + cost > budget:
+            break
+        shown.append((c, c.views(), 0, cost))
+        used += cost
+    for level in range(1, len(_ORDER)):
+        for i, (c, views, at, cost) in enumerate(shown):
+            if at != level - 1:
+                continue
+            text = views[_ORDER[level]]
+            if text == views[_ORDER[at]]:
+                shown[i] = (c, views, level, cost)  # no richer: the same line
+                continue
+            richer = counted(counter, c.line(text))
+            if used - cost + richer <= budget:
+                shown[i] = (c, views, level, richer)
+                used += richer - cost
+    items = []
+    for c, views, level, cost in shown:
+        text = views[_ORDER[level]]
+        # A view no richer than the one below it is reported as the one below.
+        view = next(v for v in _ORDER[: level + 1] if views[v] == text)
+        items.append(ContextItem(
+            c.id, view, text, c.line(text), cost, round(c.score, 6), c.tier, c.origin, c.session, c.source, c.reviewed, c.taint,
+            c.evidence,
+        ))
+    return Context(query, budget, items, left_out=len(ranked) - len(shown))
