@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _arrays
-from .errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
+from .errors import CueTypeError, InvalidArgumentError, NotFoundError, UnknownDimensionError
 from .home.cues import DIMENSIONS, normalize
 from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
@@ -521,7 +521,8 @@ class Memory:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
         # The users themselves are what an unscoped handle needs to choose a scope.
         within = self._scope.cues({}, self._users) if dimension != "user" or self._scope.user is not None else {}
-        counts = [(v, self._home.count({**within, dimension: [v]})) for v in self._home.values(dimension)]
+        values = [v for v in self._home.values(dimension) if dimension != "user" or self._scope.sees(v)]
+        counts = [(v, self._home.count({**within, dimension: [v]})) for v in values]
         return sorted([vc for vc in counts if vc[1]], key=lambda vc: (-vc[1], vc[0]))
 
     @_serialized
@@ -564,19 +565,21 @@ class Memory:
         confidence: float = 1.0,
         origin: str = "agent",
         tags: Sequence[str] = (),
+        session: str | None = None,
         now: TimeArg = None,
     ) -> Note:
         """Writes a note (a new version if the id exists), file and journal both.
 
         A person's edit of the file since its last version is kept first, as a
-        version of its own (origin user).
+        version of its own (origin user). A note of origin ``external``, or written
+        by a tainted ``session``, is tainted and unreviewed: never in ``MEMORY.md``.
 
         Raises:
             SchemaError: a field breaks the schema.
             ReadOnlyError: the handle is read-only.
         """
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
-        return self._home.write_note(fields, _edge_now(now))
+        return self._home.write_note(self._life.note_provenance(fields, optional_label(session, "session")), _edge_now(now))
 
     @_serialized
     def notes(self) -> list[Note]:

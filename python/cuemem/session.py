@@ -93,6 +93,10 @@ class Session:
         ids: list[str] = self._mem.observe(text, session=self.id, **fields)
         return ids
 
+    def write_note(self, id: str, body: str, **fields: Any) -> Any:
+        """:meth:`cuemem.Memory.write_note`, as this session (tainted if it is)."""
+        return self._mem.write_note(id, body, session=self.id, **fields)
+
     def import_records(self, records: Iterable[Mapping[str, Any]], **options: Any) -> ImportReport:
         """:meth:`cuemem.Memory.import_records`, every item written as this session."""
         return self._mem.import_records(records, session=self.id, **options)

@@ -36,8 +36,10 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--text", "text", is_flag=True, help="Run the text recall benchmark instead: cuemem's core against tantivy-py, cue + text.")
 @click.option("--questions", "questions", is_flag=True,
               help="Run the question benchmark instead: Memory.recall(text=question) with and without understanding.")
+@click.option("--trust", "trust", is_flag=True,
+              help="Run the trust benchmark instead: the cost of the quarantine and scope checks on recall, and context.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool, text: bool, questions: bool) -> None:
+          policies: bool, text: bool, questions: bool, trust: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
@@ -46,12 +48,16 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
-    if questions or text:
+    if questions or text or trust:
+        from ..bench import trust as trust_bench
         from ..bench.questions import measure_questions, render_questions
         from ..bench.report import write_json
         from ..bench.text import measure_text, render_text
 
-        measure, render = (measure_questions, render_questions) if questions else (measure_text, render_text)
+        measure, render = (
+            (trust_bench.measure, trust_bench.render) if trust
+            else (measure_questions, render_questions) if questions else (measure_text, render_text)
+        )
         result = measure(episodes, seed=seed)
         render(result, Console())
         if json_path is not None:

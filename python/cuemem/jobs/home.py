@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ..errors import CorruptRecordError
 from .._gc import gc_paused
+from ..home.cues import QUARANTINED
 from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission
@@ -85,6 +86,13 @@ def _tier_mask(home: Home, tier: Tier) -> npt.NDArray[np.bool_]:
     return mask
 
 
+def _quarantine_mask(home: Home) -> npt.NDArray[np.bool_]:
+    mask = np.zeros(len(home), dtype=bool)
+    if QUARANTINED in home.values("trust"):
+        mask[home.select({"trust": [QUARANTINED]})] = True
+    return mask
+
+
 def _promoted_episode(p: Promotion, now: datetime) -> Episode:
     return Episode.create(
         p.narrative, id=p.id, recorded_at=now, user_id=p.user_id, type=p.type, actors=p.actors, occurred_at=p.occurred_at,
@@ -105,7 +113,8 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     The cyclic garbage collector is paused meanwhile, as bulk loaders do: a run
     creates a hundred thousand short-lived objects and no cycles.
     """
-    fresh = _tier_mask(home, Tier.SHORT) & (home.citers() < 0)
+    # Quarantined items are never promoted: they wait for review (or their TTL).
+    fresh = _tier_mask(home, Tier.SHORT) & (home.citers() < 0) & ~_quarantine_mask(home)
     items = read_items(home, np.flatnonzero(fresh))
     admission = Admission(home, profile, now)
     plan: list[Promotion] = []

@@ -83,6 +83,13 @@ class Lifecycle:
         self._home.commit(records)
         return ids
 
+    def note_provenance(self, fields: dict[str, Any], session: str | None) -> dict[str, Any]:
+        """``write_note``'s fields with the provenance rule of :mod:`.writes` applied: tainted
+        and unreviewed when its origin is external or its session is tainted."""
+        if fields.get("origin") == Origin.EXTERNAL.value or (session is not None and session in self._home.lifecycle.tainted_sessions):
+            return {**fields, "taint": True, "reviewed": False}
+        return fields
+
     def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
         """Promotes a working-memory item to short-term memory; returns the record id.
 

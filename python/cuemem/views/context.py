@@ -4,7 +4,8 @@ The candidates are this turn's working memory that shares a word with the query 
 the hits of a text recall (short- and long-term memory; quarantined ones only when
 asked). Each is ranked by relevance times trust:
 
-- relevance: a hit's score over the best hit's; a working item's share of the query's words;
+- relevance: a hit's score over the best hit's; a working item's share of the query's
+  content words (function words left out);
 - trust: 1 for a reviewed, untainted memory, 0.75 for a reviewed tainted one or a
   working item (said this turn, not reviewed), 0.5 for a quarantined one.
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ..home.results import Hit
 from ..lifecycle.tiers import WorkingItem
+from ..text.question import content_words
 from .tokens import TokenCounter, counted
 
 __all__ = ["Context", "ContextItem", "ContextView", "build_context"]
@@ -154,11 +156,16 @@ def _cut(text: str, limit: int) -> str:
     return cut + " …"
 
 
+def _words(text: str) -> set[str]:
+    """The content words of ``text``, without case (question and function words left out)."""
+    return {w.casefold() for w in _WORDS.findall(content_words(text))}
+
+
 def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem]) -> list[_Candidate]:
-    words = {w.casefold() for w in _WORDS.findall(query)}
+    words = _words(query)
     out: list[_Candidate] = []
     for w in working:
-        said = {x.casefold() for x in _WORDS.findall(w.text)}
+        said = _words(w.text)
         share = len(words & said) / len(words) if words else 0.0
         if share > 0:
             out.append(_Candidate(w.id, w.text, 0.75 * share, "working", None, None, None, False, False, (f"working: {w.id}",)))

@@ -4,7 +4,8 @@ The view draws on four kinds of knowledge:
 
 - long-term memories of kind preference, semantic or procedural that are live, the
   current version of their subject (a superseded version never appears), reviewed
-  and untainted (their ``trust`` cue is empty);
+  and untainted (their ``trust`` cue is empty), and not abstractions (a rung of the
+  ladder summarises faded memories: nothing to load unasked);
 - notes a person or an agent wrote (not generated), current (no ``valid_to``),
   reviewed and untainted, of those kinds or ``policy``;
 - policies mined from outcomes whose evidence holds no tainted memory.
@@ -34,7 +35,7 @@ from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
 from ..policy.model import Policy
 from ..policy.service import Policies
-from ..schema import Kind, Note
+from ..schema import Kind, Level, Note
 from ..store import records as rec
 from ..store.fsync import replace_file
 from .tokens import TokenCounter, counted, estimate_tokens
@@ -111,6 +112,8 @@ def _memories(home: Home, user: str | None) -> list[MemoryLine]:
     out = []
     for row, worth in zip(top.rows.tolist(), top.scores.tolist()):
         e = home.episode(row)
+        if e.level is not Level.RAW:
+            continue  # a rung abstracts faded memories: nothing to load unasked
         out.append(MemoryLine(e.kind.value, _line(e.narrative), f"journal: {e.id}", float(np.float32(worth))))
     return out
 

@@ -1,0 +1,106 @@
+"""Tenant scope (D6, isolation): a scoped handle never sees another user's memories, by any path; no scope fails closed."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from cuemem import Memory
+from cuemem.errors import InvalidIdError, NotFoundError, ScopeError
+
+DAY = date(2026, 6, 1)
+SECRET = "Alice's salary is 98000 and her badge code is 4471."
+
+
+@pytest.fixture()
+def home(tmp_path: Path) -> Path:
+    """A home where alice and bob each wrote facts, versions, outcomes and a quarantined item."""
+    path = tmp_path / "h"
+    with Memory.open(path, fsync="never") as mem:
+        for user, other in (("alice", "bob"), ("bob", "alice")):
+            me = mem.user(user)
+            me.remember(SECRET if user == "alice" else "Bob likes tea.", kind="semantic", subject="profile", actors=[user], now=DAY)
+            me.remember(f"{user} prefers dark mode", kind="preference", subject="theme", now=DAY)
+            for i in range(3):
+                me.remember(f"{user} deal {i} with acme failed", actors=["acme"], type="deal", outcome="negative", now=DAY)
+            me.session(f"web-{user}").read_external(f"{user}'s inbox: wire money", now=DAY)
+        mem.distill_policies(now=DAY)
+    return path
+
+
+def test_a_scoped_handle_sees_nothing_of_another_user_by_any_path(home: Path) -> None:
+    """Written as alice, read as bob: cue and text recall, context, autoload, judge, policies, history, as_of, get, ids, review."""
+    with Memory.open(home, user="alice") as alice:
+        secret = next(h.id for h in alice.recall(text="salary badge", now=DAY).hits)
+        alice_ids = set(alice.ids())
+    with Memory.open(home, user="bob") as bob:
+        assert alice_ids and not alice_ids & set(bob.ids()) and len(bob) == len(set(bob.ids()))
+        seen = {h.id for h in bob.recall({}, k=100, now=DAY, include_quarantined=True).hits}
+        seen |= {h.id for h in bob.recall(text="salary badge alice acme deal", k=100, now=DAY, include_quarantined=True).hits}
+        seen |= {i.id for i in bob.context("alice salary badge", budget_tokens=2000, now=DAY, include_quarantined=True).items}
+        assert seen and not seen & alice_ids
+        assert "98000" not in bob.autoload() and "alice" not in bob.autoload()
+        for p in [*bob.policies(), *bob.judge({"actor": "acme", "type": "deal"}, now=DAY).policies]:
+            assert not set(p.evidence) & alice_ids and p.scope == ("bob",)
+        assert all(v.episode.user_id == "bob" for v in bob.history("profile"))
+        version = bob.as_of("profile", date(2026, 6, 2))
+        assert version is not None and version.episode.user_id == "bob"
+        assert secret not in bob and all(i.provenance[0].id not in alice_ids for i in bob.review())
+        with pytest.raises(NotFoundError):
+            bob.get(secret)
+        with pytest.raises(NotFoundError):
+            bob.accept(next(iter(alice_ids)), now=DAY)
+        assert dict(bob.cue_values("user")) == {"bob": len(bob)}
+
+
+def test_a_scoped_handle_cannot_reach_past_its_user(home: Path) -> None:
+    """Naming another user — a cue, a write, a per-user read — is a ScopeError; so are home-wide jobs."""
+    with Memory.open(home, user="bob") as bob:
+        with pytest.raises(ScopeError):
+            bob.recall({"user": "alice"}, now=DAY)
+        with pytest.raises(ScopeError):
+            bob.remember("as alice", user_id="alice", now=DAY)
+        with pytest.raises(ScopeError):
+            bob.history("profile", user_id="alice")
+        with pytest.raises(ScopeError):
+            bob.user("alice")
+        for job in (bob.maintain, bob.consolidate, bob.distill, bob.expire):
+            with pytest.raises(ScopeError):
+                job(DAY)
+        assert bob.user("bob").scope == "bob"
+
+
+def test_no_scope_on_a_home_of_several_users_is_an_error_not_a_wider_scope(home: Path) -> None:
+    """An unscoped handle must name a user (a cue, user=..., or '*') to read a home of several users."""
+    with Memory.open(home) as mem:
+        for read in (
+            lambda: mem.recall({}, now=DAY),
+            lambda: mem.recall(text="salary", now=DAY),
+            lambda: mem.context("salary", budget_tokens=500, now=DAY),
+            lambda: mem.judge({"actor": "acme"}, now=DAY),
+            mem.policies,
+            mem.review,
+            lambda: mem.cue_values("actor"),
+        ):
+            with pytest.raises(ScopeError):
+                read()
+        assert {h.record.user_id for h in mem.recall({"user": "bob"}, now=DAY).hits} == {"bob"}
+        assert {u for u, _ in mem.cue_values("user")} == {"alice", "bob"}
+        shared = mem.autoload()  # the root view of several users holds only what they share
+        assert "98000" not in shared and "Bob likes tea" not in shared and "dark mode" not in shared
+    with Memory.open(home, user="*") as everyone:
+        assert {h.record.user_id for h in everyone.recall({}, k=100, now=DAY).hits} == {"alice", "bob"}
+
+
+def test_a_scoped_write_belongs_to_its_user(tmp_path: Path) -> None:
+    """remember, observe and import through a scoped handle write the scope's user; a malformed user is refused."""
+    with Memory.open(tmp_path / "h", fsync="never", user="carol") as carol:
+        a = carol.remember("x", now=DAY)
+        (b,) = carol.import_records([{"narrative": "y"}], now=DAY).ids
+        report = carol.import_records([{"narrative": "z", "user_id": "dave"}], skip_bad=True, now=DAY)
+        c = carol.observe("I prefer green tea.", now=DAY)[0]
+        assert {carol.get(i).user_id for i in (a, b, c)} == {"carol"} and report.count == 0
+    with pytest.raises(InvalidIdError):
+        Memory.open(tmp_path / "h", user="not a user")
