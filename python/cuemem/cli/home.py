@@ -23,7 +23,7 @@ def init(directory: Path) -> None:
 @home_option
 @click.argument("narrative")
 @click.option("--id", "id_", default=None, help="Id to use (default: assigned).")
-@click.option("--user", "user_id", default="default", show_default=True)
+@click.option("--user", "user_id", default=None, help="Whose memory (default: the --user scope given before the command, else default).")
 @click.option("--type", "type_", default="note", show_default=True)
 @click.option("--outcome", type=click.Choice(["positive", "negative", "pending", "none"]), default=None)
 @click.option("--actor", "actors", multiple=True, help="Repeatable.")
@@ -34,11 +34,17 @@ def init(directory: Path) -> None:
 @click.option("--confidence", type=float, default=1.0, show_default=True)
 @click.option("--subject", default=None)
 @click.option("--tag", "tags", multiple=True, help="Repeatable.")
+@click.option("--kind", type=click.Choice(["episodic", "semantic", "procedural", "preference", "policy"]), default="episodic", show_default=True)
+@click.option("--origin", type=click.Choice(["user", "agent", "external", "job"]), default="user", show_default=True,
+              help="Who wrote it: external content is tainted and quarantined.")
+@click.option("--session", default=None, help="The agent session writing it (a tainted session taints what it writes).")
+@click.option("--source", default=None, help="Where external content came from (a URL, a path, a sender).")
 @now_option
 @json_option
-def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: str, outcome: str | None, actors: tuple[str, ...],
+def remember(home: Path, narrative: str, id_: str | None, user_id: str | None, type_: str, outcome: str | None, actors: tuple[str, ...],
              occurred_at: str | None, importance: float, risk: float, salience: tuple[str, ...], confidence: float,
-             subject: str | None, tags: tuple[str, ...], now: str | None, as_json: bool) -> None:
+             subject: str | None, tags: tuple[str, ...], kind: str, origin: str, session: str | None, source: str | None,
+             now: str | None, as_json: bool) -> None:
     """Remember NARRATIVE durably (``-``: read it from standard input); print its id."""
     from ..home.cues import parse_cue_args
     axes: dict[str, float] = {}
@@ -51,7 +57,7 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str, type_: s
         eid = mem.remember(
             read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
-            now=parse_now(now),
+            kind=kind, origin=origin, session=session, source=source, now=parse_now(now),
         )
     click.echo(json.dumps({"id": eid}) if as_json else eid)
 
@@ -71,10 +77,11 @@ _LAST = {"week": "last week", "month": "last month", "year": "last year"}
               help="Only the previous calendar week, month or year before --now (the time cue 'last month').")
 @click.option("--days", "days", type=click.IntRange(1, 366), default=None, help="Only the last N days, ending on --now's day.")
 @click.option("--k", "k", type=int, default=10, show_default=True)
+@click.option("--include-quarantined", is_flag=True, help="Let quarantined memories through too (flagged as such).")
 @now_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None,
-           days: int | None, k: int, now: str | None, as_json: bool) -> None:
+           days: int | None, k: int, include_quarantined: bool, now: str | None, as_json: bool) -> None:
     """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience; ``-``: read QUESTION from standard input)."""
     from ..home.cues import parse_cue_args
     if question is not None and text is not None:
@@ -89,7 +96,9 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
     elif days is not None:
         parsed["time"] = [f"last {days} days"]
     with open_memory(home, read_only=True) as mem:
-        result = mem.recall(parsed, text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None)
+        result = mem.recall(
+            parsed, text=text, k=k, now=parse_now(now), exclude=parse_cue_args(excludes) or None, include_quarantined=include_quarantined,
+        )
         if as_json:
             click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=2))
         else:

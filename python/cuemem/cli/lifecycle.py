@@ -47,11 +47,11 @@ def _version_json(v: Any) -> dict[str, Any]:
 @click.argument("text")
 @click.option("--session", default=None, help="The conversation it belongs to (scopes disambiguations).")
 @click.option("--origin", type=click.Choice(["user", "agent", "external", "job"]), default="user", show_default=True)
-@click.option("--user", "user_id", default="default", show_default=True)
+@click.option("--user", "user_id", default=None, help="Whose memory (default: the --user scope given before the command, else default).")
 @profile_option
 @now_option
 @json_option
-def observe(home: Path, text: str, session: str | None, origin: str, user_id: str, profile: str, now: str | None, as_json: bool) -> None:
+def observe(home: Path, text: str, session: str | None, origin: str, user_id: str | None, profile: str, now: str | None, as_json: bool) -> None:
     """Extract TEXT (``-``: read it from standard input), gate each candidate and write it to its tier; print the ids."""
     with open_memory(home, profile=profile) as mem:
         ids = mem.observe(read_text(text), now=parse_now(now), session=session, origin=origin, user_id=user_id)
@@ -115,9 +115,9 @@ def reject(home: Path, id: str, profile: str, now: str | None, as_json: bool) ->
 @main.command()
 @home_option
 @click.argument("subject")
-@click.option("--user", "user_id", default="default", show_default=True)
+@click.option("--user", "user_id", default=None, help="Whose memory (default: the --user scope given before the command, else default).")
 @json_option
-def history(home: Path, subject: str, user_id: str, as_json: bool) -> None:
+def history(home: Path, subject: str, user_id: str | None, as_json: bool) -> None:
     """Every version of SUBJECT, oldest first."""
     with open_memory(home, read_only=True) as mem:
         chain = mem.history(subject, user_id=user_id)
@@ -140,9 +140,9 @@ def history(home: Path, subject: str, user_id: str, as_json: bool) -> None:
 @click.argument("subject")
 @click.option("--valid-at", required=True, help="The instant the fact should be true at (ISO date or datetime).")
 @click.option("--known-at", default=None, help="Judge by what was known at this instant (default: everything known).")
-@click.option("--user", "user_id", default="default", show_default=True)
+@click.option("--user", "user_id", default=None, help="Whose memory (default: the --user scope given before the command, else default).")
 @json_option
-def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id: str, as_json: bool) -> None:
+def as_of(home: Path, subject: str, valid_at: str, known_at: str | None, user_id: str | None, as_json: bool) -> None:
     """The version of SUBJECT true at --valid-at, as known at --known-at."""
     at = _time(valid_at, "--valid-at")
     assert at is not None

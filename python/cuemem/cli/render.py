@@ -35,6 +35,7 @@ def result_json(result: Any) -> dict[str, Any]:
         "full_scan": result.full_scan,
         "cues": result.cues,
         "hits": [
-            {"id": h.id, "score": h.score, "breakdown": h.breakdown, "record": h.record.to_json()} for h in result.hits
+            {"id": h.id, "score": h.score, "breakdown": h.breakdown, "quarantined": h.quarantined, "tainted": h.tainted,
+             "record": h.record.to_json()} for h in result.hits
         ],
     }

@@ -100,7 +100,7 @@ class Scope:
             if len(found) > 1:
                 raise ScopeError(
                     f"this home holds the memories of {len(found)} users; open it with user=... (one of them) "
-                    f"or user='*' (all of them), or name a 'user' cue"
+                    f"or user='*' (all of them), or name a 'user' cue (command line: cuemem --user ID ...)"
                 )
 
     def home_wide(self, what: str) -> None:

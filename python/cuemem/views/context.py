@@ -206,8 +206,8 @@ def build_context(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem
     items = []
     for c, views, level, cost in shown:
         text = views[_ORDER[level]]
-        # A view no richer than the one below it is reported as the one below.
-        view = next(v for v in _ORDER[: level + 1] if views[v] == text)
+        # Shown text that is also a richer view (a one-sentence memory is its own outline) is reported as the richest.
+        view = [v for v in _ORDER if views[v] == text][-1]
         items.append(ContextItem(
             c.id, view, text, c.line(text), cost, round(c.score, 6), c.tier, c.origin, c.session, c.source, c.reviewed, c.taint,
             c.evidence,
