@@ -58,3 +58,24 @@ def test_user_scopes_every_command_and_no_scope_fails_closed(tmp_path: Path) -> 
     refused = CliRunner().invoke(main, ["recall", "--home", home, "--now", "2026-06-02"])
     assert refused.exit_code == EXIT_FAILED and "--user" in refused.stderr
     assert "alice" not in run("--user", "bob", "autoload", "--home", home).stdout
+
+
+def test_the_readme_trust_commands_run_as_written(tmp_path: Path) -> None:
+    """Each command of the README's trust shell block runs in order (``ep-…`` is the id review listed) and exits 0."""
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("The same from a shell (`--user` scopes every command):", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)  # type: ignore[union-attr]
+    home, waiting = str(tmp_path / "h"), None
+    for line in block.splitlines():
+        args = shlex.split(line.split("  #", 1)[0])[1:]
+        args = [home if a == "./h" else a for a in args]
+        if "ep-…" in args:
+            args[args.index("ep-…")] = waiting or ""
+        r = CliRunner().invoke(main, [*args, "--now", "2026-06-01"] if args[0] in {"remember", "context"} else args)
+        assert r.exit_code == 0, (line, r.output)
+        if args[0] == "review" and len(args) == 3:
+            waiting = json.loads(run("review", "--home", home, "--json").stdout)[0]["id"]
+    assert json.loads(run("review", "--home", home, "--json").stdout) == []
