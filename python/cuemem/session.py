@@ -79,7 +79,7 @@ class Session:
         """
         return self._mem.remember(
             text, origin=Origin.EXTERNAL, tier="short", type=type, actors=actors, thread=thread, session=self.id, source=source,
-            now=now, user_id=user_id,  # type: ignore[arg-type]
+            now=now, user_id=user_id,
         )
 
     def remember(self, narrative: str, **fields: Any) -> str:

@@ -48,7 +48,7 @@ def check_counter(counter: object) -> TokenCounter:
         return estimate_tokens
     if not callable(counter):
         raise CueTypeError(f"count_tokens must be a callable str -> int, got {type(counter).__name__}")
-    return counter  # type: ignore[return-value]
+    return counter
 
 
 def counted(counter: TokenCounter, text: str) -> int:
