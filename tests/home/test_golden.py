@@ -26,7 +26,7 @@ from cuemem import Memory
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: The home the running version writes, and the older ones it must keep reading.
-LATEST, OLDER = "v2", ("v1",)
+LATEST, OLDER = "v3", ("v2", "v1")
 HOME = GOLDEN / f"home-{LATEST}"
 
 
@@ -60,7 +60,7 @@ def _files(root: Path, under: str) -> dict[str, bytes]:
 
 def _cue_answer(mem: Memory, case: dict[str, Any]) -> dict[str, Any]:
     """What ``mem`` answers to one recorded cue recall."""
-    r = mem.recall(case["cues"], k=case["k"], now=NOW, exclude=case["exclude"])
+    r = mem.recall(case["cues"], k=case["k"], now=NOW, exclude=case["exclude"], include_quarantined=case.get("include_quarantined", False))
     return {"total": r.total, "ids": [h.id for h in r.hits], "scores": [round(float(h.score), 6) for h in r.hits]}
 
 
@@ -175,6 +175,17 @@ def test_len_ids_history_notes_and_policies_match(opened: Memory) -> None:
          "confidence": round(p.confidence, 6)}
         for p in opened.policies()
     ] == EXPECTED["policies"]
+
+
+def test_memory_md_and_the_review_queue_match(tmp_path: Path) -> None:
+    """Opening the home writable leaves its MEMORY.md byte for byte as recorded; the review queue is as recorded."""
+    home = _copy(tmp_path / "home")
+    with Memory.open(home, fsync="never") as mem:
+        assert (home / "MEMORY.md").read_text(encoding="utf-8") == EXPECTED["memory_md"] == mem.autoload()
+        assert [{"id": i.id, "kind": i.kind.value, "reason": i.reason} for i in mem.review()] == EXPECTED["review"]
+        mem.rebuild()
+        assert mem.autoload() == EXPECTED["memory_md"]
+    assert (home / "MEMORY.md").read_bytes() == (HOME / "MEMORY.md").read_bytes()
 
 
 def test_the_text_index_is_built_from_the_journal_with_the_recorded_payload(tmp_path: Path) -> None:
