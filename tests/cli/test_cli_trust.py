@@ -45,7 +45,8 @@ def test_context_prints_items_within_the_budget(tmp_path: Path) -> None:
     run("remember", "--home", home, "Deploys happen on Friday afternoons after review.", "--now", "2026-06-01")
     body = json.loads(run("context", "--home", home, "when are deploys", "--budget", "50", "--now", "2026-06-02", "--json").stdout)
     (item,) = body["items"]
-    assert body["tokens"] <= 50 and item["view"] == "full" and item["origin"] == "user" and item["evidence"] == [f"journal: {item['id']}"]
+    assert body["tokens"] <= 50 and item["view"] == "full" and item["provenance"]["origin"] == "user"
+    assert item["evidence"] == [f"journal: {item['id']}"]
 
 
 def test_user_scopes_every_command_and_no_scope_fails_closed(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..home.results import Hit
+from ..lifecycle.review import Provenance
 from ..lifecycle.tiers import WorkingItem
 from ..text.question import content_words
 from .tokens import TokenCounter, counted
@@ -71,11 +72,8 @@ class ContextItem:
         tokens: What that line costs.
         score: Its rank: relevance times trust.
         tier: ``working``, ``short`` or ``long``.
-        origin: Who wrote it (None for working memory).
-        session: The session that wrote it, if any.
-        source: Where its external content came from, if any.
-        reviewed: Reviewed (not quarantined).
-        taint: Derived from external content.
+        provenance: Origin, session, source, review state and taint of a record (None
+            for working memory: said this turn, never reviewed).
         evidence: Its pointer, then the records it derives from.
     """
 
@@ -86,12 +84,18 @@ class ContextItem:
     tokens: int
     score: float
     tier: str
-    origin: str | None
-    session: str | None
-    source: str | None
-    reviewed: bool
-    taint: bool
+    provenance: Provenance | None
     evidence: tuple[str, ...]
+
+    @property
+    def reviewed(self) -> bool:
+        """Reviewed: a record not in quarantine (working memory never is)."""
+        return self.provenance is not None and self.provenance.reviewed
+
+    @property
+    def taint(self) -> bool:
+        """Derived from external content."""
+        return self.provenance is not None and self.provenance.taint
 
 
 @dataclass(frozen=True)
@@ -121,18 +125,15 @@ class _Candidate:
     full: str
     score: float
     tier: str
-    origin: str | None
-    session: str | None
-    source: str | None
-    reviewed: bool
-    taint: bool
+    provenance: Provenance | None
     evidence: tuple[str, ...]
 
     def views(self) -> dict[ContextView, str]:
         return {ContextView.POINTER: "", ContextView.OUTLINE: outline(self.full), ContextView.SECTION: section(self.full), ContextView.FULL: self.full}
 
     def line(self, text: str) -> str:
-        flags = "" if self.reviewed and not self.taint else (" (quarantined)" if not self.reviewed else " (tainted)")
+        p = self.provenance
+        flags = "" if p is None or (p.reviewed and not p.taint) else (" (quarantined)" if not p.reviewed else " (tainted)")
         flat = " ".join(text.split())
         return f"- [{self.id}]{flags} {flat}\n" if flat else f"- [{self.id}]{flags}\n"
 
@@ -168,14 +169,14 @@ def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem])
         said = _words(w.text)
         share = len(words & said) / len(words) if words else 0.0
         if share > 0:
-            out.append(_Candidate(w.id, w.text, 0.75 * share, "working", None, None, None, False, False, (f"working: {w.id}",)))
+            out.append(_Candidate(w.id, w.text, 0.75 * share, "working", None, (f"working: {w.id}",)))
     best = max((h.score for h in hits), default=0.0) or 1.0
     for h in hits:
         e = h.record
         trust = 0.5 if not e.reviewed else (0.75 if e.taint else 1.0)
         out.append(_Candidate(
-            e.id, e.narrative, trust * max(h.score, 0.0) / best, e.tier.value, e.origin.value, e.session, e.source, e.reviewed,
-            e.taint, (f"journal: {e.id}", *(f"journal: {s}" for s in e.sources)),
+            e.id, e.narrative, trust * max(h.score, 0.0) / best, e.tier.value, Provenance.of(e),
+            (f"journal: {e.id}", *(f"journal: {s}" for s in e.sources)),
         ))
     return sorted(out, key=lambda c: -c.score)  # stable: the recall's own order among equals
 
@@ -208,8 +209,5 @@ def build_context(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem
         text = views[_ORDER[level]]
         # Shown text that is also a richer view (a one-sentence memory is its own outline) is reported as the richest.
         view = [v for v in _ORDER if views[v] == text][-1]
-        items.append(ContextItem(
-            c.id, view, text, c.line(text), cost, round(c.score, 6), c.tier, c.origin, c.session, c.source, c.reviewed, c.taint,
-            c.evidence,
-        ))
+        items.append(ContextItem(c.id, view, text, c.line(text), cost, round(c.score, 6), c.tier, c.provenance, c.evidence))
     return Context(query, budget, items, left_out=len(ranked) - len(shown))
