@@ -202,7 +202,7 @@ class Episode:
             reviewed=f.flag(reviewed, "reviewed"),
             thread=f.optional_label(thread, "thread"),
             session=f.optional_label(session, "session"),
-            source=f.optional_source(source, "source"),
+            source=f.optional_label(source, "source", f.MAX_SOURCE),
         )
 
     @property

@@ -161,26 +161,15 @@ def optional_text(value: object, field: str) -> str | None:
     return None if value is None else text(value, field).strip()
 
 
-def optional_label(value: object, field: str) -> str | None:
-    """``None``, or a label: 1-100 printable characters once stripped (a thread, a session).
-
-    Raises:
-        SchemaError: anything else.
-    """
-    if value is None:
-        return None
-    label = text(value, field).strip()
-    if not label or len(label) > 100 or not label.isprintable():
-        raise SchemaError(f"{field} must be 1-100 printable characters, got {value!r}", field)
-    return label
-
-
+#: The longest label (a thread, a session).
+MAX_LABEL = 100
 #: The longest ``source`` (where external content came from: a URL, a path, a sender).
 MAX_SOURCE = 2000
 
 
-def optional_source(value: object, field: str) -> str | None:
-    """``None``, or where content came from: 1-2000 printable characters once stripped.
+def optional_label(value: object, field: str, limit: int = MAX_LABEL) -> str | None:
+    """``None``, or a label: 1 to ``limit`` printable characters once stripped (a thread, a
+    session; with ``limit=MAX_SOURCE``, a source).
 
     Raises:
         SchemaError: anything else.
@@ -188,8 +177,8 @@ def optional_source(value: object, field: str) -> str | None:
     if value is None:
         return None
     label = text(value, field).strip()
-    if not label or len(label) > MAX_SOURCE or not label.isprintable():
-        raise SchemaError(f"{field} must be 1-{MAX_SOURCE} printable characters, got {str(value)[:80]!r}", field)
+    if not label or len(label) > limit or not label.isprintable():
+        raise SchemaError(f"{field} must be 1-{limit} printable characters, got {str(value)[:120]!r}", field)
     return label
 
 
