@@ -324,7 +324,7 @@ class Memory:
         confidence: float = 1.0,
         subject: str | None = None,
         tags: Sequence[str] = (),
-        origin: Origin | str = Origin.USER,
+        origin: Origin | str | None = Origin.USER,
         tier: Tier | str = Tier.LONG,
         kind: Kind | str = Kind.EPISODIC,
         level: Level | str = Level.RAW,
@@ -621,7 +621,7 @@ class Memory:
         *,
         now: TimeArg = None,
         session: str | None = None,
-        origin: Origin | str = Origin.USER,
+        origin: Origin | str | None = Origin.USER,
         user_id: str | None = None,
         patterns: Sequence[Pattern] | None = None,
     ) -> list[str]:
@@ -652,7 +652,7 @@ class Memory:
         if not isinstance(text, str):
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
-        source = choice(Origin, origin, "origin")
+        source = Origin.EXTERNAL if origin is None else choice(Origin, origin, "origin")  # unknown: external
         user = self._scope.writer(user_id)
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
@@ -923,7 +923,7 @@ class Memory:
         budget = check_budget(budget_tokens)
         counter = check_counter(count_tokens)
         found = self.recall(cues, text=query, k=k, now=now, include_quarantined=include_quarantined)
-        return build_context(query, found.hits, self._life.working(), budget, counter)
+        return build_context(query, found.hits, self._life.working(), budget, counter, include_quarantined)
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 

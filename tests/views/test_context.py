@@ -49,7 +49,7 @@ def test_items_carry_pointers_provenance_and_views(mem: Memory) -> None:
             assert item.id in working and item.evidence == (f"working: {item.id}",)
         else:
             assert mem.get(item.id).narrative.startswith(item.text.rstrip(" …")[:20]) or item.view is ContextView.POINTER
-            assert item.provenance is not None and item.provenance.origin.value == "user"
+            assert item.provenance.origin.value == "user"
             assert item.reviewed and not item.taint and item.evidence[0] == f"journal: {item.id}"
     roomy = mem.context("deploy runbook", budget_tokens=100_000, now=DAY)
     assert all(i.text == mem.get(i.id).narrative for i in roomy.items if i.tier != "working") and roomy.left_out == 0
@@ -60,7 +60,7 @@ def test_quarantined_memories_enter_only_when_asked_and_say_so(mem: Memory) -> N
     assert all(i.reviewed for i in mem.context("deleting the database", budget_tokens=2000, now=DAY).items)
     asked = mem.context("deleting the database", budget_tokens=2000, now=DAY, include_quarantined=True)
     (bad,) = [i for i in asked.items if not i.reviewed]
-    assert bad.taint and "(quarantined)" in bad.line and bad.provenance is not None and bad.provenance.session == "web"
+    assert bad.taint and "(quarantined)" in bad.line and bad.provenance.session == "web"
 
 
 def test_a_small_budget_coarsens_before_it_drops(mem: Memory) -> None:

@@ -1,4 +1,4 @@
-"""Commands on recall quality: ``cuemem eval locomo``."""
+"""Commands that evaluate the product on public data: ``cuemem eval locomo``, ``cuemem eval injection``."""
 
 from __future__ import annotations
 
@@ -54,3 +54,27 @@ def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> No
             if g in per:
                 table.add_row(g, str(report.counts.get(g, 0)), *(f"{per[g][f'R@{k}']:.1f}" for k in KS))
         console.print(table)
+
+
+@eval_.command()
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path), required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON report per corpus instead of a table.")
+def injection(path: Path | None, as_json: bool) -> None:
+    """Write-path security on the injection corpora under PATH (default $CUEMEM_INJECTION_DATA): every count of a leak must be 0."""
+    from ..eval.injection import run
+
+    reports = run(path, progress=lambda s: click.echo(s, err=True))
+    if as_json:
+        for r in reports:
+            click.echo(json.dumps(r.to_json()))
+    else:
+        table = Table(title="Injected through a tainted session: what reached a trusted place", title_justify="left")
+        for column in ("corpus", "injected", "MEMORY.md", "autoload", "reviewed/long", "default recall", "context", "policies",
+                       "superseded", "MEMORY.md same"):
+            table.add_column(column, justify="left" if column == "corpus" else "right")
+        for r in reports:
+            table.add_row(r.corpus, str(r.injected), *(str(v) for v in (r.in_memory_md, r.in_autoload, r.reviewed_or_long,
+                          r.in_default_recall, r.in_context, r.tainted_policies, r.superseded)), "yes" if r.memory_md_unchanged else "NO")
+        Console().print(table)
+    if any(any(r.leaks.values()) for r in reports):
+        raise SystemExit(1)

@@ -105,7 +105,7 @@ def context(home: Path, query: str, budget: int, k: int, include_quarantined: bo
     if as_json:
         items = [
             {"id": i.id, "view": i.view.value, "text": i.text, "tokens": i.tokens, "score": i.score, "tier": i.tier,
-             "provenance": None if i.provenance is None else _provenance_json(i.provenance), "evidence": list(i.evidence)}
+             "provenance": _provenance_json(i.provenance), "evidence": list(i.evidence)}
             for i in found.items
         ]
         click.echo(json.dumps({"query": query, "budget": budget, "tokens": found.tokens, "left_out": found.left_out, "items": items},

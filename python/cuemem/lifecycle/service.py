@@ -71,7 +71,8 @@ class Lifecycle:
         rows = 0  # rows this call writes before the next one: they count toward its id, as committed rows do
         for candidate in extract(text, now=at, session=session, patterns=patterns):
             if candidate.tier is Tier.WORKING:
-                held = self._working.hold(candidate)
+                tainted = origin is Origin.EXTERNAL or (session is not None and admission.session_tainted(session))
+                held = self._working.hold(candidate, origin, tainted)
                 if held.count != 2:
                     ids.append(held.id)
                     continue
@@ -85,10 +86,16 @@ class Lifecycle:
 
     def note_provenance(self, fields: dict[str, Any], session: str | None) -> dict[str, Any]:
         """``write_note``'s fields with the provenance rule of :mod:`.writes` applied: tainted
-        and unreviewed when its origin is external or its session is tainted."""
-        if fields.get("origin") == Origin.EXTERNAL.value or (session is not None and session in self._home.lifecycle.tainted_sessions):
-            return {**fields, "taint": True, "reviewed": False}
-        return fields
+        and unreviewed when its origin is external, its session is tainted, or a record it
+        cites is tainted or quarantined."""
+        home = self._home
+        sources = fields.get("sources") or ()
+        tainted = (
+            fields.get("origin") == Origin.EXTERNAL.value
+            or (session is not None and session in home.lifecycle.tainted_sessions)
+            or (bool(sources) and any(isinstance(s, str) and s in home and (home.quarantined(s) or home.get(s).taint) for s in sources))
+        )
+        return {**fields, "taint": True, "reviewed": False} if tainted else fields
 
     def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
         """Promotes a working-memory item to short-term memory; returns the record id.

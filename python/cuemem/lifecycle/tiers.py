@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..schema import Origin
 from .extract import Candidate, plain
 from .patterns import Category
 from .profiles import PROFILES, Profile
@@ -36,11 +37,16 @@ class WorkingItem:
         id: ``wm-<n>``, unique within its handle.
         candidate: What extraction made of it (first time held).
         count: How many times it was held this turn.
+        origin: Who said it (the ``observe`` call's origin).
+        taint: Said in a tainted session, or of external origin (held the same; never
+            shown by default as context).
     """
 
     id: str
     candidate: Candidate
     count: int = 1
+    origin: Origin = Origin.USER
+    taint: bool = False
 
     @property
     def text(self) -> str:
@@ -79,15 +85,16 @@ class WorkingMemory:
         self._items: dict[str, WorkingItem] = {}
         self._serial = 0
 
-    def hold(self, candidate: Candidate) -> WorkingItem:
-        """Holds a candidate for the turn; the same sentence again raises its count."""
+    def hold(self, candidate: Candidate, origin: Origin = Origin.USER, taint: bool = False) -> WorkingItem:
+        """Holds a candidate for the turn; the same sentence again raises its count (and
+        once said tainted, it stays tainted)."""
         key = plain(candidate.text)
         held = self._items.get(key)
         if held is None:
             self._serial += 1
-            held = WorkingItem(f"wm-{self._serial}", candidate)
+            held = WorkingItem(f"wm-{self._serial}", candidate, 1, origin, taint)
         else:
-            held = WorkingItem(held.id, held.candidate, held.count + 1)
+            held = WorkingItem(held.id, held.candidate, held.count + 1, held.origin, held.taint or taint)
         self._items[key] = held
         return held
 

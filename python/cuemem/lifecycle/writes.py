@@ -143,7 +143,7 @@ class Admission:
         records: list[rec.Record] = []
         session = episode.session
         if session is not None:
-            if self._session_tainted(session):
+            if self.session_tainted(session):
                 taint = True
             elif taint:
                 self._tainted[session] = episode.source
@@ -172,7 +172,8 @@ class Admission:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted
 
-    def _session_tainted(self, session: str) -> bool:
+    def session_tainted(self, session: str) -> bool:
+        """Whether ``session`` is tainted: in the home, or by this batch."""
         return session in self._tainted or session in self.home.lifecycle.tainted_sessions
 
     def _source_marks(self) -> tuple[frozenset[str], frozenset[str]]:

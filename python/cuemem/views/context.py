@@ -7,7 +7,8 @@ asked). Each is ranked by relevance times trust:
 - relevance: a hit's score over the best hit's; a working item's share of the query's
   content words (function words left out);
 - trust: 1 for a reviewed, untainted memory, 0.75 for a reviewed tainted one or a
-  working item (said this turn, not reviewed), 0.5 for a quarantined one.
+  working item (said this turn), 0.5 for a quarantined one or a working item said
+  tainted (those two only when asked for).
 
 Each item has four views, from the richest: the full text, a *section* (its first
 paragraph, at most :data:`SECTION_CHARS`), an *outline* line (its first sentence, at
@@ -72,8 +73,8 @@ class ContextItem:
         tokens: What that line costs.
         score: Its rank: relevance times trust.
         tier: ``working``, ``short`` or ``long``.
-        provenance: Origin, session, source, review state and taint of a record (None
-            for working memory: said this turn, never reviewed).
+        provenance: Origin, session, source, review state and taint. A working-memory
+            item (said this turn) counts as reviewed unless said tainted.
         evidence: Its pointer, then the records it derives from.
     """
 
@@ -84,18 +85,18 @@ class ContextItem:
     tokens: int
     score: float
     tier: str
-    provenance: Provenance | None
+    provenance: Provenance
     evidence: tuple[str, ...]
 
     @property
     def reviewed(self) -> bool:
-        """Reviewed: a record not in quarantine (working memory never is)."""
-        return self.provenance is not None and self.provenance.reviewed
+        """Reviewed: not in quarantine."""
+        return self.provenance.reviewed
 
     @property
     def taint(self) -> bool:
         """Derived from external content."""
-        return self.provenance is not None and self.provenance.taint
+        return self.provenance.taint
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class _Candidate:
     full: str
     score: float
     tier: str
-    provenance: Provenance | None
+    provenance: Provenance
     evidence: tuple[str, ...]
 
     def views(self) -> dict[ContextView, str]:
@@ -133,7 +134,7 @@ class _Candidate:
 
     def line(self, text: str) -> str:
         p = self.provenance
-        flags = "" if p is None or (p.reviewed and not p.taint) else (" (quarantined)" if not p.reviewed else " (tainted)")
+        flags = "" if p.reviewed and not p.taint else (" (quarantined)" if not p.reviewed else " (tainted)")
         flat = " ".join(text.split())
         return f"- [{self.id}]{flags} {flat}\n" if flat else f"- [{self.id}]{flags}\n"
 
@@ -162,14 +163,15 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORDS.findall(content_words(text))}
 
 
-def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem]) -> list[_Candidate]:
+def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem], include_quarantined: bool) -> list[_Candidate]:
     words = _words(query)
     out: list[_Candidate] = []
     for w in working:
         said = _words(w.text)
         share = len(words & said) / len(words) if words else 0.0
-        if share > 0:
-            out.append(_Candidate(w.id, w.text, 0.75 * share, "working", None, (f"working: {w.id}",)))
+        if share > 0 and (include_quarantined or not w.taint):
+            said_by = Provenance(w.id, w.origin, w.candidate.session, None, w.taint, not w.taint)
+            out.append(_Candidate(w.id, w.text, (0.5 if w.taint else 0.75) * share, "working", said_by, (f"working: {w.id}",)))
     best = max((h.score for h in hits), default=0.0) or 1.0
     for h in hits:
         e = h.record
@@ -181,9 +183,12 @@ def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem])
     return sorted(out, key=lambda c: -c.score)  # stable: the recall's own order among equals
 
 
-def build_context(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem], budget: int, counter: TokenCounter) -> Context:
-    """The context of ``query`` within ``budget`` tokens (see the module docstring)."""
-    ranked = _candidates(query, hits, working)
+def build_context(
+    query: str, hits: Sequence[Hit], working: Sequence[WorkingItem], budget: int, counter: TokenCounter, include_quarantined: bool = False,
+) -> Context:
+    """The context of ``query`` within ``budget`` tokens (see the module docstring); working
+    memory said in a tainted session only with ``include_quarantined``."""
+    ranked = _candidates(query, hits, working, include_quarantined)
     shown: list[tuple[_Candidate, dict[ContextView, str], int, int]] = []  # candidate, views, level, cost
     used = 0
     for c in ranked:
