@@ -30,6 +30,7 @@ from .schema import Origin
 if TYPE_CHECKING:
     from .home.results import ImportReport, RecallResult
     from .memory import Memory
+    from .views.context import Context
 
 __all__ = ["Session"]
 
@@ -104,3 +105,7 @@ class Session:
     def recall(self, *args: Any, **kwargs: Any) -> RecallResult:
         """:meth:`cuemem.Memory.recall` (a read: it taints nothing)."""
         return self._mem.recall(*args, **kwargs)
+
+    def context(self, query: str, **kwargs: Any) -> Context:
+        """:meth:`cuemem.Memory.context` (a read: it taints nothing)."""
+        return self._mem.context(query, **kwargs)

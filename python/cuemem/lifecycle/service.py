@@ -89,7 +89,8 @@ class Lifecycle:
         and unreviewed when its origin is external, its session is tainted, or a record it
         cites is tainted or quarantined."""
         home = self._home
-        sources = fields.get("sources") or ()
+        sources = fields.get("sources")
+        sources = sources if isinstance(sources, (list, tuple)) else ()  # anything else: Note.create refuses it
         tainted = (
             fields.get("origin") == Origin.EXTERNAL.value
             or (session is not None and session in home.lifecycle.tainted_sessions)
