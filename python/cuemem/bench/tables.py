@@ -22,7 +22,7 @@ def recall_table(result: dict[str, Any]) -> Table:
     """
     systems = result["systems"]
     base = systems.get(BASE)
-    table = _table(f"recall, k={K}, {result['episodes']:,} episodes", caption=result["machine"])
+    table = titled_table(f"recall, k={K}, {result['episodes']:,} episodes", caption=result["machine"])
     table.add_column("system", no_wrap=True)
     for header in ("p50\nµs", "p99\nµs", "build\ns", "bytes/\nepisode", "examined\n%"):
         table.add_column(header, justify="right")
@@ -32,16 +32,16 @@ def recall_table(result: dict[str, Any]) -> Table:
     for name, row in systems.items():
         cells = [
             name,
-            _number(row["p50_us"]),
-            _number(row["p99_us"]),
+            number_cell(row["p50_us"]),
+            number_cell(row["p99_us"]),
             f"{row['build_s']:.2f}",
-            _number(row["bytes_per_episode"]),
+            number_cell(row["bytes_per_episode"]),
             f"{row['examined_pct']:.2f}",
         ]
         if base:
             cells += [_ratio(row["p50_us"], base["p50_us"]), _ratio(row["p99_us"], base["p99_us"])]
         table.add_row(*cells)
-    return _fit(table)
+    return fit_width(table)
 
 
 def decay_table(decay: dict[str, Any]) -> Table:
@@ -50,7 +50,7 @@ def decay_table(decay: dict[str, Any]) -> Table:
     Args:
         decay: The ``"decay_pass"`` part of a measurement.
     """
-    table = _table(f"decay pass over {decay['rows']:,} x {decay['axes']}")
+    table = titled_table(f"decay pass over {decay['rows']:,} x {decay['axes']}")
     table.add_column("system", no_wrap=True)
     table.add_column("p50 ms", justify="right")
     base_ms = decay.get(BASE, {}).get("p50_ms")
@@ -59,8 +59,8 @@ def decay_table(decay: dict[str, Any]) -> Table:
     for name in (BASE, "numpy"):
         if name in decay:
             ms = decay[name]["p50_ms"]
-            table.add_row(name, _number(ms), *([_ratio(ms, base_ms)] if base_ms else []))
-    return _fit(table)
+            table.add_row(name, number_cell(ms), *([_ratio(ms, base_ms)] if base_ms else []))
+    return fit_width(table)
 
 
 def home_table(home: dict[str, Any]) -> Table:
@@ -73,7 +73,7 @@ def home_table(home: dict[str, Any]) -> Table:
         home: The ``"home"`` part of a measurement (:func:`cuemem.bench.home.measure_home`).
     """
     targets, recall, remember = home["targets"], home["recall"], home["remember"]
-    table = _table(
+    table = titled_table(
         f"home, {home['episodes']:,} episodes",
         caption=(
             f"recall: k={K}, {recall['queries']} queries x {recall['rounds']} rounds, "
@@ -89,16 +89,16 @@ def home_table(home: dict[str, Any]) -> Table:
     rows = [
         ("import JSONL → recall-ready", _seconds(home["import_s"]), "", *_goal(home["import_s"], targets["import_s"], _seconds)),
         (f"open ({home['open_index']} cache)", _seconds(home["open_s"]), "", *_goal(home["open_s"], targets["open_s"], _seconds)),
-        ("Memory.recall µs", _number(recall["memory_p50_us"]), _number(recall["memory_p99_us"]), "", ""),
-        ("core recall µs", _number(recall["core_p50_us"]), _number(recall["core_p99_us"]), "", ""),
-        ("Memory ÷ core", _times(recall["p50_ratio"]), _times(recall["p99_ratio"]), f"p99 ≤ {_times(targets['p99_ratio'])}",
+        ("Memory.recall µs", number_cell(recall["memory_p50_us"]), number_cell(recall["memory_p99_us"]), "", ""),
+        ("core recall µs", number_cell(recall["core_p50_us"]), number_cell(recall["core_p99_us"]), "", ""),
+        ("Memory ÷ core", ratio_cell(recall["p50_ratio"]), ratio_cell(recall["p99_ratio"]), f"p99 ≤ {ratio_cell(targets['p99_ratio'])}",
          _mark(recall["p99_ratio"] is not None and recall["p99_ratio"] <= targets["p99_ratio"])),
-        ("remember fsync=always µs", _number(remember["fsync_always_p50_us"]), _number(remember["fsync_always_p99_us"]), "", ""),
-        ("remember fsync=never µs", _number(remember["fsync_never_p50_us"]), _number(remember["fsync_never_p99_us"]), "", ""),
+        ("remember fsync=always µs", number_cell(remember["fsync_always_p50_us"]), number_cell(remember["fsync_always_p99_us"]), "", ""),
+        ("remember fsync=never µs", number_cell(remember["fsync_never_p50_us"]), number_cell(remember["fsync_never_p99_us"]), "", ""),
     ]
     for row in rows:
         table.add_row(*row)
-    return _fit(table)
+    return fit_width(table)
 
 
 def _goal(value: float, target: float, fmt: Callable[[float], str]) -> tuple[str, str]:
@@ -113,15 +113,15 @@ def _mark(ok: bool) -> str:
 
 def _seconds(value: float) -> str:
     """Format seconds with about three significant digits and a unit."""
-    return f"{_number(value)} s" if value >= 1 else f"{_number(value * 1000)} ms"
+    return f"{number_cell(value)} s" if value >= 1 else f"{number_cell(value * 1000)} ms"
 
 
-def _times(value: float | None) -> str:
+def ratio_cell(value: float | None) -> str:
     """Format a ratio as ``"1.23×"`` (``"—"`` when undefined)."""
     return "—" if value is None else f"{value:.2f}×"
 
 
-def _table(title: str, caption: str | None = None) -> Table:
+def titled_table(title: str, caption: str | None = None) -> Table:
     """Return an empty table in the benchmark's compact style."""
     return Table(
         title=title,
@@ -133,7 +133,7 @@ def _table(title: str, caption: str | None = None) -> Table:
     )
 
 
-def _fit(table: Table) -> Table:
+def fit_width(table: Table) -> Table:
     """Cap each column at its widest header line or cell, so two-line headers stay narrow."""
     for column in table.columns:
         lines = str(column.header).splitlines() + [str(cell) for cell in column.cells]
@@ -141,7 +141,7 @@ def _fit(table: Table) -> Table:
     return table
 
 
-def _number(value: float) -> str:
+def number_cell(value: float) -> str:
     """Format a measurement with about three significant digits and thousands separators."""
     if value >= 100:
         return f"{value:,.0f}"

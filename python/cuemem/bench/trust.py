@@ -47,7 +47,7 @@ from .home import CacheNotLoadedError, episode_records, now_datetime
 from .machine import describe_machine
 from .queries import Query, make_queries
 from .questions import THREAD, build_home, questions
-from .tables import _fit, _number, _table, _times
+from .tables import fit_width, number_cell, ratio_cell, titled_table
 from .text import QUERIES, narratives
 from .timing import Latency, time_calls
 
@@ -61,12 +61,14 @@ K = 10
 ROUNDS = 5
 ROUND_BUDGET_S = 30.0
 
-#: The timed call kinds by the arguments they share: cue queries, (scoped, ``"*"`` + user
-#: cue) pairs of queries, questions. The kinds of a group run back to back on each argument.
+#: The timed call kinds by the arguments they take: cue queries, (scoped, ``"*"`` + user cue)
+#: pairs of queries, questions. The two kinds of a pair run back to back on each argument,
+#: in turn first; context runs on its own, so no text recall of its question just ran.
 GROUPS: dict[str, tuple[str, ...]] = {
     "queries": ("cue", "cue, include_quarantined"),
     "pairs": ("scoped", "* + user cue"),
-    "questions": ("text", "text, include_quarantined", "context"),
+    "questions": ("text", "text, include_quarantined"),
+    "contexts": ("context",),
 }
 KINDS = tuple(kind for kinds in GROUPS.values() for kind in kinds)
 #: (check, kind, base kind): each check's cost is the kind's latency over the base's.
@@ -129,6 +131,7 @@ def _open(home: Path, user: str) -> Memory:
 
 
 def _stats(ns: np.ndarray) -> dict[str, float]:
+    """p50 and p99 of nanosecond latencies, in µs."""
     return {"p50_us": round(float(np.percentile(ns, 50)) / 1e3, 3), "p99_us": round(float(np.percentile(ns, 99)) / 1e3, 3)}
 
 
@@ -153,14 +156,14 @@ def _time_warm(
     out: dict[str, dict[str, float]] = {}
     done = rounds
     for group, kinds in GROUPS.items():
-        items = [(kind, a) for a in args[group] for kind in kinds]
+        items = [(kind, a) for i, a in enumerate(args[group]) for kind in (kinds if i % 2 == 0 else kinds[::-1])]
         lat: Latency = time_calls(
             lambda item: _call(item[0], scoped if item[0] == "scoped" else star, item[1], now), items,
             rounds=rounds, budget_s=ROUND_BUDGET_S,
         )
         done = min(done, lat.rounds)
-        by_kind = lat.ns.reshape(-1, len(kinds))
-        out |= {kind: _stats(by_kind[:, j]) for j, kind in enumerate(kinds)}
+        labels = np.tile(np.array([kind for kind, _ in items]), lat.rounds)
+        out |= {kind: _stats(lat.ns[labels == kind]) for kind in kinds}
     return out, done
 
 
@@ -191,6 +194,7 @@ def _check(answers: dict[str, list[Any]], written: set[str]) -> dict[str, Any]:
 
 
 def _ids(answer: Any) -> list[str]:
+    """The ids a recall's hits or a context's items name, in order."""
     return [i.id for i in answer.items] if isinstance(answer, Context) else [h.id for h in answer.hits]
 
 
@@ -228,6 +232,7 @@ def measure(
         "pairs": [(q, Query(q.kind, q.cues | {"user": user}, q.exclude)) for q in dropped],
         "questions": [q for q, _, _ in questions(corpus, seed)[:QUERIES]],
     }
+    args["contexts"] = args["questions"]
     now = now_datetime()
     with tempfile.TemporaryDirectory(prefix="cuemem-trustbench-") as tmp:
         home = Path(tmp) / "home"
@@ -265,11 +270,11 @@ def measure(
 def render(result: dict[str, Any], console: Console) -> None:
     """Prints the trust benchmark's tables: latency per call kind, then each check's cost."""
     checks = result["checks"]
-    table = _table(
+    table = titled_table(
         f"trust checks on reads, {result['episodes']:,} episodes + {result['quarantined']:,} quarantined, "
         f"{result['users']} users, k={result['k']}",
         caption=(
-            f"cue: {result['queries']} queries, scoped to {result['scoped_user']}; text and context: "
+            f"cue: {result['queries']} queries (scope: user cues dropped, as {result['scoped_user']}); text and context: "
             f"{result['questions']} questions, context budget {result['budget_tokens']:,} tokens "
             f"(largest {checks['context_tokens_max']:,}); warm: {result['rounds']} rounds; cold-ish: first pass on a "
             f"fresh read-only handle; quarantined hits: {checks['default_hits_quarantined']} of {checks['default_hits']:,} "
@@ -282,9 +287,9 @@ def render(result: dict[str, Any], console: Console) -> None:
         table.add_column(header, justify="right")
     for kind in KINDS:
         w, c = result["warm"][kind], result["cold"][kind]
-        table.add_row(kind, *(_number(v) for v in (w["p50_us"], w["p99_us"], c["p50_us"], c["p99_us"], c["first_us"])))
-    console.print(_fit(table))
-    ratios = _table(
+        table.add_row(kind, *(number_cell(v) for v in (w["p50_us"], w["p99_us"], c["p50_us"], c["p99_us"], c["first_us"])))
+    console.print(fit_width(table))
+    ratios = titled_table(
         "cost of each check: latency with it ÷ without it",
         caption="; ".join(f"{check}: {kind} ÷ {base}" for check, kind, base in RATIOS),
     )
@@ -293,5 +298,5 @@ def render(result: dict[str, Any], console: Console) -> None:
         ratios.add_column(header, justify="right")
     for check, _, _ in RATIOS:
         r = result["ratios"][check]
-        ratios.add_row(check, *(_times(r[key]) for key in ("warm_p50", "warm_p99", "cold_p50", "cold_p99")))
-    console.print(_fit(ratios))
+        ratios.add_row(check, *(ratio_cell(r[key]) for key in ("warm_p50", "warm_p99", "cold_p50", "cold_p99")))
+    console.print(fit_width(ratios))
