@@ -1,0 +1,35 @@
+"""``cuemem mcp``: the home behind the Model Context Protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import home_option, main, open_memory
+
+
+def _address(value: str | None) -> tuple[str, int] | None:
+    if value is None:
+        return None
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"{value!r} is not HOST:PORT", param_hint="--http")
+    return host, int(port)
+
+
+@main.command()
+@home_option
+@click.option("--http", "http", default=None, metavar="HOST:PORT",
+              help="Serve streamable HTTP on HOST:PORT (e.g. 127.0.0.1:8765) instead of stdio.")
+@click.option("--profile", type=click.Choice(["low", "medium", "high"]), default="medium", show_default=True,
+              help="The failure-cost profile: thresholds, TTLs, approvals, freshness.")
+def mcp(home: Path, http: str | None, profile: str) -> None:
+    """Serve the home to an agent host over MCP (stdio by default). Needs ``pip install 'cuemem[mcp]'``."""
+    address = _address(http)
+    try:
+        from ..integrations.mcpserver import serve
+    except ImportError as exc:  # the extra is not installed
+        raise click.ClickException(f"cuemem mcp needs the mcp package: pip install 'cuemem[mcp]' ({exc})") from None
+    with open_memory(home, profile=profile) as mem:
+        serve(mem, http=address)
