@@ -190,3 +190,22 @@ def test_http_serves_clients_and_survives_one_that_goes_away_with_a_call_in_flig
 
     assert [h["id"] for h in _run(url, read)["hits"]] == [eid]
     assert json.dumps(_run(url, read)) == json.dumps(_run(url, read))
+
+
+def test_the_readme_host_configuration_starts_the_server(tmp_path: Path) -> None:
+    """The README's mcpServers snippet, with its home replaced, starts a server an SDK client can use."""
+    import re
+    import shutil
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", readme, re.DOTALL)
+    assert block is not None
+    entry = json.loads(block.group(1))["mcpServers"]["cuemem"]
+    command = shutil.which(entry["command"])
+    assert command is not None, "the cuemem command is not on PATH"
+    args = [str(tmp_path / "h") if a == "/path/to/home" else a for a in entry["args"]]
+
+    async def script(client: Client) -> set[str]:
+        return {t.name for t in (await client.list_tools()).tools}
+
+    assert _run(StdioServerParameters(command=command, args=args), script) == TOOLS
