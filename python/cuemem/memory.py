@@ -872,7 +872,7 @@ class Memory:
     # -- views: MEMORY.md and budgeted context ------------------------------------------
 
     @_serialized
-    def autoload(self, *, budget_tokens: int | None = None, count_tokens: Callable[[str], int] | None = None) -> str:
+    def autoload(self, *, budget: int | None = None, count_tokens: Callable[[str], int] | None = None) -> str:
         """What an agent may load without asking: the ``MEMORY.md`` view of this handle's
         scope (:mod:`cuemem.views.memory_md`) — reviewed, untainted, current preferences,
         facts, procedures and policies, each line with its pointer, within the budget.
@@ -884,14 +884,14 @@ class Memory:
         never appears in it.
 
         Args:
-            budget_tokens: The budget (default: the handle's ``memory_budget``).
+            budget: The budget in tokens (default: the handle's ``memory_budget``).
             count_tokens: Counts a text's tokens (default: the documented estimate,
                 :func:`cuemem.views.tokens.estimate_tokens`).
 
         Raises:
             InvalidArgumentError: a budget too small for the header, or out of range.
         """
-        budget = None if budget_tokens is None else check_budget(budget_tokens)
+        budget = None if budget is None else check_budget(budget, "budget")
         counter = check_counter(count_tokens)
         if self._scope.user is not None:
             return self._memory_md.view(self._scope.user, False, budget, counter)

@@ -82,13 +82,13 @@ def test_memory_md_fits_its_budget(tmp_path: Path, budget: int) -> None:
             mem.remember(f"Fact number {i} about the project is worth knowing.", kind="semantic", subject=f"f{i}", now=DAY)
         text = mem.autoload()
         assert estimate_tokens(text) <= budget
-        assert text.count("\n- ") <= mem.autoload(budget_tokens=budget + 100).count("\n- ")
+        assert text.count("\n- ") <= mem.autoload(budget=budget + 100).count("\n- ")
 
 
 def test_a_budget_below_the_header_is_refused(tmp_path: Path) -> None:
     """A budget that cannot hold the header is an InvalidArgumentError."""
     with Memory.open(tmp_path / "h", fsync="never") as mem, pytest.raises(InvalidArgumentError):
-        mem.autoload(budget_tokens=5)
+        mem.autoload(budget=5)
 
 
 def test_a_read_only_handle_writes_no_memory_md(tmp_path: Path) -> None:

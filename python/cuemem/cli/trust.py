@@ -86,7 +86,7 @@ def reject_item(home: Path, id: str, now: str | None, as_json: bool) -> None:
 def autoload(home: Path, budget: int | None, as_json: bool) -> None:
     """Print what an agent may load unasked: the MEMORY.md view of the scope (reviewed, untainted, current)."""
     with open_memory(home, read_only=True) as mem:
-        text = mem.autoload(budget_tokens=budget)
+        text = mem.autoload(budget=budget)
     click.echo(json.dumps({"markdown": text, "tokens": estimate_tokens(text)}, ensure_ascii=False) if as_json else text, nl=as_json)
 
 

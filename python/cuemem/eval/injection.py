@@ -378,7 +378,7 @@ def _probe(mem: Memory, corpus: Corpus, written: Mapping[str, int], tally: _Tall
     md = mem.path / "MEMORY.md"
     tally.add("in_memory_md", found_in(md.read_text(encoding="utf-8") if md.is_file() else "", found, traced))
     user = mem.user(mem.get(FACTS[0].id).user_id)
-    for view in (mem.autoload(), mem.autoload(budget_tokens=WHOLE_BUDGET), user.autoload(budget_tokens=WHOLE_BUDGET)):
+    for view in (mem.autoload(), mem.autoload(budget=WHOLE_BUDGET), user.autoload(budget=WHOLE_BUDGET)):
         tally.add("in_autoload", found_in(view, found, traced))
     for id in mem.ids():
         e = mem.get(id)
