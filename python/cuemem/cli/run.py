@@ -38,8 +38,10 @@ def demo(directory: Path, episodes: int) -> None:
               help="Run the question benchmark instead: Memory.recall(text=question) with and without understanding.")
 @click.option("--trust", "trust", is_flag=True,
               help="Run the trust benchmark instead: the cost of the quarantine and scope checks on recall, and context.")
+@click.option("--agents", "agents", is_flag=True,
+              help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool, text: bool, questions: bool, trust: bool) -> None:
+          policies: bool, text: bool, questions: bool, trust: bool, agents: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
@@ -48,14 +50,16 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
-    if questions or text or trust:
+    if questions or text or trust or agents:
+        from ..bench import agents as agents_bench
         from ..bench import trust as trust_bench
         from ..bench.questions import measure_questions, render_questions
         from ..bench.report import write_json
         from ..bench.text import measure_text, render_text
 
         measure, render = (
-            (trust_bench.measure, trust_bench.render) if trust
+            (agents_bench.measure_mcp, agents_bench.render) if agents
+            else (trust_bench.measure, trust_bench.render) if trust
             else (measure_questions, render_questions) if questions else (measure_text, render_text)
         )
         result = measure(episodes, seed=seed)

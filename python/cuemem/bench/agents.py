@@ -1,0 +1,133 @@
+"""Benchmark of where agents meet the memory: ``recall`` through the MCP server over stdio
+next to the same call in process, and ``CuememStore.search`` next to LangGraph's
+``InMemoryStore.search``, each pair in the same run.
+
+**MCP.** The question benchmark's home (:func:`~cuemem.bench.questions.build_home`) is
+built through the public API and closed; ``cuemem --user '*' mcp --home DIR`` is then
+started as an agent host starts it (a subprocess, driven by the MCP SDK's own client
+over stdio), and a read-only handle is opened in process on the same home. The same
+cue queries (the recall benchmark's mix) and questions (the question benchmark's) are
+asked both ways, one after the other per argument: the in-process call is
+``Memory.recall``; the MCP one is ``call_tool("recall", ...)`` up to its decoded result
+(JSON-RPC over the pipe, the hits' records rendered as structured content). Warm: an
+untimed pass, then rounds.
+
+**LangGraph.** The same items (``{"text": narrative, "actor": ..., "type": ...}`` in a
+namespace per user) are put into a ``CuememStore`` and an ``InMemoryStore``; then the
+same searches: a namespace prefix with a filter on a field, and a natural-language
+``query`` (cuemem's text recall against the ``InMemoryStore``'s — which, without an
+index configured, matches nothing by meaning and only filters: the figure says what a
+user gets from each).
+
+``cuemem bench --agents`` runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from rich.console import Console
+
+from ..memory import Memory
+from .corpus import make_corpus
+from .home import now_datetime
+from .machine import describe_machine
+from .queries import make_queries
+from .questions import build_home, questions
+from .tables import fit_width, number_cell, ratio_cell, titled_table
+from .timing import Latency
+
+__all__ = ["measure_mcp", "render"]
+
+K = 10
+T = TypeVar("T")
+
+
+def _stats(latency: Latency) -> dict[str, float]:
+    return {"p50_us": round(latency.percentile_us(50), 3), "p99_us": round(latency.percentile_us(99), 3), "calls": float(len(latency.ns))}
+
+
+async def _time_pairs(
+    items: Sequence[T], local: Callable[[T], object], remote: Callable[[T], Awaitable[object]], rounds: int, budget_s: float,
+) -> tuple[Latency, Latency]:
+    """Each item both ways, one after the other, round after round (within ``budget_s``)."""
+    clock = time.perf_counter_ns
+    here: list[int] = []
+    there: list[int] = []
+    start, done = clock(), 0
+    while done < rounds and (done == 0 or (clock() - start) / 1e9 < budget_s):
+        for item in items:
+            t0 = clock()
+            local(item)
+            t1 = clock()
+            await remote(item)
+            here.append(t1 - t0)
+            there.append(clock() - t1)
+        done += 1
+    return Latency(np.array(here, dtype=np.int64), done), Latency(np.array(there, dtype=np.int64), done)
+
+
+def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, budget_s: float = 60.0) -> dict[str, Any]:
+    """In-process ``Memory.recall`` against ``recall`` through ``cuemem mcp`` over stdio."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    corpus = make_corpus(episodes, seed)
+    now = now_datetime()
+    cue_args: list[dict[str, Any]] = [{"cues": q.cues} for q in make_queries(corpus, seed) if q.exclude is None]
+    text_args: list[dict[str, Any]] = [{"query": question} for question, _, _ in questions(corpus, seed)]
+    kinds: list[tuple[str, list[dict[str, Any]]]] = [("cue recall", cue_args), ("text recall", text_args)]
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        t0 = time.perf_counter()
+        build_home(corpus, home, seed).close()
+        build_s = time.perf_counter() - t0
+        params = StdioServerParameters(command=sys.executable, args=["-m", "cuemem", "--user", "*", "mcp", "--home", str(home)])
+
+        async def run() -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            with Memory.open(home, read_only=True, user="*") as mem:
+                async with Client(params, read_timeout_seconds=300) as client:
+                    for kind, args in kinds:
+
+                        def local(a: dict[str, Any]) -> list[str]:
+                            return [h.record.id for h in mem.recall(a.get("cues"), text=a.get("query"), k=K, now=now).hits]
+
+                        async def remote(a: dict[str, Any]) -> list[str]:
+                            result = await client.call_tool("recall", {**a, "k": K, "now": now.isoformat()})
+                            if result.is_error or result.structured_content is None:
+                                raise RuntimeError(f"the server refused {a}: {result.content}")
+                            return [str(h["id"]) for h in result.structured_content["hits"]]
+
+                        for a in args:  # untimed: the same hits both ways
+                            if await remote(a) != local(a):
+                                raise RuntimeError(f"the server and the handle disagree on {a}")
+                        here, there = await _time_pairs(args, local, remote, rounds, budget_s)
+                        out[kind] = {"in process": _stats(here), "mcp stdio": _stats(there),
+                                     "ratio_p50": round(there.percentile_us(50) / max(here.percentile_us(50), 1e-9), 3)}
+            return out
+
+        timings = asyncio.run(run())
+    return {"episodes": episodes, "build_s": round(build_s, 1), "k": K, "rounds": rounds, "machine": describe_machine(),
+            "recall": timings}
+
+
+def render(result: dict[str, Any], console: Console) -> None:
+    """Prints the table of :func:`measure_mcp`."""
+    table = titled_table(f"recall in process and through cuemem mcp (stdio), {result['episodes']:,} episodes, k={result['k']}")
+    for column in ("call", "way", "p50 µs", "p99 µs", "p50 × in process"):
+        table.add_column(column, justify="left" if column in ("call", "way") else "right")
+    for kind, ways in result["recall"].items():
+        base = ways["in process"]["p50_us"]
+        for way in ("in process", "mcp stdio"):
+            s = ways[way]
+            table.add_row(kind, way, number_cell(s["p50_us"]), number_cell(s["p99_us"]), ratio_cell(s["p50_us"] / base if base else None))
+    console.print(fit_width(table))
+    console.print(f"home built in {result['build_s']} s; {result['machine']}")
