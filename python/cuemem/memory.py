@@ -24,7 +24,7 @@ from .home.cues import DIMENSIONS, normalize
 from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
 from .home.recall import Recaller
-from .home.scope import Scope
+from .home.scope import ALL_USERS, Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.home import run_consolidation, run_distillation
@@ -249,9 +249,11 @@ class Memory:
         )
 
     @property
-    def scope(self) -> str:
-        """The user this handle is scoped to, ``"*"`` (every user, explicitly) or ``"unscoped"``."""
-        return str(self._scope)
+    def scope(self) -> str | None:
+        """The user this handle is scoped to, ``"*"`` (every user, explicitly), or None (unscoped)."""
+        if self._scope.user is None:
+            return ALL_USERS if self._scope.explicit else None
+        return self._scope.user
 
     @_serialized
     def session(self, id: str, *, origin: Origin | str = Origin.AGENT) -> Session:
