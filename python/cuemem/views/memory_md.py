@@ -23,8 +23,9 @@ hand-written policies) — each user's own view is ``Memory.user(u).autoload()``
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -48,6 +49,10 @@ log = logging.getLogger("cuemem.home")
 DEFAULT_BUDGET = 2000
 #: The most salient memories considered (the budget takes far fewer).
 CANDIDATES = 512
+#: The fewest tokens a line can cost (``- x (journal: y)``): a budget with less left is full.
+MIN_LINE_TOKENS = 8
+#: Lines of memories kept rendered between rewrites (a record never changes).
+LINE_CACHE = 8192
 #: The longest text a line shows (longer ones are cut at a word, with an ellipsis).
 LINE_CHARS = 280
 
@@ -75,16 +80,20 @@ class MemoryLine:
     worth: float
 
 
-def draw(home: Home, user: str | None, shared_only: bool, policies: Sequence[Policy], notes: Sequence[Note]) -> list[MemoryLine]:
-    """Every line the view could hold for ``user`` (None: every user), best first.
+def draw(
+    home: Home, user: str | None, shared_only: bool, policies: Sequence[Policy], notes: Sequence[Note], budget: int,
+    line_of: Callable[[int, float], MemoryLine | None],
+) -> list[MemoryLine]:
+    """Every line the view could hold for ``user`` (None: every user) within ``budget``, best first.
 
     ``shared_only`` leaves out every user's own memories and mined policies (the root
     file of a home of several users). ``policies`` are the current policies in scope,
-    ``notes`` the home's readable notes.
+    ``notes`` the home's readable notes; ``line_of(row, worth)`` renders a memory's line
+    (None: not one to show).
     """
     lines: list[MemoryLine] = []
     if not shared_only:
-        lines += _memories(home, user)
+        lines += _memories(home, user, min(CANDIDATES, budget // MIN_LINE_TOKENS + 1), line_of)
     for note in notes:
         if note.generated or note.valid_to is not None or not note.reviewed or note.taint or note.kind.value not in _NOTE_KINDS:
             continue
@@ -97,7 +106,7 @@ def draw(home: Home, user: str | None, shared_only: bool, policies: Sequence[Pol
     return sorted(lines, key=lambda x: (-x.worth, x.pointer))
 
 
-def _memories(home: Home, user: str | None) -> list[MemoryLine]:
+def _memories(home: Home, user: str | None, most: int, line_of: Callable[[int, float], MemoryLine | None]) -> list[MemoryLine]:
     cues: dict[str, list[str]] = {"tier": ["long"], "kind": _KINDS}
     if user is not None:
         cues["user"] = [user]
@@ -108,14 +117,17 @@ def _memories(home: Home, user: str | None) -> list[MemoryLine]:
     rows = np.setdiff1d(rows, home.rows_of(home.lifecycle.superseded_by), assume_unique=True)
     if not len(rows):
         return []
-    top = home.salience.top_k(rows, _latest_day(home, cues, held), min(len(rows), CANDIDATES))
-    out = []
-    for row, worth in zip(top.rows.tolist(), top.scores.tolist()):
-        e = home.episode(row)
-        if e.level is not Level.RAW:
-            continue  # a rung abstracts faded memories: nothing to load unasked
-        out.append(MemoryLine(e.kind.value, _line(e.narrative), f"journal: {e.id}", float(np.float32(worth))))
-    return out
+    top = home.salience.top_k(rows, _latest_day(home, cues, held), min(len(rows), most))
+    return [line for row, worth in zip(top.rows.tolist(), top.scores.tolist()) if (line := line_of(row, worth)) is not None]
+
+
+def memory_line(home: Home, row: int, worth: float) -> MemoryLine | None:
+    """The line of row ``row`` at ``worth``, or None for a rung (it abstracts faded memories:
+    nothing to load unasked)."""
+    e = home.episode(row)
+    if e.level is not Level.RAW:
+        return None
+    return MemoryLine(e.kind.value, _line(e.narrative), f"journal: {e.id}", float(np.float32(worth)))
 
 
 def _latest_day(home: Home, cues: dict[str, list[str]], held: dict[str, list[str]]) -> datetime:
@@ -138,6 +150,8 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
         raise InvalidArgumentError(f"a budget of {budget} tokens does not hold MEMORY.md's header ({used} tokens)")
     kept: dict[str, list[str]] = {}
     for line in lines:
+        if budget - used < MIN_LINE_TOKENS:
+            break  # full: no line fits any more
         bullet = f"- {line.text} ({line.pointer})\n"
         cost = counted(counter, bullet)
         title_cost = 0 if line.section in kept else counted(counter, _title(line.section))
@@ -153,6 +167,10 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
     if len(parts) == 1:
         parts.append("\n_Nothing yet._\n" if used + counted(counter, "\n_Nothing yet._\n") <= budget else "")
     return "".join(parts)
+
+
+#: The default counter, remembered: the same lines are counted at every rewrite.
+_estimate = functools.lru_cache(maxsize=LINE_CACHE)(estimate_tokens)
 
 
 def _title(section: str) -> str:
@@ -199,6 +217,7 @@ class MemoryFile:
         self._policies = policies
         self.budget = budget
         self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note]] | None = None
+        self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
@@ -206,8 +225,17 @@ class MemoryFile:
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
         notes = self._readable_notes()
         policies = list(self._policies.book(user)) if any(n.kind is Kind.POLICY for n in notes) else []
-        lines = draw(home, user, shared_only, policies, notes)
-        return render(lines, budget or self.budget, counter or estimate_tokens, who)
+        budget = budget or self.budget
+        lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
+        return render(lines, budget, counter or _estimate, who)
+
+    def _line_of(self, row: int, worth: float) -> MemoryLine | None:
+        if row not in self._lines:
+            if len(self._lines) >= LINE_CACHE:
+                self._lines.clear()
+            self._lines[row] = memory_line(self._home, row, 0.0)
+        line = self._lines[row]
+        return None if line is None else MemoryLine(line.section, line.text, line.pointer, float(np.float32(worth)))
 
     def root(self) -> str:
         """What the root file holds: one user's view, or what several users share."""
