@@ -44,7 +44,7 @@ from .questions import build_home, questions
 from .tables import fit_width, number_cell, ratio_cell, titled_table
 from .timing import Latency
 
-__all__ = ["measure_mcp", "render"]
+__all__ = ["measure", "measure_mcp", "measure_store", "render"]
 
 K = 10
 T = TypeVar("T")
@@ -119,8 +119,72 @@ def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, bu
             "recall": timings}
 
 
+#: Item counts of the store comparison.
+STORE_SIZES = (10_000, 100_000)
+#: Searches timed per kind.
+SEARCHES = 200
+
+
+def _items(n: int, seed: int) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]:
+    """``n`` items: the corpus's narratives and types (one per episode), in a namespace per user."""
+    from .text import narratives
+
+    corpus = make_corpus(n, seed)
+    texts = narratives(corpus, seed)
+    users, types = corpus.dims["user"], corpus.dims["type"]  # one value per row, in row order
+    return [
+        (("memories", users.values[int(users.codes[i])]), f"m{i}", {"text": texts[i], "type": types.values[int(types.codes[i])]})
+        for i in range(n)
+    ]
+
+
+def measure_store(sizes: Sequence[int] = STORE_SIZES, *, seed: int = 7, rounds: int = 3, budget_s: float = 30.0) -> dict[str, Any]:
+    """``CuememStore.search`` next to ``InMemoryStore.search`` over the same items, same run."""
+    from langgraph.store.base import BaseStore
+    from langgraph.store.memory import InMemoryStore
+
+    from ..integrations.langgraph import CuememStore
+    from .timing import time_calls
+
+    out: dict[str, Any] = {}
+    for n in sizes:
+        items = _items(n, seed)
+        rng = np.random.default_rng(seed)
+        namespaces = sorted({ns for ns, _, _ in items})
+        picks = [items[int(i)] for i in rng.integers(0, n, SEARCHES)]
+        prefixed = [(ns, {"type": v["type"]}) for ns, _, v in picks]
+        worded = [(ns[:1], " ".join(v["text"].split(". ", 1)[-1].split()[:3])) for ns, _, v in picks]
+        oracle = InMemoryStore()
+        with tempfile.TemporaryDirectory() as tmp, CuememStore.open(Path(tmp) / "home", fsync="never") as store:
+            t0 = time.perf_counter()
+            for ns, key, value in items:
+                store.put(ns, key, value)
+            put_s = time.perf_counter() - t0
+            for ns, key, value in items:
+                oracle.put(ns, key, value)
+            row: dict[str, Any] = {"items": n, "namespaces": len(namespaces), "cuemem put_s": round(put_s, 1)}
+            searches: list[tuple[str, list[tuple[tuple[str, ...], Any]], Callable[[BaseStore, tuple[tuple[str, ...], Any]], object]]] = [
+                ("prefix + filter", prefixed, lambda s, a: s.search(a[0], filter=a[1], limit=10)),
+                ("query", worded, lambda s, a: s.search(a[0], query=a[1], limit=10)),
+            ]
+            for kind, args, call in searches:
+                for a in args:  # untimed pass: both answer
+                    call(store, a), call(oracle, a)
+                mine = time_calls(lambda a: call(store, a), args, rounds=rounds, budget_s=budget_s)
+                theirs = time_calls(lambda a: call(oracle, a), args, rounds=rounds, budget_s=budget_s)
+                row[kind] = {"cuemem": _stats(mine), "InMemoryStore": _stats(theirs),
+                             "ratio_p50": round(mine.percentile_us(50) / max(theirs.percentile_us(50), 1e-9), 3)}
+            out[str(n)] = row
+    return out
+
+
+def measure(episodes: int = 1_000_000, *, seed: int = 7) -> dict[str, Any]:
+    """Both comparisons: ``recall`` over MCP at ``episodes``, the LangGraph store at :data:`STORE_SIZES`."""
+    return {**measure_mcp(episodes, seed=seed), "store": measure_store(seed=seed)}
+
+
 def render(result: dict[str, Any], console: Console) -> None:
-    """Prints the table of :func:`measure_mcp`."""
+    """Prints the tables of :func:`measure`."""
     table = titled_table(f"recall in process and through cuemem mcp (stdio), {result['episodes']:,} episodes, k={result['k']}")
     for column in ("call", "way", "p50 µs", "p99 µs", "p50 × in process"):
         table.add_column(column, justify="left" if column in ("call", "way") else "right")
@@ -131,3 +195,16 @@ def render(result: dict[str, Any], console: Console) -> None:
             table.add_row(kind, way, number_cell(s["p50_us"]), number_cell(s["p99_us"]), ratio_cell(s["p50_us"] / base if base else None))
     console.print(fit_width(table))
     console.print(f"home built in {result['build_s']} s; {result['machine']}")
+    if "store" not in result:
+        return
+    store = titled_table("CuememStore.search against LangGraph's InMemoryStore.search, limit 10")
+    for column in ("items", "search", "store", "p50 µs", "p99 µs", "p50 × InMemoryStore"):
+        store.add_column(column, justify="left" if column in ("search", "store") else "right")
+    for n, row in result["store"].items():
+        for kind in ("prefix + filter", "query"):
+            ways = row[kind]
+            for way in ("cuemem", "InMemoryStore"):
+                st = ways[way]
+                ratio = st["p50_us"] / ways["InMemoryStore"]["p50_us"] if ways["InMemoryStore"]["p50_us"] else None
+                store.add_row(f"{int(n):,}", kind, way, number_cell(st["p50_us"]), number_cell(st["p99_us"]), ratio_cell(ratio))
+    console.print(fit_width(store))

@@ -39,7 +39,8 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--trust", "trust", is_flag=True,
               help="Run the trust benchmark instead: the cost of the quarantine and scope checks on recall, and context.")
 @click.option("--agents", "agents", is_flag=True,
-              help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call.")
+              help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call, "
+                   "and the LangGraph store's search against InMemoryStore's.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
           policies: bool, text: bool, questions: bool, trust: bool, agents: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
@@ -58,7 +59,7 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         from ..bench.text import measure_text, render_text
 
         measure, render = (
-            (agents_bench.measure_mcp, agents_bench.render) if agents
+            (agents_bench.measure, agents_bench.render) if agents
             else (trust_bench.measure, trust_bench.render) if trust
             else (measure_questions, render_questions) if questions else (measure_text, render_text)
         )
