@@ -87,12 +87,13 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -287,12 +288,19 @@ class _Entry:
     narrative: str
     created_at: datetime
     updated_at: datetime
+    #: The value parsed once (filters read it; callers get a copy).
+    parsed: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, id: str, namespace: tuple[str, ...], key: str, narrative: str, created_at: datetime, updated_at: datetime) -> _Entry:
+        """The entry of a record whose narrative holds a value."""
+        found = _value(narrative)
+        assert found is not None  # an entry is made only of a narrative that holds one
+        return cls(id, namespace, key, narrative, created_at, updated_at, found)
 
     def value(self) -> dict[str, Any]:
-        """A fresh copy of the value (parsed from the record's narrative)."""
-        found = _value(self.narrative)
-        assert found is not None  # an entry is made only of a narrative that holds one
-        return found
+        """A fresh copy of the value."""
+        return copy.deepcopy(self.parsed)
 
     def item(self) -> Item:
         """The item, as ``get`` returns it."""
@@ -326,6 +334,7 @@ class CuememStore(BaseStore):
         self._owned: Memory | None = None
         self._lock = threading.RLock()
         self._items: dict[tuple[tuple[str, ...], str], _Entry] = {}
+        self._by_namespace: dict[tuple[str, ...], dict[str, _Entry]] = {}
         self._ids: dict[str, _Entry] = {}
         self._load()
 
@@ -378,6 +387,7 @@ class CuememStore(BaseStore):
         """Rebuilds the index: the current, live, non-tombstone version of every store subject."""
         with self._lock:
             self._items.clear()
+            self._by_namespace.clear()
             self._ids.clear()
             for subject, _ in self._mem.cue_values("subject"):
                 where = _parse_subject(subject)
@@ -390,7 +400,7 @@ class CuememStore(BaseStore):
                 if episode.type != TYPE or DELETED_TAG in episode.tags or _value(episode.narrative) is None:
                     continue
                 created = _created(episode.tags) or episode.recorded_at
-                self._index(_Entry(episode.id, where[0], where[1], episode.narrative, created, episode.recorded_at))
+                self._index(_Entry.of(episode.id, where[0], where[1], episode.narrative, created, episode.recorded_at))
 
     def _index(self, entry: _Entry) -> None:
         """Makes ``entry`` the current version of its item."""
@@ -398,11 +408,16 @@ class CuememStore(BaseStore):
         if old is not None:
             del self._ids[old.id]
         self._items[(entry.namespace, entry.key)] = entry
+        self._by_namespace.setdefault(entry.namespace, {})[entry.key] = entry
         self._ids[entry.id] = entry
 
     def _unindex(self, entry: _Entry) -> None:
         """Drops a deleted item."""
         del self._items[(entry.namespace, entry.key)]
+        held = self._by_namespace[entry.namespace]
+        del held[entry.key]
+        if not held:
+            del self._by_namespace[entry.namespace]
         del self._ids[entry.id]
 
     # -- batches ------------------------------------------------------------------------
@@ -475,11 +490,13 @@ class CuememStore(BaseStore):
         wanted = op.filter or {}
 
         def passes(entry: _Entry) -> bool:
-            value = entry.value()
+            value = entry.parsed
             return all(_passes(value.get(k), v) for k, v in wanted.items())
 
         if not (op.query and op.query.strip()):
-            under = [e for e in self._items.values() if e.namespace[: len(prefix)] == prefix and passes(e)]
+            under = [
+                e for ns, held in self._by_namespace.items() if ns[: len(prefix)] == prefix for e in held.values() if passes(e)
+            ]
             under.sort(key=lambda e: (e.namespace, e.key))
             under.sort(key=lambda e: e.updated_at, reverse=True)
             return [e.hit() for e in under[op.offset : op.offset + op.limit]]
@@ -495,7 +512,7 @@ class CuememStore(BaseStore):
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         """The namespaces holding an item that meet every condition, cut at ``max_depth``, sorted, paged."""
-        held = {e.namespace for e in self._items.values()}
+        held = set(self._by_namespace)
         chosen = [ns for ns in held if all(_matches(c, ns) for c in op.match_conditions or ())]
         if op.max_depth is not None:
             chosen = list({ns[: op.max_depth] for ns in chosen})
@@ -527,4 +544,4 @@ class CuememStore(BaseStore):
             assert entry is not None
             self._unindex(entry)
         else:
-            self._index(_Entry(rid, namespace, key, narrative, created, now))
+            self._index(_Entry.of(rid, namespace, key, narrative, created, now))
