@@ -585,8 +585,13 @@ class Memory:
 
     @_serialized
     def notes(self) -> list[Note]:
-        """Every readable note, sorted by id (broken files are in ``sync().errors``)."""
-        return self._home.scan_notes().notes
+        """Every readable note, sorted by id (broken files are in ``sync().errors``).
+
+        Notes a person or an agent writes belong to the home: every scope sees them. A
+        note a job generated from memories (a rung of the ladder, a mined policy) belongs
+        to their user: a scoped handle sees only its own user's.
+        """
+        return [n for n in self._home.scan_notes().notes if self._policies.note_in_scope(n, self._scope.user)]
 
     @_serialized
     def sync(self, now: TimeArg = None) -> SyncReport:
@@ -752,8 +757,8 @@ class Memory:
 
     @_serialized
     def working(self) -> list[WorkingItem]:
-        """What this handle holds in working memory this turn."""
-        return self._life.working()
+        """What this handle holds in working memory this turn (its scope's user's items)."""
+        return self._life.working(self._scope.sees)
 
     @_serialized
     def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str | None = None) -> str:
@@ -770,8 +775,8 @@ class Memory:
 
     @_serialized
     def end_turn(self) -> int:
-        """Ends the turn: working memory is dropped; returns how many items it held."""
-        return self._life.end_turn()
+        """Ends the turn: working memory (its scope's user's) is dropped; returns how many items it held."""
+        return self._life.end_turn(self._scope.sees)
 
     @_serialized
     def worker(self, name: str) -> Worker:
@@ -925,7 +930,7 @@ class Memory:
         budget = check_budget(budget_tokens)
         counter = check_counter(count_tokens)
         found = self.recall(cues, text=query, k=k, now=now, include_quarantined=include_quarantined)
-        return build_context(query, found.hits, self._life.working(), budget, counter, include_quarantined)
+        return build_context(query, found.hits, self._life.working(self._scope.sees), budget, counter, include_quarantined)
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 

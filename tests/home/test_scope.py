@@ -104,3 +104,18 @@ def test_a_scoped_write_belongs_to_its_user(tmp_path: Path) -> None:
         assert {carol.get(i).user_id for i in (a, b, c)} == {"carol"} and report.count == 0
     with pytest.raises(InvalidIdError):
         Memory.open(tmp_path / "h", user="not a user")
+
+
+def test_working_memory_and_generated_notes_stay_with_their_user(home: Path) -> None:
+    """Two views of one handle hold apart this turn's working memory; a mined policy's note is its user's."""
+    with Memory.open(home, fsync="never", user="*") as mem:
+        alice, bob = mem.user("alice"), mem.user("bob")
+        (said,) = alice.observe("the vault code is 7731", now=DAY)
+        assert [w.id for w in alice.working()] == [said] and bob.working() == []
+        assert all(i.id != said for i in bob.context("vault code", budget_tokens=500, now=DAY).items)
+        with pytest.raises(NotFoundError):
+            bob.keep(said, now=DAY)
+        assert bob.end_turn() == 0 and [w.id for w in alice.working()] == [said]
+        mined = {n.id for n in mem.notes() if n.generated}
+        assert mined and {n.id for n in bob.notes() if n.generated} | {n.id for n in alice.notes() if n.generated} == mined
+        assert not {n.id for n in bob.notes() if n.generated} & {n.id for n in alice.notes() if n.generated}

@@ -72,7 +72,7 @@ class Lifecycle:
         for candidate in extract(text, now=at, session=session, patterns=patterns):
             if candidate.tier is Tier.WORKING:
                 tainted = origin is Origin.EXTERNAL or (session is not None and admission.session_tainted(session))
-                held = self._working.hold(candidate, origin, tainted)
+                held = self._working.hold(candidate, origin, tainted, user)
                 if held.count != 2:
                     ids.append(held.id)
                     continue
@@ -105,18 +105,21 @@ class Lifecycle:
             NotFoundError: this turn holds no item with this id.
         """
         held = self._working.get(id) if isinstance(id, str) else None
-        if held is None:
+        if held is None or held.user != user:
             raise NotFoundError(f"working memory holds no item {id!r} this turn")
-        admitted = Admission(self._home, self.profile, at).admit(self._candidate_episode(_promoted(held.candidate), origin, user, at))
+        episode = self._candidate_episode(_promoted(held.candidate), origin, user, at, taint=held.taint)
+        admitted = Admission(self._home, self.profile, at).admit(episode)
         self._home.commit(admitted.records)
         return admitted.id
 
-    def _candidate_episode(self, c: Candidate, origin: Origin, user: str, at: datetime, pending: int = 0) -> Episode:
+    def _candidate_episode(
+        self, c: Candidate, origin: Origin, user: str, at: datetime, pending: int = 0, taint: bool = False,
+    ) -> Episode:
         tags = [] if c.session is None else [f"session:{c.session}"]
         return Episode.create(
             c.text, id=self._home.new_id(f"{at.isoformat()}|{c.text}", pending), recorded_at=at, user_id=user,
             type=c.category.value, importance=c.salience, confidence=c.confidence, subject=c.subject, tags=tags,
-            origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session, session=c.session,
+            origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session, session=c.session, taint=taint,
         )
 
     # -- the approval queue ---------------------------------------------------------
@@ -251,13 +254,13 @@ class Lifecycle:
 
     # -- tiers and workers ----------------------------------------------------------
 
-    def working(self) -> list[WorkingItem]:
-        """What this handle holds in working memory this turn."""
-        return self._working.items()
+    def working(self, sees: Callable[[str], bool] = _EVERYONE) -> list[WorkingItem]:
+        """What this handle holds in working memory this turn (of the users ``sees`` admits)."""
+        return [w for w in self._working.items() if sees(w.user)]
 
-    def end_turn(self) -> int:
-        """Drops working memory; returns how many items it held."""
-        return self._working.clear()
+    def end_turn(self, sees: Callable[[str], bool] = _EVERYONE) -> int:
+        """Drops working memory (of the users ``sees`` admits); returns how many items it held."""
+        return self._working.clear(sees)
 
     def worker(self, name: str, supervisor: Supervisor) -> Worker:
         """The worker handle called ``name`` (the same one on every call)."""

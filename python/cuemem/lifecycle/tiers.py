@@ -12,7 +12,7 @@ it says what to retire; ``Memory.expire`` journals it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -40,6 +40,7 @@ class WorkingItem:
         origin: Who said it (the ``observe`` call's origin).
         taint: Said in a tainted session, or of external origin (held the same; never
             shown by default as context).
+        user: Whose turn it is (a scoped handle sees only its user's items).
     """
 
     id: str
@@ -47,6 +48,7 @@ class WorkingItem:
     count: int = 1
     origin: Origin = Origin.USER
     taint: bool = False
+    user: str = "default"
 
     @property
     def text(self) -> str:
@@ -82,19 +84,19 @@ class WorkingMemory:
     """
 
     def __init__(self) -> None:
-        self._items: dict[str, WorkingItem] = {}
+        self._items: dict[tuple[str, str], WorkingItem] = {}
         self._serial = 0
 
-    def hold(self, candidate: Candidate, origin: Origin = Origin.USER, taint: bool = False) -> WorkingItem:
-        """Holds a candidate for the turn; the same sentence again raises its count (and
-        once said tainted, it stays tainted)."""
-        key = plain(candidate.text)
+    def hold(self, candidate: Candidate, origin: Origin = Origin.USER, taint: bool = False, user: str = "default") -> WorkingItem:
+        """Holds a candidate for ``user``'s turn; the same sentence again raises its count
+        (and once said tainted, it stays tainted)."""
+        key = (user, plain(candidate.text))
         held = self._items.get(key)
         if held is None:
             self._serial += 1
-            held = WorkingItem(f"wm-{self._serial}", candidate, 1, origin, taint)
+            held = WorkingItem(f"wm-{self._serial}", candidate, 1, origin, taint, user)
         else:
-            held = WorkingItem(held.id, held.candidate, held.count + 1, held.origin, held.taint or taint)
+            held = WorkingItem(held.id, held.candidate, held.count + 1, held.origin, held.taint or taint, user)
         self._items[key] = held
         return held
 
@@ -106,11 +108,13 @@ class WorkingMemory:
         """What the turn holds, first held first."""
         return list(self._items.values())
 
-    def clear(self) -> int:
-        """Drops everything (the turn ended); returns how many items were dropped."""
-        n = len(self._items)
-        self._items.clear()
-        return n
+    def clear(self, sees: Callable[[str], bool] | None = None) -> int:
+        """Drops everything (the turn ended), or the items of the users ``sees`` admits;
+        returns how many items were dropped."""
+        gone = [k for k, w in self._items.items() if sees is None or sees(w.user)]
+        for k in gone:
+            del self._items[k]
+        return len(gone)
 
 
 def expires_at(item: ShortItem, profile: Profile) -> datetime | None:

@@ -131,6 +131,18 @@ class Policies:
         rivals = [q for q in (book.get(i) for i in policy.contradicts) if q is not None]
         return Explanation(policy, evidence, counter, rivals, missing)
 
+    def note_in_scope(self, note: Note, user: str | None) -> bool:
+        """Whether a handle scoped to ``user`` (None: every user) sees ``note``: a person's or
+        an agent's note always; a generated one only if its memories are the user's (a mined
+        policy: its scope; a rung: its record's user)."""
+        if user is None or not note.generated:
+            return True
+        if is_mined_policy(note):
+            policy = policy_of_note(note)
+            return policy is not None and set(policy.scope) <= {user}
+        home = self._home
+        return note.id in home and home.get(note.id).user_id == user
+
     def book(self, user: str | None = None) -> PolicyBook:
         """The current policies — with ``user``, those a handle scoped to them sees: the
         policies mined from their outcomes and those a person wrote."""
