@@ -124,7 +124,10 @@ class Policies:
 
         def episodes(ids: Sequence[str]) -> tuple[list[Episode], list[str]]:
             found = [self._home.get(i) for i in ids if i in self._home]
-            return sorted(found, key=lambda e: (e.occurred_at, e.id)), [i for i in ids if i not in self._home]
+            # Of a person's policy, evidence of another user is, to a scoped handle, not there.
+            found = [e for e in found if user is None or e.user_id == user]
+            held = {e.id for e in found}
+            return sorted(found, key=lambda e: (e.occurred_at, e.id)), [i for i in ids if i not in held]
 
         evidence, missing = episodes(policy.evidence)
         counter, _ = episodes(policy.counter_examples)
