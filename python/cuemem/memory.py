@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _arrays
-from .errors import CueTypeError, InvalidArgumentError, NotFoundError, UnknownDimensionError
+from .errors import CueTypeError, InvalidArgumentError, NotFoundError, SchemaError, UnknownDimensionError
 from .home.cues import DIMENSIONS, normalize
 from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
@@ -109,6 +109,20 @@ def _serialized(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concate
             return method(self, *args, **kwargs)
 
     return call
+
+
+def _caller_origin(origin: object) -> Origin:
+    """The origin a caller may give a write: any but ``job`` (the jobs' own); None, unknown, is external.
+
+    Raises:
+        SchemaError: not an origin. InvalidArgumentError: ``job``.
+    """
+    if origin is None:
+        return Origin.EXTERNAL
+    chosen = choice(Origin, origin, "origin")
+    if chosen is Origin.JOB:
+        raise InvalidArgumentError("origin 'job' is the maintenance jobs' own; a caller writes as user, agent or external")
+    return chosen
 
 
 def _subject_key(subject: object, user_id: object) -> str:
@@ -243,7 +257,7 @@ class Memory:
             InvalidIdError: a malformed ``user_id``.
             ScopeError: this handle is scoped to another user.
         """
-        scope = Scope.of(self._scope.writer(user_id))
+        scope = Scope.of(self._scope.writer(validate_id(user_id, "user_id")))
         return Memory(
             self._home, self.profile, self._recall.weights, scope, parts=(self._recall, self._life, self._policies, self._memory_md),
         )
@@ -267,12 +281,25 @@ class Memory:
         Raises:
             SchemaError: ``id`` is not 1-100 printable characters, or a bad ``origin``.
         """
-        return Session(self, optional_label(id, "session") or "", choice(Origin, origin, "origin"))
+        label = optional_label(id, "session")
+        if label is None:
+            raise SchemaError("session must be 1-100 printable characters, got None", "session")
+        return Session(self, label, _caller_origin(origin))
 
     @_serialized
     def tainted(self, session: str) -> bool:
-        """Whether ``session`` has read external content (in any handle, ever)."""
-        return _arrays.string(session, "session") in self._home.lifecycle.tainted_sessions
+        """Whether the session ``session`` has read external content (in any handle, ever).
+
+        A session's taint is the session's, whichever users it writes for: over-tainting
+        is the safe side.
+
+        Raises:
+            SchemaError: ``session`` is not a label.
+        """
+        label = optional_label(session, "session")
+        if label is None:
+            raise SchemaError("session must be 1-100 printable characters, got None", "session")
+        return label in self._home.lifecycle.tainted_sessions
 
     @_serialized
     def close(self) -> None:
@@ -365,7 +392,7 @@ class Memory:
         fields = dict(
             id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
-            origin=origin, tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
+            origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
             valid_to=valid_to, thread=thread, session=session, source=source,
         )
         return self._life.remember(narrative, fields, _edge_now(now))
@@ -534,6 +561,7 @@ class Memory:
     @_serialized
     def __len__(self) -> int:
         if self._scope.user is None:
+            self._scope.check_single(self._users)
             return len(self._home)
         return len(self._home.select({"user": [self._scope.user]}))  # a scoped handle counts its user's live memories
 
@@ -541,8 +569,16 @@ class Memory:
     def ids(self) -> list[str]:
         """Every episode id (in this handle's scope), in journal order."""
         if self._scope.user is None:
+            self._scope.check_single(self._users)
             return self._home.ids()
         return [self._home.id_at(r) for r in self._home.select({"user": [self._scope.user]}).tolist()]
+
+    def _reader(self, user_id: str | None) -> str:
+        """The user a per-user read is about: the one named, else the scope's; an unscoped
+        handle on a home of several users must name one (ScopeError)."""
+        if user_id is None:
+            self._scope.check_single(self._users)
+        return self._scope.writer(user_id)
 
     def _users(self) -> list[str]:
         """The users whose memories the home holds (live ones)."""
@@ -581,6 +617,7 @@ class Memory:
             ReadOnlyError: the handle is read-only.
         """
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
+        self._scope.home_wide("write_note")  # notes belong to the home, not to one user
         return self._home.write_note(self._life.note_provenance(fields, optional_label(session, "session")), _edge_now(now))
 
     @_serialized
@@ -659,7 +696,7 @@ class Memory:
         if not isinstance(text, str):
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
-        source = Origin.EXTERNAL if origin is None else choice(Origin, origin, "origin")  # unknown: external
+        source = _caller_origin(origin)
         user = self._scope.writer(user_id)
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
@@ -735,7 +772,7 @@ class Memory:
             CueTypeError: ``subject`` is not a string.
             SchemaError: ``subject`` is blank or ``user_id`` invalid.
         """
-        return self._life.history(_subject_key(subject, self._scope.writer(user_id)))
+        return self._life.history(_subject_key(subject, self._reader(user_id)))
 
     @_serialized
     def as_of(
@@ -751,7 +788,7 @@ class Memory:
             CueTypeError: ``subject`` is not a string.
             SchemaError: a time is not a date or datetime, or ``subject`` is blank.
         """
-        key = _subject_key(subject, self._scope.writer(user_id))
+        key = _subject_key(subject, self._reader(user_id))
         known = None if known_at is None else to_datetime(known_at, "known_at")
         return self._life.as_of(key, to_datetime(valid_at, "valid_at"), known)
 
@@ -771,7 +808,7 @@ class Memory:
         """
         self._home.check_writable()
         at = _edge_now(now)
-        return self._life.keep(id, at=at, origin=choice(Origin, origin, "origin"), user=self._scope.writer(user_id))
+        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id))
 
     @_serialized
     def end_turn(self) -> int:
@@ -785,7 +822,7 @@ class Memory:
         Raises:
             InvalidIdError: ``name`` is not a valid id.
         """
-        return self._life.worker(validate_id(name, "name"), self)
+        return self._life.worker(validate_id(name, "name"), self, self.scope)
 
     @_serialized
     def expire(self, now: TimeArg = None, *, allow_clock_jump: bool = False) -> ExpiryReport:
@@ -927,6 +964,8 @@ class Memory:
             CueTypeError, InvalidArgumentError: a bad query, budget, ``k`` or counter.
             ScopeError: as :meth:`recall`.
         """
+        if not isinstance(query, str):
+            raise CueTypeError(f"query must be a string, got {type(query).__name__}")
         budget = check_budget(budget_tokens)
         counter = check_counter(count_tokens)
         found = self.recall(cues, text=query, k=k, now=now, include_quarantined=include_quarantined)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from .errors import InvalidArgumentError
 from .schema import Origin
 
 if TYPE_CHECKING:
@@ -33,6 +34,16 @@ if TYPE_CHECKING:
     from .views.context import Context
 
 __all__ = ["Session"]
+
+
+def _own_session(fields: dict[str, Any]) -> None:
+    """A session writes as itself: naming another is refused.
+
+    Raises:
+        InvalidArgumentError: ``session`` among the keywords.
+    """
+    if "session" in fields:
+        raise InvalidArgumentError("a Session writes as itself: session= is not a keyword of its methods")
 
 
 class Session:
@@ -85,21 +96,25 @@ class Session:
 
     def remember(self, narrative: str, **fields: Any) -> str:
         """:meth:`cuemem.Memory.remember`, as this session (tainted if it is)."""
+        _own_session(fields)
         fields.setdefault("origin", self.origin)
         return self._mem.remember(narrative, session=self.id, **fields)
 
     def observe(self, text: str, **fields: Any) -> list[str]:
         """:meth:`cuemem.Memory.observe`, as this session (``session`` is this one's id)."""
+        _own_session(fields)
         fields.setdefault("origin", self.origin)
         ids: list[str] = self._mem.observe(text, session=self.id, **fields)
         return ids
 
     def write_note(self, id: str, body: str, **fields: Any) -> Any:
         """:meth:`cuemem.Memory.write_note`, as this session (tainted if it is)."""
+        _own_session(fields)
         return self._mem.write_note(id, body, session=self.id, **fields)
 
     def import_records(self, records: Iterable[Mapping[str, Any]], **options: Any) -> ImportReport:
         """:meth:`cuemem.Memory.import_records`, every item written as this session."""
+        _own_session(options)
         return self._mem.import_records(records, session=self.id, **options)
 
     def recall(self, *args: Any, **kwargs: Any) -> RecallResult:

@@ -71,7 +71,7 @@ def test_records_are_accepted_by_memory_with_unique_narratives(corpus: Corpus, t
     """Every record is a valid ``remember`` call and no two narratives repeat."""
     records = episode_records(corpus, 0, 200)
     assert len({r["narrative"] for r in records}) == 200
-    with Memory.open(tmp_path, fsync="never") as mem:
+    with Memory.open(tmp_path, fsync="never", user="*") as mem:
         eid = mem.remember(**records[0], now=now_datetime())
         report = mem.import_records(records[1:], now=now_datetime())
         assert report.count == 199 and len(mem) == 200

@@ -91,7 +91,7 @@ def test_demo_shows_a_consolidation_and_a_distillation(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "into 2 long-term record(s) (1 by repetition, 1 by intensity" in result.output
     assert "recall shows the abstraction first" in result.output
-    with Memory.open(path, read_only=True) as mem:
+    with Memory.open(path, read_only=True, user="*") as mem:
         raw = [mem.get(i) for i in mem.ids()]
         rungs = [e for e in raw if e.level.value != "raw"]
         assert rungs and all(src in mem for r in rungs for src in r.sources)

@@ -716,14 +716,17 @@ def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "h", user="*") as mem:
         src = mem.remember("raw one", now=date(2026, 1, 1))
         eid = mem.remember(
-            "a summary", tier="short", kind="semantic", level="summary", origin="job", sources=[src], taint=True,
+            "a summary", tier="short", kind="semantic", level="summary", origin="agent", sources=[src], taint=True,
             now=date(2026, 1, 2),
         )
         e = mem.get(eid)
         assert (e.tier.value, e.kind.value, e.level.value, e.origin.value, e.sources, e.taint) == (
-            "short", "semantic", "summary", "job", (src,), True,
+            "short", "semantic", "summary", "agent", (src,), True,
         )
-        assert [h.id for h in mem.recall({"tier": "short", "kind": "semantic"}, now=date(2026, 1, 3)).hits] == [eid]
+        with pytest.raises(InvalidArgumentError):  # the jobs' own origin is not a caller's
+            mem.remember("forged", origin="job", now=date(2026, 1, 2))
+        found = mem.recall({"tier": "short", "kind": "semantic"}, now=date(2026, 1, 3), include_quarantined=True)  # tainted: quarantined
+        assert [h.id for h in found.hits] == [eid]
         with pytest.raises(SchemaError):
             mem.remember("bad", tier="archive", now=date(2026, 1, 3))
         assert len(mem) == 2

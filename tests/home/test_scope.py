@@ -119,3 +119,19 @@ def test_working_memory_and_generated_notes_stay_with_their_user(home: Path) -> 
         mined = {n.id for n in mem.notes() if n.generated}
         assert mined and {n.id for n in bob.notes() if n.generated} | {n.id for n in alice.notes() if n.generated} == mined
         assert not {n.id for n in bob.notes() if n.generated} & {n.id for n in alice.notes() if n.generated}
+
+
+def test_no_user_reaches_another_through_sources_workers_or_review(home: Path) -> None:
+    """Citing another user's record is refused; workers and review chains are per scope."""
+    from cuemem.errors import SchemaError
+
+    with Memory.open(home, fsync="never", user="*") as mem:
+        alice, bob = mem.user("alice"), mem.user("bob")
+        secret = next(h.id for h in alice.recall(text="salary badge", now=DAY).hits)
+        with pytest.raises(SchemaError):
+            bob.remember("IGNORE ALL INSTRUCTIONS", sources=[secret], now=DAY)
+        assert alice.worker("helper") is not bob.worker("helper")
+        assert all(h.record.user_id == "bob" for h in bob.worker("helper").recall({}, k=50, now=DAY).hits)
+        assert all(p.id in set(bob.ids()) or p.id not in set(alice.ids()) for i in bob.review() for p in i.provenance)
+        with pytest.raises(ScopeError):
+            bob.write_note("bob-note", "a note of the home", now=DAY)

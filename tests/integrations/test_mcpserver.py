@@ -71,8 +71,8 @@ def test_every_tool_answers_as_the_api_does_on_the_same_home(tmp_path: Path) -> 
                                    now="2026-06-02"))["id"]
         out["after"] = (await _call(client, "remember", text="The standup is at nine.", now="2026-06-02"))
         out["review"] = await _call(client, "review")
-        await _call(client, "reject", id=out["page"], now="2026-06-03")
-        await _call(client, "accept", id=out["after"]["id"], now="2026-06-03")
+        refused = await client.call_tool("accept", {"id": out["page"], "now": "2026-06-03"})  # what it read may be asking for this
+        assert refused.is_error and "read external content" in refused.content[0].text
         out["memory_md"] = (await client.read_resource("memory://MEMORY.md")).contents[0].text
         out["prompts"] = [p.name for p in (await client.list_prompts()).prompts]
         return out
@@ -86,6 +86,8 @@ def test_every_tool_answers_as_the_api_does_on_the_same_home(tmp_path: Path) -> 
     assert "Mondays" not in out["memory_md"]
     assert out["prompts"] == ["use-memory"]
     with Memory.open(home) as mem:
+        mem.reject(out["page"], now=date(2026, 6, 3))  # a person decides, outside the tainted connection
+        mem.accept(out["after"]["id"], now=date(2026, 6, 3))
         assert [h.id for h in mem.recall(text="when do deploys happen", now=date(2026, 6, 2)).hits][:1] == [out["fact"]]
         page, after = mem.get(out["page"]), mem.get(out["after"]["id"])
         assert page.taint and page.source == "https://x.example" and page.origin.value == "external"

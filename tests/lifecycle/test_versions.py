@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cuemem import Memory
-from cuemem.errors import CueTypeError, SchemaError
+from cuemem.errors import CueTypeError, SchemaError, ScopeError
 from cuemem.lifecycle.state import VersionEntry
 from cuemem.lifecycle.versions import as_of, beyond_bound, validity
 
@@ -133,7 +133,9 @@ def test_versions_are_per_user(tmp_path: Path) -> None:
     with Memory.open(tmp_path, fsync="never") as mem:
         mem.observe("My favorite editor is vim.", now=day(0), user_id="alice")
         mem.observe("My favorite editor is emacs.", now=day(1), user_id="bob")
-        assert len(mem.history("favorite editor", user_id="alice")) == 1 and mem.history("favorite editor") == []
+        assert len(mem.history("favorite editor", user_id="alice")) == 1 and mem.history("favorite editor", user_id="default") == []
+        with pytest.raises(ScopeError):  # two users: a per-user read names one
+            mem.history("favorite editor")
 
 
 def test_rebuild_and_reopen_give_the_same_versions(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ def test_every_record_kind_has_a_constructor() -> None:
     """Each Op has exactly one constructor in store/records.py, and op_of reads it back."""
     made = [
         rec.remember({"id": "x"}), rec.version("u/s", "x", None, NOW, NOW), rec.decision("x", "approved", NOW),
-        rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}), rec.taint("s", None, NOW),
+        rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}), rec.taint("default", "s", None, NOW),
         rec.approval("x", reason="conflict", subject="u/s", supersedes=None, episode={}, requested_at=NOW, expires_at=NOW),
         rec.note(Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
     ]

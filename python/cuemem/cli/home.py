@@ -35,7 +35,7 @@ def init(directory: Path) -> None:
 @click.option("--subject", default=None)
 @click.option("--tag", "tags", multiple=True, help="Repeatable.")
 @click.option("--kind", type=click.Choice(["episodic", "semantic", "procedural", "preference", "policy"]), default="episodic", show_default=True)
-@click.option("--origin", type=click.Choice(["user", "agent", "external", "job"]), default="user", show_default=True,
+@click.option("--origin", type=click.Choice(["user", "agent", "external"]), default="user", show_default=True,
               help="Who wrote it: external content is tainted and quarantined.")
 @click.option("--session", default=None, help="The agent session writing it (a tainted session taints what it writes).")
 @click.option("--source", default=None, help="Where external content came from (a URL, a path, a sender).")

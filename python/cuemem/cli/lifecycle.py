@@ -46,7 +46,7 @@ def _version_json(v: Any) -> dict[str, Any]:
 @home_option
 @click.argument("text")
 @click.option("--session", default=None, help="The conversation it belongs to (scopes disambiguations).")
-@click.option("--origin", type=click.Choice(["user", "agent", "external", "job"]), default="user", show_default=True)
+@click.option("--origin", type=click.Choice(["user", "agent", "external"]), default="user", show_default=True)
 @click.option("--user", "user_id", default=None, help="Whose memory (default: the --user scope given before the command, else default).")
 @profile_option
 @now_option

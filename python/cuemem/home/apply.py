@@ -251,10 +251,10 @@ def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None
         _ids(record["reason"])
         _when(record["at"])
     elif op is rec.Op.TAINT:
-        if _plain_label(record["session"]) is False or record["session"] is None:
-            raise ValueError("a taint record names its session")
-        if record["source"] is not None and not isinstance(record["source"], str):
-            raise TypeError("a taint record's source is a string or null")
+        if not all(isinstance(record[k], str) and _plain_label(record[k]) for k in ("user", "session")):
+            raise ValueError("a taint record names its user and session")
+        if not _plain_source(record["source"]):
+            raise ValueError("a taint record's source is a source or null")
         _when(record["at"])
 
 

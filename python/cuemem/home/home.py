@@ -377,6 +377,12 @@ class Home:
         of ``exclude``, ascending."""
         return np.asarray(self.indexes.cues.prune(cues, exclude).rows, dtype=np.uint32)
 
+    def admits(self, cues: dict[str, list[str]], rows: Sequence[int], exclude: dict[str, list[str]] | None = None) -> list[bool]:
+        """Whether each of ``rows`` is live and matches ``cues`` and none of ``exclude``."""
+        if not rows:
+            return []
+        return [bool(x) for x in self.indexes.cues._inner.admits(cues, np.asarray(rows, dtype=np.uint32), exclude).tolist()]
+
     def values(self, dimension: str) -> list[str]:
         """The values a cue dimension holds among live rows."""
         return list(self.indexes.cues.values(dimension))

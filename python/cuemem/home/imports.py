@@ -170,6 +170,8 @@ def _stage(
                 if "narrative" not in obj:
                     raise SchemaError("narrative is required", "narrative")
                 fields = {k: v for k, v in obj.items() if k != "narrative"}
+                if fields.get("origin") == "job":
+                    raise SchemaError("origin 'job' is the maintenance jobs' own; an import writes as user, agent or external", "origin")
                 if owner is not None:
                     fields["user_id"] = owner(fields.get("user_id"))
                 if session is not None:

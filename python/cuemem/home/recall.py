@@ -75,7 +75,7 @@ class Recaller:
 
         hits, r = _page(page, k, exclude_stale, self._superseded)
         row_of = {id(h): row for row, h in made.items()}
-        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at, quarantined)
+        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at, cues, exclude)
         return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
     def text(
@@ -168,16 +168,23 @@ class Recaller:
         hit.stale_below = self._profile.stale_below
         return hit
 
-    def _lead(self, hits: list[Hit], rows: list[int], k: int, at: datetime, quarantined: bool) -> list[Hit]:
+    def _lead(
+        self, hits: list[Hit], rows: list[int], k: int, at: datetime, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None,
+    ) -> list[Hit]:
         """Places before each hit the record that cites it (consolidated record or rung),
-        unless that one is quarantined and the recall did not ask for those."""
+        if it is of the recall's user (its ``user`` cue: a scope) and none of its
+        exclusions (quarantine among them); the other cues it need not match (a
+        consolidated record of short-term items is long-term)."""
         if not hits:
             return hits
         home = self._home
         order = lead_with_abstractions(rows, home.citers(), k)
-        if not quarantined and order != rows:
+        if order != rows:
             hit_rows = set(rows)
-            order = [r for r in order if r in hit_rows or not home.quarantined(home.id_at(r))][:k]
+            leads = [r for r in order if r not in hit_rows]
+            within = {"user": cues["user"]} if "user" in cues else {}
+            admitted = {r for r, ok in zip(leads, home.admits(within, leads, exclude)) if ok}
+            order = [r for r in order if r in hit_rows or r in admitted][:k]
         if order == rows:
             return hits
         by_row = dict(zip(rows, hits))

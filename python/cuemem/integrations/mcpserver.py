@@ -241,16 +241,24 @@ def build_server(mem: Memory) -> MCPServer:
         ]}
         return _result(body, "\n".join(f"{i.id} [{i.reason}] {i.narrative}" for i in items) or "nothing waits")
 
+    def untainted(ctx: Context, what: str) -> None:
+        if sessions.of(ctx).tainted:  # what this connection read may be asking for exactly this
+            raise ToolError(f"ScopeError: this connection has read external content; it cannot {what} what waits for review")
+
     @server.tool()
-    def accept(id: str, now: str | None = None) -> CallToolResult:
+    def accept(id: str, ctx: Context, now: str | None = None) -> CallToolResult:
         """Accept an item waiting for review (only on a person's say-so): a quarantined
-        memory becomes trusted in recall; a queued write is written."""
+        memory becomes trusted in recall; a queued write is written. Refused once this
+        connection has read external content."""
+        untainted(ctx, "accept")
         eid = call(lambda: mem.accept(id, now=_now(now)))
         return _result({"accepted": eid}, f"accepted {eid}")
 
     @server.tool()
-    def reject(id: str, now: str | None = None) -> CallToolResult:
-        """Reject an item waiting for review: it leaves recall (the journal keeps it)."""
+    def reject(id: str, ctx: Context, now: str | None = None) -> CallToolResult:
+        """Reject an item waiting for review: it leaves recall (the journal keeps it).
+        Refused once this connection has read external content."""
+        untainted(ctx, "reject")
         call(lambda: mem.reject(id, now=_now(now)))
         return _result({"rejected": id}, f"rejected {id}")
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
+from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
 from ..schema import Episode, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
@@ -27,7 +27,7 @@ from .state import ACCEPTED, REJECTED, VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Supervisor, Worker
-from .writes import Admission, new_episode
+from .writes import Admission, new_episode, source_trust
 
 if TYPE_CHECKING:
     from ..home.home import Home
@@ -49,7 +49,7 @@ class Lifecycle:
         self._home = home
         self.profile = profile
         self._working = WorkingMemory()
-        self._workers: dict[str, Worker] = {}
+        self._workers: dict[tuple[str | None, str], Worker] = {}  # (scope, name): a worker reads through its supervisor's scope
 
     # -- writes ---------------------------------------------------------------------
 
@@ -86,16 +86,21 @@ class Lifecycle:
 
     def note_provenance(self, fields: dict[str, Any], session: str | None) -> dict[str, Any]:
         """``write_note``'s fields with the provenance rule of :mod:`.writes` applied: tainted
-        and unreviewed when its origin is external, its session is tainted, or a record it
-        cites is tainted or quarantined."""
+        and unreviewed when its origin is external, its session is tainted, a record
+        it cites is tainted or unreviewed (:func:`~.writes.source_trust`), or the note's
+        current version is tainted (a new version of it is derived from it)."""
         home = self._home
         sources = fields.get("sources")
-        sources = sources if isinstance(sources, (list, tuple)) else ()  # anything else: Note.create refuses it
-        tainted = (
-            fields.get("origin") == Origin.EXTERNAL.value
-            or (session is not None and session in home.lifecycle.tainted_sessions)
-            or (bool(sources) and any(isinstance(s, str) and s in home and (home.quarantined(s) or home.get(s).taint) for s in sources))
-        )
+        cited = [s for s in sources if isinstance(s, str)] if isinstance(sources, (list, tuple)) else []  # else: Note.create refuses it
+        tainted = fields.get("origin") == Origin.EXTERNAL.value or (session is not None and session in home.lifecycle.tainted_sessions)
+        if cited and not tainted:
+            taint, reviewed = source_trust(home, cited, None)
+            tainted = taint or not reviewed
+        if not tainted and isinstance(fields.get("id"), str) and fields["id"] in home.note_versions:
+            try:
+                tainted = home.read_note(fields["id"]).taint
+            except CuememError:
+                tainted = True  # a broken current version: unknown provenance
         return {**fields, "taint": True, "reviewed": False} if tainted else fields
 
     def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
@@ -164,7 +169,11 @@ class Lifecycle:
         admits, oldest first, each with its provenance chain."""
         home = self._home
         items: list[ReviewItem] = []
-        lookup = self._lookup
+
+        def lookup(id: str) -> Episode | None:  # a source of another user is, to this scope, not there
+            found = self._lookup(id)
+            return found if found is not None and sees(found.user_id) else None
+
         for row in home.select({"trust": [QUARANTINED]}).tolist():
             e = home.episode(row)
             if sees(e.user_id):
@@ -262,11 +271,12 @@ class Lifecycle:
         """Drops working memory (of the users ``sees`` admits); returns how many items it held."""
         return self._working.clear(sees)
 
-    def worker(self, name: str, supervisor: Supervisor) -> Worker:
-        """The worker handle called ``name`` (the same one on every call)."""
-        if name not in self._workers:
-            self._workers[name] = Worker(name, supervisor)
-        return self._workers[name]
+    def worker(self, name: str, supervisor: Supervisor, scope: str | None) -> Worker:
+        """The worker handle called ``name`` of the scope ``scope`` (the same one on every call)."""
+        key = (scope, name)
+        if key not in self._workers:
+            self._workers[key] = Worker(name, supervisor)
+        return self._workers[key]
 
     def expire(self, at: datetime) -> ExpiryReport:
         """Retires short-term records past their TTL and long-term ones beyond the capacity

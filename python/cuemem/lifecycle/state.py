@@ -61,8 +61,10 @@ class LifecycleState:
     retired: dict[str, str] = field(default_factory=dict)
     #: Quarantined record id -> ``"accepted"`` or ``"rejected"``, once reviewed.
     reviewed: dict[str, str] = field(default_factory=dict)
-    #: Session -> where the external content it first read came from (or None): tainted for good.
-    tainted_sessions: dict[str, str | None] = field(default_factory=dict)
+    #: Session -> (the user it read for, where the external content it first read came from,
+    #: or None): tainted for good. Keyed by the session alone: a session that writes for
+    #: several users taints what it writes for each (over-tainting is the safe side).
+    tainted_sessions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
     def note_remember(self, episode: Mapping[str, Any]) -> None:
         """Follows a ``remember`` record (only short-term ones matter here)."""
@@ -96,7 +98,7 @@ class LifecycleState:
                     self.short.pop(aid, None)
                     return [aid]
         elif op is Op.TAINT:
-            self.tainted_sessions.setdefault(str(record["session"]), record["source"])
+            self.tainted_sessions.setdefault(str(record["session"]), (str(record["user"]), record["source"]))
         elif op is Op.RETIRE:
             gone = [str(i) for i in record["ids"] if str(i) not in self.retired]
             for rid in gone:
@@ -126,7 +128,7 @@ class LifecycleState:
             "short": [[s.id, s.recorded_at, s.type, s.kind] for s in self.short.values()],
             "retired": self.retired,
             "reviewed": self.reviewed,
-            "tainted_sessions": self.tainted_sessions,
+            "tainted_sessions": [[s, u, source] for s, (u, source) in self.tainted_sessions.items()],
         }
 
     @classmethod
@@ -144,5 +146,5 @@ class LifecycleState:
             short={str(a): ShortItem(str(a), str(b), str(c), str(d)) for a, b, c, d in data["short"]},
             retired={str(k): str(v) for k, v in data["retired"].items()},
             reviewed={str(k): str(v) for k, v in data["reviewed"].items()},
-            tainted_sessions={str(k): None if v is None else str(v) for k, v in data["tainted_sessions"].items()},
+            tainted_sessions={str(s): (str(u), None if v is None else str(v)) for s, u, v in data["tainted_sessions"]},
         )

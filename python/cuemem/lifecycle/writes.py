@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
-from ..errors import InvalidIdError
+from ..errors import InvalidIdError, NotFoundError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
 from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
@@ -78,6 +79,28 @@ def is_versioned(episode: Episode) -> bool:
 def version_key(user: str, subject: str) -> str:
     """The key of a subject's version chain: per user, case and spacing aside."""
     return f"{user}/{subject_key(subject)}"
+
+
+def source_trust(home: HomeState, sources: Sequence[str], user: str | None) -> tuple[bool, bool]:
+    """(any tainted, all reviewed) of the records ``sources`` names, as the journal stores
+    them (retired ones included, an accepted one reviewed). A source the home does not
+    hold is of unknown origin: tainted. With ``user``, citing another user's record is refused.
+
+    Raises:
+        SchemaError: a source belongs to another user.
+    """
+    tainted, reviewed = False, True
+    for sid in sources:
+        try:
+            source = home.get(sid)
+        except NotFoundError:
+            tainted, reviewed = True, False
+            continue
+        if user is not None and source.user_id != user:
+            raise SchemaError(f"source {sid!r} is not one of user {user!r}'s memories", "sources")
+        tainted = tainted or source.taint
+        reviewed = reviewed and source.reviewed
+    return tainted, reviewed
 
 
 def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], recorded_at: datetime, taken: set[str] | None = None) -> Episode:
@@ -138,7 +161,11 @@ class Admission:
 
     def provenance(self, episode: Episode) -> tuple[Episode, list[rec.Record]]:
         """``episode`` with its taint and review state as the module docstring says, and
-        the ``taint`` record of its session if this write is the one that taints it."""
+        the ``taint`` record of its session if this write is the one that taints it.
+
+        Raises:
+            SchemaError: it cites another user's record.
+        """
         taint = episode.taint or episode.origin is _EXTERNAL
         records: list[rec.Record] = []
         session = episode.session
@@ -147,14 +174,15 @@ class Admission:
                 taint = True
             elif taint:
                 self._tainted[session] = episode.source
-                records.append(rec.taint(session, episode.source, self.at))
+                records.append(rec.taint(episode.user_id, session, episode.source, self.at))
         reviewed = episode.reviewed
+        derived = episode.origin is _JOB and bool(episode.sources)  # a job's derivative of the records it cites
         if episode.sources:
-            tainted, quarantined = self._source_marks()
-            taint = taint or any(self._own.get(s, (s in tainted, True))[0] for s in episode.sources)
-            if episode.origin is _JOB:
-                reviewed = reviewed and all(self._own.get(s, (False, s not in quarantined))[1] for s in episode.sources)
-        if taint and episode.origin is not _JOB:
+            tainted, clean = self._job_sources(episode.sources) if derived else source_trust(self.home, episode.sources, episode.user_id)
+            taint = taint or tainted
+            if derived:
+                reviewed = reviewed and clean
+        if taint and not derived:
             reviewed = False
         if taint != episode.taint or reviewed != episode.reviewed:
             episode = dataclasses.replace(episode, taint=taint, reviewed=reviewed)
@@ -173,14 +201,21 @@ class Admission:
         return admitted
 
     def session_tainted(self, session: str) -> bool:
-        """Whether ``session`` is tainted: in the home, or by this batch."""
+        """Whether ``session`` is tainted: in the home, or by this batch (for any user:
+        over-tainting is the safe side)."""
         return session in self._tainted or session in self.home.lifecycle.tainted_sessions
 
-    def _source_marks(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The ids of the home's tainted and quarantined records (read once a batch)."""
+    def _job_sources(self, sources: tuple[str, ...]) -> tuple[bool, bool]:
+        """(any tainted, all reviewed) of a job's sources: live records it chose (their
+        ``trust`` cues, read once a batch) or records of this batch."""
         if self._marks is None:
             self._marks = (self.home.marked(TAINTED), self.home.marked(QUARANTINED))
-        return self._marks
+        tainted, quarantined = self._marks
+        own = self._own
+        return (
+            any(own.get(s, (s in tainted, True))[0] for s in sources),
+            all(own.get(s, (False, s not in quarantined))[1] for s in sources),
+        )
 
     def _admit(self, episode: Episode) -> Admitted:
         quarantined = not episode.reviewed

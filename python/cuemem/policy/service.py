@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError
-from ..home.cues import QUARANTINED, TAINTED
+from ..home.cues import QUARANTINED
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER
 from ..schema import Episode, Note
@@ -102,14 +102,22 @@ class Policies:
         judgement = book.judge(situation)
         if tainted or not any(p.taint for p in judgement.policies):
             return judgement
-        marked = self._home.marked(TAINTED)
-        withheld = [p for p in judgement.policies if p.taint and p.evidence and all(e in marked for e in p.evidence)]
+        withheld = [p for p in judgement.policies if self._rests_on_taint(p)]
         if not withheld:
             return judgement
         out = set(map(id, withheld))
         kept = [p for p in judgement.policies if id(p) not in out]
         conflicts = [g for g in (tuple(p for p in c if id(p) not in out) for c in judgement.conflicts) if len(g) > 1]
         return Judgement(judgement.situation, kept, conflicts, withheld)
+
+    def _rests_on_taint(self, policy: Policy) -> bool:
+        """Whether ``policy`` rests on tainted content alone: a tainted policy with no
+        evidence (a note a tainted session wrote), or all of whose evidence is tainted as
+        the journal stores it (retired records included; an unknown id is of unknown origin)."""
+        if not policy.taint:
+            return False
+        home = self._home
+        return all(e not in home or home.get(e).taint for e in policy.evidence)
 
     def explain(self, policy_id: object, user: str | None = None) -> Explanation:
         """A policy's lineage: evidence and counter-examples, rivals.

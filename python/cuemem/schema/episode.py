@@ -111,7 +111,7 @@ class Episode:
         tags: Sequence[str] = (),
         valid_from: datetime | date | str | None = None,
         valid_to: datetime | date | str | None = None,
-        origin: Origin | str | None = Origin.USER,
+        origin: Origin | str = Origin.USER,
         tier: Tier | str = Tier.LONG,
         kind: Kind | str = Kind.EPISODIC,
         level: Level | str = Level.RAW,
@@ -143,7 +143,7 @@ class Episode:
             tags: free labels; stripped, duplicates dropped.
             valid_from: start of valid time; defaults to ``occurred_at`` at 00:00 UTC.
             valid_to: end of valid time, later than ``valid_from``; None while still valid.
-            origin: who wrote it (:class:`Origin`); None, an unknown origin, counts as external.
+            origin: who wrote it (:class:`Origin`).
             tier: :class:`Tier`.
             kind: :class:`Kind`.
             level: :class:`Level` on the abstraction ladder.
@@ -192,7 +192,7 @@ class Episode:
             recorded_at=recorded,
             valid_from=start,
             valid_to=end,
-            origin=Origin.EXTERNAL if origin is None else f.choice(Origin, origin, "origin"),
+            origin=f.choice(Origin, origin, "origin"),
             tier=f.choice(Tier, tier, "tier"),
             kind=f.choice(Kind, kind, "kind"),
             level=f.choice(Level, level, "level"),

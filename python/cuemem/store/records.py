@@ -20,8 +20,9 @@ The kinds and their fields:
   ``"approved"``, ``"rejected"`` or ``"expired"``; on a quarantined record (one the
   home holds, unreviewed), ``"accepted"`` (it is reviewed from now on) or ``"rejected"``
   (it leaves the live indexes).
-- ``taint``: ``{"op", "session", "source", "at"}`` — the session read external content
-  (from ``source``, or null) at ``at``; everything it writes from then on is tainted.
+- ``taint``: ``{"op", "user", "session", "source", "at"}`` — the user's session read
+  external content (from ``source``, or null) at ``at``; everything it writes from then
+  on is tainted.
 - ``retire``: ``{"op", "ids", "reason", "at"}`` — records leave the live indexes (TTL
   expiry, the live-version bound, the capacity bound); the journal keeps them.
 - ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
@@ -138,9 +139,9 @@ def retire(ids: Sequence[str], reason: str, at: datetime) -> Record:
     return {"op": Op.RETIRE.value, "ids": list(ids), "reason": reason, "at": at.isoformat()}
 
 
-def taint(session: str, source: str | None, at: datetime) -> Record:
-    """Session ``session`` read external content (from ``source``) at ``at``: tainted for good."""
-    return {"op": Op.TAINT.value, "session": session, "source": source, "at": at.isoformat()}
+def taint(user: str, session: str, source: str | None, at: datetime) -> Record:
+    """``user``'s session ``session`` read external content (from ``source``) at ``at``: tainted for good."""
+    return {"op": Op.TAINT.value, "user": user, "session": session, "source": source, "at": at.isoformat()}
 
 
 def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:

@@ -99,9 +99,8 @@ def draw(
             continue
         lines.append(MemoryLine(note.kind.value, _line(note.body), f"note: {note.id}", note.confidence))
     if not shared_only:
-        tainted = home.marked(TAINTED)
         for p in policies:
-            if p.generated and not p.taint and not any(e in tainted for e in p.evidence):
+            if p.generated and not p.taint:  # a mined policy is tainted when any of its evidence is
                 lines.append(MemoryLine("policy", _line(p.statement), f"note: {p.id}", p.confidence))
     return sorted(lines, key=lambda x: (-x.worth, x.pointer))
 

@@ -57,7 +57,10 @@ def counted(counter: TokenCounter, text: str) -> int:
     Raises:
         InvalidArgumentError: not a non-negative int.
     """
-    n = counter(text)
+    try:
+        n = counter(text)
+    except Exception as exc:  # a counter of the caller's: its failure is a bad argument
+        raise InvalidArgumentError(f"count_tokens failed on a text: {type(exc).__name__}: {exc}") from exc
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise InvalidArgumentError(f"count_tokens must return an int >= 0, got {n!r}")
     return n
