@@ -319,7 +319,7 @@ def test_from_json_refuses_a_non_mapping() -> None:
 
 ids = st.from_regex(r"[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,127}", fullmatch=True)
 words = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != "")
-labels = st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=30).filter(lambda s: s.strip() != "")
+labels = st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=30).filter(lambda s: s.strip() != "" and s.strip().isprintable())
 units = st.floats(min_value=0.0, max_value=1.0)
 offsets = st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)).map(timezone)
 zones: st.SearchStrategy[tzinfo | None] = st.one_of(st.none(), st.just(UTC), offsets)
