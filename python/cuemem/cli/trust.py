@@ -14,15 +14,11 @@ from ..views.tokens import estimate_tokens
 from .app import home_option, json_option, main, now_option, open_memory, parse_now
 
 
-def _provenance_json(p: Any) -> dict[str, Any]:
-    return {"id": p.id, "origin": p.origin.value, "session": p.session, "source": p.source, "taint": p.taint, "reviewed": p.reviewed}
-
-
 def _item_json(item: Any) -> dict[str, Any]:
     return {
         "id": item.id, "kind": item.kind.value, "reason": item.reason, "narrative": item.narrative, "user_id": item.user_id,
         "since": item.since.isoformat(), "expires_at": None if item.expires_at is None else item.expires_at.isoformat(),
-        "provenance": [_provenance_json(p) for p in item.provenance],
+        "provenance": [p.to_json() for p in item.provenance],
     }
 
 
@@ -105,7 +101,7 @@ def context(home: Path, query: str, budget: int, k: int, include_quarantined: bo
     if as_json:
         items = [
             {"id": i.id, "view": i.view.value, "text": i.text, "tokens": i.tokens, "score": i.score, "tier": i.tier,
-             "provenance": _provenance_json(i.provenance), "evidence": list(i.evidence)}
+             "provenance": i.provenance.to_json(), "evidence": list(i.evidence)}
             for i in found.items
         ]
         click.echo(json.dumps({"query": query, "budget": budget, "tokens": found.tokens, "left_out": found.left_out, "items": items},

@@ -83,10 +83,6 @@ def _hit(h: Any) -> dict[str, Any]:
     }
 
 
-def _provenance(p: Any) -> dict[str, Any]:
-    return {"id": p.id, "origin": p.origin.value, "session": p.session, "source": p.source, "taint": p.taint, "reviewed": p.reviewed}
-
-
 def _version(v: Any) -> dict[str, Any]:
     return {
         "id": v.id, "narrative": v.episode.narrative, "valid_from": v.valid_from.isoformat(),
@@ -198,7 +194,7 @@ def build_server(mem: Memory) -> MCPServer:
         budget allows. Use it to fill your prompt."""
         c = call(lambda: mem.context(query, budget_tokens=budget_tokens, k=k, now=_now(now), include_quarantined=include_quarantined))
         items = [
-            {"id": i.id, "view": i.view.value, "text": i.text, "tokens": i.tokens, "tier": i.tier, "provenance": _provenance(i.provenance),
+            {"id": i.id, "view": i.view.value, "text": i.text, "tokens": i.tokens, "tier": i.tier, "provenance": i.provenance.to_json(),
              "evidence": list(i.evidence)}
             for i in c.items
         ]
@@ -236,7 +232,7 @@ def build_server(mem: Memory) -> MCPServer:
         items = call(lambda: mem.review(now=_now(now)))
         body = {"items": [
             {"id": i.id, "kind": i.kind.value, "reason": i.reason, "narrative": i.narrative, "since": i.since.isoformat(),
-             "provenance": [_provenance(p) for p in i.provenance]}
+             "provenance": [p.to_json() for p in i.provenance]}
             for i in items
         ]}
         return _result(body, "\n".join(f"{i.id} [{i.reason}] {i.narrative}" for i in items) or "nothing waits")

@@ -16,6 +16,7 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from ..schema import Episode, Origin
 
@@ -52,6 +53,11 @@ class Provenance:
     def of(cls, episode: Episode) -> Provenance:
         """The provenance of ``episode``."""
         return cls(episode.id, episode.origin, episode.session, episode.source, episode.taint, episode.reviewed)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the command line's and the MCP server's shape)."""
+        return {"id": self.id, "origin": self.origin.value, "session": self.session, "source": self.source, "taint": self.taint,
+                "reviewed": self.reviewed}
 
 
 @dataclass(frozen=True)
