@@ -175,6 +175,15 @@ class CueIndex:
         """How many rows :meth:`prune` would return, without materializing them."""
         return self._inner.count(cues, exclude)
 
+    def admits(self, cues: Cues, rows: Any, exclude: Cues | None = None) -> npt.NDArray[np.bool_]:
+        """Whether each of ``rows`` is live and one :meth:`prune` would return (a membership
+        test: no posting list crosses to Python).
+
+        Raises:
+            UnknownDimensionError, CueTypeError, InvalidArgumentError: as :meth:`prune`.
+        """
+        return self._inner.admits(cues, _arrays.rows(rows), exclude)
+
     def closed_sets(
         self,
         dimensions: Sequence[str],

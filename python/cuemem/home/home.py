@@ -381,7 +381,7 @@ class Home:
         """Whether each of ``rows`` is live and matches ``cues`` and none of ``exclude``."""
         if not rows:
             return []
-        return [bool(x) for x in self.indexes.cues._inner.admits(cues, np.asarray(rows, dtype=np.uint32), exclude).tolist()]
+        return [bool(x) for x in self.indexes.cues.admits(cues, np.asarray(rows, dtype=np.uint32), exclude).tolist()]
 
     def values(self, dimension: str) -> list[str]:
         """The values a cue dimension holds among live rows."""

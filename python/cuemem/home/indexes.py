@@ -233,7 +233,7 @@ class Indexes:
     def quarantined(self, id: str) -> bool:
         """Whether ``id`` is a live record nobody has reviewed yet (its ``trust`` cue says so)."""
         row = self.row_of.get(id)
-        return row is not None and bool(self.cues._inner.admits({"trust": [QUARANTINED]}, np.array([row], dtype=np.uint32))[0])
+        return row is not None and bool(self.cues.admits({"trust": [QUARANTINED]}, np.array([row], dtype=np.uint32))[0])
 
     def accept(self, id: str) -> None:
         """A quarantined record, reviewed: it loses its ``quarantined`` cue (its ``tainted`` one stays)."""

@@ -55,9 +55,6 @@ class Scope:
             return cls(explicit=True)
         return cls(validate_id(user, "user"))
 
-    def __str__(self) -> str:
-        return self.user if self.user is not None else (ALL_USERS if self.explicit else "unscoped")
-
     def writer(self, user_id: str | None) -> str:
         """The user a write (or a per-user read: history, as_of) is about: the scope's,
         unless another is named.
@@ -115,7 +112,3 @@ class Scope:
     def sees(self, user_id: str) -> bool:
         """Whether a record of ``user_id`` exists for this scope."""
         return self.user is None or user_id == self.user
-
-    def users(self, users: Iterable[str]) -> list[str]:
-        """The users of ``users`` this scope reaches."""
-        return [u for u in users if self.sees(u)]
