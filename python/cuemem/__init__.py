@@ -20,6 +20,7 @@ from .errors import (
     CorruptRecordError,
     CuememError,
     CueTypeError,
+    ForgottenError,
     HomeLockedError,
     ImportFileError,
     InvalidArgumentError,
@@ -30,6 +31,7 @@ from .errors import (
     NotFoundError,
     NoteFormatError,
     ReadOnlyError,
+    ReingestError,
     SchemaError,
     ScopeError,
     ShapeError,
@@ -39,6 +41,7 @@ from .errors import (
     UnsupportedVersionError,
     WorkerPermissionError,
 )
+from .forget import ForgetReceipt, Kept
 from .home.results import (
     HomeStats,
     Hit,
@@ -122,6 +125,8 @@ __all__ = [
     "ExpiryReport",
     "Explanation",
     "ExtractiveSummarizer",
+    "ForgetReceipt",
+    "ForgottenError",
     "FsyncPolicy",
     "Hit",
     "HomeLockedError",
@@ -136,6 +141,7 @@ __all__ = [
     "InvalidValueError",
     "Job",
     "Judgement",
+    "Kept",
     "Kind",
     "Level",
     "MaintenanceReport",
@@ -158,6 +164,7 @@ __all__ = [
     "ReadOnlyError",
     "Recall",
     "RecallResult",
+    "ReingestError",
     "ReviewItem",
     "ReviewKind",
     "RowState",

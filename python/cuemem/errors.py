@@ -159,3 +159,17 @@ __all__ += ["ScopeError"]
 class ScopeError(CuememError, PermissionError):
     """A call reaches past its handle's user: another user's memory through a scoped
     handle, or a read of a home holding several users' memories with no user named."""
+
+
+# -- forgetting -------------------------------------------------------------------------
+
+__all__ += ["ForgottenError", "ReingestError"]
+
+
+class ForgottenError(NotFoundError):
+    """A read of a record that was erased by ``forget``: only its tombstone is left."""
+
+
+class ReingestError(InvalidIdError):
+    """A write of a record that was forgotten (the same id, or the same user and narrative);
+    refused unless the call says ``allow_forgotten=True``."""

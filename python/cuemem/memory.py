@@ -20,6 +20,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _arrays
 from .errors import CueTypeError, InvalidArgumentError, NotFoundError, SchemaError, UnknownDimensionError
+from .forget.receipt import ForgetReceipt
+from .forget.service import Forgetting
+from .forget.target import ForgetTarget, check_retention
 from .home.cues import DIMENSIONS, normalize
 from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
@@ -173,6 +176,7 @@ class Memory:
             parts[3].refresh()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
         self._recall, self._life, self._policies, self._memory_md = parts
         self._scope = scope or Scope()
+        self._forgetting = Forgetting(home, profile, self._policies)
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -364,6 +368,7 @@ class Memory:
         thread: str | None = None,
         session: str | None = None,
         source: str | None = None,
+        allow_forgotten: bool = False,
         now: TimeArg = None,
     ) -> str:
         """Validates an episode, appends it to the journal durably, indexes it, returns its id.
@@ -383,19 +388,24 @@ class Memory:
         nothing and returns its id; a write the gate queues returns the id it will
         get once approved.
 
+        A memory :meth:`forget` took out (the same user and narrative) is refused unless
+        ``allow_forgotten``; a forgotten id stays taken for good.
+
         Raises:
             SchemaError: a field breaks the schema (the error names it); nothing is written.
             InvalidIdError: the id is malformed or already taken.
+            ReingestError: it was forgotten (see above).
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
+        _arrays.boolean(allow_forgotten, "allow_forgotten")
         fields = dict(
             id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
             valid_to=valid_to, thread=thread, session=session, source=source,
         )
-        return self._life.remember(narrative, fields, _edge_now(now))
+        return self._life.remember(narrative, fields, _edge_now(now), allow_forgotten=allow_forgotten)
 
     @_serialized
     def import_jsonl(
@@ -406,6 +416,7 @@ class Memory:
         now: TimeArg = None,
         progress: Callable[[int, int], None] | None = None,
         session: str | None = None,
+        allow_forgotten: bool = False,
     ) -> ImportReport:
         """Imports one JSON object per line (``remember``'s keywords plus ``narrative``).
 
@@ -422,20 +433,21 @@ class Memory:
             progress: Called now and then as ``progress(bytes_read, file_size)``.
 
         Each item passes the write gate as :meth:`remember` does; ``ids`` holds what
-        each good item returned.
+        each good item returned. A forgotten item is a bad one unless ``allow_forgotten``.
 
         Raises:
             ImportFileError: bad lines (with their line numbers), nothing written.
             StorageError: the file cannot be read, or the journal cannot be written.
         """
         self._home.check_writable()
+        _arrays.boolean(allow_forgotten, "allow_forgotten")
         at = _edge_now(now)
         session = optional_label(session, "session")
         handle, size = open_jsonl(_arrays.path(path))
         items = jsonl_items(handle, size, progress)
         return import_items(
             self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._scope.writer,
-            session=session,
+            session=session, allow_forgotten=allow_forgotten,
         )
 
     @_serialized
@@ -447,6 +459,7 @@ class Memory:
         now: TimeArg = None,
         progress: Callable[[int, int], None] | None = None,
         session: str | None = None,
+        allow_forgotten: bool = False,
     ) -> ImportReport:
         """Imports mappings of ``remember``'s keywords plus ``narrative``, all or nothing.
 
@@ -457,10 +470,11 @@ class Memory:
         self._home.check_writable()
         if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
             raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
+        _arrays.boolean(allow_forgotten, "allow_forgotten")
         at = _edge_now(now)
         return import_items(
             self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
-            owner=self._scope.writer, session=optional_label(session, "session"),
+            owner=self._scope.writer, session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
         )
 
     # -- read -----------------------------------------------------------------------
@@ -763,6 +777,51 @@ class Memory:
         """
         self._home.check_writable()
         self._life.reject(_arrays.string(id, "a review id"), _edge_now(now), self._scope.sees)
+
+    @_serialized
+    def forget(
+        self,
+        id: str | Sequence[str] | None = None,
+        *,
+        subject: str | None = None,
+        session: str | None = None,
+        source: str | None = None,
+        user: str | None = None,
+        retention: str = "erase",
+        dry_run: bool = False,
+        now: TimeArg = None,
+    ) -> ForgetReceipt:
+        """Forgets records for real, with everything derived from them; returns the receipt.
+
+        The target is one of: ``id`` (one or several), every record of a ``subject``, of a
+        ``session``, from a ``source`` (e.g. one external document), or of a ``user`` —
+        ``user`` with another target narrows it to that user's records (and an unscoped
+        handle on a home of several users must name one). Live, retired and superseded
+        records alike; then their lineage: queued writes holding them, consolidated
+        records and rungs citing them (made again from the sources that remain), a rung's
+        note, mined policies resting on them (mined again from the outcomes that remain).
+        A person's note that cites or quotes one is reported in ``kept``, never edited.
+
+        ``retention="erase"`` (default): the content leaves every file of the home — each
+        journal line that held it becomes a tombstone of the same length (id, content hash),
+        note files are deleted, the text index, embeddings, index cache and MEMORY.md are
+        rewritten without it. ``"retire"``: out of every recall path, kept in the journal
+        for audit. Either way a forgotten record is never ingested again (same id, or same
+        user and narrative) unless a write says ``allow_forgotten=True``. ``dry_run``
+        returns the plan and changes nothing. A crash at any instant leaves the home
+        before the forget or after it.
+
+        Raises:
+            InvalidArgumentError: no target, more than one, or an unknown ``retention``.
+            CueTypeError, SchemaError, InvalidIdError: a malformed value.
+            NotFoundError: an id this handle does not see. ForgottenError: an id already erased.
+            ScopeError: another user's records through a scoped handle; no user named on a
+                shared home (subject, session, source).
+            ReadOnlyError: the handle is read-only (a ``dry_run`` is allowed).
+        """
+        _arrays.boolean(dry_run, "dry_run")
+        target = ForgetTarget.of(id, subject, session, source, user, self._scope, self._users)
+        return self._forgetting.forget(target, check_retention(retention), dry_run, _edge_now(now))
 
     @_serialized
     def history(self, subject: str, *, user_id: str | None = None) -> list[Version]:

@@ -124,6 +124,10 @@ class SalienceTable:
         """Forgets ``rows`` (unknown rows are ignored)."""
         self._inner.remove(_arrays.rows(rows))
 
+    def erase(self, rows: Any) -> None:
+        """Forgets ``rows`` and clears their reference times: nothing of them is left."""
+        self._inner.erase(_arrays.rows(rows))
+
     def get(self, row: int) -> RowState | None:
         """The row as written, or None if it is not live."""
         if isinstance(row, bool) or not isinstance(row, int):

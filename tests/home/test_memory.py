@@ -733,12 +733,12 @@ def test_remember_keeps_the_life_cycle_fields(tmp_path: Path) -> None:
 
 
 def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -> None:
-    """Every keyword of remember (but now, and the provenance the call gives: session, source) is a key an imported item may hold."""
+    """Every keyword of remember (but now, the provenance the call gives — session, source — and the call's allow_forgotten) is a key an imported item may hold."""
     import inspect
 
     from cuemem.home.imports import REMEMBER_KEYS as _REMEMBER_KEYS
 
-    keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now", "session", "source"}
+    keywords = {n for n, p in inspect.signature(Memory.remember).parameters.items() if p.kind is p.KEYWORD_ONLY} - {"now", "session", "source", "allow_forgotten"}
     assert keywords | {"narrative"} == _REMEMBER_KEYS
     with Memory.open(tmp_path / "h", user="*") as mem:
         (eid,) = mem.import_records(

@@ -17,7 +17,11 @@ def test_every_record_kind_has_a_constructor() -> None:
         rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}), rec.taint("default", "s", None, NOW),
         rec.approval("x", reason="conflict", subject="u/s", supersedes=None, episode={}, requested_at=NOW, expires_at=NOW),
         rec.note(Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
+        rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["x"], notes=[], approvals=[], hashes=["0" * 64], at=NOW),
     ]
+    tombstone = rec.erased("x", "remember", "0" * 64, 200)
+    assert len(tombstone) == 200 and tombstone.endswith(b" \n")
+    made.append(__import__("json").loads(tombstone))
     assert sorted(rec.op_of(r).value for r in made) == sorted(op.value for op in rec.Op)  # type: ignore[union-attr]
     assert rec.op_of({"op": "nonsense"}) is None and rec.op_of({}) is None
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import SchemaError
 from ..lifecycle.approvals import Approval
-from ..lifecycle.state import ACCEPTED, REVIEW_VERDICTS
+from ..lifecycle.state import ACCEPTED, ERASE, RETENTIONS, REVIEW_VERDICTS
 from ..schema import Episode
 from ..schema.fields import MAX_SOURCE
 from ..store import records as rec
@@ -35,6 +35,9 @@ REPLAY_BATCH = 10_000
 
 # The kinds, looked up once (an enum member's class attribute is a descriptor call).
 _REMEMBER, _NOTE, _JOB, _RETIRE = rec.Op.REMEMBER, rec.Op.NOTE, rec.Op.JOB, rec.Op.RETIRE
+_ERASED, _FORGET = rec.Op.ERASED, rec.Op.FORGET
+#: What the indexes hold of an erased record: a row, and nothing in it.
+_NO_AXES = [0.0] * 7
 _LIFECYCLE = rec.LIFECYCLE_OPS
 
 
@@ -88,6 +91,28 @@ class Applier:
             self._next_row += 1
             if not self._deferred and len(self._batch.ids) >= REPLAY_BATCH:
                 self.flush()
+        elif op is _ERASED and record.get("was") == _REMEMBER.value:
+            # The tombstone of an erased record keeps its row (rows stay dense) and nothing else.
+            try:
+                _tombstone(record)
+                eid = record["id"]
+                if eid in self._indexes.row_of or eid in self._ids:
+                    raise ValueError(f"id {eid!r} appears twice in the journal")
+            except (KeyError, TypeError, ValueError) as exc:
+                self._indexes.skipped.append((Position(segment, offset), f"an erased record that cuemem did not write: {exc}"))
+                return
+            if self._batch is None:
+                self._batch = Batch(self._next_row)
+                self._steps.append(self._batch)
+            self._batch.add(IndexRow(eid, {}, _NO_AXES, 0.0, 0.0), segment, offset)
+            self._ids.add(eid)
+            self._next_row += 1
+            self._batch = None
+            self._steps.append((record, segment, offset))
+            if not self._deferred:
+                self.flush()
+        elif op is _ERASED:
+            return  # an erased note, version, approval or decision: nothing is left of it
         elif op is not None:
             self._batch = None  # what follows may name the rows just gathered
             self._steps.append((record, segment, offset))
@@ -151,6 +176,8 @@ class Applier:
                     raise TypeError("a job record names its job")
                 _when(record["ran_at"])
                 self._indexes.jobs[record["job"]] = dict(record)
+            elif op is _ERASED:
+                self._indexes.erase(self._indexes.lifecycle.apply(record))
             elif op in _LIFECYCLE:
                 self._lifecycle(record)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -183,6 +210,10 @@ class Applier:
             indexes.retire(gone)
         if review and record["verdict"] == ACCEPTED:
             indexes.accept(record["id"])
+        if op is _FORGET and record["retention"] == ERASE:
+            indexes.erase([i for i in record["ids"] if i in indexes.row_of])
+            for nid in record["notes"]:
+                indexes.notes.pop(nid, None)
 
 
 _VERDICTS = frozenset({"approved", "rejected", "expired", ACCEPTED})
@@ -250,12 +281,36 @@ def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None
     elif op is rec.Op.RETIRE:
         _ids(record["reason"])
         _when(record["at"])
+    elif op is rec.Op.FORGET:
+        _ids(record["id"], *record["ids"], *record["notes"], *record["approvals"])
+        if record["retention"] not in RETENTIONS or not isinstance(record["target"], dict):
+            raise ValueError("a forget record names its retention and target")
+        if not all(_digest(h) for h in record["hashes"]) or len(record["hashes"]) != len(record["ids"]) + len(record["approvals"]):
+            raise ValueError("a forget record holds one content hash per record and queued write")
+        if any(i not in rows for i in record["ids"]):
+            raise ValueError("a forget record names a record the journal does not hold")
+        _when(record["at"])
     elif op is rec.Op.TAINT:
         if not all(isinstance(record[k], str) and _plain_label(record[k]) for k in ("user", "session")):
             raise ValueError("a taint record names its user and session")
         if not _plain_source(record["source"]):
             raise ValueError("a taint record's source is a source or null")
         _when(record["at"])
+
+
+def _digest(value: object) -> bool:
+    """Whether ``value`` is a SHA-256 in lowercase hex."""
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _tombstone(record: Mapping[str, Any]) -> None:
+    """Checks an ``erased`` record against what :func:`cuemem.store.records.erased` writes.
+
+    Raises:
+        KeyError, TypeError, ValueError: it is not such a record.
+    """
+    if not isinstance(record["id"], str) or not record["id"] or not _digest(record["sha256"]) or set(record) != {"op", "id", "was", "sha256"}:
+        raise ValueError("a tombstone holds an id, what it was and a SHA-256")
 
 
 def _ids(*values: object) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -26,13 +27,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptRecordError, CuememError, CueTypeError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError, StorageError
+from ..errors import (
+    CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError,
+    StorageError,
+)
 from ..text.vectors import Embedder
 from ..lifecycle.state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
 from ..schema import Episode, Note
 from ..store import records as rec
+from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
@@ -51,7 +56,7 @@ from .textindex import TextCache
 _log = logging.getLogger("cuemem.home")
 from .vectorindex import VectorCache
 
-__all__ = ["Home"]
+__all__ = ["Home", "Position"]
 
 _NOTE = rec.Op.NOTE.value
 
@@ -130,6 +135,7 @@ class Home:
             lock.acquire(timeout=lock_timeout)
         try:
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only)
+            intent = None if read_only else _pending_forget(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
@@ -159,6 +165,8 @@ class Home:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
                 )
+            if intent is not None:
+                home._complete(intent)
             _log_open(home, read_only)
             return home
         except BaseException:
@@ -274,6 +282,76 @@ class Home:
         self.committed(records)
         return positions
 
+    # -- the one exception to append-only: forget ----------------------------------
+
+    def erase(self, receipt: rec.Record, edits: Sequence[tuple[Position, bytes]], notes: Sequence[str], records: Sequence[rec.Record]) -> None:
+        """Carries out a forget whose ``receipt`` (a ``forget`` record) erases: writes its
+        intent (from then on the forget has happened),
+        overwrites the erased lines with their tombstones, deletes the erased notes'
+        files, commits the intent's records (the receipt last), erases the rows from the
+        text index and the embeddings, and saves every index afresh, so that no file of
+        the home holds the erased content. A crash at any instant leaves the old state
+        (the intent never reached the disk) or the new one (the next writable open
+        carries the intent out again): :mod:`cuemem.store.erasure`.
+
+        Raises:
+            ReadOnlyError: the handle is read-only or closed.
+            StorageError: the file system refused (the intent stays, to be carried out at
+                the next open).
+        """
+        self.check_writable()
+        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records))
+        intent.write(self.layout.forget_intent)
+        self.journal.overwrite(intent.edits)
+        self._complete(intent)
+
+    def _complete(self, intent: Intent) -> None:
+        """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
+        # A note written again by the forget gets its new file from its record (or has it).
+        rewritten = {r["id"] for r in intent.records if r["op"] == _NOTE}
+        self._notes.remove([n for n in intent.notes if n not in rewritten])
+        # A crash may have committed a prefix of the records: only the rest are written.
+        state = self.indexes.lifecycle
+        left = [r for r in intent.records if not _committed(r, self.indexes, state)]
+        if left:
+            self.commit(left)
+        receipt = intent.records[0]
+        if receipt["retention"] == "erase":
+            rows = self.rows_of(receipt["ids"]).tolist()
+            if self.text is not None:
+                self.text.erase(rows, self.indexes, self.journal)
+            if self.vectors is not None:
+                self.vectors.erase(rows)
+        proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
+        self._save_index()
+        Intent.clear(self.layout.forget_intent)
+        _log.info("%s: forget %s carried out (%d lines erased, %d notes deleted)", self.root, intent.receipt, len(intent.edits), len(intent.notes))
+
+    def grep(self, needles: Sequence[bytes | re.Pattern[bytes]]) -> list[tuple[Position, bytes]]:
+        """The journal lines holding any of ``needles`` (see :meth:`Journal.grep
+        <cuemem.store.journal.Journal.grep>`), in journal order."""
+        return self.journal.grep(needles)
+
+    def lines(self, positions: Sequence[Position]) -> list[bytes]:
+        """The journal lines starting at ``positions``, as stored."""
+        return self.journal.lines(positions)
+
+    def position(self, row: int) -> Position:
+        """Where row ``row``'s record starts in the journal."""
+        return self.indexes.position(row)
+
+    def row_at(self, position: Position) -> int | None:
+        """The row whose record starts at ``position``, or None."""
+        n = len(self.indexes)
+        if not n:
+            return None
+        segments = np.frombuffer(self.indexes.segments, dtype=np.uint64)
+        offsets = np.frombuffer(self.indexes.offsets, dtype=np.uint64)
+        keys = (segments << np.uint64(40)) | offsets  # rows are in journal order: the keys ascend
+        key = np.uint64((position.segment << 40) | position.offset)
+        at = int(np.searchsorted(keys, key))
+        return at if at < n and keys[at] == key else None
+
     def _follow_journal(self) -> bool:
         """Applies whatever the journal holds beyond the indexes (after a failed append);
         whether that worked (if not, the next open replays the journal)."""
@@ -325,8 +403,15 @@ class Home:
 
     def episode(self, row: int) -> Episode:
         """The stored episode of row ``row``, read from the journal; a quarantined record a
-        person accepted since reads as reviewed."""
-        episode = Episode.from_json(self.journal.read_at(self.indexes.position(row))["episode"])
+        person accepted since reads as reviewed.
+
+        Raises:
+            ForgottenError: the record was erased.
+        """
+        stored = self.journal.read_at(self.indexes.position(row)).get("episode")
+        if not isinstance(stored, dict):
+            raise ForgottenError(f"episode {self.indexes.ids[row]!r} was erased by forget")
+        episode = Episode.from_json(stored)
         if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
             return dataclasses.replace(episode, reviewed=True)
         return episode
@@ -349,10 +434,13 @@ class Home:
 
         Raises:
             NotFoundError: no such id in this home.
+            ForgottenError: it was erased by forget.
         """
         row = self.indexes.row_of.get(id) if isinstance(id, str) else None
         if row is None:
             raise NotFoundError(f"no episode with id {id!r}")
+        if id in self.indexes.lifecycle.erased:
+            raise ForgottenError(f"episode {id!r} was erased by forget")
         return self.episode(row)
 
     def stored(self, rows: Sequence[int] | npt.NDArray[Any]) -> list[dict[str, Any]]:
@@ -544,6 +632,35 @@ class Home:
             journal_segments=len(segments),
             journal_problems=len(self.journal.problems),
         )
+
+
+def _pending_forget(layout: Layout, journal: Journal) -> Intent | None:
+    """The forget a crash interrupted, its tombstones written again (before anything reads
+    the journal); None when there is none, or when the file there is not an intent (it is
+    reported and left alone: nothing of it is done)."""
+    try:
+        intent = Intent.load(layout.forget_intent)
+    except CorruptRecordError as exc:
+        _log.warning("%s: %s; it is left in place, and nothing of it is done", layout.root, exc)
+        return None
+    if intent is not None:
+        _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
+        journal.overwrite(intent.edits)
+    return intent
+
+
+def _committed(record: rec.Record, indexes: Indexes, state: LifecycleState) -> bool:
+    """Whether ``record`` (of a forget's intent) is in the journal already."""
+    op = record["op"]
+    if op == rec.Op.REMEMBER.value:
+        return record["episode"]["id"] in indexes.row_of
+    if op == rec.Op.NOTE.value:
+        return bool(indexes.notes.get(record["id"], (0, ""))[0] >= record["version"])
+    if op == rec.Op.FORGET.value:
+        return record["id"] in state.receipts
+    if op == rec.Op.VERSION.value:
+        return any(v.id == record["id"] for v in state.versions.get(record["subject"], []))
+    return False
 
 
 def _log_open(home: Home, read_only: bool) -> None:

@@ -106,14 +106,15 @@ def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | 
 @gc_paused
 def import_items(
     home: Home, profile: Profile, items: Iterable[Item], *, skip_bad: bool, at: datetime, source: str,
-    owner: Callable[[Any], str] | None = None, session: str | None = None,
+    owner: Callable[[Any], str] | None = None, session: str | None = None, allow_forgotten: bool = False,
 ) -> ImportReport:
     """Imports ``items`` into ``home``, all or nothing (bad ones skipped with ``skip_bad``).
 
     ``owner`` maps an item's ``user_id`` (None when it names none) to the user it is
     written as, raising :class:`~cuemem.errors.ScopeError` for one its handle may not
     write; ``session`` is the session of every item (provenance comes from the call,
-    so an item cannot name its own).
+    so an item cannot name its own). A forgotten item (its id, or its user and
+    narrative) is a bad item unless ``allow_forgotten`` (and its id stays taken).
 
     Raises:
         ImportFileError: bad items (with their numbers) and not ``skip_bad``; nothing written.
@@ -124,7 +125,7 @@ def import_items(
     if text is not None:
         text.ready(home.indexes, home.journal)  # a failed import rolls back to here
     try:
-        applier, outcome = _stage(home, profile, items, skip_bad, at, source, owner, session)
+        applier, outcome = _stage(home, profile, items, skip_bad, at, source, owner, session, allow_forgotten)
     except BaseException:
         if text is not None:
             text.rollback()
@@ -140,7 +141,7 @@ def import_items(
 
 def _stage(
     home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str,
-    owner: Callable[[Any], str] | None, session: str | None,
+    owner: Callable[[Any], str] | None, session: str | None, allow_forgotten: bool,
 ) -> tuple[Applier, tuple[list[str], list[str], list[str], list[tuple[int, str]]]]:
     """Stages every item; the stage joins the journal as the last step, or not at all."""
     errors: list[tuple[int, str]] = []
@@ -149,7 +150,7 @@ def _stage(
     repeated: list[str] = []
     by_action = {Action.QUEUE: queued, Action.REPEAT: repeated}
     taken: set[str] = set()
-    admission = Admission(home, profile, at)
+    admission = Admission(home, profile, at, allow_forgotten=allow_forgotten)
     applier = Applier(home.indexes, trusted=True, deferred=True)
     text = home.text
     row = len(home)

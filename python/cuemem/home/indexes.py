@@ -230,6 +230,17 @@ class Indexes:
             citers = np.frombuffer(self.citers, dtype=np.int64)
             citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
 
+    def erase(self, ids: Sequence[str]) -> None:
+        """Takes the rows of ``ids`` out as :meth:`retire` does, and leaves nothing of them:
+        their salience rows and reference times are cleared and nothing counts as citing
+        them, as if each had been written empty and retired (what a replay of their
+        tombstones makes)."""
+        rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
+        if len(rows):
+            self.retire([self.ids[r] for r in rows.tolist()])
+            self.salience.erase(rows)
+            np.frombuffer(self.citers, dtype=np.int64)[rows.astype(np.int64)] = NOT_CITED
+
     def quarantined(self, id: str) -> bool:
         """Whether ``id`` is a live record nobody has reviewed yet (its ``trust`` cue says so)."""
         row = self.row_of.get(id)

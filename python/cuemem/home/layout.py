@@ -18,6 +18,7 @@ class Layout:
       proposals/    maintenance proposals awaiting a decision
       MEMORY.md     generated: what an agent auto-loads
       .lock         held by the one writer
+      .forget.json  while a forget is carried out: what it does (store/erasure.py)
     ```
     """
 
@@ -46,6 +47,10 @@ class Layout:
     @property
     def lock(self) -> Path:
         return self.root / ".lock"
+
+    @property
+    def forget_intent(self) -> Path:
+        return self.root / ".forget.json"
 
     def create(self) -> None:
         """Creates the directories (idempotent)."""

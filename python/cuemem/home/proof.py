@@ -30,7 +30,7 @@ from ..store.fsync import write_atomic
 from ..store.journal import Journal, Position, segment_name
 from .indexes import clear_foreign
 
-__all__ = ["FILE", "check", "discard", "save"]
+__all__ = ["FILE", "check", "discard", "drop", "save"]
 
 #: The fingerprint's file name inside ``home/index``.
 FILE = "journal.json"
@@ -102,6 +102,22 @@ def discard(index_dir: Path) -> None:
         pass
     except OSError:
         clear_foreign(index_dir / FILE)
+
+
+def drop(index_dir: Path, segments: set[int]) -> None:
+    """Forgets the checksums of ``segments`` (a forget overwrote lines in them): the next
+    save checksums them afresh, and only them."""
+    if not segments:
+        return
+    try:
+        body = _read(index_dir)
+    except _Unreadable:
+        return
+    if body is None:
+        return
+    names = {segment_name(s) for s in segments}
+    body["segments"] = {k: v for k, v in body["segments"].items() if k not in names}
+    _write(index_dir, body)
 
 
 def save(index_dir: Path, journal: Journal, head: Position) -> None:

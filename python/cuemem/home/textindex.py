@@ -101,7 +101,7 @@ class TextCache:
             if body.get("recipe") != text_recipe(self.analyzer):
                 return None, "the recipe changed"
             rows = int(body["rows"])
-            if rows > len(indexes) or rows != self.core.num_docs:
+            if rows > len(indexes) or int(body.get("docs", rows)) != self.core.num_docs:
                 return None, "the text index holds rows the journal does not"
             if rows and record_sha(journal.read_at(indexes.position(rows - 1))) != body["last_record_sha256"]:
                 return None, "the journal does not extend the text index"
@@ -137,8 +137,10 @@ class TextCache:
         for entry in journal.read(want):
             if entry.position != want:
                 continue  # a note, or a record a person broke (no row)
-            rows.append(r)
-            texts.append(entry.record["episode"]["narrative"])
+            episode = entry.record.get("episode")
+            if isinstance(episode, dict):  # else the tombstone of an erased record: no document
+                rows.append(r)
+                texts.append(episode["narrative"])
             r += 1
             if len(rows) >= _BATCH:
                 self.add(rows, texts)
@@ -147,6 +149,7 @@ class TextCache:
                 break
             want = indexes.position(r)
         self.add(rows, texts)
+        self.rows = max(self.rows, r)
         return r - start
 
     def add(self, rows: Sequence[int], texts: Sequence[str]) -> None:
@@ -155,11 +158,28 @@ class TextCache:
             self.core.add(np.asarray(rows, dtype=np.uint32), list(texts))
             self.rows = max(self.rows, int(rows[-1]) + 1)
 
-    def commit(self, indexes: Indexes, journal: Journal) -> None:
-        """Commits pending rows with a payload naming the recipe and the journal digest."""
+    def _payload(self, indexes: Indexes, journal: Journal, docs: int) -> str:
         last = record_sha(journal.read_at(indexes.position(self.rows - 1))) if self.rows else None
-        payload = {"recipe": text_recipe(self.analyzer), "rows": self.rows, "last_record_sha256": last}
-        self.core.commit(json.dumps(payload, sort_keys=True))
+        body: dict[str, object] = {"recipe": text_recipe(self.analyzer), "rows": self.rows, "last_record_sha256": last}
+        if docs != self.rows:
+            body["docs"] = docs  # rows without a document: erased ones
+        return json.dumps(body, sort_keys=True)
+
+    def commit(self, indexes: Indexes, journal: Journal) -> None:
+        """Commits pending rows with a payload naming the recipe, the rows and documents it
+        covers and the journal digest."""
+        self.core.commit(self._payload(indexes, journal, self.core.num_docs + self.core.pending))
+
+    def erase(self, rows: Sequence[int], indexes: Indexes, journal: Journal) -> int:
+        """Erases the documents of ``rows`` for good (their terms leave the files); how many."""
+        if not rows:
+            return 0
+        held = np.asarray(rows, dtype=np.uint32)
+        expected = self.core.num_docs + self.core.pending - int(np.count_nonzero(held < self.rows))
+        removed = int(self.core.erase(held, self._payload(indexes, journal, expected)))
+        if self.core.num_docs != expected:  # some of them held no document: say what is there
+            self.core.commit(self._payload(indexes, journal, self.core.num_docs))
+        return removed
 
     def rollback(self) -> None:
         """Drops the rows added since the last commit."""

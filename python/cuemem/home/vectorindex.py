@@ -116,13 +116,23 @@ class VectorCache:
             grown[: self.rows] = self._matrix[: self.rows]
             self._matrix = grown
         done = 0
+        erased = home.indexes.lifecycle.erased
+        ids = home.indexes.ids
         for start in range(self.rows, n, _BATCH):
-            rows = list(range(start, min(start + _BATCH, n)))
-            texts = [embedding_text(e, self.embedder.template) for e in home.stored(rows)]
-            self._matrix[start : start + len(rows)] = checked_vectors(self.embedder.passages(texts), len(rows), self.embedder.dim, "passages")
-            self.rows = start + len(rows)
+            rows = [r for r in range(start, min(start + _BATCH, n)) if ids[r] not in erased]  # an erased row stays zero
+            if rows:
+                texts = [embedding_text(e, self.embedder.template) for e in home.stored(rows)]
+                self._matrix[rows] = checked_vectors(self.embedder.passages(texts), len(rows), self.embedder.dim, "passages")
+            self.rows = min(start + _BATCH, n)
             done += len(rows)
         return done
+
+    def erase(self, rows: list[int]) -> None:
+        """Clears the embeddings of erased rows (saved at the next save)."""
+        held = [r for r in rows if r < self.rows]
+        if held:
+            self._matrix[held] = 0.0
+            self._saved = -1
 
     def query(self, text: str) -> npt.NDArray[np.float32]:
         """The question's vector (the last :data:`_QUERIES` questions' are kept)."""

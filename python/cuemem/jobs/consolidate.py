@@ -32,7 +32,7 @@ from .items import CHRONOLOGICAL, Item
 
 _NARRATIVE, _ACTORS, _TAGS = (operator.attrgetter(f) for f in ("narrative", "actors", "tags"))
 
-__all__ = ["Promotion", "consolidate", "group_key", "promotion_id"]
+__all__ = ["Promotion", "consolidate", "group_key", "promotion_id", "promotion_of"]
 
 #: The routes by which a group is promoted.
 REPETITION = "repetition"
@@ -149,11 +149,12 @@ def consolidate(items: Iterable[Item], now: datetime, config: ConsolidationConfi
         if max(map(max, (m.axes for m in members))) >= cfg.salience_floor:
             routes.append(INTENSITY)
         if routes:
-            out.append(_promotion(key, tuple(routes), members))
+            out.append(promotion_of(key, tuple(routes), members))
     return out
 
 
-def _promotion(key: tuple[str, str], routes: tuple[str, ...], members: list[Item]) -> Promotion:
+def promotion_of(key: tuple[str, str], routes: tuple[str, ...], members: Sequence[Item]) -> Promotion:
+    """The promotion of ``members`` (one group, in the order they occurred) by ``routes``."""
     sources = tuple(m.id for m in members)
     return Promotion(
         id=promotion_id(sources),

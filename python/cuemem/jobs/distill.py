@@ -48,7 +48,7 @@ from .config import DistillationConfig
 from .items import CHRONOLOGICAL, Item
 from .summarize import ExtractiveSummarizer, Summarizer, SummaryRequest
 
-__all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_axes", "rung_id", "select_candidates", "topic"]
+__all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_axes", "rung_id", "rung_of", "select_candidates", "topic"]
 
 #: The abstraction ladder, bottom to top.
 LADDER: tuple[Level, ...] = (Level.RAW, Level.SUMMARY, Level.PATTERN, Level.PRINCIPLE, Level.POLICY)
@@ -228,27 +228,35 @@ def plan_rungs(
         level = LADDER[rank]
         if level is not Level.SUMMARY and len(members) < 2:
             continue  # one abstraction alone waits for company before it climbs again
-        text = summarize(SummaryRequest(level, about, tuple(members), cfg.sample))
-        if not isinstance(text, str) or not text.strip():
-            raise CueTypeError(f"a summarizer must return non-blank text, got {text!r}")
-        sources = tuple(m.id for m in members)
-        actors = Counter(a for m in members for a in m.actors)
-        types = Counter(m.type for m in members)
-        rungs.append(
-            Rung(
-                id=rung_id(level, sources),
-                level=level,
-                topic=about,
-                narrative=text,
-                sources=sources,
-                user_id=user,
-                type=sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
-                kind=Kind.POLICY if level is Level.POLICY else Kind.SEMANTIC,
-                subject=members[0].subject if about.startswith("subject ") else None,
-                actors=tuple(a for a, _ in sorted(actors.items(), key=lambda kv: (-kv[1], kv[0]))[:RUNG_ACTORS]),
-                salience=rung_axes(members),
-                confidence=sum(m.confidence for m in members) / len(members),
-                taint=any(m.taint for m in members),
-            )
-        )
+        rungs.append(rung_of(level, about, members, cfg, summarize))
     return rungs
+
+
+def rung_of(level: Level, about: str, members: Sequence[Item], config: DistillationConfig, summarize: Summarizer) -> Rung:
+    """The rung at ``level`` abstracting ``members`` (of one user, in the order they
+    occurred) under the topic ``about``.
+
+    Raises:
+        CueTypeError: the summarizer returns something other than non-blank text.
+    """
+    text = summarize(SummaryRequest(level, about, tuple(members), config.sample))
+    if not isinstance(text, str) or not text.strip():
+        raise CueTypeError(f"a summarizer must return non-blank text, got {text!r}")
+    sources = tuple(m.id for m in members)
+    actors = Counter(a for m in members for a in m.actors)
+    types = Counter(m.type for m in members)
+    return Rung(
+        id=rung_id(level, sources),
+        level=level,
+        topic=about,
+        narrative=text,
+        sources=sources,
+        user_id=members[0].user_id,
+        type=sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
+        kind=Kind.POLICY if level is Level.POLICY else Kind.SEMANTIC,
+        subject=members[0].subject if about.startswith("subject ") else None,
+        actors=tuple(a for a, _ in sorted(actors.items(), key=lambda kv: (-kv[1], kv[0]))[:RUNG_ACTORS]),
+        salience=rung_axes(members),
+        confidence=sum(m.confidence for m in members) / len(members),
+        taint=any(m.taint for m in members),
+    )

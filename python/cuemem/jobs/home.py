@@ -37,7 +37,7 @@ from .summarize import Summarizer
 if TYPE_CHECKING:
     from ..home.home import Home
 
-__all__ = ["old_rows", "read_items", "run_consolidation", "run_distillation"]
+__all__ = ["old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_distillation"]
 
 _REMEMBER = rec.Op.REMEMBER.value
 
@@ -93,7 +93,7 @@ def _quarantine_mask(home: Home) -> npt.NDArray[np.bool_]:
     return mask
 
 
-def _promoted_episode(p: Promotion, now: datetime) -> Episode:
+def promoted_episode(p: Promotion, now: datetime) -> Episode:
     return Episode.create(
         p.narrative, id=p.id, recorded_at=now, user_id=p.user_id, type=p.type, actors=p.actors, occurred_at=p.occurred_at,
         importance=p.salience["importance"], risk=p.salience["risk"], salience=p.salience, confidence=p.confidence,
@@ -122,7 +122,7 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     for p in consolidate(items, now, config):
         if home.id_taken(p.id):
             continue
-        admitted = admission.admit(_promoted_episode(p, now))
+        admitted = admission.admit(promoted_episode(p, now))
         records.extend(admitted.records)
         if admitted.action in (Action.WRITE, Action.SUPERSEDE):
             plan.append(p)
@@ -138,7 +138,7 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     return report
 
 
-def _rung_episode(rung: Rung, now: datetime) -> Episode:
+def rung_episode(rung: Rung, now: datetime) -> Episode:
     return Episode.create(
         rung.narrative, id=rung.id, recorded_at=now, user_id=rung.user_id, type=rung.type, actors=rung.actors,
         occurred_at=now.date(), importance=rung.salience["importance"], risk=rung.salience["risk"], salience=rung.salience,
@@ -147,7 +147,7 @@ def _rung_episode(rung: Rung, now: datetime) -> Episode:
     )
 
 
-def _rung_note_fields(rung: Rung, stored: dict[str, Any]) -> dict[str, Any]:
+def rung_note_fields(rung: Rung, stored: dict[str, Any]) -> dict[str, Any]:
     """The note of a rung as the gate wrote its record (its tier and confidence)."""
     return dict(
         body=rung.narrative, id=rung.id, kind=rung.kind, subject=rung.subject, sources=rung.sources, confidence=stored["confidence"],
@@ -178,11 +178,11 @@ def run_distillation(
     episodes: list[rec.Record] = []
     notes: list[Note] = []
     for rung in rungs:
-        admitted = admission.admit(_rung_episode(rung, now))
+        admitted = admission.admit(rung_episode(rung, now))
         episodes.extend(admitted.records)
         for record in admitted.records:
             if record["op"] == _REMEMBER:
-                notes.extend(next_versions(home.notes, home.note_versions, _rung_note_fields(rung, record["episode"]), now))
+                notes.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, record["episode"]), now))
     by_level: dict[str, int] = {}
     for r in rungs:
         by_level[r.level.value] = by_level.get(r.level.value, 0) + 1

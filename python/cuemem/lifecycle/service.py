@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
+from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError
 from ..schema import Episode, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
@@ -53,11 +53,11 @@ class Lifecycle:
 
     # -- writes ---------------------------------------------------------------------
 
-    def remember(self, narrative: object, fields: dict[str, Any], at: datetime) -> str:
+    def remember(self, narrative: object, fields: dict[str, Any], at: datetime, *, allow_forgotten: bool = False) -> str:
         """Writes one episode of ``remember``'s keywords through the gate; returns its id
         (for a repetition, the current version's; for a queued write, the id it will get)."""
         episode = new_episode(self._home, narrative, fields, at)
-        admitted = Admission(self._home, self.profile, at).admit(episode)
+        admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).admit(episode)
         self._home.commit(admitted.records)
         return admitted.id
 
@@ -77,7 +77,10 @@ class Lifecycle:
                     ids.append(held.id)
                     continue
                 candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
-            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
+            try:
+                admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
+            except ReingestError:
+                continue  # a forget took it out: hearing it again does not bring it back
             ids.append(admitted.id)
             records.extend(admitted.records)
             rows += sum(r["op"] == _REMEMBER for r in admitted.records)

@@ -5,8 +5,9 @@ life-cycle record (and every short-term ``remember``) in journal order, the same
 path a live write takes, so a rebuild yields the same state. It is saved beside the
 index cache as ``lifecycle.json``.
 
-It follows the ``version``, ``approval``, ``decision``, ``retire`` and ``taint`` records
-(their fields are in :mod:`cuemem.store.records`) and the short-term ``remember``s.
+It follows the ``version``, ``approval``, ``decision``, ``retire``, ``taint`` and
+``forget`` records (their fields are in :mod:`cuemem.store.records`), the short-term
+``remember``s and the tombstones of erased records.
 """
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ from typing import Any
 
 from ..store.records import Op, op_of
 
-__all__ = ["ACCEPTED", "REJECTED", "REVIEW_VERDICTS", "LifecycleState", "ShortItem", "VersionEntry"]
+__all__ = ["ACCEPTED", "ERASE", "FORGOTTEN", "REJECTED", "RETENTIONS", "RETIRE", "REVIEW_VERDICTS", "LifecycleState", "ShortItem", "VersionEntry"]
 
 #: The verdicts on a quarantined record.
 ACCEPTED, REJECTED = "accepted", "rejected"
 REVIEW_VERDICTS = frozenset({ACCEPTED, REJECTED})
+
+#: The retention classes of a forget: the content is gone from every file, or kept for audit only.
+ERASE, RETIRE = "erase", "retire"
+RETENTIONS = (ERASE, RETIRE)
+#: Why a forgotten record left the live indexes.
+FORGOTTEN = "forgotten"
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,12 @@ class LifecycleState:
     #: or None): tainted for good. Keyed by the session alone: a session that writes for
     #: several users taints what it writes for each (over-tainting is the safe side).
     tainted_sessions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: Erased record id -> its content hash (:func:`~cuemem.store.records.content_hash`).
+    erased: dict[str, str] = field(default_factory=dict)
+    #: Content hashes of every forgotten record (erased or retired): never ingested again.
+    forgotten: set[str] = field(default_factory=set)
+    #: The ids of the forget receipts applied, in order.
+    receipts: list[str] = field(default_factory=list)
 
     def note_remember(self, episode: Mapping[str, Any]) -> None:
         """Follows a ``remember`` record (only short-term ones matter here)."""
@@ -105,7 +118,47 @@ class LifecycleState:
                 self.retired[rid] = str(record["reason"])
                 self.short.pop(rid, None)
             return gone
+        elif op is Op.FORGET:
+            return self._forget(record)
+        elif op is Op.ERASED and record["was"] == Op.REMEMBER.value:
+            eid = str(record["id"])
+            self.retired[eid] = FORGOTTEN
+            self.erased[eid] = str(record["sha256"])
+            return [eid]
         return []
+
+    def _forget(self, record: Mapping[str, Any]) -> list[str]:
+        """Follows a forget receipt: its records leave every version chain (the version
+        before a forgotten current one is current again), the approval queue and the
+        short-term list; erased ones are remembered by their hash alone."""
+        ids = [str(i) for i in record["ids"]]
+        gone = set(ids)
+        erase = record["retention"] == ERASE
+        for key in [k for k, chain in self.versions.items() if any(v.id in gone for v in chain)]:
+            kept = [v for v in self.versions[key] if v.id not in gone]
+            if kept:
+                self.versions[key] = kept
+            else:
+                del self.versions[key]
+        for old in [o for o, new in self.superseded_by.items() if new in gone or o in gone]:
+            del self.superseded_by[old]
+        for aid in map(str, record["approvals"]):
+            self.pending.pop(aid, None)
+            if erase:
+                self.decided.pop(aid, None)
+        out = []
+        for rid, digest in zip(ids, map(str, record["hashes"])):
+            if self.retired.get(rid) is None:
+                out.append(rid)
+            self.retired[rid] = FORGOTTEN
+            self.short.pop(rid, None)
+            if erase:
+                self.erased[rid] = digest
+                self.reviewed.pop(rid, None)
+            self.forgotten.add(digest)
+        self.forgotten.update(map(str, record["hashes"][len(ids):]))  # the queued writes' (after the records')
+        self.receipts.append(str(record["id"]))
+        return out
 
     def current(self, key: str) -> VersionEntry | None:
         """The current (latest adopted) version of a subject key."""
@@ -120,7 +173,7 @@ class LifecycleState:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready image of the state (keys sorted by the writer)."""
-        return {
+        image: dict[str, Any] = {
             "versions": {k: [[v.id, v.valid_from, v.adopted_at] for v in chain] for k, chain in self.versions.items()},
             "superseded_by": self.superseded_by,
             "pending": self.pending,
@@ -130,6 +183,9 @@ class LifecycleState:
             "reviewed": self.reviewed,
             "tainted_sessions": [[s, u, source] for s, (u, source) in self.tainted_sessions.items()],
         }
+        if self.receipts or self.erased:  # a home that never forgot keeps its bytes
+            image |= {"erased": self.erased, "forgotten": sorted(self.forgotten), "receipts": self.receipts}
+        return image
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LifecycleState:
@@ -147,4 +203,7 @@ class LifecycleState:
             retired={str(k): str(v) for k, v in data["retired"].items()},
             reviewed={str(k): str(v) for k, v in data["reviewed"].items()},
             tainted_sessions={str(s): (str(u), None if v is None else str(v)) for s, u, v in data["tainted_sessions"]},
+            erased={str(k): str(v) for k, v in data.get("erased", {}).items()},
+            forgotten={str(h) for h in data.get("forgotten", [])},
+            receipts=[str(r) for r in data.get("receipts", [])],
         )

@@ -35,14 +35,14 @@ from datetime import datetime
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
-from ..errors import InvalidIdError, NotFoundError, SchemaError
+from ..errors import InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
 from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
 from .extract import plain, subject_key
 from .gate import Action, Current, judge, trusted
 from .profiles import Profile
-from .state import LifecycleState
+from .state import FORGOTTEN, LifecycleState
 from .versions import beyond_bound
 
 __all__ = ["Admission", "Admitted", "HomeState", "is_versioned", "new_episode", "version_key"]
@@ -123,6 +123,8 @@ def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], reco
             eid = home.new_id(seed, pending)
     else:
         eid = given
+        if isinstance(eid, str) and home.lifecycle.retired.get(eid) == FORGOTTEN:
+            raise ReingestError(f"id {eid!r} was forgotten; its tombstone keeps the id", "id")
         if isinstance(eid, str) and (home.id_taken(eid) or (taken is not None and eid in taken)):
             raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
     return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
@@ -143,14 +145,17 @@ class Admission:
         home: The home's state before the batch.
         profile: The failure-cost profile: trust, approvals, the live-version bound.
         at: When the batch is written (adoption and request times).
+        allow_forgotten: Admit what a forget took out (the same user and narrative);
+            by default it is refused (``ReingestError``).
     """
 
-    __slots__ = ("home", "profile", "at", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
+    __slots__ = ("home", "profile", "at", "allow_forgotten", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
 
-    def __init__(self, home: HomeState, profile: Profile, at: datetime) -> None:
+    def __init__(self, home: HomeState, profile: Profile, at: datetime, *, allow_forgotten: bool = False) -> None:
         self.home = home
         self.profile = profile
         self.at = at
+        self.allow_forgotten = allow_forgotten
         # This batch's own adoptions and requests, ahead of the home's state.
         self._current: dict[str, Current] = {}
         self._live: dict[str, list[str]] = {}
@@ -189,7 +194,17 @@ class Admission:
         return episode, records
 
     def admit(self, episode: Episode) -> Admitted:
-        """The records that write ``episode`` as the gate decides (see the module docstring)."""
+        """The records that write ``episode`` as the gate decides (see the module docstring).
+
+        Raises:
+            ReingestError: a forget took this memory out (and the batch does not allow it).
+            SchemaError: it cites another user's record.
+        """
+        forgotten = self.home.lifecycle.forgotten
+        if forgotten and not self.allow_forgotten and rec.content_hash(episode.user_id, episode.narrative) in forgotten:
+            raise ReingestError(
+                f"this memory of user {episode.user_id!r} was forgotten; write it with allow_forgotten=True to keep it again", "narrative"
+            )
         episode, marked = self.provenance(episode)
         admitted = self._admit(episode)
         for record in admitted.records:

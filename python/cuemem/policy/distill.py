@@ -30,7 +30,10 @@ from ..schema import Episode, Outcome
 from .contradictions import flag_contradictions
 from .model import Cause, Policy, Polarity, cause_key, confidence
 
-__all__ = ["CAUSE_DIMENSIONS", "distill_policies", "policy_id"]
+__all__ = ["CAUSE_DIMENSIONS", "DEFAULT_MAX_CUES", "DEFAULT_MIN_SUPPORT", "distill_policies", "policy_id"]
+
+#: The mining's defaults: outcomes a cause needs, and cues it may combine.
+DEFAULT_MIN_SUPPORT, DEFAULT_MAX_CUES = 2, 3
 
 #: The cue dimensions a cause is made of.
 CAUSE_DIMENSIONS: tuple[str, ...] = ("type", "actor", "tag", "subject")
@@ -52,8 +55,8 @@ def policy_id(polarity: Polarity, cause: Cause | str, namespace: str | None = No
 def distill_policies(
     episodes: Iterable[Episode],
     *,
-    min_support: int = 2,
-    max_cues: int = 3,
+    min_support: int = DEFAULT_MIN_SUPPORT,
+    max_cues: int = DEFAULT_MAX_CUES,
     dimensions: Sequence[str] = CAUSE_DIMENSIONS,
     namespace: str | None = None,
 ) -> list[Policy]:

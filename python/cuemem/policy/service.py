@@ -21,7 +21,7 @@ from ..schema import Episode, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .contradictions import contradicting_pairs, flag_contradictions
-from .distill import distill_policies
+from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_policies
 from .explain import Explanation
 from .judge import Judgement, PolicyBook
 from .model import Policy
@@ -51,17 +51,7 @@ class Policies:
     def distill(self, *, min_support: int, max_cues: int, at: datetime) -> PolicyReport:
         """Mines policies from the outcome episodes and commits each changed one as a note version."""
         home = self._home
-        # Quarantined outcomes drive nothing; each user's outcomes are mined on their own.
-        rows = home.select({"outcome": ["negative", "positive"]}, exclude={"trust": [QUARANTINED]})
-        by_user: dict[str, list[Episode]] = {}
-        for stored in home.stored(rows):
-            e = Episode.from_json(stored)
-            by_user.setdefault(e.user_id, []).append(e)
-        mined = []
-        for user in sorted(by_user):
-            namespace = None if user == DEFAULT_USER else user
-            mined += distill_policies(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
-        mined.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
+        mined = self._mine(min_support=min_support, max_cues=max_cues)
         known = {p.id: p for p in self.book()}
         notes: list[Note] = []
         written, unchanged, retired = [], [], []
@@ -90,6 +80,48 @@ class Policies:
                 write({**fields, "valid_to": at})
         home.commit([rec.note(n) for n in notes])
         return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
+
+    def _mine(
+        self, *, min_support: int, max_cues: int, users: Sequence[str] | None = None, without: frozenset[str] = frozenset()
+    ) -> list[Policy]:
+        """The policies the live outcomes yield (of ``users``, all by default), leaving out
+        the records ``without``, best first."""
+        home = self._home
+        # Quarantined outcomes drive nothing; each user's outcomes are mined on their own.
+        cues = {"outcome": ["negative", "positive"]}
+        if users is not None:
+            cues["user"] = list(users)
+        rows = home.select(cues, exclude={"trust": [QUARANTINED]})
+        by_user: dict[str, list[Episode]] = {}
+        for stored in home.stored(rows):
+            if stored["id"] in without:
+                continue
+            e = Episode.from_json(stored)
+            by_user.setdefault(e.user_id, []).append(e)
+        mined = []
+        for user in sorted(by_user):
+            namespace = None if user == DEFAULT_USER else user
+            mined += distill_policies(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
+        mined.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
+        return mined
+
+    def resting_on(self, forgotten: frozenset[str]) -> list[Policy]:
+        """The mined policies that cite any of ``forgotten`` (as evidence or counter-example)."""
+        return [p for p in self.book() if p.generated and not forgotten.isdisjoint((*p.evidence, *p.counter_examples))]
+
+    def rederive(self, affected: Sequence[Policy], forgotten: frozenset[str]) -> dict[str, dict[str, Any]]:
+        """For each of ``affected`` that the outcomes left without ``forgotten`` still yield
+        (mined as :meth:`distill` mines, for the users they were mined for), the fields of
+        its new note, by id."""
+        if not affected:
+            return {}
+        scopes = {u for p in affected for u in p.scope}
+        users = sorted(scopes) if scopes and all(p.scope for p in affected) else None
+        wanted = {p.id for p in affected}
+        # The mining's parameters are not recorded: the defaults, with room for the longest cause.
+        cues = max(DEFAULT_MAX_CUES, *(len(p.cause) for p in affected))
+        mined = self._mine(min_support=DEFAULT_MIN_SUPPORT, max_cues=cues, users=users, without=forgotten)
+        return {p.id: policy_note_fields(p) for p in mined if p.id in wanted}
 
     def judge(self, situation: dict[str, list[str]], text: str | None, user: str | None = None, tainted: bool = False) -> Judgement:
         """The policies (of ``user``'s book) that apply to ``situation`` (cue values in

@@ -4,7 +4,9 @@ On disk a journal is a directory of segments ``000001.jsonl``, ``000002.jsonl``,
 each line is one record serialized as
 ``json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)`` in
 UTF-8 and terminated by ``\\n``. **A record is committed iff its line ends with**
-``\\n``. Committed bytes are never rewritten or truncated.
+``\\n``. Committed bytes are never rewritten or truncated, with one exception:
+:meth:`Journal.overwrite`, by which ``forget`` replaces a committed line with a
+tombstone of exactly its length, so no position moves.
 
 Positions. A :class:`Position` ``(segment, offset)`` is the byte offset where a line
 starts; positions are totally ordered in journal order. :meth:`Journal.head` is the
@@ -274,6 +276,49 @@ class Journal:
         self._head = Position(self._segment, self._size)
         return positions
 
+    def overwrite(self, edits: Sequence[tuple[Position, bytes]]) -> None:
+        """Replaces committed lines in place, each with a line of exactly its length, and
+        syncs every segment touched (whatever the fsync policy: an erasure is never left
+        to chance). Idempotent: running the same edits again changes nothing more.
+
+        This is the one exception to append-only, and only ``forget`` uses it: a
+        tombstone (:func:`cuemem.store.records.erased`) over an erased record. A crash
+        midway leaves some lines replaced; the caller's intent file redoes them.
+
+        Raises:
+            ReadOnlyError: the journal is not open for writing.
+            InvalidArgumentError: a position is not the start of a committed line, or a
+                new line is not of that line's length or does not end with ``\\n``.
+            StorageError: a segment cannot be read, written or synced.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        by_segment: dict[int, list[tuple[Position, bytes]]] = {}
+        for position, line in edits:
+            if not isinstance(position, Position) or not isinstance(line, bytes) or not line.endswith(_NEWLINE) or _NEWLINE in line[:-1]:
+                raise InvalidArgumentError(f"an overwrite is a Position and one line of bytes, got {position!r}")
+            by_segment.setdefault(position.segment, []).append((position, line))
+        for segment, changes in sorted(by_segment.items()):
+            path = self._path(segment)
+            try:
+                fd = os.open(path, os.O_RDWR)
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot open {path} to erase: {exc.strerror}") from None
+            try:
+                for position, line in changes:
+                    if position.offset > 0 and os.pread(fd, 1, position.offset - 1) != _NEWLINE:
+                        raise InvalidArgumentError(f"{position} is not the start of a line")
+                    old = os.pread(fd, len(line), position.offset)
+                    if len(old) != len(line) or not old.endswith(_NEWLINE) or _NEWLINE in old[:-1]:
+                        raise InvalidArgumentError(f"the line at {position} is not {len(line)} bytes long")
+                    if old != line:
+                        _pwrite_all(fd, line, position.offset)
+                sync(fd, FsyncPolicy.ALWAYS)
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot erase in {path}: {exc.strerror}") from None
+            finally:
+                os.close(fd)
+
     def stage(self) -> Stage:
         """Starts writing records aside, to join the journal all at once or not at all.
 
@@ -426,6 +471,58 @@ class Journal:
         finally:
             for f in handles.values():
                 f.close()
+        return out
+
+    def grep(self, needles: Sequence[bytes | re.Pattern[bytes]]) -> list[tuple[Position, bytes]]:
+        """Every committed line holding any of ``needles`` (bytes as they are encoded in the
+        line, or a pattern over them), with its position, in journal order. One read of
+        each segment and a byte search, no decoding: the way to find the few records a
+        value names.
+
+        Raises:
+            StorageError: a segment cannot be read.
+        """
+        found: list[tuple[Position, bytes]] = []
+        for segment in self.segments():
+            path = self._path(segment)
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
+            committed = data.rfind(_NEWLINE) + 1  # a torn tail is not committed
+            starts: set[int] = set()
+            for needle in needles:
+                if isinstance(needle, bytes):
+                    hits: Iterator[int] = _finds(data, needle, committed)
+                else:
+                    hits = (m.start() for m in needle.finditer(data, 0, committed))
+                for at in hits:
+                    starts.add(data.rfind(_NEWLINE, 0, at) + 1)
+            for start in sorted(starts):
+                found.append((Position(segment, start), data[start : data.index(_NEWLINE, start) + 1]))
+        return found
+
+    def lines(self, positions: Sequence[Position]) -> list[bytes]:
+        """The committed lines (``\\n`` included) starting at each of ``positions``, in order.
+
+        Raises:
+            CorruptRecordError: no committed line starts at a position.
+            StorageError: a segment cannot be read.
+        """
+        out: list[bytes] = []
+        try:
+            for position in positions:
+                with open(self._path(position.segment), "rb") as f:
+                    if position.offset > 0:
+                        f.seek(position.offset - 1)
+                        if f.read(1) != _NEWLINE:
+                            raise CorruptRecordError(f"no line starts at {position}")
+                    line = f.readline()
+                if not line.endswith(_NEWLINE):
+                    raise CorruptRecordError(f"no committed line at {position}")
+                out.append(line)
+        except OSError as exc:
+            raise StorageError(exc.errno or 0, f"cannot read the journal {self._directory}: {exc.strerror}") from None
         return out
 
     def head(self) -> Position:
@@ -812,3 +909,20 @@ def _write_all(fd: int, data: bytes | bytearray) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    """Writes all of ``data`` at ``offset`` (``os.pwrite`` may write less)."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
+
+
+def _finds(data: bytes, needle: bytes, end: int) -> Iterator[int]:
+    """Where ``needle`` starts in ``data[:end]``, once per line at most."""
+    at = data.find(needle, 0, end) if needle else -1
+    while at >= 0:
+        yield at
+        line_end = data.find(_NEWLINE, at)
+        at = data.find(needle, line_end + 1, end)

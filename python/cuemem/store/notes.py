@@ -21,7 +21,7 @@ from pathlib import Path
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
-from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, place_files, stage_files, sync_directory
+from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, stage_files, sync_directory
 
 __all__ = ["NoteScan", "NoteStore", "Recovery"]
 
@@ -164,6 +164,26 @@ class NoteStore:
         """Removes staged pending files (their journal records were not written)."""
         for temp in staged:
             _remove_quietly(temp)
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Deletes the files of notes ``ids`` (an erasure: their journal records are
+        tombstones now), pending ones included, durably. Missing files are fine.
+
+        Raises:
+            InvalidIdError: an id is not a valid id.
+            StorageError: a file cannot be deleted.
+        """
+        for nid in ids:
+            path = self.path_for(nid)
+            for victim in (path, pending_path(path)):
+                try:
+                    victim.unlink()
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise StorageError(exc.errno or 0, f"cannot delete {victim}: {exc.strerror}") from None
+        if ids:
+            sync_directory(self._dir, self._fsync)
 
     def recover(self, journaled: Mapping[str, str]) -> Recovery:
         """Finishes or drops what a crash left in the directory.

@@ -27,6 +27,17 @@ The kinds and their fields:
   expiry, the live-version bound, the capacity bound); the journal keeps them.
 - ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
   of each name is when it last ran.
+- ``forget``: ``{"op", "id", "retention", "target", "ids", "notes", "approvals", "hashes",
+  "at"}`` — the receipt of a forget: the records (``ids``), notes and queued writes it
+  took out of the home, by ``retention`` ``"erase"`` (their lines are tombstones now) or
+  ``"retire"`` (kept for audit, out of every recall path); ``target`` names what was
+  asked for by kind and the SHA-256 of its value; ``hashes`` are the
+  :func:`content_hash` of every forgotten record (in the order of ``ids``), then of every
+  queued write (in the order of ``approvals``), so none is ever ingested again.
+- ``erased``: ``{"op", "id", "was", "sha256"}`` followed by spaces — the tombstone a forget
+  writes over a line it erases, of exactly that line's length (so no position in the
+  journal moves); ``was`` is the erased line's kind, ``sha256`` the
+  :func:`content_hash` of an erased record (of the line's bytes for other kinds).
 """
 
 from __future__ import annotations
@@ -37,6 +48,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from ..schema import Note
 
 __all__ = [
@@ -44,7 +57,10 @@ __all__ = [
     "Op",
     "Record",
     "approval",
+    "content_hash",
     "decision",
+    "erased",
+    "forget",
     "job",
     "note",
     "note_bytes",
@@ -70,13 +86,15 @@ class Op(str, enum.Enum):
     RETIRE = "retire"
     JOB = "job"
     TAINT = "taint"
+    FORGET = "forget"
+    ERASED = "erased"
 
     def __str__(self) -> str:
         return str(self.value)
 
 
 #: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
-LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT})
+LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT, Op.FORGET})
 
 _BY_VALUE = {op.value: op for op in Op}
 
@@ -147,3 +165,36 @@ def taint(user: str, session: str, source: str | None, at: datetime) -> Record:
 def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:
     """Job ``name`` ran at ``ran_at`` and did what ``report`` counts."""
     return {"op": Op.JOB.value, "job": name, "ran_at": ran_at.isoformat(), "report": dict(report)}
+
+
+def content_hash(user: str, narrative: str) -> str:
+    """What identifies a memory's content across ids: the SHA-256 of its user and narrative.
+
+    Anyone holding a candidate text can check it against a forgotten record's hash (that
+    is what refuses its re-ingestion); the hash reveals nothing else.
+    """
+    data = f"cuemem-content\0{user}\0{narrative}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def forget(
+    id: str, *, retention: str, target: Mapping[str, str], ids: Sequence[str], notes: Sequence[str], approvals: Sequence[str],
+    hashes: Sequence[str], at: datetime,
+) -> Record:
+    """The receipt of forget ``id``: what left the home, and how (see the module docstring)."""
+    return {
+        "op": Op.FORGET.value, "id": id, "retention": retention, "target": dict(target), "ids": list(ids), "notes": list(notes),
+        "approvals": list(approvals), "hashes": list(hashes), "at": at.isoformat(),
+    }
+
+
+def erased(id: str, was: str, sha256: str, length: int) -> bytes:
+    """The tombstone line (``\\n`` included) standing for an erased line of ``length`` bytes.
+
+    Raises:
+        ValueError: the tombstone does not fit (a line shorter than any record cuemem writes).
+    """
+    body = orjson.dumps({"op": Op.ERASED.value, "id": id, "was": was, "sha256": sha256}, option=orjson.OPT_SORT_KEYS)
+    if len(body) + 1 > length:
+        raise ValueError(f"a tombstone of {len(body) + 1} bytes does not fit a line of {length}")
+    return body + b" " * (length - len(body) - 1) + b"\n"

@@ -187,7 +187,7 @@ def _line(text: str) -> str:
 
 
 #: The record kinds that may change what the view draws on.
-_RELEVANT = frozenset({rec.Op.VERSION.value, rec.Op.RETIRE.value, rec.Op.DECISION.value, rec.Op.NOTE.value})
+_RELEVANT = frozenset({rec.Op.VERSION.value, rec.Op.RETIRE.value, rec.Op.DECISION.value, rec.Op.NOTE.value, rec.Op.FORGET.value})
 
 
 def _relevant(records: Sequence[Mapping[str, object]]) -> bool:

@@ -90,6 +90,16 @@ impl PySalienceTable {
         })
     }
 
+    /// Removes `rows` and clears their reference times (nothing of them is left).
+    fn erase(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = array1::<u32>(rows, "rows", "uint32")?;
+        let rows = slice1(&rows);
+        detached(py, "salience erase", || {
+            self.inner.erase(&rows);
+            Ok(())
+        })
+    }
+
     /// `(axes, confidence, t, protected)` as written, or None if the row is not live.
     fn get(&self, py: Python<'_>, row: i64) -> PyResult<Option<Written>> {
         let Ok(row) = u32::try_from(row) else { return Ok(None) };

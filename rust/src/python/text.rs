@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use roaring::RoaringBitmap;
 
 use super::arrays::{count_k, count_limit, count_pool, slice1, vec1, Rows};
 use super::cue::{PyCueIndex, PyPruned};
@@ -88,6 +89,23 @@ impl PyTextIndex {
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
         detached(py, "closing the text index", || inner.close())
+    }
+
+    /// Erases the documents of `rows` (deleted, their segments merged without them);
+    /// how many it removed.
+    fn erase(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, payload: &str) -> PyResult<u64> {
+        let rows: RoaringBitmap = match Rows::extract(rows, "rows")? {
+            Rows::Array(a) => slice1(&a).iter().copied().collect(),
+            Rows::Bitmap(b) => b,
+        };
+        let inner = &mut self.inner;
+        detached(py, "erasing from the text index", || inner.erase(&rows, payload))
+    }
+
+    /// Whether a term of `text` is still in any segment's term dictionary.
+    fn holds_terms(&self, py: Python<'_>, text: &str) -> PyResult<bool> {
+        let inner = &self.inner;
+        detached(py, "reading the text index's terms", || inner.holds_terms(text))
     }
 
     fn rollback(&mut self, py: Python<'_>) -> PyResult<()> {

@@ -189,6 +189,19 @@ impl SalienceTable {
         }
     }
 
+    /// Forgets `rows` as [`remove`](Self::remove) does and clears their reference times,
+    /// so that nothing of them is left in the table (or in its file): an erased row is
+    /// the same as one written empty and removed.
+    pub fn erase(&mut self, rows: &[u32]) {
+        self.remove(rows);
+        for &r in rows {
+            if let Some(t) = self.times.get_mut(r as usize) {
+                *t = 0.0;
+            }
+        }
+        self.max_t = self.times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    }
+
     /// The row as written (axes undecayed), or `None` if it is not live.
     pub fn get(&self, row: u32) -> Option<RowState> {
         if !self.is_live(row) {
@@ -275,6 +288,21 @@ mod tests {
         assert!(tab.put(&[0], &[0.5; 6], &[1.0], &[0.0]).is_err());
         assert!(tab.put(&[0], &[0.5; 7], &[1.0], &[f64::INFINITY]).is_err());
         assert_eq!(tab.rows, before);
+    }
+
+    #[test]
+    fn erase_leaves_what_an_empty_write_leaves() {
+        let mut a = table_with([0.5; 7], 1_000.0);
+        a.erase(&[0]);
+        let mut b = table_with([0.5; 7], 1_000.0);
+        b.remove(&[0]);
+        assert!(a.get(0).is_none());
+        assert_eq!(a.times[0], 0.0);
+        assert_eq!(a.max_t, 0.0);
+        assert_ne!(a.to_bytes(), b.to_bytes());
+        let mut empty = table_with([0.0; 7], 0.0);
+        empty.remove(&[0]);
+        assert_eq!(a.to_bytes(), empty.to_bytes());
     }
 
     #[test]

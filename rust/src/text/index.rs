@@ -26,6 +26,7 @@ use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextO
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
 
+use super::erase::RowsQuery;
 use super::fault::tantivy_error;
 use super::readonly::ReaderDirectory;
 use super::tokenize::{terms, Analyzer};
@@ -353,6 +354,45 @@ impl TextIndex {
         }
     }
 
+    /// Erases the documents of `rows` for good, recording `payload` with the commit;
+    /// how many documents it removed.
+    ///
+    /// The documents are deleted and committed, then every segment that held one is
+    /// merged into a new segment without them (a term no remaining document has is not
+    /// written) and the old segment files are removed. Uncommitted documents are
+    /// committed with the deletion. Rows the index does not hold are ignored.
+    pub fn erase(&mut self, rows: &RoaringBitmap, payload: &str) -> Result<u64> {
+        let before = self.num_docs();
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let writer = self.writer()?;
+        writer.delete_query(Box::new(RowsQuery { rows: rows.clone() })).map_err(tantivy_error)?;
+        self.commit(payload)?;
+        // Background merges started by earlier commits finish first: a segment being
+        // merged cannot be merged again.
+        if let Some(writer) = self.writer.take() {
+            writer.wait_merging_threads().map_err(tantivy_error)?;
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
+        self.writer = Some(self.index.writer_with_num_threads(threads, WRITER_BYTES).map_err(tantivy_error)?);
+        let holding: Vec<SegmentId> = self
+            .reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .filter(|s| s.has_deletes())
+            .map(SegmentReader::segment_id)
+            .collect();
+        let writer = self.writer()?;
+        if !holding.is_empty() {
+            writer.merge(&holding).wait().map_err(tantivy_error)?;
+        }
+        self.reload()?;
+        self.writer()?.garbage_collect_files().wait().map_err(tantivy_error)?;
+        Ok(before - self.num_docs())
+    }
+
     /// Drops the documents added since the last commit.
     pub fn rollback(&mut self) -> Result<()> {
         self.writer()?.rollback().map_err(tantivy_error)?;
@@ -400,6 +440,21 @@ impl TextIndex {
     /// Searchable documents.
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
+    }
+
+    /// Whether any segment file's term dictionary still holds a term of `text`
+    /// (deleted documents included: what an erase must leave behind is nothing).
+    pub fn holds_terms(&self, text: &str) -> Result<bool> {
+        let searcher = self.reader.searcher();
+        for word in self.query_terms(text) {
+            let term = Term::from_field_text(self.body, &word);
+            for segment in searcher.segment_readers() {
+                if segment.inverted_index(self.body).map_err(tantivy_error)?.terms().get(term.serialized_value_bytes())?.is_some() {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// The distinct query terms of `text`, in order of first appearance.
@@ -553,6 +608,27 @@ mod tests {
         assert_eq!(scan.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(t.search("東京", None, 10, Plan::Auto).unwrap()[0].0, 3);
         assert!(t.search("", None, 10, Plan::Auto).unwrap().is_empty());
+    }
+
+    #[test]
+    fn erase_removes_documents_and_their_terms_from_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = corpus(dir.path());
+        t.add(&[5, 6], &["the quokka secret", "more adoption news"]).unwrap();
+        t.commit("{}").unwrap();
+        assert!(t.holds_terms("quokka").unwrap());
+        assert_eq!(t.search("quokka", None, 10, Plan::Auto).unwrap()[0].0, 5);
+        let gone: RoaringBitmap = [5, 2, 99].into_iter().collect();
+        assert_eq!(t.erase(&gone, "{\"erased\":1}").unwrap(), 2);
+        assert!(t.search("quokka", None, 10, Plan::Auto).unwrap().is_empty());
+        let left: Vec<u32> = t.search("adoption", None, 10, Plan::Auto).unwrap().iter().map(|h| h.0).collect();
+        assert_eq!(left, [0, 6]);
+        assert!(!t.holds_terms("quokka").unwrap(), "the erased term is still in a term dictionary");
+        assert!(t.holds_terms("adoption").unwrap());
+        assert_eq!(t.payload().unwrap().as_deref(), Some("{\"erased\":1}"));
+        drop(t);
+        let t = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
+        assert_eq!(t.num_docs(), 5);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! blend re-ranks.
 
 mod blend;
+mod erase;
 mod fault;
 mod index;
 mod readonly;

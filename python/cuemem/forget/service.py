@@ -1,0 +1,265 @@
+"""Forgetting: a target, its lineage, and a receipt (E4).
+
+:class:`Forgetting` plans a forget from the journal and then has the home carry it
+out (:meth:`Home.erase <cuemem.home.Home.erase>` for ``erase``, one commit for
+``retire``). The plan follows the lineage:
+
+1. **The target's records** — found by a byte search of the journal and matched
+   exactly (:mod:`.target`): live, retired and superseded ones alike — and the queued
+   writes (approvals) that hold such a record.
+2. **Derivatives**: every record whose ``sources`` cite a forgotten one (a
+   consolidated record, a rung), in journal order, so a rung over a rung follows too.
+   A derivative quotes its sources, so it is forgotten with them; one whose other
+   sources remain (and that is still live) is made again from them by the job
+   function that made it (:func:`cuemem.jobs.rederive.rederive`).
+3. **Notes**: a rung's note goes with its rung; a mined policy that cites a forgotten
+   record (as evidence or counter-example) goes too, and is mined again from the
+   outcomes that remain; a person's note that cites or quotes one is kept and
+   reported, never edited.
+4. **Versions, approvals, decisions**: with ``erase``, every journal line that holds a
+   forgotten record's content or names it in the life-cycle — its ``remember``, its
+   ``version``, the ``approval`` that queued it and the ``decision`` on it, every
+   version of its notes — becomes a tombstone of the same length. The version
+   before a forgotten current version is current again.
+
+The receipt (``forget`` record) lists ids and content hashes, never content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..errors import CuememError, ForgottenError, NotFoundError
+from ..jobs.rederive import rederive
+from ..lifecycle.profiles import Profile
+from ..lifecycle.state import ERASE
+from ..lifecycle.writes import Admission
+from ..policy.service import Policies
+from ..schema import Note
+from ..store import records as rec
+from ..store.note_versions import next_versions
+from .receipt import ForgetReceipt, Kept
+from .target import ForgetTarget
+
+if TYPE_CHECKING:
+    from ..home.home import Home, Position
+
+__all__ = ["Forgetting"]
+
+_REMEMBER, _APPROVAL, _VERSION, _DECISION = (rec.Op.REMEMBER.value, rec.Op.APPROVAL.value, rec.Op.VERSION.value, rec.Op.DECISION.value)
+#: A narrative shorter than this is not looked for in a person's notes (too common to mean a quote).
+QUOTE_CHARS = 24
+
+
+class Forgetting:
+    """Forgets from one home (see the module docstring). Arguments arrive checked."""
+
+    def __init__(self, home: Home, profile: Profile, policies: Policies) -> None:
+        self._home = home
+        self._profile = profile
+        self._policies = policies
+
+    def forget(self, target: ForgetTarget, retention: str, dry_run: bool, at: datetime) -> ForgetReceipt:
+        """Plans the forget of ``target`` and, unless ``dry_run``, carries it out.
+
+        Raises:
+            NotFoundError: an id the home (or this scope) does not hold.
+            ForgottenError: an id already erased.
+            ReadOnlyError: not ``dry_run`` and the handle is read-only.
+        """
+        home = self._home
+        if not dry_run:
+            home.check_writable()
+        erase = retention == ERASE
+        seeds, approvals = self._seeds(target)
+        forgotten, derived, mixed = self._lineage(seeds, approvals)
+        rows = sorted(forgotten.values())
+        ids = [home.id_at(r) for r in rows]
+        gone = frozenset(ids)
+        stored = dict(zip(ids, home.stored(rows)))
+        # Successors of the derivatives that keep sources, through the gate as a job's writes.
+        admission = Admission(home, self._profile, at)
+        records: list[rec.Record] = []
+        rederived: dict[str, str] = {}
+        for did in mixed:
+            new, written = rederive(home, stored[did], [s for s in stored[did]["sources"] if s not in gone], admission, at)
+            if new is not None:
+                rederived[did] = new
+                records.extend(written)
+        notes, policies, note_records, kept = self._notes(gone, stored, erase, at)
+        records.extend(note_records)
+        queued = {aid: approvals[aid] for aid in sorted(approvals)}
+        hashes = [rec.content_hash(stored[i]["user_id"], stored[i]["narrative"]) for i in ids]
+        hashes += [rec.content_hash(e["user_id"], e["narrative"]) for e in queued.values()]
+        receipt = rec.forget(
+            _receipt_id(home, target, at), retention=retention, target=target.journaled(), ids=ids, notes=notes,
+            approvals=list(queued), hashes=hashes, at=at,
+        )
+        edits: list[tuple[Position, bytes]] = []
+        if erase:
+            edits = self._tombstones(rows, ids, hashes, gone | frozenset(queued), notes)
+        result = ForgetReceipt(
+            id=receipt["id"], dry_run=dry_run, retention=retention, target=target.to_json(), at=at, forgotten=tuple(ids),
+            derivatives=tuple(i for i in ids if i in derived), rederived=rederived, notes=tuple(notes), policies=tuple(policies),
+            approvals=tuple(queued), kept=tuple(kept), lines=len(edits),
+        )
+        if dry_run or not (ids or queued):
+            return result
+        if erase:
+            home.erase(receipt, edits, notes, records)
+        else:
+            home.commit([receipt, *records])
+        return result
+
+    # -- the plan ---------------------------------------------------------------------
+
+    def _seeds(self, target: ForgetTarget) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+        """The target's records (id -> row) and queued writes (approval id -> its episode)."""
+        home = self._home
+        state = home.lifecycle
+        seeds: dict[str, int] = {}
+        approvals: dict[str, dict[str, Any]] = {}
+        if target.kind == "id":
+            for eid in target.values:
+                if eid in state.erased:
+                    raise ForgottenError(f"episode {eid!r} was already erased by forget")
+                if eid in home and target.matches(home.stored(home.rows_of([eid]))[0]):
+                    seeds[eid] = int(home.rows_of([eid])[0])
+                elif eid not in state.pending and eid not in state.decided:
+                    raise NotFoundError(f"no episode with id {eid!r}")
+        for position, line in home.grep(target.needles()):
+            record = orjson.loads(line)
+            op = record.get("op")
+            episode = record.get("episode")
+            if not isinstance(episode, dict) or not target.matches(episode):
+                continue
+            if op == _REMEMBER and episode["id"] not in state.erased:
+                row = home.row_at(position)
+                if row is not None:
+                    seeds[episode["id"]] = row
+            elif op == _APPROVAL and (record["id"] in state.pending or record["id"] in state.decided):
+                approvals[record["id"]] = episode
+        return seeds, approvals
+
+    def _lineage(self, seeds: dict[str, int], approvals: dict[str, dict[str, Any]]) -> tuple[dict[str, int], set[str], list[str]]:
+        """Every record to forget (id -> row), which of them are derivatives, and the live
+        derivatives with sources left (to make again); adds to ``approvals`` the queued
+        writes that cite a forgotten record or became one."""
+        home = self._home
+        state = home.lifecycle
+        forgotten = dict(seeds)
+        derived: set[str] = set()
+        mixed: list[str] = []
+        if not forgotten:
+            return forgotten, derived, mixed
+        first = min(forgotten.values())
+        for position, line in home.grep([b'"sources":["']):
+            record = orjson.loads(line)
+            episode = record.get("episode")
+            if not isinstance(episode, dict) or episode["id"] in forgotten or episode["id"] in state.erased:
+                continue
+            sources = episode.get("sources") or []
+            if not any(s in forgotten for s in sources):
+                continue
+            if record.get("op") == _APPROVAL:
+                if record["id"] in state.pending or record["id"] in state.decided:
+                    approvals[record["id"]] = episode
+                continue
+            row = home.row_at(position)
+            if row is None or row < first:
+                continue
+            forgotten[episode["id"]] = row
+            derived.add(episode["id"])
+            if any(s not in forgotten for s in sources) and episode["id"] not in state.retired:
+                mixed.append(episode["id"])
+        # An approved write became a record of the same id: its approval goes with it.
+        for aid in [a for a in state.decided if a in forgotten and a not in approvals]:
+            approvals[aid] = home.stored([forgotten[aid]])[0]
+        return forgotten, derived, mixed
+
+    def _notes(
+        self, gone: frozenset[str], stored: dict[str, dict[str, Any]], erase: bool, at: datetime
+    ) -> tuple[list[str], list[str], list[rec.Record], list[Kept]]:
+        """The notes forgotten with ``gone`` (a rung's, a mined policy's), the policies made
+        again, the note records that do it, and the person's notes that are kept."""
+        home = self._home
+        known = home.note_versions
+        notes = [i for i in sorted(gone) if i in known]
+        affected = self._policies.resting_on(gone)
+        again = self._policies.rederive(affected, gone)
+        notes += [p.id for p in affected if p.id not in notes]
+        out: list[Note] = []
+        for nid in notes:
+            fields = again.get(nid)
+            if erase:
+                if fields is not None:  # a fresh note: nothing of its erased versions is kept
+                    out.append(Note.create(**{**fields, "recorded_at": at, "version": known[nid][0] + 1}))
+                continue
+            if fields is not None:
+                out.extend(next_versions(home.notes, known, fields, at))
+            else:
+                try:
+                    current = home.read_note(nid).fields()
+                except CuememError:  # a missing or broken file: nothing there to retire
+                    continue
+                if current.get("valid_to") is None:
+                    out.extend(next_versions(home.notes, known, {**current, "valid_to": at}, at))
+        kept = self._kept(gone, stored, set(notes))
+        return notes, sorted(again), [rec.note(n) for n in out], kept
+
+    def _kept(self, gone: frozenset[str], stored: dict[str, dict[str, Any]], handled: set[str]) -> list[Kept]:
+        """A person's notes that cite or quote a forgotten record: reported, not edited."""
+        quotes = [(i, " ".join(stored[i]["narrative"].split())) for i in sorted(gone)]
+        quotes = [(i, q) for i, q in quotes if len(q) >= QUOTE_CHARS]
+        kept: list[Kept] = []
+        for note in self._home.scan_notes().notes:
+            if note.id in handled or note.generated:
+                continue
+            cited = sorted(gone.intersection(note.sources))
+            if cited:
+                kept.append(Kept("note", note.id, f"a person's note citing {', '.join(cited)}"))
+                continue
+            body = " ".join(note.body.split())
+            quoted = [i for i, q in quotes if q in body]
+            if quoted:
+                kept.append(Kept("note", note.id, f"a person's note quoting {', '.join(quoted)}"))
+        return kept
+
+    def _tombstones(
+        self, rows: Sequence[int], ids: Sequence[str], hashes: Sequence[str], named: frozenset[str], notes: Sequence[str]
+    ) -> list[tuple[Position, bytes]]:
+        """The tombstone of every journal line that holds or names what is erased."""
+        home = self._home
+        positions = [home.position(r) for r in rows]
+        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.lines(positions))]
+        seen = set(positions)
+        needles: list[bytes] = [b'"op":"version"', b'"op":"decision"', b'"op":"approval"']
+        needles += [b'{"id":' + orjson.dumps(n) + b',"markdown":' for n in notes]
+        note_ids = set(notes)
+        for position, line in home.grep(needles):
+            if position in seen:
+                continue
+            record = orjson.loads(line)
+            op = record.get("op")
+            about = record.get("id")
+            if op == rec.Op.NOTE.value:
+                hit = about in note_ids
+            elif op in (_VERSION, _DECISION, _APPROVAL):
+                hit = about in named
+            else:
+                hit = False
+            if hit:
+                seen.add(position)
+                edits.append((position, rec.erased(str(about), str(op), hashlib.sha256(line).hexdigest(), len(line))))
+        return sorted(edits, key=lambda e: e[0])
+
+
+def _receipt_id(home: Home, target: ForgetTarget, at: datetime) -> str:
+    """A fresh receipt id from what was asked, when, and how many receipts came before."""
+    seed = f"{at.isoformat()}|{target.journaled()['sha256']}|{len(home.lifecycle.receipts)}|{len(home)}"
+    return "fg-" + hashlib.blake2b(seed.encode(), digest_size=8).hexdigest()
