@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError
+from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
 from ..schema import Episode, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
@@ -70,6 +70,8 @@ class Lifecycle:
         records: list[rec.Record] = []
         rows = 0  # rows this call writes before the next one: they count toward its id, as committed rows do
         for candidate in extract(text, now=at, session=session, patterns=patterns):
+            if admission.was_forgotten(user, candidate.text):
+                continue  # a forget took it out: hearing it again does not bring it back
             if candidate.tier is Tier.WORKING:
                 tainted = origin is Origin.EXTERNAL or (session is not None and admission.session_tainted(session))
                 held = self._working.hold(candidate, origin, tainted, user)
@@ -77,10 +79,7 @@ class Lifecycle:
                     ids.append(held.id)
                     continue
                 candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
-            try:
-                admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
-            except ReingestError:
-                continue  # a forget took it out: hearing it again does not bring it back
+            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
             ids.append(admitted.id)
             records.extend(admitted.records)
             rows += sum(r["op"] == _REMEMBER for r in admitted.records)

@@ -200,8 +200,7 @@ class Admission:
             ReingestError: a forget took this memory out (and the batch does not allow it).
             SchemaError: it cites another user's record.
         """
-        forgotten = self.home.lifecycle.forgotten
-        if forgotten and not self.allow_forgotten and rec.content_hash(episode.user_id, episode.narrative) in forgotten:
+        if self.was_forgotten(episode.user_id, episode.narrative):
             raise ReingestError(
                 f"this memory of user {episode.user_id!r} was forgotten; write it with allow_forgotten=True to keep it again", "narrative"
             )
@@ -214,6 +213,11 @@ class Admission:
         if marked:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted
+
+    def was_forgotten(self, user: str, narrative: str) -> bool:
+        """Whether a forget took out ``user``'s memory ``narrative`` (and this batch does not allow it back)."""
+        forgotten = self.home.lifecycle.forgotten
+        return bool(forgotten) and not self.allow_forgotten and rec.content_hash(user, narrative) in forgotten
 
     def session_tainted(self, session: str) -> bool:
         """Whether ``session`` is tainted: in the home, or by this batch (for any user:

@@ -29,6 +29,7 @@ from .records import Op, Record
 __all__ = ["Intent"]
 
 _TOMBSTONE_KEYS = {"op", "id", "was", "sha256"}
+_ID_KEYS = {"op", "id", "was"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _tombstone(line: object) -> bytes:
         raise ValueError("an edit is one line")
     data = line.encode("ascii")
     record = json.loads(data)
-    if not isinstance(record, dict) or set(record) != _TOMBSTONE_KEYS or record["op"] != Op.ERASED.value:
+    if not isinstance(record, dict) or set(record) not in (_TOMBSTONE_KEYS, _ID_KEYS) or record["op"] != Op.ERASED.value:
         raise ValueError("an edit writes a tombstone")
     return data
 

@@ -36,8 +36,8 @@ The kinds and their fields:
   queued write (in the order of ``approvals``), so none is ever ingested again.
 - ``erased``: ``{"op", "id", "was", "sha256"}`` followed by spaces — the tombstone a forget
   writes over a line it erases, of exactly that line's length (so no position in the
-  journal moves); ``was`` is the erased line's kind, ``sha256`` the
-  :func:`content_hash` of an erased record (of the line's bytes for other kinds).
+  journal moves); ``was`` is the erased line's kind; ``sha256``, the :func:`content_hash`
+  of an erased record, only where ``was`` is ``remember``.
 """
 
 from __future__ import annotations
@@ -188,13 +188,17 @@ def forget(
     }
 
 
-def erased(id: str, was: str, sha256: str, length: int) -> bytes:
-    """The tombstone line (``\\n`` included) standing for an erased line of ``length`` bytes.
+def erased(id: str, was: str, sha256: str | None, length: int) -> bytes:
+    """The tombstone line (``\\n`` included) standing for an erased line of ``length`` bytes;
+    ``sha256`` (an erased record's content hash) only for a ``remember`` line.
 
     Raises:
         ValueError: the tombstone does not fit (a line shorter than any record cuemem writes).
     """
-    body = orjson.dumps({"op": Op.ERASED.value, "id": id, "was": was, "sha256": sha256}, option=orjson.OPT_SORT_KEYS)
+    fields = {"op": Op.ERASED.value, "id": id, "was": was}
+    if sha256 is not None:
+        fields["sha256"] = sha256
+    body = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
     if len(body) + 1 > length:
         raise ValueError(f"a tombstone of {len(body) + 1} bytes does not fit a line of {length}")
     return body + b" " * (length - len(body) - 1) + b"\n"
