@@ -47,3 +47,26 @@ def test_forget_without_a_target_is_a_usage_error_and_a_known_refusal_an_operati
     assert runner.invoke(main, ["forget", "--home", str(tmp_path / "h"), secret]).exit_code == 0
     again = runner.invoke(main, ["forget", "--home", str(tmp_path / "h"), secret])
     assert again.exit_code == 1 and "already erased" in again.output
+
+
+def test_the_readme_forget_commands_run_as_written(tmp_path: Path) -> None:
+    """Each command of the README's forget shell block runs in order (``ep-…``: a record of the home) and exits 0."""
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Forget: erase for real", 1)[1].split("From a shell (`--json` prints the receipt):", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)  # type: ignore[union-attr]
+    root = tmp_path / "h"
+    with Memory.open(root, fsync="never", user="*") as mem:
+        mem.remember("The bank PIN is 4012", subject="bank", now=date(2026, 1, 1))
+        page = mem.remember("A post about banks", origin="external", source="https://example.com/post", now=date(2026, 1, 1))
+        mem.remember("Alice's note", user_id="alice", now=date(2026, 1, 1))
+        other = mem.remember("Something else", now=date(2026, 1, 1))
+    for line in block.splitlines():
+        args = [str(root) if a == "./h" else other if a == "ep-…" else a for a in shlex.split(line.split("  #", 1)[0])[1:]]
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 0, (line, r.output)
+    with Memory.open(root, read_only=True) as mem:  # alice's records are gone: one user again
+        assert [h.record.narrative for h in mem.recall({}, now=date(2026, 1, 2), include_quarantined=True).hits] == ["The bank PIN is 4012"]
+        assert mem.get(page).source == "https://example.com/post"  # retired: kept for audit

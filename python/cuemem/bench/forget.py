@@ -96,6 +96,6 @@ def render(result: dict[str, Any], console: Console) -> None:
     for column in ("call", "records", "lines overwritten", "s", "× rebuild"):
         table.add_column(column, justify="left" if column == "call" else "right")
     for name, t in result["timings"].items():
-        table.add_row(name, number_cell(t["forgotten"]), number_cell(t["lines"]), number_cell(t["s"]), ratio_cell(t["s"] / rebuild if rebuild else None))
+        table.add_row(name, f"{t['forgotten']:,}", f"{t['lines']:,}", number_cell(t["s"]), ratio_cell(t["s"] / rebuild if rebuild else None))
     console.print(fit_width(table))
     console.print(f"home built in {result['build_s']} s; {result['machine']}")

@@ -28,7 +28,9 @@ The receipt (``forget`` record) lists ids and content hashes, never content.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +56,11 @@ __all__ = ["Forgetting"]
 _REMEMBER, _APPROVAL, _VERSION, _DECISION = (rec.Op.REMEMBER.value, rec.Op.APPROVAL.value, rec.Op.VERSION.value, rec.Op.DECISION.value)
 #: A narrative shorter than this is not looked for in a person's notes (too common to mean a quote).
 QUOTE_CHARS = 24
+# What the one byte search of a plan looks for (records are encoded with sorted keys).
+_SOURCES = b'"sources":["'
+_LIFE = (b'"op":"version"', b'"op":"decision"', b'"op":"approval"')
+_NOTE_OP = b'"op":"note"'
+_NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
 
 class Forgetting:
@@ -76,8 +83,9 @@ class Forgetting:
         if not dry_run:
             home.check_writable()
         erase = retention == ERASE
-        seeds, approvals = self._seeds(target)
-        forgotten, derived, mixed = self._lineage(seeds, approvals)
+        scan = self._scan(target)
+        seeds, approvals = self._seeds(target, scan)
+        forgotten, derived, mixed = self._lineage(seeds, approvals, scan)
         rows = sorted(forgotten.values())
         ids = [home.id_at(r) for r in rows]
         gone = frozenset(ids)
@@ -102,7 +110,7 @@ class Forgetting:
         )
         edits: list[tuple[Position, bytes]] = []
         if erase:
-            edits = self._tombstones(rows, ids, hashes, gone | frozenset(queued), notes)
+            edits = self._tombstones(rows, ids, hashes, gone | frozenset(queued), notes, scan)
         result = ForgetReceipt(
             id=receipt["id"], dry_run=dry_run, retention=retention, target=target.to_json(), at=at, forgotten=tuple(ids),
             derivatives=tuple(i for i in ids if i in derived), rederived=rederived, notes=tuple(notes), policies=tuple(policies),
@@ -118,7 +126,27 @@ class Forgetting:
 
     # -- the plan ---------------------------------------------------------------------
 
-    def _seeds(self, target: ForgetTarget) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    def _scan(self, target: ForgetTarget) -> _Scan:
+        """One byte search of the journal for every line the plan may need: the target's
+        (an id target has its rows already), derivatives (a ``sources`` list), the
+        life-cycle lines that name records, and note versions (by id, not decoded)."""
+        needles: list[bytes | re.Pattern[bytes]] = [_SOURCES, *_LIFE, _NOTE_OP]
+        if target.kind != "id":
+            needles += target.needles()
+        scan = _Scan()
+        for position, line in self._home.grep(needles):
+            if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
+                scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
+                continue
+            record = orjson.loads(line)
+            op = record.get("op")
+            if op in (_VERSION, _DECISION, _APPROVAL):
+                scan.life.append((position, str(op), record.get("id"), len(line)))
+            if op in (_REMEMBER, _APPROVAL):
+                scan.episodes.append((position, record))
+        return scan
+
+    def _seeds(self, target: ForgetTarget, scan: _Scan) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """The target's records (id -> row) and queued writes (approval id -> its episode)."""
         home = self._home
         state = home.lifecycle
@@ -132,8 +160,7 @@ class Forgetting:
                     seeds[eid] = int(home.rows_of([eid])[0])
                 elif eid not in state.pending and eid not in state.decided:
                     raise NotFoundError(f"no episode with id {eid!r}")
-        for position, line in home.grep(target.needles()):
-            record = orjson.loads(line)
+        for position, record in scan.episodes:
             op = record.get("op")
             episode = record.get("episode")
             if not isinstance(episode, dict) or not target.matches(episode):
@@ -146,7 +173,9 @@ class Forgetting:
                 approvals[record["id"]] = episode
         return seeds, approvals
 
-    def _lineage(self, seeds: dict[str, int], approvals: dict[str, dict[str, Any]]) -> tuple[dict[str, int], set[str], list[str]]:
+    def _lineage(
+        self, seeds: dict[str, int], approvals: dict[str, dict[str, Any]], scan: _Scan
+    ) -> tuple[dict[str, int], set[str], list[str]]:
         """Every record to forget (id -> row), which of them are derivatives, and the live
         derivatives with sources left (to make again); adds to ``approvals`` the queued
         writes that cite a forgotten record or became one."""
@@ -158,8 +187,7 @@ class Forgetting:
         if not forgotten:
             return forgotten, derived, mixed
         first = min(forgotten.values())
-        for position, line in home.grep([b'"sources":["']):
-            record = orjson.loads(line)
+        for position, record in scan.episodes:
             episode = record.get("episode")
             if not isinstance(episode, dict) or episode["id"] in forgotten or episode["id"] in state.erased:
                 continue
@@ -231,32 +259,34 @@ class Forgetting:
         return kept
 
     def _tombstones(
-        self, rows: Sequence[int], ids: Sequence[str], hashes: Sequence[str], named: frozenset[str], notes: Sequence[str]
+        self, rows: Sequence[int], ids: Sequence[str], hashes: Sequence[str], named: frozenset[str], notes: Sequence[str], scan: _Scan
     ) -> list[tuple[Position, bytes]]:
         """The tombstone of every journal line that holds or names what is erased."""
         home = self._home
         positions = [home.position(r) for r in rows]
         edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.lines(positions))]
         seen = set(positions)
-        needles: list[bytes] = [b'"op":"version"', b'"op":"decision"', b'"op":"approval"']
-        needles += [b'{"id":' + orjson.dumps(n) + b',"markdown":' for n in notes]
         note_ids = set(notes)
-        for position, line in home.grep(needles):
-            if position in seen:
-                continue
-            record = orjson.loads(line)
-            op = record.get("op")
-            about = record.get("id")
-            if op == rec.Op.NOTE.value:
-                hit = about in note_ids
-            elif op in (_VERSION, _DECISION, _APPROVAL):
-                hit = about in named
-            else:
-                hit = False
-            if hit:
+        for position, nid, length in scan.notes:
+            if nid in note_ids:
+                edits.append((position, rec.erased(nid, rec.Op.NOTE.value, None, length)))
+        for position, op, about, length in scan.life:
+            if about in named and position not in seen:
                 seen.add(position)
-                edits.append((position, rec.erased(str(about), str(op), None, len(line))))
+                edits.append((position, rec.erased(str(about), op, None, length)))
         return sorted(edits, key=lambda e: e[0])
+
+
+@dataclass
+class _Scan:
+    """What one byte search of the journal found for a plan."""
+
+    #: ``remember`` and ``approval`` lines, decoded (the target's, and those citing sources).
+    episodes: list[tuple[Position, dict[str, Any]]] = field(default_factory=list)
+    #: ``(position, op, id, length)`` of the version, decision and approval lines.
+    life: list[tuple[Position, str, object, int]] = field(default_factory=list)
+    #: ``(position, note id, length)`` of every note version.
+    notes: list[tuple[Position, str, int]] = field(default_factory=list)
 
 
 def _receipt_id(home: Home, target: ForgetTarget, at: datetime) -> str:
