@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from ._core import __version__
+from .aio import AsyncMemory
 from .errors import (
     ApprovalError,
     ApprovalExpiredError,
@@ -99,6 +100,7 @@ __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_WEIGHTS",
     "Approval",
+    "AsyncMemory",
     "ApprovalError",
     "ApprovalExpiredError",
     "ApprovalReason",
