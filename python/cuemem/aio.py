@@ -112,17 +112,22 @@ class AsyncMemory:
         """Runs ``call`` on this handle's worker thread and returns its result.
 
         For what has no async twin, e.g. ``await mem.run(lambda: mem.memory.session("s1").observe(text))``.
+        Once the handle is closed its worker is gone, and calls run on the loop's default
+        executor: as with a closed ``Memory``, reads still answer and writes raise
+        ``ReadOnlyError``.
         """
-        return await asyncio.get_running_loop().run_in_executor(self._worker, call)
+        loop = asyncio.get_running_loop()
+        try:
+            pending = loop.run_in_executor(self._worker, call)
+        except RuntimeError:  # the worker was shut down by close()
+            pending = loop.run_in_executor(None, call)
+        return await pending
 
     async def close(self) -> None:
         """:meth:`Memory.close`, then the worker thread stops. Idempotent; a view closes nothing."""
         if not self._owner:
             return
-        try:
-            await self.run(self._memory.close)
-        except RuntimeError:  # the worker already shut down: closed before
-            return
+        await self.run(self._memory.close)  # idempotent, as Memory.close is
         self._worker.shutdown(wait=False)
 
     async def __aenter__(self) -> AsyncMemory:

@@ -177,6 +177,9 @@ def test_closing_releases_the_home_and_views_close_nothing(tmp_path: Path) -> No
         assert view.scope == "u1" and mem.scope is None and view.path == mem.path
         await mem.close()
         await mem.close()
+        with pytest.raises(cuemem.ReadOnlyError):  # as a closed Memory: no writes, reads still answer
+            await mem.remember("Too late.", now=DAY)
+        assert [h.id for h in (await mem.recall({"user": "u1"}, now=DAY)).hits] == [eid]
         return eid
 
     eid = asyncio.run(main())
