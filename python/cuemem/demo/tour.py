@@ -131,9 +131,15 @@ OBSERVED = "I prefer the weekly report as a PDF, not a link."
 
 
 def _question(narrative: str) -> str:
-    """A text question made of the first words of a real narrative (so it finds something)."""
-    words = re.findall(r"[A-Za-z][A-Za-z0-9'-]*", narrative)[:8]
-    return " ".join(words) or "what happened last month"
+    """A text question made of the first words of a real narrative's first clause (so it finds something).
+
+    Example:
+        >>> _question("Acme asked for a 12% discount, pending legal review.")
+        'Acme asked for a discount'
+    """
+    clause = re.findall(r"[A-Za-z][A-Za-z'-]*", re.split(r"[.;:,!?]", narrative)[0])
+    words = clause if len(clause) >= 3 else re.findall(r"[A-Za-z][A-Za-z'-]*", narrative)
+    return " ".join(words[:8]) or "what happened last month"
 
 
 def _next_commands(mem: Memory, root: Path, asked: str) -> list[str]:
