@@ -54,6 +54,11 @@ NOT_MIRRORED = {
 }
 
 
+def _summary(method: Callable[..., object]) -> str:
+    """The first paragraph of ``method``'s docstring (its examples stay with ``Memory``)."""
+    return " ".join((method.__doc__ or "").strip().split("\n\n")[0].split())
+
+
 def _off_loop(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[AsyncMemory, P], Coroutine[Any, Any, R]]:
     """The coroutine method that runs ``method`` on the handle's worker thread."""
     name = method.__name__
@@ -64,7 +69,7 @@ def _off_loop(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatena
     functools.update_wrapper(call, method, assigned=(), updated=())  # __wrapped__: Memory's signature
     call.__name__ = name
     call.__qualname__ = f"AsyncMemory.{name}"
-    call.__doc__ = f"Awaitable :meth:`Memory.{name} <cuemem.Memory.{name}>`, run off the event loop.\n\n{method.__doc__ or ''}"
+    call.__doc__ = f"Awaitable :meth:`Memory.{name} <cuemem.Memory.{name}>`, run off the event loop: {_summary(method)}"
     return call
 
 
@@ -82,7 +87,7 @@ def _opener(open_: Callable[P, Memory]) -> Callable[P, Coroutine[Any, Any, Async
 
     functools.update_wrapper(open, open_, assigned=(), updated=())
     open.__name__, open.__qualname__ = "open", "AsyncMemory.open"
-    open.__doc__ = f"Awaitable :meth:`Memory.open <cuemem.Memory.open>`: the same arguments, an AsyncMemory.\n\n{Memory.open.__doc__ or ''}"
+    open.__doc__ = f"Awaitable :meth:`Memory.open <cuemem.Memory.open>`: the same arguments, an AsyncMemory. {_summary(open_)}"
     return open
 
 

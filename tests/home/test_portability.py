@@ -15,7 +15,7 @@ import cuemem
 
 PACKAGE = Path(cuemem.__file__).resolve().parent
 #: Standard modules that exist on POSIX only (Windows has none of them).
-POSIX_ONLY = frozenset({"fcntl", "termios", "tty", "pty", "pwd", "grp", "resource", "posix", "syslog", "crypt", "nis", "spwd", "grp", "readline"})
+POSIX_ONLY = frozenset({"fcntl", "termios", "tty", "pty", "pwd", "grp", "resource", "posix", "syslog", "crypt", "nis", "spwd", "readline"})
 
 #: Imports every module of cuemem with the POSIX-only modules and ctypes unavailable, as on
 #: Windows (and a Python without ctypes), then opens a home, writes, recalls and reopens it.
