@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from ._core import __version__
+from .aio import AsyncMemory
 from .errors import (
     ApprovalError,
     ApprovalExpiredError,
@@ -105,6 +106,7 @@ __all__ = [
     "ApprovalError",
     "ApprovalExpiredError",
     "ApprovalReason",
+    "AsyncMemory",
     "Band",
     "Candidate",
     "ClockError",

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from . import _arrays
 from .errors import CueTypeError, InvalidArgumentError, NotFoundError, SchemaError, UnknownDimensionError
@@ -55,7 +55,7 @@ from .schema.fields import choice, optional_label, to_datetime, validate_id
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
-from .text import DEFAULT_ANALYZER, TextWeights
+from .text import DEFAULT_ANALYZER, TextHit, TextWeights
 from .text.recipe import check_analyzer
 from .text.vectors import Embedder, check_embedder
 from .views.context import Context, build_context
@@ -65,6 +65,8 @@ from .views.tokens import check_budget, check_counter
 __all__ = ["Memory"]
 
 TimeArg = datetime | date | None
+#: Cues of a recall: dimension -> a value or several (a union).
+Cues = Mapping[str, str | Sequence[str]]
 
 
 #: The instants a ``now`` may name: far enough from ``datetime``'s limits that every
@@ -478,6 +480,28 @@ class Memory:
         )
 
     # -- read -----------------------------------------------------------------------
+
+    # Typing only: a cue recall gives Hits, a text recall TextHits (with ``bm25``).
+    @overload
+    def recall(
+        self, /, cues: Cues | None = None, text: None = None, k: int = 10, now: TimeArg = None, *,
+        exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+    ) -> RecallResult: ...
+    @overload
+    def recall(
+        self, /, cues: Cues | None, text: str, k: int = 10, now: TimeArg = None, *,
+        exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+    ) -> RecallResult[TextHit]: ...
+    @overload
+    def recall(
+        self, /, cues: Cues | None = None, *, text: str, k: int = 10, now: TimeArg = None,
+        exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+    ) -> RecallResult[TextHit]: ...
+    @overload
+    def recall(
+        self, /, cues: Cues | None = None, text: str | None = None, k: int = 10, now: TimeArg = None, *,
+        exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+    ) -> RecallResult: ...
 
     @_serialized
     def recall(

@@ -66,3 +66,35 @@ def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None
     for name, cls in classes.items():
         bases = {b.__name__ for b in cls.__bases__ if b is not errors.CuememError}
         assert set(re.findall(r"`(\w+)`", rows[name])) == bases, name
+
+
+#: mypy's settings for the README's blocks: the project's strictness, nothing else.
+README_MYPY = """\
+[mypy]
+strict = True
+
+[mypy-tantivy,janome.*]
+ignore_missing_imports = True
+"""
+
+
+def test_readme_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
+    """Every python block of README.md, each as a module of its own, passes ``mypy --strict``
+    against the installed package (its exported types and stubs)."""
+    import subprocess
+    import sys
+
+    blocks = readme_blocks()
+    files = []
+    for number, source in enumerate(blocks, start=1):
+        path = tmp_path / f"readme_block_{number}.py"
+        path.write_text(source, encoding="utf-8")
+        files.append(str(path))
+    config = tmp_path / "mypy.ini"
+    config.write_text(README_MYPY, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"), *files],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"in {len(blocks)} source files" in proc.stdout

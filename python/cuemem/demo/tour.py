@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..memory import Memory
+from .stages import Stages
 from .year import DEMO_NOW, generate_year
 
 # Fewest supporting episodes for a demo policy: a year of 100k episodes holds many pairs.
@@ -31,7 +33,7 @@ def _stops(mem: Memory) -> list[tuple[str, dict[str, Any], dict[str, Any] | None
     ]
 
 
-def _life_cycle(mem: Memory, out: Console) -> None:
+def _life_cycle(mem: Memory, out: Console, stages: Stages) -> None:
     """Shows a consolidation (short-term items promoted) and a distillation (faded memories abstracted)."""
     from ..cli.render import recall_table
 
@@ -42,7 +44,8 @@ def _life_cycle(mem: Memory, out: Console) -> None:
                  subject="report-format", now=day + timedelta(hours=3))
     mem.remember("Furious that the Q3 invoice went to the wrong address.", tier="short", salience={"affect": 0.9}, now=day)
     mem.remember("Mentioned the coffee machine is broken.", tier="short", salience={"novelty": 0.2}, now=day)
-    consolidated = mem.consolidate(now=DEMO_NOW)
+    with stages.stage("consolidating the short-term items"):
+        consolidated = mem.consolidate(now=DEMO_NOW)
     out.print(f"  {consolidated}")
     for rid in consolidated.promoted:
         record = mem.get(rid)
@@ -50,7 +53,8 @@ def _life_cycle(mem: Memory, out: Console) -> None:
     out.print()
     out.print("[bold]distillation[/]: the weekly pass decays every memory axis by axis; old, unreferenced ones whose")
     out.print("strongest axis fell below 0.35 climb one rung (raw -> summary -> ...); originals stay as provenance")
-    distilled = mem.distill(now=DEMO_NOW)
+    with stages.stage("distilling faded memories (the weekly pass)"):
+        distilled = mem.distill(now=DEMO_NOW)
     out.print(f"  {distilled}")
     if distilled.rungs:
         rung = mem.get(distilled.rungs[0])
@@ -64,51 +68,104 @@ def _life_cycle(mem: Memory, out: Console) -> None:
     out.print()
 
 
-def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | None = None) -> None:
+def run_tour(directory: Path, *, episodes: int = 100_000, console: Console | None = None) -> list[str]:
     """Fills ``directory`` with a synthetic year (unless it already holds one) and prints recalls.
+
+    Every stage that can take more than a second runs under a progress line with its name
+    (:class:`~cuemem.demo.stages.Stages`). The tour ends with a few commands to try next,
+    each checked here to return results on this home.
 
     Args:
         directory: The home to create or reuse.
         episodes: Episodes in the synthetic year.
         console: Where to print.
+
+    Returns:
+        The suggested next commands, as printed (shell syntax).
     """
     from ..cli.render import recall_table
 
     out = console or Console()
-    with Memory.open(directory, user="*") as mem:  # the demo year holds several users: shown together, explicitly
+    stages = Stages(out)
+    root = Path(directory)
+    with stages.stage("opening the home"):
+        mem = Memory.open(directory, user="*")  # the demo year holds several users: shown together, explicitly
+    with mem:
         if len(mem) == 0:
-            columns = (TextColumn("writing a year of work life"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-            with Progress(*columns, console=out, transient=True) as bar:
-                task = bar.add_task("import", total=episodes)
-                mem.import_records(
-                    generate_year(episodes=episodes),
-                    now=DEMO_NOW,
-                    progress=lambda done, _total: bar.update(task, completed=done),
-                )
+            with stages.stage("writing a year of work life", total=episodes) as advance:
+                mem.import_records(generate_year(episodes=episodes), now=DEMO_NOW, progress=lambda done, _total: advance(done))
             out.print(f"[bold]{len(mem):,}[/] episodes written to {mem.path}")
         else:
             out.print(f"{mem.path} already holds [bold]{len(mem):,}[/] episodes; touring them")
         out.print(f"recalling as of {DEMO_NOW.date().isoformat()}\n")
+        first = None
         for question, cues, exclude in _stops(mem):
             result = mem.recall(cues, k=5, now=DEMO_NOW, exclude=exclude)
+            first = first or result
             out.print(recall_table(result, question))
             out.print()
-        _life_cycle(mem, out)
-        _judge_a_situation(mem, out)
+        asked = _question(first.hits[0].record.narrative if first and first.hits else "what happened last month")
+        with stages.stage("indexing the year's narratives for text recall"):
+            answer = mem.recall(text=asked, k=5, now=DEMO_NOW)
+        out.print(recall_table(answer, f"text recall: {asked!r}"))
+        out.print()
+        _life_cycle(mem, out, stages)
+        _judge_a_situation(mem, out, stages)
         stats = mem.stats()
-    root = Path(directory)
+        commands = _next_commands(mem, root, asked)
+        with stages.stage("saving the indexes"):
+            mem.close()
     out.print("[bold]where things are[/] (plain files; open them):")
     out.print(f"  {root / 'journal'}/   {stats.journal_segments} segment(s), {stats.journal_bytes / 1e6:.1f} MB — one JSON record per line, the truth")
     out.print(f"  {root / 'notes'}/     Markdown notes with YAML front matter")
     out.print(f"  {root / 'index'}/     caches (cue postings, salience, row map) + recipe.json; delete and `cuemem rebuild`")
-    out.print(f"try: cuemem recall --home {root} --cue actor=... --cue time=\"last month\" --now {DEMO_NOW.date().isoformat()}")
+    out.print()
+    out.print("[bold]try next[/] (each returns results on this home):")
+    for command in commands:
+        out.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
+    return commands
 
 
-def _judge_a_situation(mem: Memory, out: Console) -> None:
+#: What the suggested ``observe`` says: a preference, so it is extracted and kept long-term.
+OBSERVED = "I prefer the weekly report as a PDF, not a link."
+
+
+def _question(narrative: str) -> str:
+    """A text question made of the first words of a real narrative's first clause (so it finds something).
+
+    Example:
+        >>> _question("Acme asked for a 12% discount, pending legal review.")
+        'Acme asked for a discount'
+    """
+    clause = re.findall(r"[A-Za-z][A-Za-z'-]*", re.split(r"[.;:,!?]", narrative)[0])
+    words = clause if len(clause) >= 3 else re.findall(r"[A-Za-z][A-Za-z'-]*", narrative)
+    return " ".join(words[:8]) or "what happened last month"
+
+
+def _next_commands(mem: Memory, root: Path, asked: str) -> list[str]:
+    """Three commands to try on this home: a cue recall and a text recall (both checked to
+    return hits here, through the calls the CLI makes) and an ``observe``."""
+    day = DEMO_NOW.date().isoformat()
+    home = shlex.quote(str(root))
+    actor = next((value for value, _count in mem.cue_values("actor") if mem.recall({"actor": value, "time": "last month"}, k=1, now=DEMO_NOW).hits),
+                 mem.cue_values("actor")[0][0])
+    last_month = {"actor": actor, "time": "last month"} if mem.recall({"actor": actor, "time": "last month"}, k=1, now=DEMO_NOW).hits else {"actor": actor}
+    cues = " ".join(f"--cue {shlex.quote(f'{d}={v}')}" for d, v in last_month.items())
+    assert mem.recall(text=asked, k=1, now=DEMO_NOW).hits, asked
+    user = mem.cue_values("user")[0][0]
+    return [
+        f"cuemem --user '*' recall --home {home} {cues} --k 5 --now {day}",
+        f"cuemem --user '*' recall --home {home} {shlex.quote(asked)} --k 5 --now {day}",
+        f"cuemem --user {shlex.quote(user)} observe --home {home} {shlex.quote(OBSERVED)} --now {day}",
+    ]
+
+
+def _judge_a_situation(mem: Memory, out: Console, stages: Stages) -> None:
     """Learns policies from the year's outcomes, then judges the situation behind the strongest one."""
     from ..cli.policies import policy_table
 
-    report = mem.distill_policies(min_support=_DEMO_SUPPORT, now=DEMO_NOW)
+    with stages.stage("mining policies from the year's outcomes"):
+        report = mem.distill_policies(min_support=_DEMO_SUPPORT, now=DEMO_NOW)
     policies = mem.policies()
     out.print(
         f"[bold]policies[/] learned from outcomes (support >= {_DEMO_SUPPORT}): {len(policies):,} "
@@ -120,7 +177,8 @@ def _judge_a_situation(mem: Memory, out: Console) -> None:
     situation: dict[str, list[str]] = {}
     for d, v in mitigate[0].cause:
         situation.setdefault(d, []).append(v)
-    verdict = mem.judge(situation, now=DEMO_NOW)
+    with stages.stage("judging a situation against them"):
+        verdict = mem.judge(situation, now=DEMO_NOW)
     cues = " ".join(f"{d}={v}" for d, vs in situation.items() for v in vs)
     out.print(policy_table(verdict.policies[:5], f"judge {cues}: {len(verdict.policies)} applicable"))
     for group in verdict.conflicts:

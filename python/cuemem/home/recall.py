@@ -81,7 +81,7 @@ class Recaller:
     def text(
         self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
         weights: TextWeights | None, exclude_stale: bool, quarantined: bool = False,
-    ) -> RecallResult:
+    ) -> RecallResult[TextHit]:
         """Memories holding the query's terms among those the cues let through, ranked by
         the blend; quarantined ones only with ``quarantined``."""
         exclude = guarded(exclude, quarantined)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from ..salience import AXES
 from ..schema import Episode
@@ -67,9 +69,16 @@ class Hit:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"
 
 
+#: The kind of hit a recall returns: :class:`Hit` for cue recall, ``TextHit`` for text recall.
+H = TypeVar("H", bound=Hit, default=Hit, covariant=True)
+
+
 @dataclass(frozen=True)
-class RecallResult:
+class RecallResult(Generic[H]):
     """Ranked hits and the work the recall took.
+
+    ``RecallResult`` alone means ``RecallResult[Hit]``; a text recall returns a
+    ``RecallResult[TextHit]``, whose hits carry ``bm25`` (type checkers know which).
 
     Attributes:
         hits: Best first.
@@ -79,7 +88,7 @@ class RecallResult:
         cues: The cues as resolved (time phrases turned into buckets).
     """
 
-    hits: list[Hit]
+    hits: list[H]
     total: int
     examined: int
     full_scan: int

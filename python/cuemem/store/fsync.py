@@ -20,11 +20,17 @@ so the policy is decided in one place, and every file replaced whole (note files
 caches) goes through :func:`replace_file` — a temporary file beside it, synced, renamed
 over it — alone (:func:`write_atomic`), or is staged and placed as a batch sharing one
 flush (:func:`stage_files`, :func:`place_files`).
+
+Portability: a directory is synced where the platform can (POSIX); Windows cannot open
+a directory to fsync it, and there :func:`sync_directory` does nothing (NTFS journals
+its own metadata), as it does on a file system that answers ``EINVAL`` (it has no
+directory sync). ``syncfs`` is looked up through ``ctypes`` on Linux only; anywhere
+else, or where the C library lacks it, batches sync file by file.
 """
 
 from __future__ import annotations
 
-import ctypes
+import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -45,12 +51,14 @@ class FsyncPolicy(str, Enum):
     NEVER = "never"
 
 
-def sync(fd: int, policy: FsyncPolicy) -> None:
+def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
     """Forces ``fd``'s written bytes to disk under ``ALWAYS``; does nothing under ``NEVER``.
 
     Args:
         fd: an open file or directory descriptor.
         policy: the durability policy in force.
+        directory: ``fd`` is a directory: a file system that cannot sync one (``EINVAL``)
+            is not an error.
 
     Raises:
         StorageError: the file system refused the fsync.
@@ -60,11 +68,18 @@ def sync(fd: int, policy: FsyncPolicy) -> None:
     try:
         os.fsync(fd)
     except OSError as exc:
-        raise StorageError(f"fsync failed: {exc}") from exc
+        if directory and exc.errno == errno.EINVAL:
+            return
+        raise StorageError(exc.errno or 0, f"fsync failed: {exc.strerror}") from exc
+
+
+#: Whether directories can be opened and fsynced here (not on Windows).
+DIRECTORY_SYNC = os.name != "nt"
 
 
 def sync_directory(path: Path, policy: FsyncPolicy) -> None:
-    """Makes entries created in directory ``path`` durable (under ``ALWAYS``).
+    """Makes entries created in directory ``path`` durable (under ``ALWAYS``, where
+    :data:`DIRECTORY_SYNC`; a file system answering ``EINVAL`` has nothing to sync).
 
     Args:
         path: the directory whose entries (new files) must survive a crash.
@@ -73,14 +88,14 @@ def sync_directory(path: Path, policy: FsyncPolicy) -> None:
     Raises:
         StorageError: the directory cannot be opened or fsynced.
     """
-    if policy is FsyncPolicy.NEVER:
+    if policy is FsyncPolicy.NEVER or not DIRECTORY_SYNC:
         return
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
         raise StorageError(f"cannot open directory {path} to fsync it: {exc}") from exc
     try:
-        sync(fd, policy)
+        sync(fd, policy, directory=True)
     finally:
         os.close(fd)
 
@@ -221,13 +236,15 @@ def final_path(pending: Path) -> Path:
 
 
 def _load_syncfs() -> Callable[[int], int] | None:
-    """``syncfs(2)`` where the C library has it (Linux), else None."""
+    """``syncfs(2)`` where the C library has it (Linux), else None (also without ``ctypes``)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
+        import ctypes
+
         libc = ctypes.CDLL(None, use_errno=True)
         fn: Callable[[int], int] = libc.syncfs
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return None
     return fn
 
@@ -248,6 +265,8 @@ def _sync_file_system(directory: Path) -> None:
         raise StorageError(exc.errno or 0, f"cannot open {directory} to flush it: {exc.strerror}") from None
     try:
         if _syncfs(fd) != 0:
+            import ctypes  # present: _syncfs came from it
+
             err = ctypes.get_errno()
             raise StorageError(err, f"syncfs of {directory} failed: {os.strerror(err)}")
     finally:

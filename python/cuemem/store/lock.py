@@ -1,23 +1,29 @@
 """The writer lock: one writing process per home, any number of readers.
 
-The lock is an exclusive ``fcntl.flock`` on a lock file. The kernel releases it when the
-holding process exits or dies (even by ``SIGKILL``), so a crashed writer never leaves a
-home locked. Readers take no lock: they only read the append-only journal. The holder
-writes its pid into the file so a refused writer can say who holds the lock.
+The lock is an exclusive lock on a lock file, taken through ``portalocker``: ``flock``
+on POSIX, ``msvcrt.locking`` on Windows. Both belong to the open file (a descriptor or
+handle), so two :class:`WriterLock` objects on the same path exclude each other even
+inside one process, and the operating system drops the lock when the holding process
+exits or dies (even by ``SIGKILL``), so a crashed writer never leaves a home locked.
+Readers take no lock: they only read the append-only journal.
 
-``flock`` locks belong to an open file description, so two :class:`WriterLock` objects
-on the same path exclude each other even inside one process. POSIX only.
+The holder writes its pid into the file so a refused writer can say who holds the lock.
+The pid is advisory: where the platform keeps a locked file's bytes from other
+processes (Windows), the refusal names "another process" instead.
+
+No POSIX-only module is imported here; ``portalocker`` picks the platform's call.
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import math
 import os
 import time
 from pathlib import Path
 from types import TracebackType
+
+import portalocker
 
 from ..errors import HomeLockedError, InvalidArgumentError, StorageError
 
@@ -25,6 +31,12 @@ __all__ = ["WriterLock"]
 
 #: Seconds between attempts while :meth:`WriterLock.acquire` waits.
 POLL_INTERVAL = 0.02
+
+#: One non-blocking attempt at the exclusive lock.
+_EXCLUSIVE_NOW = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+
+#: Bytes read back as the holder's pid: enough for any pid and its newline.
+_PID_BYTES = 32
 
 
 class WriterLock:
@@ -67,7 +79,7 @@ class WriterLock:
             InvalidArgumentError: ``timeout`` is negative or not finite.
             HomeLockedError: another holder kept the lock for the whole timeout; the
                 message names the lock file and the holder's pid when known.
-            StorageError: the lock file cannot be opened or written.
+            StorageError: the lock file cannot be opened, locked or written.
         """
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise InvalidArgumentError(f"timeout must be a number of seconds, got {timeout!r}")
@@ -76,26 +88,26 @@ class WriterLock:
         if self._fd is not None:
             return
         try:
-            fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+            # No O_TRUNC: a contender must not erase the holder's pid before it is refused.
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open lock file {self._path}: {exc}") from exc
         deadline = time.monotonic() + timeout
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                portalocker.lock(fd, _EXCLUSIVE_NOW)
                 break
-            except BlockingIOError:
+            except portalocker.AlreadyLocked:
                 if time.monotonic() >= deadline:
                     holder = _read_pid(fd)
                     os.close(fd)
                     raise _locked(self._path, holder) from None
                 time.sleep(POLL_INTERVAL)
-            except OSError as exc:
+            except (portalocker.LockException, OSError) as exc:
                 os.close(fd)
                 raise StorageError(f"cannot lock {self._path}: {exc}") from exc
         try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            _write_pid(fd, os.getpid())
         except OSError as exc:
             os.close(fd)
             raise StorageError(f"cannot write lock file {self._path}: {exc}") from exc
@@ -110,7 +122,7 @@ class WriterLock:
             os.ftruncate(fd, 0)
         except OSError:
             pass  # the pid is advisory; the lock itself goes with the descriptor
-        os.close(fd)
+        os.close(fd)  # closing the descriptor is what lets the lock go, on every platform
 
     def __enter__(self) -> WriterLock:
         self.acquire()
@@ -128,10 +140,25 @@ class WriterLock:
         return f"WriterLock({str(self._path)!r}, held={self.held})"
 
 
+def _write_pid(fd: int, pid: int) -> None:
+    """Replaces the lock file's content with ``pid`` and a newline (held lock only).
+
+    Raises:
+        OSError: the file system refused.
+    """
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    data = f"{pid}\n".encode("ascii")
+    while data:
+        data = data[os.write(fd, data) :]
+    os.lseek(fd, 0, os.SEEK_SET)  # where Windows' byte-range lock starts: keep it there
+
+
 def _read_pid(fd: int) -> int | None:
     """The pid the current holder wrote into the lock file, if readable."""
     try:
-        text = os.pread(fd, 32, 0).decode("ascii").strip()
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, _PID_BYTES).decode("ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return int(text) if text.isdigit() else None
