@@ -204,6 +204,7 @@ class AsyncMemory:
     observe = _off_loop(Memory.observe)
     approvals = _off_loop(Memory.approvals)
     review = _off_loop(Memory.review)
+    forget = _off_loop(Memory.forget)
     accept = _off_loop(Memory.accept)
     approve = _off_loop(Memory.approve)
     reject = _off_loop(Memory.reject)

@@ -306,13 +306,14 @@ class Journal:
                 raise StorageError(exc.errno or 0, f"cannot open {path} to erase: {exc.strerror}") from None
             try:
                 for position, line in changes:
-                    if position.offset > 0 and os.pread(fd, 1, position.offset - 1) != _NEWLINE:
+                    if position.offset > 0 and _read_at(fd, 1, position.offset - 1) != _NEWLINE:
                         raise InvalidArgumentError(f"{position} is not the start of a line")
-                    old = os.pread(fd, len(line), position.offset)
+                    old = _read_at(fd, len(line), position.offset)
                     if len(old) != len(line) or not old.endswith(_NEWLINE) or _NEWLINE in old[:-1]:
                         raise InvalidArgumentError(f"the line at {position} is not {len(line)} bytes long")
                     if old != line:
-                        _pwrite_all(fd, line, position.offset)
+                        os.lseek(fd, position.offset, os.SEEK_SET)
+                        _write_all(fd, line)
                 sync(fd, FsyncPolicy.ALWAYS)
             except OSError as exc:
                 raise StorageError(exc.errno or 0, f"cannot erase in {path}: {exc.strerror}") from None
@@ -615,7 +616,7 @@ class Journal:
         if self._fd is not None:
             try:
                 size = os.fstat(self._fd).st_size
-                if size > 0 and os.pread(self._fd, 1, size - 1) != _NEWLINE:
+                if size > 0 and _last_byte(self._path(self._segment), size) != _NEWLINE:
                     _write_all(self._fd, _NEWLINE)
                     size += 1
                     sync(self._fd, self._fsync)
@@ -911,12 +912,24 @@ def _write_all(fd: int, data: bytes | bytearray) -> None:
         view = view[written:]
 
 
-def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
-    """Writes all of ``data`` at ``offset`` (``os.pwrite`` may write less)."""
-    view = memoryview(data)
-    while view:
-        n = os.pwrite(fd, view, offset)
-        view, offset = view[n:], offset + n
+def _read_at(fd: int, n: int, offset: int) -> bytes:
+    """Up to ``n`` bytes of ``fd`` at ``offset`` (a seek and reads: ``os.pread`` is POSIX-only)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    out = bytearray()
+    while len(out) < n:
+        chunk = os.read(fd, n - len(out))
+        if not chunk:
+            break
+        out += chunk
+    return bytes(out)
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    """The byte of ``path`` at ``size - 1`` (read through a handle of its own)."""
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        return f.read(1)
+
 
 
 def _finds(data: bytes, needle: bytes, end: int) -> Iterator[int]:
