@@ -205,6 +205,7 @@ class AsyncMemory:
     approvals = _off_loop(Memory.approvals)
     review = _off_loop(Memory.review)
     forget = _off_loop(Memory.forget)
+    update = _off_loop(Memory.update)
     accept = _off_loop(Memory.accept)
     approve = _off_loop(Memory.approve)
     reject = _off_loop(Memory.reject)

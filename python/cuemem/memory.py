@@ -65,6 +65,19 @@ from .views.tokens import check_budget, check_counter
 __all__ = ["Memory"]
 
 TimeArg = datetime | date | None
+
+
+class Keep:
+    """The type of :data:`KEEP`: an argument left out of :meth:`Memory.update`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: "Leave this field as it is" (for :meth:`Memory.update`'s fields where None is a value).
+KEEP = Keep()
 #: Cues of a recall: dimension -> a value or several (a union).
 Cues = Mapping[str, str | Sequence[str]]
 
@@ -370,6 +383,7 @@ class Memory:
         thread: str | None = None,
         session: str | None = None,
         source: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
         allow_forgotten: bool = False,
         now: TimeArg = None,
     ) -> str:
@@ -381,7 +395,9 @@ class Memory:
         :meth:`Episode.create <cuemem.schema.Episode.create>`. ``thread`` names the
         conversation, session or ticket the memory belongs to; memories of a thread
         are ordered as written, and text recall lets a hit share its neighbours' and
-        its thread's scores (:class:`TextWeights`).
+        its thread's scores (:class:`TextWeights`). ``metadata`` is your own JSON object,
+        kept and returned as given (``hit.record.metadata``); each scalar top-level value is
+        a ``meta`` cue: ``recall({"meta": {"project": "apollo"}})``.
 
         A long-term, raw record with a ``subject`` is a version of that subject: it
         passes the write gate as :meth:`observe`'s writes do (trust by ``origin``,
@@ -405,9 +421,59 @@ class Memory:
             id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
-            valid_to=valid_to, thread=thread, session=session, source=source,
+            valid_to=valid_to, thread=thread, session=session, source=source, metadata=metadata,
         )
         return self._life.remember(narrative, fields, _edge_now(now), allow_forgotten=allow_forgotten)
+
+    @_serialized
+    def update(
+        self,
+        id: str,
+        narrative: str | None = None,
+        *,
+        type: str | None = None,
+        outcome: str | None | Keep = KEEP,
+        actors: Sequence[str] | None = None,
+        occurred_at: date | str | None = None,
+        importance: float | None = None,
+        risk: float | None = None,
+        salience: Mapping[str, float] | None = None,
+        confidence: float | None = None,
+        subject: str | None | Keep = KEEP,
+        tags: Sequence[str] | None = None,
+        kind: Kind | str | None = None,
+        tier: Tier | str | None = None,
+        valid_from: datetime | date | str | None = None,
+        valid_to: datetime | date | str | None | Keep = KEEP,
+        metadata: Mapping[str, Any] | None | Keep = KEEP,
+        origin: Origin | str | None = Origin.USER,
+        now: TimeArg = None,
+    ) -> str:
+        """Changes record ``id`` by writing its successor — never an edit in place — and
+        returns the new id.
+
+        The successor is the record with the changes given (``None`` leaves a field as it
+        is; for the fields where None is a value — ``outcome``, ``subject``, ``valid_to``,
+        ``metadata`` — leaving it out keeps it), recorded at ``now``, ``supersedes`` naming
+        the old one, and it passes the write gate as any write does: a fact's update is its
+        subject's next version (``history`` shows both; the gate may queue it), any other
+        record is retired in the same commit. Its trust is the caller's (``origin``), its
+        provenance as for :meth:`remember`.
+
+        Raises:
+            NotFoundError: no such record this handle sees. ForgottenError: it was erased.
+            InvalidArgumentError: it is retired or a superseded version.
+            SchemaError: a change breaks the schema; nothing is written.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        given: dict[str, Any] = dict(
+            narrative=narrative, type=type, actors=actors, occurred_at=occurred_at, importance=importance, risk=risk, salience=salience,
+            confidence=confidence, tags=tags, kind=kind, tier=tier, valid_from=valid_from,
+        )
+        changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        changes |= {k: v for k, v in (("outcome", outcome), ("subject", subject), ("valid_to", valid_to), ("metadata", metadata)) if v is not KEEP}
+        return self._life.update(_arrays.string(id, "id"), changes, _edge_now(now), _caller_origin(origin), self._scope.sees)
 
     @_serialized
     def import_jsonl(

@@ -24,6 +24,7 @@ from ..lifecycle.approvals import Approval
 from ..lifecycle.state import ACCEPTED, ERASE, RETENTIONS, REVIEW_VERDICTS
 from ..schema import Episode
 from ..schema.fields import MAX_SOURCE
+from ..schema.metadata import metadata
 from ..store import records as rec
 from ..store.journal import Position
 from .indexes import Batch, IndexRow, Indexes
@@ -238,9 +239,20 @@ def _as_written(stored: Mapping[str, Any], row: IndexRow) -> bool:
         and _plain_label(stored.get("thread"))
         and _plain_label(stored.get("session"))
         and _plain_source(stored.get("source"))
+        and _plain_metadata(stored.get("metadata"))
         and type(stored["reviewed"]) is bool
         and type(stored["taint"]) is bool
     )
+
+
+def _plain_metadata(value: object) -> bool:
+    """Whether stored metadata is absent or an object ``Episode.create`` accepts (checked in full: few records carry it)."""
+    if value is None:
+        return True
+    try:
+        return type(value) is dict and metadata(value) is not None
+    except SchemaError:
+        return False
 
 
 def _plain_label(value: object) -> bool:

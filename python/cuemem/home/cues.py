@@ -8,12 +8,16 @@ from typing import Any
 
 from ..errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
 from ..schema.fields import text
+from ..schema.metadata import meta_cues, metadata
 from ..timecues import is_bucket, resolve_time_cue
 
 #: Every cue dimension of a home, in index order.
 DIMENSIONS: tuple[str, ...] = (
-    "actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread", "trust",
+    "actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread", "trust", "meta",
 )
+#: The dimensions whose values match without regard to case (and runs of spaces): the
+#: index holds them folded (:func:`fold`), the records keep them as written.
+FOLDED = frozenset({"actor", "subject", "tag"})
 
 #: The ``trust`` cue of a memory nobody has reviewed yet: recall leaves it out unless asked.
 QUARANTINED = "quarantined"
@@ -44,8 +48,17 @@ def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
         "band": [record["importance_band"]],
         "thread": [record["thread"]] if record.get("thread") else [],
         "trust": _trust(record),
+        "meta": meta_cues(record["metadata"]) if record.get("metadata") else [],
     }
+    for dimension in FOLDED:
+        values[dimension] = list(dict.fromkeys(map(fold, values[dimension])))
     return {d: v for d, v in values.items() if v}
+
+
+def fold(value: str) -> str:
+    """A cue value as the index holds it in a :data:`FOLDED` dimension: case-folded, runs
+    of whitespace one space, trimmed ("Acme  Corp" and "acme corp" are one actor)."""
+    return " ".join(value.casefold().split()) or value
 
 
 def _trust(record: Mapping[str, Any]) -> list[str]:
@@ -93,7 +106,14 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
     for dimension, value in cues.items():
         if dimension not in DIMENSIONS:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
+        if dimension == "meta" and isinstance(value, Mapping):
+            found = metadata(value)
+            value = meta_cues(found) if found is not None else []
+            if not value:
+                raise InvalidArgumentError("cue 'meta' names no scalar key=value")
         values = _strings(dimension, value)
+        if dimension in FOLDED:
+            values = list(dict.fromkeys(map(fold, values)))
         if dimension == "time":
             resolved: list[str] = []
             for v in values:

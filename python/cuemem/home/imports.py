@@ -34,7 +34,7 @@ __all__ = ["REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
 #: The keys an imported item may hold: ``narrative`` and every keyword of ``remember``.
 REMEMBER_KEYS = frozenset(
     {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
-     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to", "thread"}
+     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to", "thread", "metadata"}
 )
 
 _REMEMBER = rec.Op.REMEMBER.value

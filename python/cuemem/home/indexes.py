@@ -32,7 +32,7 @@ from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
 from ..store.fsync import write_atomic
-from .cues import DIMENSIONS, QUARANTINED, cue_values_json
+from .cues import DIMENSIONS, FOLDED, QUARANTINED, cue_values_json
 from .threads import Threads
 
 #: Bumped whenever the cached files' meaning changes.
@@ -85,6 +85,7 @@ def recipe(salience: SalienceTable) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "dimensions": list(DIMENSIONS),
+        "folded": sorted(FOLDED),
         "salience": {
             "axes": list(AXES),
             "weights": [float(w) for w in salience.weights.values()],

@@ -119,6 +119,41 @@ class Lifecycle:
         self._home.commit(admitted.records)
         return admitted.id
 
+    def update(self, id: object, changes: dict[str, Any], at: datetime, origin: Origin, sees: Callable[[str], bool] = _EVERYONE) -> str:
+        """Writes ``changes`` to record ``id`` as a new record that supersedes it (never an
+        edit in place); returns the new id. A version of a subject becomes the subject's
+        next version through the gate (which may queue it); any other record is retired
+        in the same commit, its successor naming it in ``supersedes``.
+
+        Raises:
+            NotFoundError: no such record this handle sees. ForgottenError: it was erased.
+            InvalidArgumentError: it is retired, or a superseded version (update the current one).
+            SchemaError: a change breaks the schema (nothing is written).
+        """
+        home = self._home
+        old = home.get(id)
+        if not sees(old.user_id):
+            raise NotFoundError(f"no episode with id {id!r}")
+        state = home.lifecycle
+        if old.id in state.superseded_by:
+            raise InvalidArgumentError(f"{old.id!r} is a superseded version; update the current one ({state.superseded_by[old.id]!r})")
+        if old.id in state.retired:
+            raise InvalidArgumentError(f"{old.id!r} is retired ({state.retired[old.id]}); only a live record can be updated")
+        fields = {name: getattr(old, name) for name in old.__dataclass_fields__}
+        for name in ("id", "recorded_at", "taint", "reviewed", "session", "source"):
+            fields.pop(name)
+        if ("importance" in changes or "risk" in changes) and "salience" not in changes:
+            fields["salience"] = {a: v for a, v in old.salience.items() if a not in changes}
+        fields.update(changes, origin=origin, supersedes=old.id)
+        narrative = fields.pop("narrative")
+        episode = new_episode(home, narrative, fields, at)
+        admitted = Admission(home, self.profile, at).admit(episode)
+        records = list(admitted.records)
+        if any(r["op"] == _REMEMBER for r in records) and not any(r["op"] == rec.Op.VERSION.value for r in records):
+            records.append(rec.retire([old.id], "updated", at))
+        home.commit(records)
+        return admitted.id
+
     def _candidate_episode(
         self, c: Candidate, origin: Origin, user: str, at: datetime, pending: int = 0, taint: bool = False,
     ) -> Episode:

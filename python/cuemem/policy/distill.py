@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _arrays
 from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
+from ..home.cues import FOLDED, fold
 from .._gc import gc_paused
 from ..index import ClosedSets, CueIndex
 from ..salience import AXES, SalienceTable
@@ -129,7 +130,7 @@ def _index(episodes: Sequence[Episode], dims: Sequence[str]) -> CueIndex:
                 vs = (e.user_id,)
             else:
                 vs = (e.kind.value,)
-            for v in vs:
+            for v in dict.fromkeys(map(fold, vs) if d in FOLDED else vs):
                 values.append(v)
                 rows.append(i)
         if rows:

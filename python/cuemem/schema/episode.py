@@ -13,6 +13,8 @@ from ..errors import SchemaError
 from ..salience import AXES
 from . import fields as f
 from .enums import Band, Kind, Level, Origin, Outcome, Tier, band_of
+from .metadata import Metadata
+from .metadata import metadata as metadata_of
 
 __all__ = ["Episode", "Salience"]
 
@@ -90,6 +92,7 @@ class Episode:
     thread: str | None = None
     session: str | None = None
     source: str | None = None
+    metadata: Metadata | None = None
 
     @classmethod
     def create(
@@ -122,6 +125,7 @@ class Episode:
         thread: str | None = None,
         session: str | None = None,
         source: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Episode:
         """A validated episode.
 
@@ -158,6 +162,8 @@ class Episode:
                 printable characters; None for none. Recorded from the call, never from the content.
             source: where external content came from (a URL, a path, a sender): 1-2000
                 printable characters; None for none.
+            metadata: the caller's own JSON object (:mod:`cuemem.schema.metadata`), kept
+                and returned as given; its scalar top-level values are ``meta`` cues.
 
         Raises:
             InvalidIdError: ``id``, ``user_id``, a source or ``supersedes`` is not a valid id.
@@ -203,6 +209,7 @@ class Episode:
             thread=f.optional_label(thread, "thread"),
             session=f.optional_label(session, "session"),
             source=f.optional_label(source, "source", f.MAX_SOURCE),
+            metadata=metadata_of(metadata),
         )
 
     @property
@@ -220,7 +227,7 @@ class Episode:
         """A JSON-ready dict: ISO dates, enum values, lists; derived cues included.
 
         Keys follow the field order, with ``time_buckets`` after ``occurred_at`` and
-        ``importance_band`` after ``importance``; ``thread``, ``session`` and ``source`` are
+        ``importance_band`` after ``importance``; ``thread``, ``session``, ``source`` and ``metadata`` are
         written only when set, so a record without them keeps the bytes it had before they existed. (Enum
         values are read as ``_value_``, the member's plain attribute: ``.value`` is a
         descriptor call, on every write.)
@@ -259,6 +266,8 @@ class Episode:
             out["session"] = self.session
         if self.source is not None:
             out["source"] = self.source
+        if self.metadata is not None:
+            out["metadata"] = self.metadata.to_json()
         return out
 
     @classmethod
