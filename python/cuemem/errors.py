@@ -159,3 +159,15 @@ __all__ += ["ScopeError"]
 class ScopeError(CuememError, PermissionError):
     """A call reaches past its handle's user: another user's memory through a scoped
     handle, or a read of a home holding several users' memories with no user named."""
+
+
+__all__ += ["ProposalConflictError", "GoldenFileError"]
+
+
+class ProposalConflictError(ApprovalError):
+    """Accepting a maintenance proposal whose sources changed since it was made (a
+    record retired or superseded, a content hash that differs): nothing is written."""
+
+
+class GoldenFileError(CuememError, ValueError):
+    """A ``golden.yaml`` that is not YAML, too large, or breaks the golden set's shape."""

@@ -35,6 +35,7 @@ from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
 from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
+from .lifecycle.proposals import Proposal
 from .lifecycle.review import ReviewItem
 from .lifecycle.profiles import profile as lifecycle_profile
 from .lifecycle.service import Lifecycle
@@ -653,8 +654,10 @@ class Memory:
 
     @_serialized
     def stats(self) -> HomeStats:
-        """Counts and sizes of the home."""
-        return self._home.stats()
+        """Counts and sizes of the home, and per job its maintenance proposals and regret
+        rate (``stats().proposals``: accepted proposals whose retired content was written
+        again afterwards, over accepted; :mod:`cuemem.lifecycle.proposals`)."""
+        return self._life.stats()
 
     # -- the life-cycle: observe, approvals, versions, tiers, workers -----------------
 
@@ -707,6 +710,19 @@ class Memory:
         return [a for a in self._life.approvals(None if now is None else _edge_now(now)) if self._scope.sees(a.episode.user_id)]
 
     @_serialized
+    def proposals(self, *, pending_only: bool = False) -> list[Proposal]:
+        """The maintenance proposals (D5), oldest first: changes the jobs would make —
+        a merge of near-duplicates, a retirement — waiting for :meth:`accept` or
+        :meth:`reject` (they are in :meth:`review` too); with ``pending_only``, only those
+        not yet decided. Each is also ``proposals/<id>.md`` in the home.
+
+        Raises:
+            ScopeError: an unscoped handle on a home of several users.
+        """
+        self._scope.check_single(self._users)
+        return self._life.proposals(self._scope.sees, pending_only=_arrays.boolean(pending_only, "pending_only"))
+
+    @_serialized
     def review(self, now: TimeArg = None) -> list[ReviewItem]:
         """Everything waiting for a person, oldest first: quarantined records (unreviewed,
         derived from external content) and writes in the approval queue (those not yet
@@ -723,12 +739,15 @@ class Memory:
     def accept(self, id: str, *, now: TimeArg = None) -> str:
         """Accepts what waits for review: a quarantined record is reviewed from now on
         (recalled by default; still tainted, so never in ``MEMORY.md``), a queued write is
-        approved (:meth:`approve`). Journaled; returns the record id.
+        approved (:meth:`approve`), a maintenance proposal's change is made (if its
+        sources are as they were). Journaled; returns the record (or proposal) id.
 
         Raises:
             CueTypeError: ``id`` is not a string.
             NotFoundError: nothing with this id waits (in this handle's scope).
             ApprovalError: it is already decided.
+            ProposalConflictError: a proposal whose sources changed since it was made
+                (retired, superseded, another digest); nothing is written.
             ApprovalExpiredError: a queued write whose window closed.
             ReadOnlyError: the handle is read-only.
         """

@@ -47,6 +47,7 @@ from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
 from .textindex import TextCache
+from .proposalfiles import ProposalFiles
 
 _log = logging.getLogger("cuemem.home")
 from .vectorindex import VectorCache
@@ -88,6 +89,10 @@ class Home:
         #: Called with the records of every commit once they are applied, or None after an
         #: import (too many to pass on): views that follow the home.
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+        #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
+        self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
+        #: Proposal files left alone at open: edited by hand, or owned by no proposal.
+        self.proposal_problems: list[str] = []
 
     @property
     def fsync(self) -> FsyncPolicy:
@@ -155,6 +160,8 @@ class Home:
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+            if home.proposal_files is not None:
+                home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle)
             if embedder is not None:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
@@ -271,6 +278,8 @@ class Home:
             if self.text is not None and applier.texts:
                 rows, texts = zip(*applier.texts)
                 self.text.add(rows, texts)
+        if self.proposal_files is not None:
+            self.proposal_files.committed(self.indexes.lifecycle, records)
         self.committed(records)
         return positions
 
@@ -330,6 +339,19 @@ class Home:
         if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
             return dataclasses.replace(episode, reviewed=True)
         return episode
+
+    def digest(self, id: str) -> str:
+        """The digest of the journal record that wrote record ``id`` (which the home holds)."""
+        return record_sha(self.journal.read_at(self.indexes.position(self.indexes.row_of[id])))
+
+    def similar(self, text: str, cues: dict[str, list[str]], limit: int) -> list[int]:
+        """The live rows matching ``cues`` whose narratives best match ``text`` by BM25, best
+        first, at most ``limit`` (none without a text index, or when ``text`` has no terms)."""
+        if self.text is None:
+            return []
+        self.text.ready(self.indexes, self.journal)
+        rows, _ = self.text.core.search(text, self.indexes.cues.prune(cues), limit)
+        return [int(r) for r in rows.tolist()]
 
     def quarantined(self, id: str) -> bool:
         """Whether ``id`` is a live record nobody has reviewed yet."""

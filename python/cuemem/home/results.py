@@ -5,10 +5,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..salience import AXES
 from ..schema import Episode
+
+if TYPE_CHECKING:
+    from ..lifecycle.proposals import JobRegret
 
 
 class Hit:
@@ -174,9 +177,12 @@ class HomeStats:
     journal_bytes: int
     journal_segments: int
     journal_problems: int
+    #: Per job, its maintenance proposals and their regret rate (:class:`~cuemem.lifecycle.proposals.JobRegret`).
+    proposals: tuple[JobRegret, ...] = ()
 
     def as_dict(self) -> dict[str, int]:
-        return {k: int(v) for k, v in self.__dict__.items()}
+        """The size figures (``proposals`` apart)."""
+        return {k: int(v) for k, v in self.__dict__.items() if k != "proposals"}
 
 
 @dataclass(frozen=True)

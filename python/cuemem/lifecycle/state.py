@@ -5,8 +5,9 @@ life-cycle record (and every short-term ``remember``) in journal order, the same
 path a live write takes, so a rebuild yields the same state. It is saved beside the
 index cache as ``lifecycle.json``.
 
-It follows the ``version``, ``approval``, ``decision``, ``retire`` and ``taint`` records
-(their fields are in :mod:`cuemem.store.records`) and the short-term ``remember``s.
+It follows the ``version``, ``approval``, ``decision``, ``retire``, ``taint`` and
+``proposal`` records (their fields are in :mod:`cuemem.store.records`) and the
+short-term ``remember``s.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ class LifecycleState:
     #: or None): tainted for good. Keyed by the session alone: a session that writes for
     #: several users taints what it writes for each (over-tainting is the safe side).
     tainted_sessions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: Proposal id -> its ``proposal`` record, decided or not (D5).
+    proposals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Proposal id -> (verdict, when), once decided.
+    proposal_verdicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def pending_proposals(self) -> list[dict[str, Any]]:
+        """The undecided proposals, in journal order."""
+        return [p for pid, p in self.proposals.items() if pid not in self.proposal_verdicts]
 
     def note_remember(self, episode: Mapping[str, Any]) -> None:
         """Follows a ``remember`` record (only short-term ones matter here)."""
@@ -87,9 +96,14 @@ class LifecycleState:
                 self.superseded_by[str(old)] = new
         elif op is Op.APPROVAL:
             self.pending[str(record["id"])] = dict(record)
+        elif op is Op.PROPOSAL:
+            self.proposals.setdefault(str(record["id"]), dict(record))
         elif op is Op.DECISION:
             aid, verdict = str(record["id"]), str(record["verdict"])
-            if self.pending.pop(aid, None) is not None:
+            if aid in self.proposals:
+                if verdict in REVIEW_VERDICTS:
+                    self.proposal_verdicts.setdefault(aid, (verdict, str(record["at"])))
+            elif self.pending.pop(aid, None) is not None:
                 self.decided[aid] = verdict
             elif verdict in REVIEW_VERDICTS and aid not in self.reviewed and aid not in self.retired:
                 self.reviewed[aid] = verdict  # a quarantined record: the applier checked it is one
@@ -129,6 +143,9 @@ class LifecycleState:
             "retired": self.retired,
             "reviewed": self.reviewed,
             "tainted_sessions": [[s, u, source] for s, (u, source) in self.tainted_sessions.items()],
+            # Only a home with proposals has these keys: older caches keep their bytes.
+            **({"proposals": self.proposals} if self.proposals else {}),
+            **({"proposal_verdicts": {k: list(v) for k, v in self.proposal_verdicts.items()}} if self.proposal_verdicts else {}),
         }
 
     @classmethod
@@ -147,4 +164,6 @@ class LifecycleState:
             retired={str(k): str(v) for k, v in data["retired"].items()},
             reviewed={str(k): str(v) for k, v in data["reviewed"].items()},
             tainted_sessions={str(s): (str(u), None if v is None else str(v)) for s, u, v in data["tainted_sessions"]},
+            proposals={str(k): dict(v) for k, v in data.get("proposals", {}).items()},
+            proposal_verdicts={str(k): (str(a), str(b)) for k, (a, b) in data.get("proposal_verdicts", {}).items()},
         )

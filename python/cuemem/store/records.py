@@ -27,6 +27,12 @@ The kinds and their fields:
   expiry, the live-version bound, the capacity bound); the journal keeps them.
 - ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
   of each name is when it last ran.
+- ``proposal``: ``{"op", "id", "job", "action", "user", "summary", "why", "evidence",
+  "sources", "records", "at"}`` — a maintenance job proposes a change (D5) instead of
+  making it: ``sources`` are ``{"id", "sha256"}`` of the records it was made from (the
+  digest of each one's journal record), ``records`` what accepting it commits (retire,
+  remember, version and note records, built here too). A ``decision`` on its id
+  (``"accepted"``, ``"rejected"``) settles it; until then nothing of it is applied.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ..schema import Note
 __all__ = [
     "LIFECYCLE_OPS",
     "Op",
+    "PROPOSABLE_OPS",
     "Record",
     "approval",
     "decision",
@@ -49,6 +56,7 @@ __all__ = [
     "note",
     "note_bytes",
     "op_of",
+    "proposal",
     "remember",
     "retire",
     "taint",
@@ -70,13 +78,14 @@ class Op(str, enum.Enum):
     RETIRE = "retire"
     JOB = "job"
     TAINT = "taint"
+    PROPOSAL = "proposal"
 
     def __str__(self) -> str:
         return str(self.value)
 
 
 #: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
-LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT})
+LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT, Op.PROPOSAL})
 
 _BY_VALUE = {op.value: op for op in Op}
 
@@ -147,3 +156,20 @@ def taint(user: str, session: str, source: str | None, at: datetime) -> Record:
 def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:
     """Job ``name`` ran at ``ran_at`` and did what ``report`` counts."""
     return {"op": Op.JOB.value, "job": name, "ran_at": ran_at.isoformat(), "report": dict(report)}
+
+
+#: The kinds a proposal may hold as what accepting it commits.
+PROPOSABLE_OPS = frozenset({Op.REMEMBER, Op.NOTE, Op.VERSION, Op.RETIRE})
+
+
+def proposal(
+    id: str, *, job: str, action: str, user: str, summary: str, why: str, evidence: Sequence[str],
+    sources: Sequence[tuple[str, str]], records: Sequence[Record], at: datetime,
+) -> Record:
+    """Job ``job`` proposes ``records`` (what accepting commits), made at ``at`` from
+    ``sources`` (``(id, sha256 of its journal record)``), for a person to decide."""
+    return {
+        "op": Op.PROPOSAL.value, "id": id, "job": job, "action": action, "user": user, "summary": summary, "why": why,
+        "evidence": list(evidence), "sources": [{"id": i, "sha256": d} for i, d in sources], "records": [dict(r) for r in records],
+        "at": at.isoformat(),
+    }
