@@ -27,10 +27,11 @@ from .home.recall import Recaller
 from .home.scope import ALL_USERS, Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
-from .jobs.home import run_consolidation, run_distillation
+from .jobs.dedupe import DedupeConfig
+from .jobs.home import run_consolidation, run_dedupe, run_distillation
 from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry
 from .jobs.maintain import maintain as run_maintenance
-from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
+from .jobs.reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
 from .lifecycle.patterns import Pattern
@@ -1047,6 +1048,24 @@ class Memory:
         self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
         config = config or DistillationConfig(floor=self.profile.distill_floor)
         return run_distillation(self._home, self.profile, at, config, summarizer)
+
+    @_serialized
+    def dedupe(self, now: TimeArg = None, *, config: DedupeConfig | None = None) -> DedupeReport:
+        """Finds near-duplicate memories written since the last run and proposes merging
+        them (D5; :mod:`cuemem.jobs.dedupe`): never merges on its own. Each proposal is in
+        :meth:`proposals` and :meth:`review`, with its evidence; :meth:`accept` keeps the
+        earliest memory of the group and retires the others (the journal keeps them).
+
+        Raises:
+            InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.dedupe.DedupeConfig`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        self._scope.home_wide("dedupe")
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, DedupeConfig):
+            raise InvalidArgumentError(f"config must be a DedupeConfig, got {type(config).__name__}")
+        return run_dedupe(self._home, at, config or DedupeConfig())
 
     @_serialized
     def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None, allow_clock_jump: bool = False) -> MaintenanceReport:

@@ -31,13 +31,15 @@ from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
-from .reports import ConsolidationReport, DistillationReport
+from .dedupe import DedupeConfig, Match, clusters, compare, comparable
+from .reports import ConsolidationReport, DedupeReport, DistillationReport
+from ..lifecycle.proposals import proposal_id
 from .summarize import Summarizer
 
 if TYPE_CHECKING:
     from ..home.home import Home
 
-__all__ = ["old_rows", "read_items", "run_consolidation", "run_distillation"]
+__all__ = ["old_rows", "read_items", "run_consolidation", "run_dedupe", "run_distillation"]
 
 _REMEMBER = rec.Op.REMEMBER.value
 
@@ -199,3 +201,85 @@ def run_distillation(
     return report
 
 
+
+
+#: New rows a dedupe run reads and searches at a time.
+_DEDUPE_CHUNK = 10_000
+
+
+def _dedupe_start(home: Home) -> int:
+    """The row the dedupe run starts at: the last run's ``rows`` (0 before any, or when that record is not a row count)."""
+    last = home.last_run(DedupeReport.job)
+    report = last.get("report") if last is not None else None
+    rows = report.get("rows") if isinstance(report, dict) else None
+    return rows if isinstance(rows, int) and not isinstance(rows, bool) and 0 <= rows <= len(home) else 0
+
+
+@gc_paused
+def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
+    """Proposes merges of the near-duplicates among the home's live memories (:mod:`.dedupe`)
+    and journals the run; merges nothing.
+
+    Each live, comparable memory written since the last run asks the text index for its
+    ``config.neighbours`` best matches among the same user's live memories (one core
+    search each); only those pairs are judged. A group of duplicates is one proposal
+    (:func:`cuemem.store.records.proposal`): keep the earliest, retire the others —
+    only the members that match the kept one directly, so no chain of near-matches
+    merges two memories that are not alike. A group already proposed (pending or
+    decided) is not proposed again, and a memory a pending merge names waits for it.
+    """
+    start = _dedupe_start(home)
+    n = len(home)
+    live = home.select({})
+    new = live[live >= start]
+    state = home.lifecycle
+    waiting = {str(s["id"]) for p in state.pending_proposals() if p["job"] == DedupeReport.job for s in p["sources"]}
+    matches: list[Match] = []
+    row_of: dict[str, int] = {}
+    checked = compared = 0
+    for lo in range(0, len(new), _DEDUPE_CHUNK):
+        rows = new[lo : lo + _DEDUPE_CHUNK]
+        stored: dict[int, dict[str, Any]] = {}
+        pairs: list[tuple[int, int]] = []
+        for row, episode in zip(rows.tolist(), home.stored(rows)):
+            if not comparable(episode) or episode["id"] in waiting:
+                continue
+            checked += 1
+            stored[row] = episode
+            found = home.similar(episode["narrative"], {"user": [episode["user_id"]]}, config.neighbours + 1)
+            pairs.extend((min(row, r), max(row, r)) for r in found if r != row)
+        unread = sorted({r for pair in pairs for r in pair if r not in stored})
+        stored.update(zip(unread, home.stored(unread)))
+        for a, b in dict.fromkeys(pairs):
+            compared += 1
+            match = compare(stored[a], stored[b], config)
+            if match is not None and match.first not in waiting and match.second not in waiting:
+                matches.append(match)
+                row_of[match.first], row_of[match.second] = a, b
+    direct = {(m.first, m.second): m for m in matches}
+    records: list[rec.Record] = []
+    proposed: list[str] = []
+    for group in clusters(matches, row_of):
+        keep = group[0]
+        merged = [x for x in group[1:] if (keep, x) in direct]
+        if not merged:
+            continue
+        pid = proposal_id(DedupeReport.job, "merge", [keep, *merged])
+        if pid in state.proposals:
+            continue
+        members = [keep, *merged]
+        user = str(home.get(keep).user_id)
+        evidence = [direct[(keep, x)].evidence for x in merged]
+        records.append(rec.proposal(
+            pid, job=DedupeReport.job, action="merge", user=user,
+            summary=f"Merge {len(members)} near-duplicate memories into {keep}",
+            why=(f"{', '.join(merged)} {'says' if len(merged) == 1 else 'say'} what {keep} says: same user, kind, type, outcome, "
+                 "numbers and negation, and nearly the same words. Accepting keeps the earliest and retires the rest "
+                 "(the journal keeps them)."),
+            evidence=evidence, sources=[(i, home.digest(i)) for i in members],
+            records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
+        ))
+        proposed.append(pid)
+    report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=n)
+    home.commit([*records, rec.job(report.job, now, report.summary())])
+    return report

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["ConsolidationReport", "DistillationReport", "JobReport", "MaintenanceReport", "RunReport"]
+__all__ = ["ConsolidationReport", "DedupeReport", "DistillationReport", "JobReport", "MaintenanceReport", "RunReport"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +137,31 @@ class MaintenanceReport:
         if not self.ran:
             return f"nothing due at {self.ran_at.isoformat()}"
         return "\n".join(f"{name}: {report}" for name, report in self.ran)
+
+
+@dataclass(frozen=True)
+class DedupeReport:
+    """The outcome of :meth:`cuemem.Memory.dedupe`: near-duplicates proposed, never merged.
+
+    Attributes:
+        ran_at: The ``now`` it ran at.
+        checked: Memories new since the last run that were compared with their best text matches.
+        compared: Pairs judged.
+        proposed: Ids of the merge proposals written (one per group of duplicates).
+        rows: The home's rows when it ran (the next run starts there).
+    """
+
+    ran_at: datetime
+    checked: int
+    compared: int
+    proposed: tuple[str, ...]
+    rows: int
+
+    job = "dedupe"
+
+    def summary(self) -> dict[str, Any]:
+        """The report as JSON-ready values (what the journal's ``job`` record holds)."""
+        return {"checked": self.checked, "compared": self.compared, "proposed": list(self.proposed), "rows": self.rows}
+
+    def __str__(self) -> str:
+        return f"proposed {len(self.proposed)} merge(s) of near-duplicates ({self.checked} new memories checked, {self.compared} pairs judged)"

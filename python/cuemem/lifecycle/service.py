@@ -10,6 +10,7 @@ Arguments arrive checked (by :class:`~cuemem.Memory`).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -384,9 +385,12 @@ class Lifecycle:
         return out
 
 
-def _plain(text: str) -> str:
-    """A narrative case-folded with its whitespace collapsed: what "the same text" compares."""
-    return " ".join(text.casefold().split())
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _plain(text: str) -> list[str]:
+    """A narrative's words, case-folded, in order: what "the same text" compares (punctuation and spacing aside)."""
+    return _WORD.findall(text.casefold())
 
 
 def _promoted(c: Candidate) -> Candidate:
