@@ -27,6 +27,8 @@ from .home.recall import Recaller
 from .home.scope import ALL_USERS, Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
+from .home.golden import GoldenReport, golden_report
+from .home.textswap import settle as settle_text
 from .jobs.dedupe import DedupeConfig
 from .jobs.home import run_consolidation, run_dedupe, run_distillation
 from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry
@@ -246,7 +248,13 @@ class Memory:
             root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
-        return cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
+        try:
+            mem = cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
+            settle_text(home, mem._recall)  # a new text recipe serves only once the golden set passes on it
+        except BaseException:
+            home.close()
+            raise
+        return mem
 
     @_serialized
     def user(self, user_id: str) -> Memory:
@@ -709,6 +717,19 @@ class Memory:
         """Writes waiting for a decision, oldest first; with ``now``, those not yet expired at it."""
         self._scope.check_single(self._users)
         return [a for a in self._life.approvals(None if now is None else _edge_now(now)) if self._scope.sees(a.episode.user_id)]
+
+    @_serialized
+    def golden(self, now: TimeArg = None) -> GoldenReport:
+        """Runs the home's golden recall set (``golden.yaml``, E3; :mod:`cuemem.home.golden`)
+        and reports each case: passed or failed, the ids expected, the ids that came back.
+        A case without its own ``now`` runs at the file's, else at ``now``, else at the
+        home's latest record (never the wall clock: the same home gives the same report).
+
+        Raises:
+            MissingFileError: the home has no ``golden.yaml``.
+            GoldenFileError: the file is not a golden set (the message names the case and field).
+        """
+        return golden_report(self._home, self._recall, None if now is None else _edge_now(now))
 
     @_serialized
     def proposals(self, *, pending_only: bool = False) -> list[Proposal]:

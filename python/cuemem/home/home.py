@@ -48,6 +48,7 @@ from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
 from .textindex import TextCache
 from .proposalfiles import ProposalFiles
+from .textswap import Candidate, open_text
 
 _log = logging.getLogger("cuemem.home")
 from .vectorindex import VectorCache
@@ -91,6 +92,9 @@ class Home:
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
+        #: A text index of a new recipe built beside the one in use, until the golden set
+        #: decides (:func:`.textswap.settle`).
+        self.text_candidate: Candidate | None = None
         #: Proposal files left alone at open: edited by hand, or owned by no proposal.
         self.proposal_problems: list[str] = []
 
@@ -140,8 +144,8 @@ class Home:
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
-            text, text_report = TextCache.open(
-                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed
+            text, text_report, candidate = open_text(
+                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync
             )
             state, why = IndexState.of(how)
             text_state, text_why = IndexState.of(text_report)
@@ -160,6 +164,7 @@ class Home:
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+            home.text_candidate = candidate
             if home.proposal_files is not None:
                 home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle)
             if embedder is not None:
@@ -188,6 +193,8 @@ class Home:
         steps = [self._save_index] if self._lock is not None else []
         if self.text is not None:
             steps.append(self.text.close)
+        if self.text_candidate is not None:
+            steps.append(self.text_candidate.cache.close)
         steps.append(self.journal.close)
         try:
             for step in steps:
@@ -197,6 +204,7 @@ class Home:
                     failures.append(exc)
         finally:
             self.text = None  # dropping the core lets go of the text writer's lock, even after a failed close
+            self.text_candidate = None
             if self._lock is not None:
                 self._lock.release()
         if failures:
