@@ -69,7 +69,10 @@ from .jobs import (
     Weekly,
     consolidate,
 )
-from .jobs.reports import RunReport
+from .jobs.dedupe import DedupeConfig
+from .jobs.reports import DedupeReport, RunReport
+from .home.golden import GoldenReport, GoldenResult
+from .lifecycle.proposals import JobRegret, Proposal, ProposalStatus
 from .lifecycle.gate import ApprovalReason
 from .lifecycle import (
     Approval,
@@ -117,6 +120,8 @@ __all__ = [
     "Cues",
     "Daily",
     "DecayPass",
+    "DedupeConfig",
+    "DedupeReport",
     "DistillationConfig",
     "DistillationReport",
     "Embedder",
@@ -125,8 +130,10 @@ __all__ = [
     "Explanation",
     "ExtractiveSummarizer",
     "FsyncPolicy",
-    "Hit",
     "GoldenFileError",
+    "GoldenReport",
+    "GoldenResult",
+    "Hit",
     "HomeLockedError",
     "HomeStats",
     "ImportFileError",
@@ -138,6 +145,7 @@ __all__ = [
     "InvalidIdError",
     "InvalidValueError",
     "Job",
+    "JobRegret",
     "Judgement",
     "Kind",
     "Level",
@@ -156,9 +164,11 @@ __all__ = [
     "PolicyBook",
     "PolicyReport",
     "Profile",
+    "Proposal",
+    "ProposalConflictError",
+    "ProposalStatus",
     "Provenance",
     "Pruned",
-    "ProposalConflictError",
     "ReadOnlyError",
     "Recall",
     "RecallResult",

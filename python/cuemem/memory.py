@@ -175,6 +175,7 @@ class Memory:
             parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
             home.listeners.append(parts[3].committed)
             parts[3].refresh()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
+            settle_text(home, parts[0])  # a new text recipe serves only once the golden set passes on it
         self._recall, self._life, self._policies, self._memory_md = parts
         self._scope = scope or Scope()
 
@@ -248,13 +249,7 @@ class Memory:
             root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
-        try:
-            mem = cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
-            settle_text(home, mem._recall)  # a new text recipe serves only once the golden set passes on it
-        except BaseException:
-            home.close()
-            raise
-        return mem
+        return cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
 
     @_serialized
     def user(self, user_id: str) -> Memory:
@@ -889,9 +884,10 @@ class Memory:
     def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
         """Mines policies from the home's outcome episodes and keeps each as a note (D3).
 
-        A policy whose content changed gets a new note version; one no longer mined is
-        retired (a new version with ``valid_to`` = ``now``); the same episodes give
-        the same ids and the same notes. See :func:`cuemem.policy.distill_policies`
+        A policy whose content changed gets a new note version; the retirement of one no
+        longer mined is proposed (:meth:`proposals`; accepted, it is a new version with
+        ``valid_to``); under the high profile new and changed policies are proposed too.
+        The same episodes give the same ids and the same notes. See :func:`cuemem.policy.distill_policies`
         (which checks ``min_support`` and ``max_cues``).
 
         Raises:
@@ -900,7 +896,9 @@ class Memory:
         """
         self._home.check_writable()
         self._scope.home_wide("distill_policies")
-        return self._policies.distill(min_support=min_support, max_cues=max_cues, at=_edge_now(now))
+        return self._policies.distill(
+            min_support=min_support, max_cues=max_cues, at=_edge_now(now), propose=self.profile.propose_derivations,
+        )
 
     @_serialized
     def policies(self) -> list[Policy]:

@@ -63,12 +63,17 @@ def test_two_homes_with_the_same_episodes_write_the_same_policy_notes(tmp_path: 
 
 
 def test_a_policy_no_longer_supported_is_retired_not_deleted(tmp_path: Path) -> None:
-    """Raising min_support retires the weaker policy: a new note version with valid_to, left out of policies()."""
+    """Raising min_support proposes retiring the weaker policy; accepted, it is a new note version with valid_to, left out of policies()."""
     with Memory.open(tmp_path / "h") as mem:
         fill(mem)
         mem.distill_policies(now=D)
         report = mem.distill_policies(min_support=3, now=date(2026, 5, 9))
-        (gone,) = report.retired
+        (pid,) = report.proposed
+        assert report.retired == [] and mem.distill_policies(min_support=3, now=date(2026, 5, 9)).proposed == []  # proposed once
+        (proposal,) = mem.proposals()
+        gone = proposal.records[0]["id"]
+        assert proposal.action == "retire" and gone in {p.id for p in mem.policies()}  # nothing changed yet
+        mem.accept(pid, now=date(2026, 5, 9))
         assert gone not in {p.id for p in mem.policies()}
         note = next(n for n in mem.notes() if n.id == gone)
         assert note.version == 2 and note.valid_to is not None

@@ -17,6 +17,7 @@ def test_every_record_kind_has_a_constructor() -> None:
         rec.retire(["x"], "ttl", NOW), rec.job("j", NOW, {}), rec.taint("default", "s", None, NOW),
         rec.approval("x", reason="conflict", subject="u/s", supersedes=None, episode={}, requested_at=NOW, expires_at=NOW),
         rec.note(Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
+        rec.proposal("p", job="j", action="merge", user="default", summary="s", why="w", evidence=[], sources=[], records=[], at=NOW),
     ]
     assert sorted(rec.op_of(r).value for r in made) == sorted(op.value for op in rec.Op)  # type: ignore[union-attr]
     assert rec.op_of({"op": "nonsense"}) is None and rec.op_of({}) is None

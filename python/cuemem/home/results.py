@@ -201,8 +201,11 @@ class PolicyReport:
     written: list[str]
     #: Policies mined again with the same content: nothing written.
     unchanged: list[str]
-    #: Policies no longer mined: a new version with ``valid_to`` set.
+    #: Policies whose note file a person deleted: a new version with ``valid_to`` set.
     retired: list[str]
     #: Contradicting pairs among the mined policies.
     contradictions: list[tuple[str, str]]
+    #: Proposals written: the retirement of each policy no longer mined (a version with
+    #: ``valid_to``, once accepted) and, under the high profile, every new or changed policy.
+    proposed: list[str] = field(default_factory=list)
 

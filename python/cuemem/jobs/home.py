@@ -121,8 +121,24 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     admission = Admission(home, profile, now)
     plan: list[Promotion] = []
     records: list[rec.Record] = []
+    proposed: list[str] = []
     for p in consolidate(items, now, config):
         if home.id_taken(p.id):
+            continue
+        pid = proposal_id("consolidate", "derive", [p.id])
+        if profile.propose_derivations and pid in home.lifecycle.proposals:
+            continue  # proposed already (and waiting, or decided)
+        if profile.propose_derivations:  # the high profile: each promotion waits for a person, judged on its own
+            admitted = Admission(home, profile, now).admit(_promoted_episode(p, now))
+            if admitted.action in (Action.WRITE, Action.SUPERSEDE):
+                records.append(_derivation(
+                    home, pid, "consolidate", p.user_id, f"Promote {len(p.sources)} short-term memories to the long-term memory {p.id}",
+                    f"The group {p.key[1]!r} was promoted by {' and '.join(p.routes)} (consolidation, D1); the high "
+                    "failure-cost profile proposes derivations instead of writing them.", p.sources, admitted.records, now,
+                ))
+                proposed.append(pid)
+            else:
+                records.extend(admitted.records)  # queued for approval, or a repeat: as without proposals
             continue
         admitted = admission.admit(_promoted_episode(p, now))
         records.extend(admitted.records)
@@ -135,9 +151,25 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
         sources=sum(len(p.sources) for p in plan),
         by_repetition=sum(REPETITION in p.routes for p in plan),
         by_intensity=sum(INTENSITY in p.routes for p in plan),
+        proposed=tuple(proposed),
     )
     home.commit([*records, rec.job(report.job, now, report.summary())])
     return report
+
+
+def _derivation(
+    home: Home, pid: str, job: str, user: str, summary: str, why: str, sources: Sequence[str], records: Sequence[rec.Record],
+    now: datetime,
+) -> rec.Record:
+    """The proposal of a derivation the high profile holds back: ``records``, made from ``sources``."""
+    held = [s for s in sources if s in home]
+    evidence = [f"{s}: {home.get(s).narrative[:160]!r}" for s in held[:20]]
+    if len(held) > 20:
+        evidence.append(f"... and {len(held) - 20} more source(s)")
+    return rec.proposal(
+        pid, job=job, action="derive", user=user, summary=summary, why=why, evidence=evidence,
+        sources=[(s, home.digest(s)) for s in held], records=records, at=now,
+    )
 
 
 def _rung_episode(rung: Rung, now: datetime) -> Episode:
@@ -179,12 +211,25 @@ def run_distillation(
     admission = Admission(home, profile, now)
     episodes: list[rec.Record] = []
     notes: list[Note] = []
+    proposals: list[rec.Record] = []
+    if profile.propose_derivations:  # the high profile: each rung waits for a person
+        rungs = [r for r in rungs if proposal_id("distill", "derive", [r.id]) not in home.lifecycle.proposals]
     for rung in rungs:
-        admitted = admission.admit(_rung_episode(rung, now))
-        episodes.extend(admitted.records)
+        admitted = (Admission(home, profile, now) if profile.propose_derivations else admission).admit(_rung_episode(rung, now))
+        own: list[Note] = []
         for record in admitted.records:
             if record["op"] == _REMEMBER:
-                notes.extend(next_versions(home.notes, home.note_versions, _rung_note_fields(rung, record["episode"]), now))
+                own.extend(next_versions(home.notes, home.note_versions, _rung_note_fields(rung, record["episode"]), now))
+        if profile.propose_derivations and admitted.action in (Action.WRITE, Action.SUPERSEDE):
+            proposals.append(_derivation(
+                home, proposal_id("distill", "derive", [rung.id]), "distill", rung.user_id,
+                f"Abstract {len(rung.sources)} faded memories into the {rung.level.value} {rung.id}",
+                "Old, unreferenced memories decayed below the floor (distillation, D2); the high failure-cost profile "
+                "proposes derivations instead of writing them.", rung.sources, [*admitted.records, *[rec.note(n) for n in own]], now,
+            ))
+            continue
+        episodes.extend(admitted.records)
+        notes.extend(own)
     by_level: dict[str, int] = {}
     for r in rungs:
         by_level[r.level.value] = by_level.get(r.level.value, 0) + 1
@@ -194,10 +239,11 @@ def run_distillation(
         candidates=len(rows),
         abstracted=sum(len(r.sources) for r in rungs),
         deferred=len(rows) - len(chosen),
-        rungs=tuple(r.id for r in rungs),
-        by_level=by_level,
+        rungs=() if profile.propose_derivations else tuple(r.id for r in rungs),
+        by_level={} if profile.propose_derivations else by_level,
+        proposed=tuple(str(p["id"]) for p in proposals),
     )
-    home.commit([*episodes, *[rec.note(n) for n in notes], rec.job(report.job, now, report.summary())])
+    home.commit([*episodes, *[rec.note(n) for n in notes], *proposals, rec.job(report.job, now, report.summary())])
     return report
 
 

@@ -20,6 +20,7 @@ class ConsolidationReport:
         sources: Short-term items those records cite.
         by_repetition: Records promoted because their group repeated.
         by_intensity: Records promoted because a member was intense enough.
+        proposed: Ids of the proposals written instead (the high profile), one per promotion.
     """
 
     ran_at: datetime
@@ -28,6 +29,7 @@ class ConsolidationReport:
     sources: int
     by_repetition: int
     by_intensity: int
+    proposed: tuple[str, ...] = ()
 
     job = "consolidate"
 
@@ -39,6 +41,7 @@ class ConsolidationReport:
             "sources": self.sources,
             "by_repetition": self.by_repetition,
             "by_intensity": self.by_intensity,
+            **({"proposed": list(self.proposed)} if self.proposed else {}),
         }
 
     def __str__(self) -> str:
@@ -60,6 +63,7 @@ class DistillationReport:
         deferred: Candidates left for a later run by ``max_sources``.
         rungs: Ids of the rungs written.
         by_level: Level -> rungs written at that level.
+        proposed: Ids of the proposals written instead of rungs (the high profile).
     """
 
     ran_at: datetime
@@ -69,6 +73,7 @@ class DistillationReport:
     deferred: int
     rungs: tuple[str, ...]
     by_level: dict[str, int] = field(default_factory=dict)
+    proposed: tuple[str, ...] = ()
 
     job = "distill"
 
@@ -81,6 +86,7 @@ class DistillationReport:
             "deferred": self.deferred,
             "rungs": list(self.rungs),
             "by_level": dict(self.by_level),
+            **({"proposed": list(self.proposed)} if self.proposed else {}),
         }
 
     def __str__(self) -> str:

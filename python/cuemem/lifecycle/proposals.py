@@ -55,6 +55,10 @@ __all__ = [
 ]
 
 
+#: The prefix of a source that is a note (``note:<id>``, with its journaled file digest), not a record.
+NOTE_SOURCE = "note:"
+
+
 class ProposalStatus(str, enum.Enum):
     """Where a proposal stands."""
 
@@ -154,7 +158,12 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
     state = home.lifecycle
     out: list[str] = []
     for s in proposal.sources:
-        if s.id not in home:
+        if s.id.startswith(NOTE_SOURCE):
+            nid = s.id[len(NOTE_SOURCE):]
+            known = home.note_versions.get(nid)
+            if known is None or known[1] != s.sha256:
+                out.append(f"note {nid} changed since (its file's digest differs)")
+        elif s.id not in home:
             out.append(f"{s.id} is not in the home")
         elif s.id in state.retired:
             out.append(f"{s.id} was retired since ({state.retired[s.id]})")
@@ -163,6 +172,7 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
         elif home.digest(s.id) != s.sha256:
             out.append(f"{s.id} does not hold what the proposal was made from (its digest differs)")
     written: set[str] = set()
+    notes: dict[str, int] = {}  # note id -> the version it is at, as the records go
     for r in proposal.records:
         op = rec.op_of(r)
         if op is rec.Op.REMEMBER:
@@ -177,9 +187,13 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
         elif op is rec.Op.RETIRE:
             out.extend(f"{i} was retired since" for i in r["ids"] if i in state.retired)
         elif op is rec.Op.NOTE:
-            known = home.note_versions.get(str(r["id"]))
-            if (0 if known is None else known[0]) + 1 != r["version"]:
-                out.append(f"note {r['id']} is at version {0 if known is None else known[0]} now")
+            nid = str(r["id"])
+            if nid not in notes:
+                known = home.note_versions.get(nid)
+                notes[nid] = 0 if known is None else known[0]
+            if notes[nid] + 1 != r["version"]:
+                out.append(f"note {nid} is at version {notes[nid]} now, not {r['version'] - 1}")
+            notes[nid] = int(r["version"])
     return list(dict.fromkeys(out))
 
 
