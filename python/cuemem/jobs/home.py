@@ -272,7 +272,8 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
     (:func:`cuemem.store.records.proposal`): keep the earliest, retire the others —
     only the members that match the kept one directly, so no chain of near-matches
     merges two memories that are not alike. A group already proposed (pending or
-    decided) is not proposed again, and a memory a pending merge names waits for it.
+    decided) is not proposed again. A memory a pending merge names waits for it, and
+    so does a new one alike to it: the next run starts again at the first such one.
     """
     start = _dedupe_start(home)
     n = len(home)
@@ -282,6 +283,7 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
     waiting = {str(s["id"]) for p in state.pending_proposals() if p["job"] == DedupeReport.job for s in p["sources"]}
     matches: list[Match] = []
     row_of: dict[str, int] = {}
+    deferred = n  # the first new row whose duplicate waits in a pending merge: the next run looks at it again
     checked = compared = 0
     for lo in range(0, len(new), _DEDUPE_CHUNK):
         rows = new[lo : lo + _DEDUPE_CHUNK]
@@ -299,9 +301,13 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
         for a, b in dict.fromkeys(pairs):
             compared += 1
             match = compare(stored[a], stored[b], config)
-            if match is not None and match.first not in waiting and match.second not in waiting:
-                matches.append(match)
-                row_of[match.first], row_of[match.second] = a, b
+            if match is None:
+                continue
+            if match.first in waiting or match.second in waiting:
+                deferred = min(deferred, b)  # b is the new one (a waiting memory asks nothing)
+                continue
+            matches.append(match)
+            row_of[match.first], row_of[match.second] = a, b
     direct = {(m.first, m.second): m for m in matches}
     records: list[rec.Record] = []
     proposed: list[str] = []
@@ -326,6 +332,6 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
             records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
         ))
         proposed.append(pid)
-    report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=n)
+    report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=deferred)
     home.commit([*records, rec.job(report.job, now, report.summary())])
     return report

@@ -154,7 +154,8 @@ class DedupeReport:
         checked: Memories new since the last run that were compared with their best text matches.
         compared: Pairs judged.
         proposed: Ids of the merge proposals written (one per group of duplicates).
-        rows: The home's rows when it ran (the next run starts there).
+        rows: Where the next run starts: the home's rows when it ran, or the first new
+            memory whose duplicate waited in a pending merge.
     """
 
     ran_at: datetime
