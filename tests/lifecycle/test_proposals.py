@@ -107,6 +107,21 @@ def test_the_high_profile_proposes_consolidation_and_accepting_writes_the_record
         assert len(mem) == before + 1 and set(mem.get(new).sources) == set(ids)
 
 
+def test_a_promotion_that_would_replace_a_current_fact_is_proposed_under_every_profile(tmp_path: Path) -> None:
+    """Medium profile: consolidating a changed fact about a subject is a proposal; accepted, it is the new version."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        old = mem.remember("the build server is jenkins", subject="build server", kind="semantic", confidence=0.5, now=T0)
+        for hour in (1, 2):
+            mem.remember("the build server is buildkite", tier="short", subject="build server", kind="semantic", now=T0 + timedelta(hours=hour))
+        report = mem.consolidate(now=T0 + timedelta(hours=3))
+        assert report.promoted == () and len(report.proposed) == 1
+        assert [v.episode.id for v in mem.history("build server")] == [old]
+        (p,) = mem.proposals()
+        assert "replace the current version of 'build server'" in p.why
+        mem.accept(p.id, now=T0 + timedelta(hours=4))
+        assert [v.episode.id for v in mem.history("build server")][0] == old and len(mem.history("build server")) == 2
+
+
 def test_the_medium_profile_still_consolidates_on_its_own(tmp_path: Path) -> None:
     """Additive derivations stay automatic outside the high profile: no proposal, the record is written."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:

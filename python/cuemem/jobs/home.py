@@ -126,20 +126,28 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
         if home.id_taken(p.id):
             continue
         pid = proposal_id("consolidate", "derive", [p.id])
-        if profile.propose_derivations and pid in home.lifecycle.proposals:
+        if pid in home.lifecycle.proposals:
             continue  # proposed already (and waiting, or decided)
-        if profile.propose_derivations:  # the high profile: each promotion waits for a person, judged on its own
-            admitted = Admission(home, profile, now).admit(_promoted_episode(p, now))
-            if admitted.action in (Action.WRITE, Action.SUPERSEDE):
+        if profile.propose_derivations or p.subject is not None:  # judged on its own against the home
+            alone = Admission(home, profile, now).admit(_promoted_episode(p, now))
+            # A promotion that replaces the current version of a fact changes knowledge: proposed under
+            # every profile. Under the high profile a new record, purely additive, is proposed too.
+            if alone.action is Action.SUPERSEDE or (profile.propose_derivations and alone.action is Action.WRITE):
+                why = (
+                    f"It would replace the current version of {p.subject!r} (consolidation changes knowledge only by proposal)"
+                    if alone.action is Action.SUPERSEDE else
+                    "The high failure-cost profile proposes derivations instead of writing them"
+                )
                 records.append(_derivation(
                     home, pid, "consolidate", p.user_id, f"Promote {len(p.sources)} short-term memories to the long-term memory {p.id}",
-                    f"The group {p.key[1]!r} was promoted by {' and '.join(p.routes)} (consolidation, D1); the high "
-                    "failure-cost profile proposes derivations instead of writing them.", p.sources, admitted.records, now,
+                    f"The group {p.key[1]!r} was promoted by {' and '.join(p.routes)} (consolidation, D1). {why}.",
+                    p.sources, alone.records, now,
                 ))
                 proposed.append(pid)
-            else:
-                records.extend(admitted.records)  # queued for approval, or a repeat: as without proposals
-            continue
+                continue
+            if profile.propose_derivations:
+                records.extend(alone.records)  # queued for approval, or a repeat: as without proposals
+                continue
         admitted = admission.admit(_promoted_episode(p, now))
         records.extend(admitted.records)
         if admitted.action in (Action.WRITE, Action.SUPERSEDE):
