@@ -22,6 +22,7 @@ than a missed one: the thresholds are high and every condition must hold.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,9 +31,10 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..policy.negation import parity
 
-__all__ = ["DedupeConfig", "Match", "clusters", "compare", "words"]
+__all__ = ["DedupeConfig", "Match", "candidate_cues", "clusters", "compare", "words"]
 
 _WORD = re.compile(r"[^\W_]+")
+_DIGIT = re.compile(r"\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af々〆ー]")
 
 
@@ -92,8 +94,21 @@ def words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _numbers(ws: frozenset[str]) -> frozenset[str]:
-    return frozenset(w for w in ws if any(c.isdigit() for c in w))
+@functools.lru_cache(maxsize=1 << 16)
+def _profile(text: str) -> tuple[frozenset[str], frozenset[str], int]:
+    """The words of ``text``, those holding a digit, and its negation parity (a memory is
+    compared with a few others in a run: each is read once)."""
+    ws = words(text)
+    return ws, frozenset(w for w in ws if _DIGIT.search(w)), parity(text)
+
+
+def candidate_cues(stored: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The cues a duplicate of a stored episode must carry (what :func:`compare` requires
+    equal and the cue index holds): its user, type and kind, and its outcome if it has one."""
+    cues = {"user": [str(stored["user_id"])], "type": [str(stored["type"])], "kind": [str(stored["kind"])]}
+    if stored.get("outcome") is not None:
+        cues["outcome"] = [str(stored["outcome"])]
+    return cues
 
 
 def comparable(stored: Mapping[str, Any]) -> bool:
@@ -117,18 +132,15 @@ def compare(first: Mapping[str, Any], second: Mapping[str, Any], config: DedupeC
     s1, s2 = first.get("subject"), second.get("subject")
     if s1 is not None and s2 is not None and s1 != s2:
         return None
-    a, b = str(first["narrative"]), str(second["narrative"])
-    wa, wb = words(a), words(b)
-    if min(len(wa), len(wb)) < config.min_words:
-        return None
-    if _numbers(wa) != _numbers(wb) or parity(a) != parity(b):
+    (wa, na, pa), (wb, nb, pb) = _profile(str(first["narrative"])), _profile(str(second["narrative"]))
+    if min(len(wa), len(wb)) < config.min_words or na != nb or pa != pb:
         return None
     shared = len(wa & wb)
     overlap = shared / len(wa | wb)
     same_subject = s1 is not None and s1 == s2
     if overlap < (config.same_subject_overlap if same_subject else config.min_overlap):
         return None
-    numbers = sorted(_numbers(wa))
+    numbers = sorted(na)
     evidence = (
         f"{second['id']} repeats {first['id']}: {shared} of {len(wa | wb)} words shared ({overlap:.0%})"
         + (f", same subject {s1!r}" if same_subject else "")

@@ -31,7 +31,7 @@ from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
-from .dedupe import DedupeConfig, Match, clusters, compare, comparable
+from .dedupe import DedupeConfig, Match, candidate_cues, clusters, compare, comparable
 from .reports import ConsolidationReport, DedupeReport, DistillationReport
 from ..lifecycle.proposals import proposal_id
 from .summarize import Summarizer
@@ -275,8 +275,9 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
     and journals the run; merges nothing.
 
     Each live, comparable memory written since the last run asks the text index for its
-    ``config.neighbours`` best matches among the same user's live memories (one core
-    search each); only those pairs are judged. A group of duplicates is one proposal
+    ``config.neighbours`` best matches among the live memories its duplicates must be
+    (same user, type, kind and outcome: :func:`.dedupe.candidate_cues`, pruned by the
+    cue index; one core search each); only those pairs are judged. A group of duplicates is one proposal
     (:func:`cuemem.store.records.proposal`): keep the earliest, retire the others —
     only the members that match the kept one directly, so no chain of near-matches
     merges two memories that are not alike. A group already proposed (pending or
@@ -302,7 +303,7 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
                 continue
             checked += 1
             stored[row] = episode
-            found = home.similar(episode["narrative"], {"user": [episode["user_id"]]}, config.neighbours + 1)
+            found = home.similar(episode["narrative"], candidate_cues(episode), config.neighbours + 1)
             pairs.extend((min(row, r), max(row, r)) for r in found if r != row)
         unread = sorted({r for pair in pairs for r in pair if r not in stored})
         stored.update(zip(unread, home.stored(unread)))
