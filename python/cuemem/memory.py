@@ -791,8 +791,9 @@ class Memory:
 
     @_serialized
     def reject(self, id: str, *, now: TimeArg = None) -> None:
-        """Rejects what waits for review: drops a queued write, or retires a quarantined
-        record from the live indexes (the journal keeps either, with the decision).
+        """Rejects what waits for review: drops a queued write or a maintenance proposal,
+        or retires a quarantined record from the live indexes (the journal keeps each,
+        with the decision).
 
         Raises:
             CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`accept`.
