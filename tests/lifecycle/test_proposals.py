@@ -245,3 +245,33 @@ def test_regret_counts_only_what_came_back_after_the_acceptance() -> None:
     assert state.proposal_verdicts["pr-1"] == ("accepted", at)
     assert regret(state, lambda i, after: i == "x" and after == T0) == [JobRegret("j", 0, 2, 0, 1)]
     assert regret(LifecycleState(), lambda i, after: True) == []
+
+
+def test_a_source_whose_journal_record_changed_is_a_conflict(tmp_path: Path) -> None:
+    """A source line edited by hand after the proposal was made no longer has its digest: accepting is a conflict."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        a, _ = _pair(mem)
+        (pid,) = mem.dedupe(now=T0 + timedelta(days=1)).proposed
+    segment = next((home / "journal").glob("*.jsonl"))
+    text = segment.read_text(encoding="utf-8")
+    assert text.count('"narrative":"Acme asked for a 12% discount') == 1
+    segment.write_text(text.replace('"narrative":"Acme asked for a 12% discount', '"narrative":"Acme asked for a 13% discount'), encoding="utf-8")
+    (home / "index" / "recipe.json").unlink()
+    with Memory.open(home, fsync="never") as mem:
+        with pytest.raises(ProposalConflictError, match=f"{a} does not hold what the proposal was made from"):
+            mem.accept(pid, now=T0 + timedelta(days=1))
+
+
+def test_the_high_profile_proposes_rungs_with_their_notes(tmp_path: Path) -> None:
+    """Under the high profile distillation writes no rung: each is a proposal holding its record and its note."""
+    with Memory.open(tmp_path / "h", fsync="never", profile="high") as mem:
+        calls = [mem.remember(f"Call {i} with Acme about the renewal.", actors=["acme"], type="call", salience={"urgency": 0.9},
+                              occurred_at=f"2026-03-0{i}", now=T0) for i in range(1, 6)]
+        report = mem.distill(now=T0 + timedelta(days=1))
+        assert report.rungs == () and len(report.proposed) == 1 and mem.notes() == []
+        (p,) = mem.proposals()
+        assert {s.id for s in p.sources} == set(calls) and {r["op"] for r in p.records} == {"remember", "note"}
+        mem.accept(p.id, now=T0 + timedelta(days=1))
+        (note,) = mem.notes()
+        assert set(mem.get(note.id).sources) == set(calls)
