@@ -26,7 +26,7 @@ new index becomes the one in use only if the golden set passes on it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -276,7 +276,3 @@ def golden_report(home: Home, recaller: Recaller, now: datetime | None) -> Golde
         raise MissingFileError(2, f"no golden set at {path} (write one: see cuemem.home.golden)")
     return run_golden(golden, recaller, now, home.clock.latest())
 
-
-def names(results: Sequence[GoldenResult]) -> str:
-    """The names of ``results``, quoted, for a message."""
-    return ", ".join(repr(r.name) for r in results)
