@@ -277,8 +277,9 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
     Each live, comparable memory written since the last run asks the text index for its
     ``config.neighbours`` best matches among the live memories its duplicates must be
     (same user, type, kind and outcome: :func:`.dedupe.candidate_cues`, pruned by the
-    cue index; one core search each); only those pairs are judged. A group of duplicates is one proposal
-    (:func:`cuemem.store.records.proposal`): keep the earliest, retire the others —
+    cue index; one core search each); only those pairs are judged. A group of
+    duplicates is one proposal (:func:`cuemem.store.records.proposal`): keep the
+    earliest, retire the others —
     only the members that match the kept one directly, so no chain of near-matches
     merges two memories that are not alike. A group already proposed (pending or
     decided) is not proposed again. A memory a pending merge names waits for it, and
@@ -313,7 +314,7 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
             if match is None:
                 continue
             if match.first in waiting or match.second in waiting:
-                deferred = min(deferred, b)  # b is the new one (a waiting memory asks nothing)
+                deferred = min(deferred, a if a >= start else b)  # the earlier new memory of the pair
                 continue
             matches.append(match)
             row_of[match.first], row_of[match.second] = a, b
