@@ -80,3 +80,19 @@ def test_a_missing_file_is_written_again_at_the_next_open(tmp_path: Path) -> Non
     with Memory.open(home, fsync="never"):
         pass
     assert path.read_bytes() == original
+
+
+def test_a_file_behind_its_decision_is_brought_up_to_the_journal(tmp_path: Path) -> None:
+    """A crash between a decision and its file leaves the pending text: the next open, replaying, writes the decided one."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    pending = path.read_bytes()
+    with Memory.open(home, fsync="never") as mem:
+        mem.reject(pid, now=T0 + timedelta(days=2))
+    decided = path.read_bytes()
+    path.write_bytes(pending)  # as if the process died before rewriting the file
+    (home / "index" / "recipe.json").unlink()  # nor saved its index: the next open replays the journal
+    with Memory.open(home, fsync="never"):
+        pass
+    assert path.read_bytes() == decided and _front(path)["status"] == "rejected"

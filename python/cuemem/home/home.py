@@ -166,7 +166,7 @@ class Home:
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
             home.text_candidate = candidate
             if home.proposal_files is not None:
-                home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle)
+                home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
             if embedder is not None:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed

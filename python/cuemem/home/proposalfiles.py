@@ -62,21 +62,30 @@ class ProposalFiles:
         if touched:
             self.write(proposals_of(state, dict.fromkeys(touched)))
 
-    def reconcile(self, state: LifecycleState) -> list[str]:
+    def reconcile(self, state: LifecycleState, *, replayed: bool) -> list[str]:
         """Writes the files that are missing or behind their decision; returns what it left
-        alone: files a person edited (pending proposals) and files no proposal owns."""
+        alone: files a person edited (pending proposals) and files no proposal owns.
+
+        A decided proposal's file is compared with the journal only when this open
+        ``replayed`` records (a crash may have come between a decision and its file);
+        otherwise every file was written after its commit, and only the pending ones,
+        which a person may edit, are read.
+        """
         problems: list[str] = []
         try:
             present = {p.stem: p for p in self.directory.glob("*.md") if p.is_file() and not p.is_symlink()}
         except OSError as exc:
             return [f"{self.directory}: cannot list: {exc.strerror}"]
         stale: list[Proposal] = []
-        for p in proposals_of(state):
-            want = render(p).encode("utf-8")
-            path = present.pop(p.id, None)
+        for pid in state.proposals:
+            path = present.pop(pid, None)
+            if path is not None and not replayed and pid in state.proposal_verdicts:
+                continue
+            (p,) = proposals_of(state, [pid])
             if path is None:
                 stale.append(p)
                 continue
+            want = render(p).encode("utf-8")
             try:
                 have = path.read_bytes()[: len(want) + 1]
             except OSError as exc:
