@@ -23,6 +23,7 @@ from .errors import (
     CueTypeError,
     ForgottenError,
     HomeLockedError,
+    GoldenFileError,
     ImportFileError,
     InvalidArgumentError,
     InvalidDimensionError,
@@ -31,6 +32,7 @@ from .errors import (
     MissingFileError,
     NotFoundError,
     NoteFormatError,
+    ProposalConflictError,
     ReadOnlyError,
     ReingestError,
     SchemaError,
@@ -71,7 +73,10 @@ from .jobs import (
     Weekly,
     consolidate,
 )
-from .jobs.reports import RunReport
+from .jobs.dedupe import DedupeConfig
+from .jobs.reports import DedupeReport, RunReport
+from .home.golden import GoldenReport, GoldenResult
+from .lifecycle.proposals import JobRegret, Proposal, ProposalStatus
 from .lifecycle.gate import ApprovalReason
 from .lifecycle import (
     Approval,
@@ -120,6 +125,8 @@ __all__ = [
     "Cues",
     "Daily",
     "DecayPass",
+    "DedupeConfig",
+    "DedupeReport",
     "DistillationConfig",
     "DistillationReport",
     "Embedder",
@@ -130,6 +137,9 @@ __all__ = [
     "ForgetReceipt",
     "ForgottenError",
     "FsyncPolicy",
+    "GoldenFileError",
+    "GoldenReport",
+    "GoldenResult",
     "Hit",
     "HomeLockedError",
     "HomeStats",
@@ -142,6 +152,7 @@ __all__ = [
     "InvalidIdError",
     "InvalidValueError",
     "Job",
+    "JobRegret",
     "Judgement",
     "Kept",
     "Kind",
@@ -161,6 +172,9 @@ __all__ = [
     "PolicyBook",
     "PolicyReport",
     "Profile",
+    "Proposal",
+    "ProposalConflictError",
+    "ProposalStatus",
     "Provenance",
     "Pruned",
     "ReadOnlyError",

@@ -173,3 +173,17 @@ class ForgottenError(NotFoundError):
 class ReingestError(InvalidIdError):
     """A write of a record that was forgotten (the same id, or the same user and narrative);
     refused unless the call says ``allow_forgotten=True``."""
+
+
+# -- maintenance proposals and golden recall ------------------------------------------------
+
+__all__ += ["ProposalConflictError", "GoldenFileError"]
+
+
+class ProposalConflictError(ApprovalError):
+    """Accepting a maintenance proposal whose sources changed since it was made (a
+    record retired or superseded, a content hash that differs): nothing is written."""
+
+
+class GoldenFileError(CuememError, ValueError):
+    """A ``golden.yaml`` that is not YAML, too large, or breaks the golden set's shape."""

@@ -30,14 +30,18 @@ from .home.recall import Recaller
 from .home.scope import ALL_USERS, Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
 from .jobs.config import ConsolidationConfig, DistillationConfig
-from .jobs.home import run_consolidation, run_distillation
+from .home.golden import GoldenReport, golden_report
+from .home.textswap import settle as settle_text
+from .jobs.dedupe import DedupeConfig
+from .jobs.home import run_consolidation, run_dedupe, run_distillation
 from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry
 from .jobs.maintain import maintain as run_maintenance
-from .jobs.reports import ConsolidationReport, DistillationReport, MaintenanceReport
+from .jobs.reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
 from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
+from .lifecycle.proposals import Proposal
 from .lifecycle.review import ReviewItem
 from .lifecycle.profiles import profile as lifecycle_profile
 from .lifecycle.service import Lifecycle
@@ -189,6 +193,7 @@ class Memory:
             parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
             home.listeners.append(parts[3].committed)
             parts[3].refresh()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
+            settle_text(home, parts[0])  # a new text recipe serves only once the golden set passes on it
         self._recall, self._life, self._policies, self._memory_md = parts
         self._scope = scope or Scope()
         self._forgetting = Forgetting(home, profile, self._policies)
@@ -757,8 +762,10 @@ class Memory:
 
     @_serialized
     def stats(self) -> HomeStats:
-        """Counts and sizes of the home."""
-        return self._home.stats()
+        """Counts and sizes of the home, and per job its maintenance proposals and regret
+        rate (``stats().proposals``: accepted proposals whose retired content was written
+        again afterwards, over accepted; :mod:`cuemem.lifecycle.proposals`)."""
+        return self._life.stats()
 
     # -- the life-cycle: observe, approvals, versions, tiers, workers -----------------
 
@@ -811,6 +818,32 @@ class Memory:
         return [a for a in self._life.approvals(None if now is None else _edge_now(now)) if self._scope.sees(a.episode.user_id)]
 
     @_serialized
+    def golden(self, now: TimeArg = None) -> GoldenReport:
+        """Runs the home's golden recall set (``golden.yaml``, E3; :mod:`cuemem.home.golden`)
+        and reports each case: passed or failed, the ids expected, the ids that came back.
+        A case without its own ``now`` runs at the file's, else at ``now``, else at the
+        home's latest record (never the wall clock: the same home gives the same report).
+
+        Raises:
+            MissingFileError: the home has no ``golden.yaml``.
+            GoldenFileError: the file is not a golden set (the message names the case and field).
+        """
+        return golden_report(self._home, self._recall, None if now is None else _edge_now(now))
+
+    @_serialized
+    def proposals(self, *, pending_only: bool = False) -> list[Proposal]:
+        """The maintenance proposals (D5), oldest first: changes the jobs would make —
+        a merge of near-duplicates, a retirement — waiting for :meth:`accept` or
+        :meth:`reject` (they are in :meth:`review` too); with ``pending_only``, only those
+        not yet decided. Each is also ``proposals/<id>.md`` in the home.
+
+        Raises:
+            ScopeError: an unscoped handle on a home of several users.
+        """
+        self._scope.check_single(self._users)
+        return self._life.proposals(self._scope.sees, pending_only=_arrays.boolean(pending_only, "pending_only"))
+
+    @_serialized
     def review(self, now: TimeArg = None) -> list[ReviewItem]:
         """Everything waiting for a person, oldest first: quarantined records (unreviewed,
         derived from external content) and writes in the approval queue (those not yet
@@ -827,12 +860,15 @@ class Memory:
     def accept(self, id: str, *, now: TimeArg = None) -> str:
         """Accepts what waits for review: a quarantined record is reviewed from now on
         (recalled by default; still tainted, so never in ``MEMORY.md``), a queued write is
-        approved (:meth:`approve`). Journaled; returns the record id.
+        approved (:meth:`approve`), a maintenance proposal's change is made (if its
+        sources are as they were). Journaled; returns the record (or proposal) id.
 
         Raises:
             CueTypeError: ``id`` is not a string.
             NotFoundError: nothing with this id waits (in this handle's scope).
             ApprovalError: it is already decided.
+            ProposalConflictError: a proposal whose sources changed since it was made
+                (retired, superseded, another digest); nothing is written.
             ApprovalExpiredError: a queued write whose window closed.
             ReadOnlyError: the handle is read-only.
         """
@@ -859,8 +895,9 @@ class Memory:
 
     @_serialized
     def reject(self, id: str, *, now: TimeArg = None) -> None:
-        """Rejects what waits for review: drops a queued write, or retires a quarantined
-        record from the live indexes (the journal keeps either, with the decision).
+        """Rejects what waits for review: drops a queued write or a maintenance proposal,
+        or retires a quarantined record from the live indexes (the journal keeps each,
+        with the decision).
 
         Raises:
             CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`accept`.
@@ -997,9 +1034,10 @@ class Memory:
     def distill_policies(self, *, min_support: int = 2, max_cues: int = 3, now: TimeArg = None) -> PolicyReport:
         """Mines policies from the home's outcome episodes and keeps each as a note (D3).
 
-        A policy whose content changed gets a new note version; one no longer mined is
-        retired (a new version with ``valid_to`` = ``now``); the same episodes give
-        the same ids and the same notes. See :func:`cuemem.policy.distill_policies`
+        A policy whose content changed gets a new note version; the retirement of one no
+        longer mined is proposed (:meth:`proposals`; accepted, it is a new version with
+        ``valid_to``); under the high profile new and changed policies are proposed too.
+        The same episodes give the same ids and the same notes. See :func:`cuemem.policy.distill_policies`
         (which checks ``min_support`` and ``max_cues``).
 
         Raises:
@@ -1008,7 +1046,9 @@ class Memory:
         """
         self._home.check_writable()
         self._scope.home_wide("distill_policies")
-        return self._policies.distill(min_support=min_support, max_cues=max_cues, at=_edge_now(now))
+        return self._policies.distill(
+            min_support=min_support, max_cues=max_cues, at=_edge_now(now), propose=self.profile.propose_derivations,
+        )
 
     @_serialized
     def policies(self) -> list[Policy]:
@@ -1177,6 +1217,24 @@ class Memory:
         self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
         config = config or DistillationConfig(floor=self.profile.distill_floor)
         return run_distillation(self._home, self.profile, at, config, summarizer)
+
+    @_serialized
+    def dedupe(self, now: TimeArg = None, *, config: DedupeConfig | None = None) -> DedupeReport:
+        """Finds near-duplicate memories written since the last run and proposes merging
+        them (D5; :mod:`cuemem.jobs.dedupe`): never merges on its own. Each proposal is in
+        :meth:`proposals` and :meth:`review`, with its evidence; :meth:`accept` keeps the
+        earliest memory of the group and retires the others (the journal keeps them).
+
+        Raises:
+            InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.dedupe.DedupeConfig`.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        self._scope.home_wide("dedupe")
+        at = _edge_now(now)
+        if config is not None and not isinstance(config, DedupeConfig):
+            raise InvalidArgumentError(f"config must be a DedupeConfig, got {type(config).__name__}")
+        return run_dedupe(self._home, at, config or DedupeConfig())
 
     @_serialized
     def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None, allow_clock_jump: bool = False) -> MaintenanceReport:

@@ -60,7 +60,7 @@ def test_distill_honours_max_sources(home: Path) -> None:
 def test_maintain_runs_what_is_due(home: Path) -> None:
     """The first call runs every job, the next one at the same hour nothing."""
     body = json.loads(run("maintain", "--home", str(home), "--now", "2026-06-14T05:00", "--json").output)
-    assert [r["job"] for r in body["ran"]] == ["expire", "consolidate", "distill", "policies"]
+    assert [r["job"] for r in body["ran"]] == ["expire", "consolidate", "distill", "policies", "dedupe"]
     assert run("maintain", "--home", str(home), "--now", "2026-06-14T06:00").output.startswith("nothing due")
 
 

@@ -73,15 +73,15 @@ def test_maintain_runs_what_is_due_and_remembers_it(tmp_path: Path) -> None:
     """The first call runs every job; the next day only the daily ones; last runs survive a reopen."""
     with Memory.open(tmp_path, fsync="never") as mem:
         first = mem.maintain(now=at(3, 5))   # a Wednesday
-        assert [name for name, _ in first.ran] == ["expire", "consolidate", "distill", "policies"]
+        assert [name for name, _ in first.ran] == ["expire", "consolidate", "distill", "policies", "dedupe"]
         second = mem.maintain(now=at(4, 5))
-        assert [name for name, _ in second.ran] == ["expire", "consolidate"] and second.not_due == ("distill", "policies")
+        assert [name for name, _ in second.ran] == ["expire", "consolidate", "dedupe"] and second.not_due == ("distill", "policies")
         assert mem.maintain(now=at(4, 6)).ran == ()
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.last_run("consolidate") == at(4, 5) and mem.last_run("distill") == at(3, 5)
         assert mem.next_due(at(4, 6)) == at(5, 2)
         # Sunday 04:00: distillation is due, the policies (05:00) not yet.
-        assert [name for name, _ in mem.maintain(now=at(7, 4)).ran] == ["expire", "consolidate", "distill"]
+        assert [name for name, _ in mem.maintain(now=at(7, 4)).ran] == ["expire", "consolidate", "distill", "dedupe"]
 
 
 def test_maintain_promotes_and_distills_through_the_jobs(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_maintain_promotes_and_distills_through_the_jobs(tmp_path: Path) -> None
         mem.remember("furious about the outage", tier="short", salience={"affect": 0.9}, now=at(1, 9))
         report = mem.maintain(now=at(2, 5))
         ran = dict(report.ran)
-        assert list(ran) == ["expire", "consolidate", "distill", "policies"] and len(ran["consolidate"].promoted) == 1
+        assert list(ran) == ["expire", "consolidate", "distill", "policies", "dedupe"] and len(ran["consolidate"].promoted) == 1
 
 
 def test_a_registry_entry_adds_a_job(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_scheduler_tick_runs_due_jobs_at_the_clocks_time(tmp_path: Path) -> None
     reports: list[Any] = []
     with Memory.open(tmp_path, fsync="never") as mem:
         scheduler = Scheduler(mem, clock=clock, on_report=reports.append)
-        assert len(scheduler.tick().ran) == 4
+        assert len(scheduler.tick().ran) == 5
         assert scheduler.tick().ran == () and len(reports) == 1
         assert scheduler.seconds_until_due() == pytest.approx(21 * 3600)
         clock.now = at(4, 3)

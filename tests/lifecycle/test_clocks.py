@@ -45,6 +45,6 @@ def test_one_maintain_far_in_the_future_does_not_stop_maintenance(tmp_path: Path
     with Memory.open(tmp_path, fsync="never") as mem:
         mem.maintain(now=datetime(2099, 1, 4, 6, tzinfo=timezone.utc))
         report = mem.maintain(now=T)
-        assert [name for name, _ in report.ran] == ["expire", "consolidate", "distill", "policies"]
+        assert [name for name, _ in report.ran] == ["expire", "consolidate", "distill", "policies", "dedupe"]
         assert mem.last_run("consolidate") == T
         assert [name for name, _ in mem.maintain(now=T + timedelta(hours=1)).ran] == []

@@ -63,15 +63,48 @@ def test_two_homes_with_the_same_episodes_write_the_same_policy_notes(tmp_path: 
 
 
 def test_a_policy_no_longer_supported_is_retired_not_deleted(tmp_path: Path) -> None:
-    """Raising min_support retires the weaker policy: a new note version with valid_to, left out of policies()."""
+    """Raising min_support proposes retiring the weaker policy; accepted, it is a new note version with valid_to, left out of policies()."""
     with Memory.open(tmp_path / "h") as mem:
         fill(mem)
         mem.distill_policies(now=D)
         report = mem.distill_policies(min_support=3, now=date(2026, 5, 9))
-        (gone,) = report.retired
+        (pid,) = report.proposed
+        assert report.retired == [] and mem.distill_policies(min_support=3, now=date(2026, 5, 9)).proposed == []  # proposed once
+        (proposal,) = mem.proposals()
+        gone = proposal.records[0]["id"]
+        assert proposal.action == "retire" and gone in {p.id for p in mem.policies()}  # nothing changed yet
+        mem.accept(pid, now=date(2026, 5, 9))
         assert gone not in {p.id for p in mem.policies()}
         note = next(n for n in mem.notes() if n.id == gone)
         assert note.version == 2 and note.valid_to is not None
+
+
+def test_the_high_profile_proposes_every_mined_policy(tmp_path: Path) -> None:
+    """Under the high profile mining writes no note: each policy is a proposal citing its evidence; accepted, it applies."""
+    with Memory.open(tmp_path / "h", profile="high") as mem:
+        ids = fill(mem)
+        report = mem.distill_policies(now=D)
+        assert report.written == [] and len(report.proposed) == 2 and mem.policies() == []
+        for p in mem.proposals():
+            assert p.job == "policies" and p.action == "derive" and {s.id for s in p.sources} <= set(ids)
+            mem.accept(p.id, now=D)
+        assert len(mem.policies()) == 2 and mem.distill_policies(now=D).proposed == []
+
+
+def test_retiring_a_policy_a_person_edited_since_is_a_conflict(tmp_path: Path) -> None:
+    """The retirement proposal names the note's digest: once a person's edit is synced, accepting it is a conflict."""
+    from cuemem.errors import ProposalConflictError
+
+    with Memory.open(tmp_path / "h") as mem:
+        fill(mem)
+        mem.distill_policies(now=D)
+        (pid,) = mem.distill_policies(min_support=3, now=date(2026, 5, 9)).proposed
+        (proposal,) = mem.proposals()
+        path = tmp_path / "h" / "notes" / f"{proposal.records[0]['id']}.md"
+        path.write_text(path.read_text(encoding="utf-8") + "\nA person's remark.\n", encoding="utf-8")
+        mem.sync(now=date(2026, 5, 10))
+        with pytest.raises(ProposalConflictError, match="changed since"):
+            mem.accept(pid, now=date(2026, 5, 10))
 
 
 def test_judge_and_explain(tmp_path: Path) -> None:

@@ -194,8 +194,8 @@ def test_a_second_recipe_builds_beside_the_first(tmp_path: Path) -> None:
         assert mem.text_report.startswith("rebuilt")
         assert _ids(mem, "adoption") == ["d-adopt"]
         assert _ids(mem, "adopted") == []  # no stemming in this recipe
-    with Memory.open(tmp_path / "home") as mem:
-        assert mem.text_report == "loaded"
+    with Memory.open(tmp_path / "home") as mem:  # the first index, caught up, swapped back in (no golden set to pass)
+        assert mem.text_report.startswith("loaded; stem-bigram swapped in")
         assert _ids(mem, "adopted") == ["d-adopt"]
     second = text_directory(index, "plain-bigram")
     assert second.is_dir() and first != second

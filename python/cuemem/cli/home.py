@@ -146,13 +146,17 @@ def rebuild(home: Path, as_json: bool) -> None:
 @home_option
 @json_option
 def stats(home: Path, as_json: bool) -> None:
-    """Counts and sizes of the home."""
+    """Counts and sizes of the home, and each job's proposals and regret rate."""
     with open_memory(home, read_only=True) as mem:
-        s = mem.stats().as_dict()
+        stats = mem.stats()
+    s = stats.as_dict()
     if as_json:
-        click.echo(json.dumps(s, indent=2))
+        click.echo(json.dumps({**s, "proposals": [j.to_json() for j in stats.proposals]}, indent=2))
         return
     table = Table(show_header=False)
     for key, value in s.items():
         table.add_row(key.replace("_", " "), f"{value:,}")
+    for j in stats.proposals:  # the maintenance proposals of each job, and its regret rate (D5)
+        rate = "—" if j.rate is None else f"{j.rate:.0%}"
+        table.add_row(f"proposals: {j.job}", f"{j.pending} pending, {j.accepted} accepted, {j.rejected} rejected; regret {rate}")
     Console().print(table)

@@ -29,7 +29,7 @@ def _item_json(item: Any) -> dict[str, Any]:
 @json_option
 @click.pass_context
 def review(ctx: click.Context, home: Path | None, now: str | None, as_json: bool) -> None:
-    """List what waits for a person (quarantined memories, queued writes), oldest first; or decide one (accept, reject)."""
+    """List what waits for a person (quarantined memories, queued writes, maintenance proposals), oldest first; or decide one (accept, reject)."""
     if ctx.invoked_subcommand is not None:
         return
     if home is None:

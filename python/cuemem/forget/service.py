@@ -58,7 +58,7 @@ _REMEMBER, _APPROVAL, _VERSION, _DECISION = (rec.Op.REMEMBER.value, rec.Op.APPRO
 QUOTE_CHARS = 24
 # What the one byte search of a plan looks for (records are encoded with sorted keys).
 _SOURCES = b'"sources":["'
-_LIFE = (b'"op":"version"', b'"op":"decision"', b'"op":"approval"')
+_LIFE = (b'"op":"version"', b'"op":"decision"', b'"op":"approval"', b'"op":"proposal"')
 _NOTE_OP = b'"op":"note"'
 _NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
@@ -101,6 +101,9 @@ class Forgetting:
                 records.extend(written)
         notes, policies, note_records, kept = self._notes(gone, stored, erase, at)
         records.extend(note_records)
+        proposals = self._proposals(gone)
+        for pid, proposal in proposals.items():  # a proposal made from what goes quotes it: it goes too
+            approvals[pid] = {"user_id": proposal["user"], "narrative": proposal["summary"]}
         queued = {aid: approvals[aid] for aid in sorted(approvals)}
         hashes = [rec.content_hash(stored[i]["user_id"], stored[i]["narrative"]) for i in ids]
         hashes += [rec.content_hash(e["user_id"], e["narrative"]) for e in queued.values()]
@@ -119,7 +122,7 @@ class Forgetting:
         if dry_run or not (ids or queued):
             return result
         if erase:
-            home.erase(receipt, edits, notes, records)
+            home.erase(receipt, edits, notes, records, list(proposals))
         else:
             home.commit([receipt, *records])
         return result
@@ -140,7 +143,7 @@ class Forgetting:
                 continue
             record = orjson.loads(line)
             op = record.get("op")
-            if op in (_VERSION, _DECISION, _APPROVAL):
+            if op in (_VERSION, _DECISION, _APPROVAL, rec.Op.PROPOSAL.value):
                 scan.life.append((position, str(op), record.get("id"), len(line)))
             if op in (_REMEMBER, _APPROVAL):
                 scan.episodes.append((position, record))
@@ -209,6 +212,21 @@ class Forgetting:
         for aid in [a for a in state.decided if a in forgotten and a not in approvals]:
             approvals[aid] = home.stored([forgotten[aid]])[0]
         return forgotten, derived, mixed
+
+    def _proposals(self, gone: frozenset[str]) -> dict[str, dict[str, Any]]:
+        """The maintenance proposals made from (or writing) a forgotten record."""
+        out = {}
+        for pid, proposal in self._home.lifecycle.proposals.items():
+            named = {s.get("id") for s in proposal["sources"]}
+            for inner in proposal["records"]:
+                episode = inner.get("episode")
+                if isinstance(episode, dict):
+                    named.add(episode.get("id"))
+                named.update(inner.get("ids") or ())
+                named.add(inner.get("id"))
+            if not gone.isdisjoint(i for i in named if isinstance(i, str)):
+                out[pid] = proposal
+        return out
 
     def _notes(
         self, gone: frozenset[str], stored: dict[str, dict[str, Any]], erase: bool, at: datetime

@@ -203,7 +203,10 @@ class Applier:
                 raise TypeError("a retire record lists its ids")
             record = {**record, "ids": [i for i in record["ids"] if isinstance(i, str) and i in indexes.row_of]}
         op = rec.op_of(record)
-        review = op is rec.Op.DECISION and record["verdict"] in REVIEW_VERDICTS and record["id"] not in indexes.lifecycle.pending
+        review = (
+            op is rec.Op.DECISION and record["verdict"] in REVIEW_VERDICTS and record["id"] not in indexes.lifecycle.pending
+            and record["id"] not in indexes.lifecycle.proposals  # a decision on a proposal names no record
+        )
         if review and not indexes.quarantined(record["id"]):
             raise ValueError(f"a review decision names {record['id']!r}, which is not a quarantined record")
         gone = indexes.lifecycle.apply(record)
@@ -302,6 +305,8 @@ def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None
         if any(i not in rows for i in record["ids"]):
             raise ValueError("a forget record names a record the journal does not hold")
         _when(record["at"])
+    elif op is rec.Op.PROPOSAL:
+        _check_proposal(record)
     elif op is rec.Op.TAINT:
         if not all(isinstance(record[k], str) and _plain_label(record[k]) for k in ("user", "session")):
             raise ValueError("a taint record names its user and session")
@@ -323,6 +328,27 @@ def _tombstone(record: Mapping[str, Any]) -> None:
     """
     if not isinstance(record["id"], str) or not record["id"] or not _digest(record["sha256"]) or set(record) != {"op", "id", "was", "sha256"}:
         raise ValueError("a tombstone holds an id, what it was and a SHA-256")
+
+
+def _check_proposal(record: Mapping[str, Any]) -> None:
+    """Checks the shape of a ``proposal`` record read back from the journal (what it would
+    commit is checked again, in full, when someone accepts it).
+
+    Raises:
+        TypeError, ValueError: it is not such a record.
+    """
+    _ids(record["id"], record["job"], record["action"], record["user"], record["summary"], record["why"])
+    _when(record["at"])
+    if not isinstance(record["evidence"], list) or not all(isinstance(e, str) for e in record["evidence"]):
+        raise TypeError("a proposal's evidence is a list of strings")
+    sources = record["sources"]
+    if not isinstance(sources, list) or not all(
+        isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("sha256"), str) for s in sources
+    ):
+        raise TypeError("a proposal's sources are {id, sha256} objects")
+    inner = record["records"]
+    if not isinstance(inner, list) or not all(isinstance(r, dict) and rec.op_of(r) in rec.PROPOSABLE_OPS for r in inner):
+        raise ValueError(f"a proposal holds only {sorted(str(o) for o in rec.PROPOSABLE_OPS)} records")
 
 
 def _ids(*values: object) -> None:

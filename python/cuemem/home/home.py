@@ -52,6 +52,8 @@ from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
 from .textindex import TextCache
+from .proposalfiles import ProposalFiles
+from .textswap import Candidate, open_text
 
 _log = logging.getLogger("cuemem.home")
 from .vectorindex import VectorCache
@@ -93,6 +95,13 @@ class Home:
         #: Called with the records of every commit once they are applied, or None after an
         #: import (too many to pass on): views that follow the home.
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+        #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
+        self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
+        #: A text index of a new recipe built beside the one in use, until the golden set
+        #: decides (:func:`.textswap.settle`).
+        self.text_candidate: Candidate | None = None
+        #: Proposal files left alone at open: edited by hand, or owned by no proposal.
+        self.proposal_problems: list[str] = []
 
     @property
     def fsync(self) -> FsyncPolicy:
@@ -141,8 +150,8 @@ class Home:
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
-            text, text_report = TextCache.open(
-                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed
+            text, text_report, candidate = open_text(
+                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync
             )
             state, why = IndexState.of(how)
             text_state, text_why = IndexState.of(text_report)
@@ -161,6 +170,9 @@ class Home:
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
+            home.text_candidate = candidate
+            if home.proposal_files is not None:
+                home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
             if embedder is not None:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
@@ -189,6 +201,8 @@ class Home:
         steps = [self._save_index] if self._lock is not None else []
         if self.text is not None:
             steps.append(self.text.close)
+        if self.text_candidate is not None:
+            steps.append(self.text_candidate.cache.close)
         steps.append(self.journal.close)
         try:
             for step in steps:
@@ -198,6 +212,7 @@ class Home:
                     failures.append(exc)
         finally:
             self.text = None  # dropping the core lets go of the text writer's lock, even after a failed close
+            self.text_candidate = None
             if self._lock is not None:
                 self._lock.release()
         if failures:
@@ -279,12 +294,17 @@ class Home:
             if self.text is not None and applier.texts:
                 rows, texts = zip(*applier.texts)
                 self.text.add(rows, texts)
+        if self.proposal_files is not None:
+            self.proposal_files.committed(self.indexes.lifecycle, records)
         self.committed(records)
         return positions
 
     # -- the one exception to append-only: forget ----------------------------------
 
-    def erase(self, receipt: rec.Record, edits: Sequence[tuple[Position, bytes]], notes: Sequence[str], records: Sequence[rec.Record]) -> None:
+    def erase(
+        self, receipt: rec.Record, edits: Sequence[tuple[Position, bytes]], notes: Sequence[str], records: Sequence[rec.Record],
+        proposals: Sequence[str] = (),
+    ) -> None:
         """Carries out a forget whose ``receipt`` (a ``forget`` record) erases: writes its
         intent (from then on the forget has happened),
         overwrites the erased lines with their tombstones, deletes the erased notes'
@@ -300,7 +320,7 @@ class Home:
                 the next open).
         """
         self.check_writable()
-        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records))
+        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
         intent.write(self.layout.forget_intent)
         self.journal.overwrite(intent.edits)
         self._complete(intent)
@@ -310,6 +330,13 @@ class Home:
         # A note written again by the forget gets its new file from its record (or has it).
         rewritten = {r["id"] for r in intent.records if r["op"] == _NOTE}
         self._notes.remove([n for n in intent.notes if n not in rewritten])
+        for pid in intent.proposals:
+            try:
+                (self.layout.proposals / f"{pid}.md").unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot delete the file of proposal {pid}: {exc.strerror}") from None
         # A crash may have committed a prefix of the records: only the rest are written.
         state = self.indexes.lifecycle
         left = [r for r in intent.records if not _committed(r, self.indexes, state)]
@@ -415,6 +442,19 @@ class Home:
         if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
             return dataclasses.replace(episode, reviewed=True)
         return episode
+
+    def digest(self, id: str) -> str:
+        """The digest of the journal record that wrote record ``id`` (which the home holds)."""
+        return record_sha(self.journal.read_at(self.indexes.position(self.indexes.row_of[id])))
+
+    def similar(self, text: str, cues: dict[str, list[str]], limit: int) -> list[int]:
+        """The live rows matching ``cues`` whose narratives best match ``text`` by BM25, best
+        first, at most ``limit`` (none without a text index, or when ``text`` has no terms)."""
+        if self.text is None:
+            return []
+        self.text.ready(self.indexes, self.journal)
+        rows, _ = self.text.core.search(text, self.indexes.cues.prune(cues), limit)
+        return [int(r) for r in rows.tolist()]
 
     def quarantined(self, id: str) -> bool:
         """Whether ``id`` is a live record nobody has reviewed yet."""

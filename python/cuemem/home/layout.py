@@ -17,6 +17,7 @@ class Layout:
       index/        caches rebuilt from the journal (recipe.json says from what)
       proposals/    maintenance proposals awaiting a decision
       MEMORY.md     generated: what an agent auto-loads
+      golden.yaml   optional: the golden recall set a person keeps
       .lock         held by the one writer
       .forget.json  while a forget is carried out: what it does (store/erasure.py)
     ```
@@ -39,6 +40,10 @@ class Layout:
     @property
     def proposals(self) -> Path:
         return self.root / "proposals"
+
+    @property
+    def golden(self) -> Path:
+        return self.root / "golden.yaml"
 
     @property
     def memory_md(self) -> Path:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
 from ..salience import AXES
 from ..schema import Episode
+
+if TYPE_CHECKING:
+    from ..lifecycle.proposals import JobRegret
 
 
 class Hit:
@@ -183,9 +186,12 @@ class HomeStats:
     journal_bytes: int
     journal_segments: int
     journal_problems: int
+    #: Per job, its maintenance proposals and their regret rate (:class:`~cuemem.lifecycle.proposals.JobRegret`).
+    proposals: tuple[JobRegret, ...] = ()
 
     def as_dict(self) -> dict[str, int]:
-        return {k: int(v) for k, v in self.__dict__.items()}
+        """The size figures (``proposals`` apart)."""
+        return {k: int(v) for k, v in self.__dict__.items() if k != "proposals"}
 
 
 @dataclass(frozen=True)
@@ -204,8 +210,11 @@ class PolicyReport:
     written: list[str]
     #: Policies mined again with the same content: nothing written.
     unchanged: list[str]
-    #: Policies no longer mined: a new version with ``valid_to`` set.
+    #: Policies whose note file a person deleted: a new version with ``valid_to`` set.
     retired: list[str]
     #: Contradicting pairs among the mined policies.
     contradictions: list[tuple[str, str]]
+    #: Proposals written: the retirement of each policy no longer mined (a version with
+    #: ``valid_to``, once accepted) and, under the high profile, every new or changed policy.
+    proposed: list[str] = field(default_factory=list)
 

@@ -31,13 +31,17 @@ from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
-from .reports import ConsolidationReport, DistillationReport
+from .dedupe import DedupeConfig, Match, candidate_cues, clusters, compare, comparable
+from .reports import ConsolidationReport, DedupeReport, DistillationReport
+from ..lifecycle.proposals import proposal_id
 from .summarize import Summarizer
 
 if TYPE_CHECKING:
     from ..home.home import Home
 
-__all__ = ["old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_distillation"]
+__all__ = [
+    "old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_dedupe", "run_distillation",
+]
 
 _REMEMBER = rec.Op.REMEMBER.value
 
@@ -119,9 +123,33 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
     admission = Admission(home, profile, now)
     plan: list[Promotion] = []
     records: list[rec.Record] = []
+    proposed: list[str] = []
     for p in consolidate(items, now, config):
         if home.id_taken(p.id):
             continue
+        pid = proposal_id("consolidate", "derive", [p.id])
+        if pid in home.lifecycle.proposals:
+            continue  # proposed already (and waiting, or decided)
+        if profile.propose_derivations or p.subject is not None:  # judged on its own against the home
+            alone = Admission(home, profile, now).admit(promoted_episode(p, now))
+            # A promotion that replaces the current version of a fact changes knowledge: proposed under
+            # every profile. Under the high profile a new record, purely additive, is proposed too.
+            if alone.action is Action.SUPERSEDE or (profile.propose_derivations and alone.action is Action.WRITE):
+                why = (
+                    f"It would replace the current version of {p.subject!r} (consolidation changes knowledge only by proposal)"
+                    if alone.action is Action.SUPERSEDE else
+                    "The high failure-cost profile proposes derivations instead of writing them"
+                )
+                records.append(_derivation(
+                    home, pid, "consolidate", p.user_id, f"Promote {len(p.sources)} short-term memories to the long-term memory {p.id}",
+                    f"The group {p.key[1]!r} was promoted by {' and '.join(p.routes)} (consolidation, D1). {why}.",
+                    p.sources, alone.records, now,
+                ))
+                proposed.append(pid)
+                continue
+            if profile.propose_derivations:
+                records.extend(alone.records)  # queued for approval, or a repeat: as without proposals
+                continue
         admitted = admission.admit(promoted_episode(p, now))
         records.extend(admitted.records)
         if admitted.action in (Action.WRITE, Action.SUPERSEDE):
@@ -133,9 +161,25 @@ def run_consolidation(home: Home, profile: Profile, now: datetime, config: Conso
         sources=sum(len(p.sources) for p in plan),
         by_repetition=sum(REPETITION in p.routes for p in plan),
         by_intensity=sum(INTENSITY in p.routes for p in plan),
+        proposed=tuple(proposed),
     )
     home.commit([*records, rec.job(report.job, now, report.summary())])
     return report
+
+
+def _derivation(
+    home: Home, pid: str, job: str, user: str, summary: str, why: str, sources: Sequence[str], records: Sequence[rec.Record],
+    now: datetime,
+) -> rec.Record:
+    """The proposal of a derivation the high profile holds back: ``records``, made from ``sources``."""
+    held = [s for s in sources if s in home]
+    evidence = [f"{s}: {home.get(s).narrative[:160]!r}" for s in held[:20]]
+    if len(held) > 20:
+        evidence.append(f"... and {len(held) - 20} more source(s)")
+    return rec.proposal(
+        pid, job=job, action="derive", user=user, summary=summary, why=why, evidence=evidence,
+        sources=[(s, home.digest(s)) for s in held], records=records, at=now,
+    )
 
 
 def rung_episode(rung: Rung, now: datetime) -> Episode:
@@ -177,12 +221,25 @@ def run_distillation(
     admission = Admission(home, profile, now)
     episodes: list[rec.Record] = []
     notes: list[Note] = []
+    proposals: list[rec.Record] = []
+    if profile.propose_derivations:  # the high profile: each rung waits for a person
+        rungs = [r for r in rungs if proposal_id("distill", "derive", [r.id]) not in home.lifecycle.proposals]
     for rung in rungs:
-        admitted = admission.admit(rung_episode(rung, now))
-        episodes.extend(admitted.records)
+        admitted = (Admission(home, profile, now) if profile.propose_derivations else admission).admit(rung_episode(rung, now))
+        own: list[Note] = []
         for record in admitted.records:
             if record["op"] == _REMEMBER:
-                notes.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, record["episode"]), now))
+                own.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, record["episode"]), now))
+        if profile.propose_derivations and admitted.action in (Action.WRITE, Action.SUPERSEDE):
+            proposals.append(_derivation(
+                home, proposal_id("distill", "derive", [rung.id]), "distill", rung.user_id,
+                f"Abstract {len(rung.sources)} faded memories into the {rung.level.value} {rung.id}",
+                "Old, unreferenced memories decayed below the floor (distillation, D2); the high failure-cost profile "
+                "proposes derivations instead of writing them.", rung.sources, [*admitted.records, *[rec.note(n) for n in own]], now,
+            ))
+            continue
+        episodes.extend(admitted.records)
+        notes.extend(own)
     by_level: dict[str, int] = {}
     for r in rungs:
         by_level[r.level.value] = by_level.get(r.level.value, 0) + 1
@@ -192,10 +249,101 @@ def run_distillation(
         candidates=len(rows),
         abstracted=sum(len(r.sources) for r in rungs),
         deferred=len(rows) - len(chosen),
-        rungs=tuple(r.id for r in rungs),
-        by_level=by_level,
+        rungs=() if profile.propose_derivations else tuple(r.id for r in rungs),
+        by_level={} if profile.propose_derivations else by_level,
+        proposed=tuple(str(p["id"]) for p in proposals),
     )
-    home.commit([*episodes, *[rec.note(n) for n in notes], rec.job(report.job, now, report.summary())])
+    home.commit([*episodes, *[rec.note(n) for n in notes], *proposals, rec.job(report.job, now, report.summary())])
     return report
 
 
+
+
+#: New rows a dedupe run reads and searches at a time.
+_DEDUPE_CHUNK = 10_000
+
+
+def _dedupe_start(home: Home) -> int:
+    """The row the dedupe run starts at: the last run's ``rows`` (0 before any, or when that record is not a row count)."""
+    last = home.last_run(DedupeReport.job)
+    report = last.get("report") if last is not None else None
+    rows = report.get("rows") if isinstance(report, dict) else None
+    return rows if isinstance(rows, int) and not isinstance(rows, bool) and 0 <= rows <= len(home) else 0
+
+
+@gc_paused
+def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
+    """Proposes merges of the near-duplicates among the home's live memories (:mod:`.dedupe`)
+    and journals the run; merges nothing.
+
+    Each live, comparable memory written since the last run asks the text index for its
+    ``config.neighbours`` best matches among the live memories its duplicates must be
+    (same user, type, kind and outcome: :func:`.dedupe.candidate_cues`, pruned by the
+    cue index; one core search each); only those pairs are judged. A group of
+    duplicates is one proposal (:func:`cuemem.store.records.proposal`): keep the
+    earliest, retire the others —
+    only the members that match the kept one directly, so no chain of near-matches
+    merges two memories that are not alike. A group already proposed (pending or
+    decided) is not proposed again. A memory a pending merge names waits for it, and
+    so does a new one alike to it: the next run starts again at the first such one.
+    """
+    start = _dedupe_start(home)
+    n = len(home)
+    live = home.select({})
+    new = live[live >= start]
+    state = home.lifecycle
+    waiting = {str(s["id"]) for p in state.pending_proposals() if p["job"] == DedupeReport.job for s in p["sources"]}
+    matches: list[Match] = []
+    row_of: dict[str, int] = {}
+    deferred = n  # the first new row whose duplicate waits in a pending merge: the next run looks at it again
+    checked = compared = 0
+    for lo in range(0, len(new), _DEDUPE_CHUNK):
+        rows = new[lo : lo + _DEDUPE_CHUNK]
+        stored: dict[int, dict[str, Any]] = {}
+        pairs: list[tuple[int, int]] = []
+        for row, episode in zip(rows.tolist(), home.stored(rows)):
+            if not comparable(episode) or episode["id"] in waiting:
+                continue
+            checked += 1
+            stored[row] = episode
+            found = home.similar(episode["narrative"], candidate_cues(episode), config.neighbours + 1)
+            pairs.extend((min(row, r), max(row, r)) for r in found if r != row)
+        unread = sorted({r for pair in pairs for r in pair if r not in stored})
+        stored.update(zip(unread, home.stored(unread)))
+        for a, b in dict.fromkeys(pairs):
+            compared += 1
+            match = compare(stored[a], stored[b], config)
+            if match is None:
+                continue
+            if match.first in waiting or match.second in waiting:
+                deferred = min(deferred, a if a >= start else b)  # the earlier new memory of the pair
+                continue
+            matches.append(match)
+            row_of[match.first], row_of[match.second] = a, b
+    direct = {(m.first, m.second): m for m in matches}
+    records: list[rec.Record] = []
+    proposed: list[str] = []
+    for group in clusters(matches, row_of):
+        keep = group[0]
+        merged = [x for x in group[1:] if (keep, x) in direct]
+        if not merged:
+            continue
+        pid = proposal_id(DedupeReport.job, "merge", [keep, *merged])
+        if pid in state.proposals:
+            continue
+        members = [keep, *merged]
+        user = str(home.get(keep).user_id)
+        evidence = [direct[(keep, x)].evidence for x in merged]
+        records.append(rec.proposal(
+            pid, job=DedupeReport.job, action="merge", user=user,
+            summary=f"Merge {len(members)} near-duplicate memories into {keep}",
+            why=(f"{', '.join(merged)} {'says' if len(merged) == 1 else 'say'} what {keep} says: same user, kind, type, outcome, "
+                 "numbers and negation, and nearly the same words. Accepting keeps the earliest and retires the rest "
+                 "(the journal keeps them)."),
+            evidence=evidence, sources=[(i, home.digest(i)) for i in members],
+            records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
+        ))
+        proposed.append(pid)
+    report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=deferred)
+    home.commit([*records, rec.job(report.job, now, report.summary())])
+    return report

@@ -62,21 +62,29 @@ def _expire(mem: Memory, now: datetime) -> RunReport:
     return RunReport("expire", now, counts, report)
 
 
+def _dedupe(mem: Memory, now: datetime) -> Any:
+    return mem.dedupe(now=now)
+
+
 def _policies(mem: Memory, now: datetime) -> RunReport:
     report = mem.distill_policies(now=now)
     counts = {"written": len(report.written), "unchanged": len(report.unchanged), "retired": len(report.retired)}
+    if report.proposed:
+        counts["proposed"] = len(report.proposed)
     return RunReport("policies", now, counts, report)
 
 
 #: The jobs ``maintain`` runs by default, in this order when several are due: expiry
 #: of short-term records and approvals daily at 02:00 UTC, consolidation daily at
-#: 03:00, distillation weekly on Sunday at 04:00, and the ladder's top rung — policies
-#: from outcomes — weekly on Sunday at 05:00.
+#: 03:00, distillation weekly on Sunday at 04:00, the ladder's top rung — policies
+#: from outcomes — weekly on Sunday at 05:00, and dedupe (which proposes merges of
+#: near-duplicates, never merges: :mod:`cuemem.jobs.dedupe`) daily at 03:30.
 DEFAULT_JOBS: tuple[Job, ...] = (
     Job("expire", Daily(time(2, 0)), _expire),
     Job("consolidate", Daily(time(3, 0)), _consolidate),
     Job("distill", Weekly(6, time(4, 0)), _distill),
     Job("policies", Weekly(6, time(5, 0)), _policies),
+    Job("dedupe", Daily(time(3, 30)), _dedupe),
 )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["ConsolidationReport", "DistillationReport", "JobReport", "MaintenanceReport", "RunReport"]
+__all__ = ["ConsolidationReport", "DedupeReport", "DistillationReport", "JobReport", "MaintenanceReport", "RunReport"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,7 @@ class ConsolidationReport:
         sources: Short-term items those records cite.
         by_repetition: Records promoted because their group repeated.
         by_intensity: Records promoted because a member was intense enough.
+        proposed: Ids of the proposals written instead (the high profile), one per promotion.
     """
 
     ran_at: datetime
@@ -28,6 +29,7 @@ class ConsolidationReport:
     sources: int
     by_repetition: int
     by_intensity: int
+    proposed: tuple[str, ...] = ()
 
     job = "consolidate"
 
@@ -39,6 +41,7 @@ class ConsolidationReport:
             "sources": self.sources,
             "by_repetition": self.by_repetition,
             "by_intensity": self.by_intensity,
+            **({"proposed": list(self.proposed)} if self.proposed else {}),
         }
 
     def __str__(self) -> str:
@@ -60,6 +63,7 @@ class DistillationReport:
         deferred: Candidates left for a later run by ``max_sources``.
         rungs: Ids of the rungs written.
         by_level: Level -> rungs written at that level.
+        proposed: Ids of the proposals written instead of rungs (the high profile).
     """
 
     ran_at: datetime
@@ -69,6 +73,7 @@ class DistillationReport:
     deferred: int
     rungs: tuple[str, ...]
     by_level: dict[str, int] = field(default_factory=dict)
+    proposed: tuple[str, ...] = ()
 
     job = "distill"
 
@@ -81,6 +86,7 @@ class DistillationReport:
             "deferred": self.deferred,
             "rungs": list(self.rungs),
             "by_level": dict(self.by_level),
+            **({"proposed": list(self.proposed)} if self.proposed else {}),
         }
 
     def __str__(self) -> str:
@@ -137,3 +143,32 @@ class MaintenanceReport:
         if not self.ran:
             return f"nothing due at {self.ran_at.isoformat()}"
         return "\n".join(f"{name}: {report}" for name, report in self.ran)
+
+
+@dataclass(frozen=True)
+class DedupeReport:
+    """The outcome of :meth:`cuemem.Memory.dedupe`: near-duplicates proposed, never merged.
+
+    Attributes:
+        ran_at: The ``now`` it ran at.
+        checked: Memories new since the last run that were compared with their best text matches.
+        compared: Pairs judged.
+        proposed: Ids of the merge proposals written (one per group of duplicates).
+        rows: Where the next run starts: the home's rows when it ran, or the first new
+            memory whose duplicate waited in a pending merge.
+    """
+
+    ran_at: datetime
+    checked: int
+    compared: int
+    proposed: tuple[str, ...]
+    rows: int
+
+    job = "dedupe"
+
+    def summary(self) -> dict[str, Any]:
+        """The report as JSON-ready values (what the journal's ``job`` record holds)."""
+        return {"checked": self.checked, "compared": self.compared, "proposed": list(self.proposed), "rows": self.rows}
+
+    def __str__(self) -> str:
+        return f"proposed {len(self.proposed)} merge(s) of near-duplicates ({self.checked} new memories checked, {self.compared} pairs judged)"

@@ -19,12 +19,18 @@ consolidation: min occurrences    2            2            3
 consolidation: salience floor     0.70         0.80         0.90
 consolidation: min confidence     0.30         0.40         0.60
 distillation floor                0.35         0.35         0.35
+derivations proposed, not made    no           no           yes
 ================================  ===========  ===========  ===========
 
 TTLs per kind of memory (all profiles): a ``price`` lives 30 minutes, a preference 7
 days, an immutable ``attribute`` never expires; anything else takes the profile's
 default. Sensitive kinds under the high profile: preference, procedural, policy, and
 any record tagged ``sensitive``.
+
+Under the high profile the purely additive derivations — consolidated records, rungs
+of the ladder, mined policies — are proposed (:mod:`cuemem.lifecycle.proposals`)
+rather than written: a person accepts each one (``propose_derivations``). Changes and
+retirements of existing knowledge are proposed under every profile.
 """
 
 from __future__ import annotations
@@ -88,6 +94,8 @@ class Profile:
         salience_floor: Consolidation: salience that promotes a group by itself.
         min_confidence: Consolidation: mean confidence a promoted group needs.
         distill_floor: Distillation: composite salience below which a memory moves up the ladder.
+        propose_derivations: Consolidation, distillation and policy mining propose their
+            new records (accepted one by one) instead of writing them.
     """
 
     name: str
@@ -102,6 +110,7 @@ class Profile:
     min_confidence: float
     max_live_versions: int = 5
     distill_floor: float = 0.35
+    propose_derivations: bool = False
     sensitive_kinds: frozenset[Kind] = frozenset({Kind.PREFERENCE, Kind.PROCEDURAL, Kind.POLICY})
     kind_ttls: Mapping[str, timedelta | None] = field(default_factory=lambda: DEFAULT_KIND_TTLS)
 
@@ -118,6 +127,8 @@ class Profile:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InvalidArgumentError(f"Profile.{name} must be an int >= {least}, got {value!r}")
+        if not isinstance(self.propose_derivations, bool):
+            raise InvalidArgumentError(f"Profile.propose_derivations must be a bool, got {self.propose_derivations!r}")
         if not isinstance(self.kind_ttls, Mapping):
             raise CueTypeError(f"Profile.kind_ttls must be a mapping, got {type(self.kind_ttls).__name__}")
         for key, ttl in self.kind_ttls.items():
@@ -146,7 +157,7 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({
     "medium": Profile("medium", long_term_trust=0.6, short_ttl=14 * _DAY, approval=False, approval_ttl=7 * _DAY, stale_below=0.75,
                       long_term_capacity=100_000, min_occurrences=2, salience_floor=0.8, min_confidence=0.4),
     "high": Profile("high", long_term_trust=0.8, short_ttl=7 * _DAY, approval=True, approval_ttl=7 * _DAY, stale_below=0.85,
-                    long_term_capacity=50_000, min_occurrences=3, salience_floor=0.9, min_confidence=0.6),
+                    long_term_capacity=50_000, min_occurrences=3, salience_floor=0.9, min_confidence=0.6, propose_derivations=True),
 })
 
 

@@ -1,11 +1,13 @@
 """The review queue: everything waiting for a person, in one list of one shape.
 
-Two kinds of item wait. A *quarantined* record is written and indexed but unreviewed
+Three kinds of item wait. A *quarantined* record is written and indexed but unreviewed
 (it derives from external content, see :mod:`.writes`): recall leaves it out unless
 asked, and nothing auto-loaded ever shows it. A *queued write* is not written yet: a
 sensitive or conflicting version, or a version of a fact from external content, in
-the approval queue (:mod:`.approvals`). A person answers both the same way —
-accept or reject — so :meth:`cuemem.Memory.review` lists both, oldest first, each
+the approval queue (:mod:`.approvals`). A *proposal* is a change a maintenance job
+would make — a merge of near-duplicates, a retirement — written down instead of made
+(:mod:`.proposals`). A person answers all three the same way — accept or reject — so
+:meth:`cuemem.Memory.review` lists them together, oldest first, each
 with the provenance chain of what it derives from. A decision is one ``decision``
 record in the journal either way, so it survives a rebuild.
 """
@@ -33,6 +35,8 @@ class ReviewKind(str, enum.Enum):
     QUARANTINED = "quarantined"
     #: A write waiting in the approval queue, not written yet.
     APPROVAL = "approval"
+    #: A change a maintenance job proposes (:mod:`.proposals`), not made yet.
+    PROPOSAL = "proposal"
 
     def __str__(self) -> str:
         return str(self.value)
@@ -67,8 +71,9 @@ class ReviewItem:
     Attributes:
         id: What :meth:`~cuemem.Memory.accept` and :meth:`~cuemem.Memory.reject` take.
         kind: Quarantined record or queued write.
-        reason: Why it waits: ``"quarantined"``, or the approval's reason.
-        narrative: What it says.
+        reason: Why it waits: ``"quarantined"``, the approval's reason, or the
+            proposing job and action (``"dedupe: merge"``).
+        narrative: What it says (a proposal's summary).
         user_id: Whose memory it is (or would be).
         since: When it started waiting.
         expires_at: When a queued write lapses (None for a quarantined record).

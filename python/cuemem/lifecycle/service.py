@@ -9,11 +9,15 @@ Arguments arrive checked (by :class:`~cuemem.Memory`).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError
+from ..errors import (
+    CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
+)
 from ..schema import Episode, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
@@ -22,7 +26,9 @@ from .extract import Candidate, extract
 from ..home.cues import QUARANTINED
 from .patterns import Category, Pattern
 from .profiles import Profile
-from .review import ReviewItem, ReviewKind, ordered, provenance_chain
+from . import proposals as props
+from .proposals import JobRegret, Proposal
+from .review import Provenance, ReviewItem, ReviewKind, ordered, provenance_chain
 from .state import ACCEPTED, REJECTED, VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
@@ -31,6 +37,7 @@ from .writes import Admission, new_episode, source_trust
 
 if TYPE_CHECKING:
     from ..home.home import Home
+    from ..home.results import HomeStats
 
 __all__ = ["Lifecycle"]
 
@@ -188,7 +195,12 @@ class Lifecycle:
         return episode.id
 
     def reject(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> None:
-        """Drops a queued write, or retires a quarantined record (the journal keeps both, with the decision)."""
+        """Drops a queued write or a proposal, or retires a quarantined record (the journal
+        keeps each, with the decision)."""
+        if isinstance(id, str) and id in self._home.lifecycle.proposals:
+            self._undecided(id, at, sees)
+            self._home.commit([rec.decision(id, REJECTED, at)])
+            return
         if isinstance(id, str) and self._home.quarantined(id):
             self._quarantined(id, sees)
             self._home.commit([rec.decision(id, REJECTED, at)])
@@ -224,11 +236,17 @@ class Lifecycle:
                     a.id, ReviewKind.APPROVAL, str(a.reason), a.episode.narrative, a.episode.user_id, a.requested_at, a.expires_at,
                     provenance_chain(a.episode, lookup),
                 ))
+        for p in self.proposals(sees, pending_only=True):
+            found = [lookup(s.id) for s in p.sources]
+            chain = tuple(Provenance.of(f) for f in found if f is not None)
+            items.append(ReviewItem(p.id, ReviewKind.PROPOSAL, f"{p.job}: {p.action}", p.summary, p.user, p.made_at, None, chain))
         return ordered(items)
 
     def accept(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> str:
-        """Accepts a quarantined record (reviewed from now on; it stays tainted) or approves
-        a queued write; returns the record id."""
+        """Accepts a quarantined record (reviewed from now on; it stays tainted), approves
+        a queued write or accepts a proposal; returns the record (or proposal) id."""
+        if isinstance(id, str) and id in self._home.lifecycle.proposals:
+            return self.accept_proposal(id, at, sees)
         if isinstance(id, str) and self._home.quarantined(id):
             self._quarantined(id, sees)
             self._home.commit([rec.decision(id, ACCEPTED, at)])
@@ -237,6 +255,66 @@ class Lifecycle:
         if not sees(str(record["episode"]["user_id"])):
             raise NotFoundError(f"no queued write with id {id!r}")
         return self.approve(id, at)
+
+    # -- maintenance proposals ------------------------------------------------------
+
+    def proposals(self, sees: Callable[[str], bool] = _EVERYONE, *, pending_only: bool = False) -> list[Proposal]:
+        """The maintenance proposals about users ``sees`` admits, oldest first (decided ones too, unless ``pending_only``)."""
+        state = self._home.lifecycle
+        records = state.pending_proposals() if pending_only else list(state.proposals.values())
+        return props.ordered([
+            Proposal.of(r, state.proposal_verdicts.get(str(r["id"]))) for r in records if sees(str(r["user"]))
+        ])
+
+    def accept_proposal(self, id: str, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> str:
+        """Commits what proposal ``id`` proposes, with the decision, if its sources are as
+        they were; returns its id.
+
+        Raises:
+            NotFoundError: no such proposal (in scope). ApprovalError: it is decided.
+            ProposalConflictError: its sources changed since it was made; nothing is written.
+            CorruptRecordError: the proposal holds records cuemem did not write.
+        """
+        proposal = self._undecided(id, at, sees)
+        reasons = props.conflicts(proposal, self._home)
+        if reasons:
+            raise ProposalConflictError(f"proposal {id} no longer applies: " + "; ".join(reasons))
+        self._home.commit([rec.decision(id, ACCEPTED, at), *props.checked_records(proposal)])
+        return id
+
+    def _undecided(self, id: str, at: datetime, sees: Callable[[str], bool]) -> Proposal:
+        state = self._home.lifecycle
+        record = state.proposals[id]
+        if not sees(str(record["user"])):
+            raise NotFoundError(f"no proposal with id {id!r}")
+        if id in state.proposal_verdicts:
+            raise ApprovalError(f"the proposal {id!r} is already {state.proposal_verdicts[id][0]}")
+        proposal = Proposal.of(record, None)
+        if at < proposal.made_at:
+            raise InvalidArgumentError(f"now ({at.isoformat()}) is before proposal {id} was made ({proposal.made_at.isoformat()})")
+        return proposal
+
+    def stats(self) -> HomeStats:
+        """The home's counts and sizes, with each job's proposals and regret rate."""
+        return dataclasses.replace(self._home.stats(), proposals=tuple(self.regret()))
+
+    def regret(self) -> list[JobRegret]:
+        """Per job, its proposals by status and how many accepted ones were regretted (:func:`.proposals.regret`)."""
+        return props.regret(self._home.lifecycle, self._came_back)
+
+    def _came_back(self, id: str, after: datetime) -> bool:
+        """Whether record ``id``'s content was written again after ``after``: a live record of
+        the same user, recorded later, whose narrative is the same (found by the text index)."""
+        home = self._home
+        if id not in home:
+            return False
+        gone = home.get(id)
+        same = _plain(gone.narrative)
+        for row in home.similar(gone.narrative, {"user": [gone.user_id]}, 8):
+            other = home.episode(row)
+            if other.id != id and other.recorded_at > after and _plain(other.narrative) == same:
+                return True
+        return False
 
     def pending_in(self, id: str, sees: Callable[[str], bool]) -> None:
         """Refuses a queued write ``sees`` does not admit, as if it did not exist.
@@ -342,6 +420,14 @@ class Lifecycle:
                 home.id_at(r) for r in tiers.beyond_capacity(rows, scores, self.profile.long_term_capacity) if home.id_at(r) not in leaving
             )
         return out
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _plain(text: str) -> list[str]:
+    """A narrative's words, case-folded, in order: what "the same text" compares (punctuation and spacing aside)."""
+    return _WORD.findall(text.casefold())
 
 
 def _promoted(c: Candidate) -> Candidate:

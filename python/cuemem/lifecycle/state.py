@@ -6,8 +6,8 @@ path a live write takes, so a rebuild yields the same state. It is saved beside 
 index cache as ``lifecycle.json``.
 
 It follows the ``version``, ``approval``, ``decision``, ``retire``, ``taint`` and
-``forget`` records (their fields are in :mod:`cuemem.store.records`), the short-term
-``remember``s and the tombstones of erased records.
+``forget`` and ``proposal`` records (their fields are in :mod:`cuemem.store.records`),
+the short-term ``remember``s and the tombstones of erased records.
 """
 
 from __future__ import annotations
@@ -78,6 +78,14 @@ class LifecycleState:
     forgotten: set[str] = field(default_factory=set)
     #: The ids of the forget receipts applied, in order.
     receipts: list[str] = field(default_factory=list)
+    #: Proposal id -> its ``proposal`` record, decided or not (D5).
+    proposals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Proposal id -> (verdict, when), once decided.
+    proposal_verdicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def pending_proposals(self) -> list[dict[str, Any]]:
+        """The undecided proposals, in journal order."""
+        return [p for pid, p in self.proposals.items() if pid not in self.proposal_verdicts]
 
     def note_remember(self, episode: Mapping[str, Any]) -> None:
         """Follows a ``remember`` record (only short-term ones matter here)."""
@@ -100,9 +108,14 @@ class LifecycleState:
                 self.superseded_by[str(old)] = new
         elif op is Op.APPROVAL:
             self.pending[str(record["id"])] = dict(record)
+        elif op is Op.PROPOSAL:
+            self.proposals.setdefault(str(record["id"]), dict(record))
         elif op is Op.DECISION:
             aid, verdict = str(record["id"]), str(record["verdict"])
-            if self.pending.pop(aid, None) is not None:
+            if aid in self.proposals:
+                if verdict in REVIEW_VERDICTS:
+                    self.proposal_verdicts.setdefault(aid, (verdict, str(record["at"])))
+            elif self.pending.pop(aid, None) is not None:
                 self.decided[aid] = verdict
             elif verdict in REVIEW_VERDICTS and aid not in self.reviewed and aid not in self.retired:
                 self.reviewed[aid] = verdict  # a quarantined record: the applier checked it is one
@@ -142,8 +155,10 @@ class LifecycleState:
                 del self.versions[key]
         for old in [o for o, new in self.superseded_by.items() if new in gone or o in gone]:
             del self.superseded_by[old]
-        for aid in map(str, record["approvals"]):
+        for aid in map(str, record["approvals"]):  # queued writes and maintenance proposals
             self.pending.pop(aid, None)
+            self.proposals.pop(aid, None)
+            self.proposal_verdicts.pop(aid, None)
             if erase:
                 self.decided.pop(aid, None)
         out = []
@@ -182,6 +197,9 @@ class LifecycleState:
             "retired": self.retired,
             "reviewed": self.reviewed,
             "tainted_sessions": [[s, u, source] for s, (u, source) in self.tainted_sessions.items()],
+            # Only a home with proposals has these keys: older caches keep their bytes.
+            **({"proposals": self.proposals} if self.proposals else {}),
+            **({"proposal_verdicts": {k: list(v) for k, v in self.proposal_verdicts.items()}} if self.proposal_verdicts else {}),
         }
         if self.receipts or self.erased:  # a home that never forgot keeps its bytes
             image |= {"erased": self.erased, "forgotten": sorted(self.forgotten), "receipts": self.receipts}
@@ -206,4 +224,6 @@ class LifecycleState:
             erased={str(k): str(v) for k, v in data.get("erased", {}).items()},
             forgotten={str(h) for h in data.get("forgotten", [])},
             receipts=[str(r) for r in data.get("receipts", [])],
+            proposals={str(k): dict(v) for k, v in data.get("proposals", {}).items()},
+            proposal_verdicts={str(k): (str(a), str(b)) for k, (a, b) in data.get("proposal_verdicts", {}).items()},
         )

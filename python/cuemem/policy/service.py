@@ -17,6 +17,7 @@ from ..errors import NotFoundError
 from ..home.cues import QUARANTINED
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER
+from ..lifecycle.proposals import proposal_id
 from ..schema import Episode, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
@@ -48,22 +49,52 @@ class Policies:
         self._book_head: object = None
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
 
-    def distill(self, *, min_support: int, max_cues: int, at: datetime) -> PolicyReport:
-        """Mines policies from the outcome episodes and commits each changed one as a note version."""
+    def distill(self, *, min_support: int, max_cues: int, at: datetime, propose: bool = False) -> PolicyReport:
+        """Mines policies from the outcome episodes and commits each changed one as a note version.
+
+        A mined policy no longer mined is not retired here: its retirement is proposed
+        (:mod:`cuemem.lifecycle.proposals`), for a person to accept. With ``propose`` (the
+        high failure-cost profile) every new or changed policy is proposed too.
+        """
         home = self._home
         mined = self._mine(min_support=min_support, max_cues=max_cues)
         known = {p.id: p for p in self.book()}
         notes: list[Note] = []
-        written, unchanged, retired = [], [], []
+        written, unchanged, retired, proposed = [], [], [], []
+        proposals: list[rec.Record] = []
 
         def write(fields: dict[str, Any]) -> None:
             # Each id is written once a run (mined ids are distinct; retired ones are not mined).
             notes.extend(next_versions(home.notes, home.note_versions, fields, at))
 
+        def propose_note(policy: Policy, action: str, summary: str, why: str, fields: dict[str, Any], sources: list[str]) -> None:
+            version = home.note_versions.get(policy.id, (0, ""))[0]
+            pid = proposal_id("policies", action, [policy.id, str(version)])
+            if pid in home.lifecycle.proposals:
+                return  # proposed already (waiting, or decided)
+            versions = next_versions(home.notes, home.note_versions, fields, at)
+            held = [s for s in sources if s in home]
+            evidence = [f"{e}: {home.get(e).narrative[:160]!r}" for e in held[:20]]
+            user = policy.scope[0] if len(policy.scope) == 1 else DEFAULT_USER
+            proposals.append(rec.proposal(
+                pid, job="policies", action=action, user=user, summary=summary, why=why, evidence=evidence,
+                sources=[(s, home.digest(s)) for s in held] + ([(f"note:{policy.id}", home.note_versions[policy.id][1])] if version else []),
+                records=[rec.note(n) for n in versions], at=at,
+            ))
+            proposed.append(pid)
+
         for policy in mined:
             old = known.get(policy.id)
             if old is not None and _same_policy(old, policy):
                 unchanged.append(policy.id)
+                continue
+            if propose:
+                propose_note(
+                    policy, "change" if old is not None else "derive",
+                    f"{'Change' if old is not None else 'Write'} the policy {policy.id}: {policy.statement[:120]}",
+                    f"Mined from {len(policy.evidence)} outcome(s) (D3); the high failure-cost profile proposes policies "
+                    "instead of writing them.", policy_note_fields(policy), list(policy.evidence),
+                )
                 continue
             write(policy_note_fields(policy))
             written.append(policy.id)
@@ -75,11 +106,20 @@ class Policies:
                 fields = home.read_note(pid).fields()
             except NotFoundError:  # a person deleted the file: retire what the book held
                 fields = {**policy_note_fields(p), "valid_from": at - _INSTANT}
-            if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):
-                retired.append(pid)
-                write({**fields, "valid_to": at})
-        home.commit([rec.note(n) for n in notes])
-        return PolicyReport(written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined))
+                if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):
+                    retired.append(pid)
+                    write({**fields, "valid_to": at})
+                continue
+            if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):  # knowledge that would retire: proposed
+                propose_note(
+                    p, "retire", f"Retire the policy {pid}: {p.statement[:120]}",
+                    f"The outcomes no longer support it at min_support={min_support}, max_cues={max_cues} (D3); accepting "
+                    "writes a version with valid_to (the journal keeps every version).", {**fields, "valid_to": at}, list(p.evidence),
+                )
+        home.commit([rec.note(n) for n in notes] + proposals)
+        return PolicyReport(
+            written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined), proposed=proposed,
+        )
 
     def _mine(
         self, *, min_support: int, max_cues: int, users: Sequence[str] | None = None, without: frozenset[str] = frozenset()

@@ -28,6 +28,7 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from ..errors import NoteFormatError, SchemaError
 from . import fields as f
+from .yamlsafe import YamlRefused, load_bounded
 from .enums import Kind, Level, Origin, Tier
 
 __all__ = ["Note"]
@@ -244,40 +245,21 @@ class Note:
             raise _error(str(exc), path, exc.field) from None
 
 
-# libyaml's safe loader when PyYAML was built with it (same safety, several times faster).
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 #: The largest front matter a note may have (a note's fields are a few hundred bytes).
 MAX_FRONT_MATTER = 1 << 20
 
 
 def _front_matter(matter: str, path: str | None) -> Any:
-    """The front matter's YAML, parsed with bounds: a hostile file is refused, never expanded.
-
-    ``safe_load`` resolves aliases, so a few hundred bytes of nested aliases expand
-    to gigabytes: a note never needs an anchor, so any anchor or alias is refused
-    (checked on the parser's events, before anything is built). YAML dates are built
-    by the loader; an impossible one (February 30th, month 13) is a format error.
+    """The front matter's YAML, parsed with bounds (:func:`~.yamlsafe.load_bounded`): a
+    hostile file is refused, never expanded; an impossible date is a format error.
 
     Raises:
         NoteFormatError: too large, anchors or aliases, invalid YAML or an impossible date.
     """
-    if len(matter) > MAX_FRONT_MATTER:
-        raise _error(f"front matter is larger than {MAX_FRONT_MATTER} bytes", path)
     try:
-        if "&" in matter or "*" in matter:  # only then can there be an anchor or an alias
-            for event in yaml.parse(matter, Loader=_SafeLoader):
-                if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-                    raise _error("front matter uses a YAML anchor or alias; a note's fields are plain values", path)
-        return yaml.load(matter, Loader=_SafeLoader)
-    except NoteFormatError:
-        raise
-    except yaml.YAMLError as exc:
-        raise _error(f"front matter is not valid YAML: {exc}", path) from None
-    except RecursionError:
-        raise _error("front matter is nested too deeply", path) from None
-    except (ValueError, OverflowError) as exc:  # a YAML timestamp that is no date
-        raise _error(f"front matter holds an impossible date or number: {exc}", path) from None
+        return load_bounded(matter, MAX_FRONT_MATTER, "front matter")
+    except YamlRefused as exc:
+        raise _error(str(exc), path) from None
 
 
 class _Dumper(yaml.SafeDumper):  # type: ignore[misc, unused-ignore]

@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import CorruptRecordError
+from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
 from .journal import Position
 from .records import Op, Record
@@ -41,12 +42,14 @@ class Intent:
         edits: ``(position, tombstone line)``: the journal lines it overwrites.
         notes: The notes whose files it deletes.
         records: What it commits, the ``forget`` receipt first.
+        proposals: The maintenance proposals whose files it deletes.
     """
 
     receipt: str
     edits: tuple[tuple[Position, bytes], ...]
     notes: tuple[str, ...]
     records: tuple[Record, ...]
+    proposals: tuple[str, ...] = ()
 
     def write(self, path: Path) -> None:
         """Writes the intent atomically and durably (always synced: the forget starts here)."""
@@ -55,6 +58,7 @@ class Intent:
             "edits": [[p.segment, p.offset, line.decode("ascii")] for p, line in self.edits],
             "notes": list(self.notes),
             "records": list(self.records),
+            "proposals": list(self.proposals),
         }
         write_atomic(path, orjson.dumps(body, option=orjson.OPT_SORT_KEYS), FsyncPolicy.ALWAYS)
 
@@ -76,12 +80,13 @@ class Intent:
             edits = tuple((Position(int(s), int(o)), _tombstone(line)) for s, o, line in body["edits"])
             notes = tuple(str(n) for n in body["notes"])
             records = tuple(_record(r) for r in body["records"])
+            proposals = tuple(validate_id(p, "proposal") for p in body.get("proposals", []))
             receipt = body["receipt"]
             if not isinstance(receipt, str) or not records or records[0].get("op") != Op.FORGET.value or records[0].get("id") != receipt:
                 raise ValueError("the intent does not start with its receipt")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CorruptRecordError(f"{path} is not a forget intent cuemem wrote: {exc}") from None
-        return cls(receipt, edits, notes, records)
+        return cls(receipt, edits, notes, records, proposals)
 
     @staticmethod
     def clear(path: Path) -> None:

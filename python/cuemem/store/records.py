@@ -38,6 +38,12 @@ The kinds and their fields:
   writes over a line it erases, of exactly that line's length (so no position in the
   journal moves); ``was`` is the erased line's kind; ``sha256``, the :func:`content_hash`
   of an erased record, only where ``was`` is ``remember``.
+- ``proposal``: ``{"op", "id", "job", "action", "user", "summary", "why", "evidence",
+  "sources", "records", "at"}`` — a maintenance job proposes a change (D5) instead of
+  making it: ``sources`` are ``{"id", "sha256"}`` of the records it was made from (the
+  digest of each one's journal record), ``records`` what accepting it commits (retire,
+  remember, version and note records, built here too). A ``decision`` on its id
+  (``"accepted"``, ``"rejected"``) settles it; until then nothing of it is applied.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ from ..schema import Note
 __all__ = [
     "LIFECYCLE_OPS",
     "Op",
+    "PROPOSABLE_OPS",
     "Record",
     "approval",
     "content_hash",
@@ -65,6 +72,7 @@ __all__ = [
     "note",
     "note_bytes",
     "op_of",
+    "proposal",
     "remember",
     "retire",
     "taint",
@@ -88,13 +96,14 @@ class Op(str, enum.Enum):
     TAINT = "taint"
     FORGET = "forget"
     ERASED = "erased"
+    PROPOSAL = "proposal"
 
     def __str__(self) -> str:
         return str(self.value)
 
 
 #: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
-LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT, Op.FORGET})
+LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT, Op.FORGET, Op.PROPOSAL})
 
 _BY_VALUE = {op.value: op for op in Op}
 
@@ -202,3 +211,20 @@ def erased(id: str, was: str, sha256: str | None, length: int) -> bytes:
     if len(body) + 1 > length:
         raise ValueError(f"a tombstone of {len(body) + 1} bytes does not fit a line of {length}")
     return body + b" " * (length - len(body) - 1) + b"\n"
+
+
+#: The kinds a proposal may hold as what accepting it commits.
+PROPOSABLE_OPS = frozenset({Op.REMEMBER, Op.NOTE, Op.VERSION, Op.RETIRE})
+
+
+def proposal(
+    id: str, *, job: str, action: str, user: str, summary: str, why: str, evidence: Sequence[str],
+    sources: Sequence[tuple[str, str]], records: Sequence[Record], at: datetime,
+) -> Record:
+    """Job ``job`` proposes ``records`` (what accepting commits), made at ``at`` from
+    ``sources`` (``(id, sha256 of its journal record)``), for a person to decide."""
+    return {
+        "op": Op.PROPOSAL.value, "id": id, "job": job, "action": action, "user": user, "summary": summary, "why": why,
+        "evidence": list(evidence), "sources": [{"id": i, "sha256": d} for i, d in sources], "records": [dict(r) for r in records],
+        "at": at.isoformat(),
+    }

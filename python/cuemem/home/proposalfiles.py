@@ -1,0 +1,113 @@
+"""``proposals/``: one Markdown file per maintenance proposal, a view of the journal.
+
+The journal holds every proposal and its decision (:mod:`cuemem.lifecycle.proposals`);
+``proposals/<id>.md`` is what a person reads. Each file is written whole and atomically
+(:func:`~cuemem.store.fsync.replace_file`) after the commit that made or decided its
+proposal, so a crash leaves at worst a file one step behind, and the next writable open
+brings every file up to the journal. A file is never read back as truth: one a person
+edited (its bytes differ from the journal's rendering) or one no proposal owns is
+reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is decided.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..errors import StorageError
+from ..lifecycle.proposals import Proposal, render
+from ..lifecycle.state import LifecycleState
+from ..store import records as rec
+from ..store.fsync import FsyncPolicy, replace_file
+
+__all__ = ["ProposalFiles"]
+
+_log = logging.getLogger("cuemem.home")
+_PROPOSAL, _DECISION = rec.Op.PROPOSAL.value, rec.Op.DECISION.value
+
+
+def proposals_of(state: LifecycleState, ids: Iterable[str] | None = None) -> list[Proposal]:
+    """The proposals of ``state`` (those of ``ids``, or every one), with their verdicts."""
+    wanted = state.proposals if ids is None else {i: state.proposals[i] for i in ids if i in state.proposals}
+    return [Proposal.of(r, state.proposal_verdicts.get(pid)) for pid, r in wanted.items()]
+
+
+class ProposalFiles:
+    """The files under ``proposals/`` of one home (its writer's)."""
+
+    def __init__(self, directory: Path, fsync: FsyncPolicy) -> None:
+        self.directory = directory
+        self.fsync = fsync
+
+    def path(self, id: str) -> Path:
+        """The file of proposal ``id``."""
+        return self.directory / f"{id}.md"
+
+    def write(self, proposals: Sequence[Proposal]) -> None:
+        """Writes each proposal's file (whole, atomically).
+
+        Raises:
+            StorageError: the file system refused.
+        """
+        for p in proposals:
+            try:
+                replace_file(self.path(p.id), render(p).encode("utf-8"), self.fsync)
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot write {self.path(p.id)}: {exc.strerror}") from None
+
+    def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
+        """Rewrites the files of the proposals a commit made or decided."""
+        touched = [str(r["id"]) for r in records if r["op"] == _PROPOSAL or (r["op"] == _DECISION and r["id"] in state.proposals)]
+        if touched:
+            self.write(proposals_of(state, dict.fromkeys(touched)))
+
+    def reconcile(self, state: LifecycleState, *, replayed: bool) -> list[str]:
+        """Writes the files that are missing or behind their decision; returns what it left
+        alone: files a person edited (pending proposals) and files no proposal owns.
+
+        A decided proposal's file is compared with the journal only when this open
+        ``replayed`` records (a crash may have come between a decision and its file);
+        otherwise every file was written after its commit, and only the pending ones,
+        which a person may edit, are read.
+        """
+        problems: list[str] = []
+        try:
+            present = {p.stem: p for p in self.directory.glob("*.md") if p.is_file() and not p.is_symlink()}
+        except OSError as exc:
+            return [f"{self.directory}: cannot list: {exc.strerror}"]
+        stale: list[Proposal] = []
+        for pid in state.proposals:
+            path = present.pop(pid, None)
+            if path is not None and not replayed and pid in state.proposal_verdicts:
+                continue
+            (p,) = proposals_of(state, [pid])
+            if path is None:
+                stale.append(p)
+                continue
+            want = render(p).encode("utf-8")
+            try:
+                have = path.read_bytes()[: len(want) + 1]
+            except OSError as exc:
+                problems.append(f"{path}: unreadable ({exc.strerror}); the journal holds proposal {p.id}")
+                continue
+            if have != want:
+                if p.status.value == "pending" and _status_line(have) == "status: pending":
+                    problems.append(f"{path}: edited by hand; the journal holds proposal {p.id} (decide it with `cuemem review`)")
+                else:
+                    stale.append(p)  # a decision the file does not show yet
+        problems.extend(f"{path}: no proposal in the journal has this id; ignored" for path in present.values())
+        try:
+            self.write(stale)
+        except StorageError as exc:
+            problems.append(str(exc))
+        for problem in problems:
+            _log.warning("%s", problem)
+        return problems
+
+
+def _status_line(data: bytes) -> str | None:
+    for line in data.decode("utf-8", "replace").splitlines()[:40]:
+        if line.startswith("status:"):
+            return line.strip()
+    return None

@@ -1,0 +1,140 @@
+"""Which text index serves, when its recipe changes (E2): the new one is built beside the
+old one and swapped in only if the golden set passes on it.
+
+``index/text/in-use.json`` names the analyzer whose index is in use. A handle opened
+with that analyzer (or in a home with no such file: a new home, or one whose ``index/``
+was deleted) opens it as :class:`~.textindex.TextCache` always did. A writer opened with
+another analyzer — a recipe change — builds (or catches up) the new index in its own
+directory, beside the old one, and keeps serving the old one (:func:`open_text`); once
+the handle can recall, :func:`settle` runs the home's golden set (:mod:`.golden`) on the
+new index: if every case passes (or the home has no ``golden.yaml``), the new index
+becomes the one in use and the file says so; otherwise the old one stays in use, the
+new one stays on disk (caught up again at the next open, then asked again), and
+``Memory.text_report`` and the ``cuemem.home`` log say which cases failed. A reader
+serves the index in use. Removing ``in-use.json`` forces the next writer's analyzer.
+
+Only an index this build can open can stay in use: one of a known analyzer and the
+current text format. An older format cannot serve, so the new index is used at once
+(the golden set still runs and its outcome is reported).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import CuememError
+from ..store.fsync import FsyncPolicy, replace_file
+from ..store.journal import Journal
+from ..text.recipe import ANALYZERS, FORMAT
+from .golden import load_golden, run_golden
+from .indexes import Indexes
+from .textindex import TextCache
+
+if TYPE_CHECKING:
+    from .home import Home
+    from .recall import Recaller
+
+__all__ = ["Candidate", "in_use", "mark_in_use", "open_text", "settle"]
+
+_log = logging.getLogger("cuemem.home")
+
+#: The file under ``index/text/`` naming the analyzer whose index is in use.
+IN_USE = "in-use.json"
+
+
+@dataclass
+class Candidate:
+    """A text index of a new recipe, built beside the one in use, waiting for the golden set."""
+
+    cache: TextCache
+    report: str
+
+
+def in_use(index_dir: Path) -> str | None:
+    """The analyzer whose text index is in use, if ``in-use.json`` names one this build can
+    open (a known analyzer, the current format); else None."""
+    try:
+        body = json.loads((index_dir / "text" / IN_USE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(body, dict) or body.get("format") != FORMAT or body.get("analyzer") not in ANALYZERS:
+        return None
+    return str(body["analyzer"])
+
+
+def mark_in_use(index_dir: Path, analyzer: str, fsync: FsyncPolicy) -> None:
+    """Records that the text index of ``analyzer`` is the one in use (best effort: a cache)."""
+    try:
+        (index_dir / "text").mkdir(parents=True, exist_ok=True)
+        body = json.dumps({"analyzer": analyzer, "format": FORMAT}, sort_keys=True) + "\n"
+        replace_file(index_dir / "text" / IN_USE, body.encode(), fsync)
+    except OSError as exc:
+        _log.warning("%s: cannot record the text index in use: %s", index_dir, exc)
+
+
+def open_text(
+    index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool, distrust: bool, fsync: FsyncPolicy,
+) -> tuple[TextCache | None, str, Candidate | None]:
+    """The text index to serve, how it came up, and a new recipe's index waiting for the golden set (or None)."""
+    current = in_use(index_dir)
+    if current is None or current == analyzer:
+        text, report = TextCache.open(index_dir, analyzer, indexes, journal, writable=writable, distrust=distrust)
+        if writable and current is None and text is not None:
+            mark_in_use(index_dir, analyzer, fsync)
+        return text, report, None
+    if not writable:  # a reader serves the index in use
+        _log.info("%s: serving the text index in use (%s); %s has not passed the golden set", index_dir.parent, current, analyzer)
+        text, report = TextCache.open(index_dir, current, indexes, journal, writable=False, distrust=distrust)
+        return text, report, None
+    new, new_report = TextCache.open(index_dir, analyzer, indexes, journal, writable=True, distrust=distrust)
+    old, old_report = TextCache.open(index_dir, current, indexes, journal, writable=True, distrust=distrust)
+    assert new is not None and old is not None  # a writer always has one
+    return old, old_report, Candidate(new, new_report)
+
+
+def settle(home: Home, recaller: Recaller, now: datetime | None = None) -> None:
+    """Swaps the waiting text index in if the golden set passes on it; otherwise keeps the
+    one in use. Either way ``home.text_report`` says what happened and why."""
+    candidate, home.text_candidate = home.text_candidate, None
+    if candidate is None:
+        return
+    old, new = home.text, candidate.cache
+    assert old is not None
+    try:
+        golden = load_golden(home.layout.golden)
+    except CuememError as exc:
+        _keep(home, old, new, f"the golden set cannot be read: {exc}")
+        return
+    if golden is None:
+        _swap(home, old, candidate, "no golden.yaml to check it against")
+        return
+    home.text = new
+    try:
+        report = run_golden(golden, recaller, now, home.clock.latest())
+    finally:
+        home.text = old
+    if report.passed:
+        _swap(home, old, candidate, f"the golden set passed on it: {report.summary()}")
+    else:
+        _keep(home, old, new, f"the golden set failed on it: {report.summary()}")
+
+
+def _swap(home: Home, old: TextCache, candidate: Candidate, why: str) -> None:
+    new = candidate.cache
+    mark_in_use(home.layout.index, new.analyzer, home.fsync)
+    old.close()
+    home.text = new
+    home.text_report = f"{candidate.report}; {new.analyzer} swapped in for {old.analyzer} ({why})"
+    _log.info("%s: text index %s swapped in for %s (%s)", home.root, new.analyzer, old.analyzer, why)
+
+
+def _keep(home: Home, old: TextCache, new: TextCache, why: str) -> None:
+    new.ready(home.indexes, home.journal)
+    new.close()
+    home.text_report = f"{home.text_report}; kept {old.analyzer} in use, not {new.analyzer}: {why}"
+    _log.warning("%s: text index %s kept in use, not the new recipe %s: %s", home.root, old.analyzer, new.analyzer, why)

@@ -1,0 +1,324 @@
+"""Maintenance proposals (D5): a job that would change or retire knowledge proposes instead.
+
+A proposal is one ``proposal`` record in the journal (:func:`cuemem.store.records.proposal`):
+what the job would commit, why, the evidence, and the sources it was made from, each
+with the digest of its journal record then. It joins the one review queue
+(:mod:`.review`, kind ``proposal``) and waits: nothing of it is applied until a person
+or an agent accepts it, and the home's ``proposals/<id>.md`` shows it as plain text.
+
+Accepting commits its records after one check — **the sources are as they were**: each
+source still in the home, not retired, not superseded, with the same digest; each
+record it would write still applies (an id still free, a version still replacing the
+current one, a note still at the version it followed). Otherwise the acceptance is a
+:class:`~cuemem.errors.ProposalConflictError` and nothing is written. Rejecting writes
+only the decision. Nothing here deletes a journal record.
+
+**Regret**: an accepted proposal is *regretted* when what it took out of recall (the
+records it retired, the versions it superseded) is written again afterwards — the same
+user's live record with the same text, recorded after the acceptance. The regret rate
+of a job is its regretted proposals over its accepted ones (:func:`regret`).
+
+The functions here are pure but for :func:`conflicts`, which reads a home through the
+narrow methods every life-cycle module uses.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import yaml  # type: ignore[import-untyped, unused-ignore]
+
+from ..errors import CorruptRecordError, SchemaError
+from ..schema import Episode, Note
+from ..store import records as rec
+from .state import ACCEPTED, LifecycleState
+
+if TYPE_CHECKING:
+    from ..home.home import Home
+
+__all__ = [
+    "JobRegret",
+    "Proposal",
+    "ProposalSource",
+    "ProposalStatus",
+    "checked_records",
+    "conflicts",
+    "proposal_id",
+    "regret",
+    "render",
+    "undone",
+]
+
+
+#: The prefix of a source that is a note (``note:<id>``, with its journaled file digest), not a record.
+NOTE_SOURCE = "note:"
+
+
+class ProposalStatus(str, enum.Enum):
+    """Where a proposal stands."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class ProposalSource:
+    """A record a proposal was made from, and the digest of its journal record then."""
+
+    id: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One maintenance proposal.
+
+    Attributes:
+        id: What :meth:`~cuemem.Memory.accept` and :meth:`~cuemem.Memory.reject` take.
+        job: The job that made it (``"dedupe"``, ``"expire"``, ``"consolidate"``, ...).
+        action: What it would do (``"merge"``, ``"retire"``, ``"derive"``).
+        user: Whose memories it is about.
+        summary: One line: what it would do.
+        why: Why the job proposes it.
+        evidence: What the job saw, one line each.
+        sources: The records it was made from, with their digests then.
+        records: The journal records accepting it commits.
+        made_at: When the job made it.
+        status: Pending, accepted or rejected.
+        decided_at: When it was decided (None while pending).
+    """
+
+    id: str
+    job: str
+    action: str
+    user: str
+    summary: str
+    why: str
+    evidence: tuple[str, ...]
+    sources: tuple[ProposalSource, ...]
+    records: tuple[rec.Record, ...]
+    made_at: datetime
+    status: ProposalStatus
+    decided_at: datetime | None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], verdict: tuple[str, str] | None) -> Proposal:
+        """The proposal a ``proposal`` record (checked by the applier) holds, with its verdict."""
+        return cls(
+            id=str(record["id"]), job=str(record["job"]), action=str(record["action"]), user=str(record["user"]),
+            summary=str(record["summary"]), why=str(record["why"]), evidence=tuple(str(e) for e in record["evidence"]),
+            sources=tuple(ProposalSource(str(s["id"]), str(s["sha256"])) for s in record["sources"]),
+            records=tuple(dict(r) for r in record["records"]), made_at=datetime.fromisoformat(str(record["at"])),
+            status=ProposalStatus.PENDING if verdict is None else ProposalStatus(verdict[0]),
+            decided_at=None if verdict is None else datetime.fromisoformat(verdict[1]),
+        )
+
+    def changes(self) -> list[str]:
+        """What accepting it writes, one line per record."""
+        out = []
+        for r in self.records:
+            op = rec.op_of(r)
+            if op is rec.Op.RETIRE:
+                out.append(f"retire {', '.join(map(str, r['ids']))} ({r['reason']})")
+            elif op is rec.Op.REMEMBER:
+                out.append(f"write {r['episode'].get('id')}: {str(r['episode'].get('narrative'))[:120]!r}")
+            elif op is rec.Op.VERSION:
+                out.append(f"make {r['id']} the current version of {r['subject']!r}" + (f" (after {r['supersedes']})" if r["supersedes"] else ""))
+            elif op is rec.Op.NOTE:
+                out.append(f"write version {r['version']} of note {r['id']}")
+        return out
+
+
+def proposal_id(job: str, action: str, parts: Iterable[str]) -> str:
+    """The id of the proposal of ``job`` doing ``action`` about ``parts`` (the same proposal
+    made twice has the same id, so a job never proposes it again)."""
+    seed = "|".join([job, action, *sorted(parts)])
+    return "pr-" + hashlib.blake2b(seed.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+# -- accepting ---------------------------------------------------------------------
+
+
+def conflicts(proposal: Proposal, home: Home) -> list[str]:
+    """Why ``proposal`` no longer applies to ``home`` (empty: it does).
+
+    A source is gone, retired, superseded or its journal record's digest differs; or a
+    record it would write meets a home that moved on (an id taken, a version or a note
+    that is no longer the one it followed).
+    """
+    state = home.lifecycle
+    out: list[str] = []
+    for s in proposal.sources:
+        if s.id.startswith(NOTE_SOURCE):
+            nid = s.id[len(NOTE_SOURCE):]
+            known = home.note_versions.get(nid)
+            if known is None or known[1] != s.sha256:
+                out.append(f"note {nid} changed since (its file's digest differs)")
+        elif s.id not in home:
+            out.append(f"{s.id} is not in the home")
+        elif s.id in state.retired:
+            out.append(f"{s.id} was retired since ({state.retired[s.id]})")
+        elif s.id in state.superseded_by:
+            out.append(f"{s.id} was superseded by {state.superseded_by[s.id]} since")
+        elif home.digest(s.id) != s.sha256:
+            out.append(f"{s.id} does not hold what the proposal was made from (its digest differs)")
+    written: set[str] = set()
+    notes: dict[str, int] = {}  # note id -> the version it is at, as the records go
+    for r in proposal.records:
+        op = rec.op_of(r)
+        if op is rec.Op.REMEMBER:
+            eid = str(r["episode"]["id"])
+            if home.id_taken(eid):
+                out.append(f"{eid} is taken since")
+            written.add(eid)
+        elif op is rec.Op.VERSION:
+            current = state.current(str(r["subject"]))
+            if (None if current is None else current.id) != r["supersedes"]:
+                out.append(f"the current version of {r['subject']!r} is {None if current is None else current.id} now, not {r['supersedes']}")
+        elif op is rec.Op.RETIRE:
+            out.extend(f"{i} was retired since" for i in r["ids"] if i in state.retired)
+        elif op is rec.Op.NOTE:
+            nid = str(r["id"])
+            if nid not in notes:
+                known = home.note_versions.get(nid)
+                notes[nid] = 0 if known is None else known[0]
+            if notes[nid] + 1 != r["version"]:
+                out.append(f"note {nid} is at version {notes[nid]} now, not {r['version'] - 1}")
+            notes[nid] = int(r["version"])
+    return list(dict.fromkeys(out))
+
+
+def checked_records(proposal: Proposal) -> list[rec.Record]:
+    """What accepting ``proposal`` commits, each record checked as cuemem writes it (a
+    proposal record is read back from the journal, which a person may have edited).
+
+    Raises:
+        CorruptRecordError: a record that cuemem did not write.
+    """
+    out: list[rec.Record] = []
+    try:
+        for r in proposal.records:
+            op = rec.op_of(r)
+            if op is rec.Op.REMEMBER:
+                episode = Episode.from_json(r["episode"])
+                out.append(rec.remember(episode.to_json()))
+            elif op is rec.Op.RETIRE:
+                ids = r["ids"]
+                if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids) or not isinstance(r["reason"], str):
+                    raise TypeError("a retire record lists ids and a reason")
+                out.append(rec.retire(ids, r["reason"], datetime.fromisoformat(str(r["at"]))))
+            elif op is rec.Op.VERSION:
+                sup = r["supersedes"]
+                if not isinstance(r["subject"], str) or not isinstance(r["id"], str) or not (sup is None or isinstance(sup, str)):
+                    raise TypeError("a version record names a subject, an id and what it supersedes")
+                out.append(rec.version(
+                    r["subject"], r["id"], sup, datetime.fromisoformat(str(r["valid_from"])), datetime.fromisoformat(str(r["at"])),
+                ))
+            elif op is rec.Op.NOTE:
+                note = Note.from_markdown(str(r["markdown"]))
+                built = rec.note(note)
+                if built["sha256"] != r["sha256"] or built["id"] != r["id"] or built["version"] != r["version"]:
+                    raise ValueError("a note record's markdown is not its note")
+                out.append(built)
+            else:
+                raise ValueError(f"a proposal cannot hold a {r.get('op')!r} record")
+    except (SchemaError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(f"proposal {proposal.id} holds a record cuemem did not write: {exc}") from None
+    return out
+
+
+# -- regret ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobRegret:
+    """The proposals of one job and how many accepted ones were regretted."""
+
+    job: str
+    pending: int
+    accepted: int
+    rejected: int
+    regretted: int
+
+    @property
+    def rate(self) -> float | None:
+        """Regretted over accepted (None before anything was accepted)."""
+        return None if not self.accepted else self.regretted / self.accepted
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the command line's shape)."""
+        return {"job": self.job, "pending": self.pending, "accepted": self.accepted, "rejected": self.rejected,
+                "regretted": self.regretted, "regret_rate": self.rate}
+
+
+def undone(proposal: Proposal) -> list[str]:
+    """The records accepting ``proposal`` takes out of recall: those it retires, the versions it supersedes."""
+    out: list[str] = []
+    for r in proposal.records:
+        op = rec.op_of(r)
+        if op is rec.Op.RETIRE:
+            out.extend(str(i) for i in r["ids"])
+        elif op is rec.Op.VERSION and r.get("supersedes"):
+            out.append(str(r["supersedes"]))
+    return list(dict.fromkeys(out))
+
+
+def regret(state: LifecycleState, came_back: Callable[[str, datetime], bool]) -> list[JobRegret]:
+    """Per job (sorted by name): its proposals by status, and how many accepted ones were
+    regretted — ``came_back(id, accepted_at)`` says whether record ``id``'s content was
+    written again after ``accepted_at``."""
+    counts: dict[str, list[int]] = {}
+    for pid, record in state.proposals.items():
+        verdict = state.proposal_verdicts.get(pid)
+        p = Proposal.of(record, verdict)
+        c = counts.setdefault(p.job, [0, 0, 0, 0])
+        if verdict is None:
+            c[0] += 1
+        elif verdict[0] == ACCEPTED:
+            c[1] += 1
+            assert p.decided_at is not None
+            at = p.decided_at
+            if any(came_back(i, at) for i in undone(p)):
+                c[3] += 1
+        else:
+            c[2] += 1
+    return [JobRegret(job, *c) for job, c in sorted(counts.items())]
+
+
+# -- the file a person reads ---------------------------------------------------------
+
+_HEADER = (
+    "<!-- A maintenance proposal of cuemem. The journal holds it: editing this file changes nothing. "
+    "Decide it with `cuemem review accept ID` or `cuemem review reject ID`. -->\n"
+)
+
+
+def render(proposal: Proposal) -> str:
+    """``proposals/<id>.md``: YAML front matter (id, job, action, status, sources and their
+    digests), then what it would do, why, the evidence and what accepting writes."""
+    front = {
+        "id": proposal.id, "job": proposal.job, "action": proposal.action, "user": proposal.user, "status": proposal.status.value,
+        "made_at": proposal.made_at.isoformat(),
+        "decided_at": None if proposal.decided_at is None else proposal.decided_at.isoformat(),
+        "sources": [{"id": s.id, "sha256": s.sha256} for s in proposal.sources],
+    }
+    lines = [
+        "---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip("\n"), "---", _HEADER.rstrip("\n"), "",
+        f"# {proposal.summary}", "", f"**Why:** {proposal.why}", "", "## Evidence", "",
+        *[f"- {e}" for e in proposal.evidence], "", "## Accepting writes", "", *[f"- {c}" for c in proposal.changes()], "",
+    ]
+    return "\n".join(lines)
+
+
+def ordered(proposals: Sequence[Proposal]) -> list[Proposal]:
+    """Oldest first, then by id."""
+    return sorted(proposals, key=lambda p: (p.made_at, p.id))

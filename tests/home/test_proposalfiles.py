@@ -1,0 +1,98 @@
+"""proposals/<id>.md (home/proposalfiles.py): a readable view of the journal's proposals, never read back as truth."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from cuemem import Memory, ProposalStatus
+from cuemem.schema.yamlsafe import load_bounded
+
+UTC = timezone.utc
+T0 = datetime(2026, 6, 1, 9, tzinfo=UTC)
+
+
+def _proposed(home: Path) -> str:
+    with Memory.open(home, fsync="never") as mem:
+        mem.remember("Acme asked for a 12% discount on the annual plan", now=T0)
+        mem.remember("acme asked for a 12% discount on the annual plan", now=T0 + timedelta(hours=1))
+        (pid,) = mem.dedupe(now=T0 + timedelta(days=1)).proposed
+    return pid
+
+
+def _front(path: Path) -> dict[str, object]:
+    text = path.read_text(encoding="utf-8")
+    front = load_bounded(text.split("---\n")[1], 1 << 20, "front matter")
+    assert isinstance(front, dict)
+    return front
+
+
+def test_each_proposal_is_a_markdown_file_with_its_sources_and_digests(tmp_path: Path) -> None:
+    """The file names the job, the status, every source with its digest, the evidence and what accepting writes."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    front = _front(path)
+    assert (front["id"], front["job"], front["action"], front["status"]) == (pid, "dedupe", "merge", "pending")
+    with Memory.open(home, read_only=True) as mem:
+        (p,) = mem.proposals()
+    assert front["sources"] == [{"id": s.id, "sha256": s.sha256} for s in p.sources]
+    body = path.read_text(encoding="utf-8")
+    assert "## Evidence" in body and "words shared" in body and "same numbers" in body
+    assert f"retire {p.sources[1].id} (merged into {p.sources[0].id})" in body
+
+
+def test_a_decision_rewrites_the_file(tmp_path: Path) -> None:
+    """Accepting changes the file's status and decision time."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    with Memory.open(home, fsync="never") as mem:
+        mem.accept(pid, now=T0 + timedelta(days=2))
+    front = _front(home / "proposals" / f"{pid}.md")
+    assert front["status"] == "accepted" and front["decided_at"] == (T0 + timedelta(days=2)).isoformat()
+
+
+def test_a_hand_edited_file_changes_nothing_and_is_reported(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Editing a pending proposal's file decides nothing; the open logs it and leaves the file alone."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    edited = path.read_text(encoding="utf-8").replace("Merge 2", "Merge 200") + "\nstatus: accepted\n"
+    path.write_text(edited, encoding="utf-8")
+    (home / "proposals" / "pr-stray.md").write_text("not a proposal", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="cuemem.home"), Memory.open(home, fsync="never") as mem:
+        assert [p.status for p in mem.proposals()] == [ProposalStatus.PENDING]
+        assert len(mem.proposals()[0].sources) == 2
+    assert path.read_text(encoding="utf-8") == edited
+    assert any("edited by hand" in r.message for r in caplog.records) and any("pr-stray" in r.message for r in caplog.records)
+
+
+def test_a_missing_file_is_written_again_at_the_next_open(tmp_path: Path) -> None:
+    """The files are a view: a deleted one comes back from the journal."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    original = path.read_bytes()
+    path.unlink()
+    with Memory.open(home, fsync="never"):
+        pass
+    assert path.read_bytes() == original
+
+
+def test_a_file_behind_its_decision_is_brought_up_to_the_journal(tmp_path: Path) -> None:
+    """A crash between a decision and its file leaves the pending text: the next open, replaying, writes the decided one."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    pending = path.read_bytes()
+    with Memory.open(home, fsync="never") as mem:
+        mem.reject(pid, now=T0 + timedelta(days=2))
+    decided = path.read_bytes()
+    path.write_bytes(pending)  # as if the process died before rewriting the file
+    (home / "index" / "recipe.json").unlink()  # nor saved its index: the next open replays the journal
+    with Memory.open(home, fsync="never"):
+        pass
+    assert path.read_bytes() == decided and _front(path)["status"] == "rejected"
