@@ -83,7 +83,7 @@ class Keep:
 #: "Leave this field as it is" (for :meth:`Memory.update`'s fields where None is a value).
 KEEP = Keep()
 #: Cues of a recall: dimension -> a value or several (a union).
-Cues = Mapping[str, str | Sequence[str]]
+Cues = Mapping[str, str | Sequence[str] | Mapping[str, Any]]
 
 
 #: The instants a ``now`` may name: far enough from ``datetime``'s limits that every
@@ -577,12 +577,12 @@ class Memory:
     @_serialized
     def recall(
         self,
-        cues: Mapping[str, str | Sequence[str]] | None = None,
+        cues: Cues | None = None,
         text: str | None = None,
         k: int = 10,
         now: TimeArg = None,
         *,
-        exclude: Mapping[str, str | Sequence[str]] | None = None,
+        exclude: Cues | None = None,
         exclude_stale: bool = False,
         weights: TextWeights | None = None,
         include_quarantined: bool = False,

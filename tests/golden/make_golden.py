@@ -1,4 +1,4 @@
-"""Writes the golden home ``tests/golden/home-v3/`` and ``tests/golden/expected-v3.json``.
+"""Writes the golden home ``tests/golden/home-v4/`` and ``tests/golden/expected-v4.json``.
 
 Run this ONLY when the on-disk format is deliberately bumped (journal records, note
 files, or the index cache's ``FORMAT``/recipe), and then as a new ``home-vN`` beside
@@ -23,10 +23,10 @@ elsewhere, to check that). What is kept of the home:
 Left out: ``index/text/`` (the tantivy text index names its segment files and their
 ids in ``meta.json`` with random UUIDs, so it is not reproducible; it is a cache that
 an open rebuilds from the journal — what must stay stable is its commit *payload*,
-recorded in ``expected-v3.json`` under ``text_payload``), ``.lock`` (holds the writer's
+recorded in ``expected-v4.json`` under ``text_payload``), ``.lock`` (holds the writer's
 pid) and the empty ``proposals/`` directory.
 
-``expected-v3.json`` holds what the home answers, read back from a copy of the kept
+``expected-v4.json`` holds what the home answers, read back from a copy of the kept
 files exactly as the test opens it: fixed cue and text recalls (ids in order, scores
 rounded to 6 decimals, totals), ``len``, ``ids()``, the ``history()`` of the
 versioned subject, the notes, the policies and the text index payload.
@@ -46,8 +46,8 @@ from typing import Any
 from cuemem import Memory
 
 HERE = Path(__file__).resolve().parent
-HOME_NAME = "home-v3"
-EXPECTED_NAME = "expected-v3.json"
+HOME_NAME = "home-v4"
+EXPECTED_NAME = "expected-v4.json"
 ANALYZER_DIR = "stem-bigram-v1"
 
 #: The index cache files that are kept (all deterministic).
@@ -56,10 +56,10 @@ INDEX_FILES = (
     "policies.json",
 )
 
-#: The subject whose versions ``expected-v3.json`` records.
+#: The subject whose versions ``expected-v4.json`` records.
 VERSIONED_SUBJECT = "billing database"
 
-#: The instant every recall of ``expected-v3.json`` decays to.
+#: The instant every recall of ``expected-v4.json`` decays to.
 RECALL_NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
 
 
@@ -122,6 +122,9 @@ CUE_RECALLS: tuple[tuple[dict[str, Any] | None, int, dict[str, Any] | None], ...
     ({"tier": "short"}, 10, None),
     ({"time": "last month"}, 10, None),
     ({"trust": "tainted"}, 10, None),
+    ({"actor": "ACME"}, 5, None),
+    ({"meta": "crm=sf-118"}, 5, None),
+    ({"meta": {"priority": 2}}, 5, None),
 )
 
 #: (cues, k) of the cue recalls recorded with ``include_quarantined=True``.
@@ -177,6 +180,16 @@ def build(home: Path) -> None:
             web.remember("Globex asked to be called on Fridays", actors=["globex"], now=at(5, 26, 13))
         mem.accept(accepted, now=at(5, 27))
         mem.reject(rejected, now=at(5, 27, 10))
+        # Metadata, actors written in another case, an update (a successor that supersedes),
+        # and forgets: one erased with the record citing it, one retired.
+        crm = mem.remember("ACME Corp asked for a call about the renewal terms", actors=["ACME"], type="deal",
+                           metadata={"crm": "sf-118", "priority": 2, "owner": {"team": "sales"}}, now=at(5, 28))
+        mem.update(crm, "ACME Corp asked for a call about the renewal terms and the discount", now=at(5, 28, 10))
+        code = mem.remember("Temporary door code 9911 for the Kim visit", actors=["kim"], type="note", now=at(5, 29))
+        mem.remember("Summary: Kim's visit is set up", actors=["kim"], type="note", sources=[code], origin="agent", now=at(5, 29, 10))
+        mem.forget(code, now=at(5, 30))
+        lunch = mem.remember("Lunch order for the Globex visit", actors=["globex"], type="note", now=at(5, 30, 10))
+        mem.forget(lunch, retention="retire", now=at(5, 30, 11))
         # Reading the book once saves index/policies.json for the notes as they now are
         # (distill_policies leaves it as it was before its own notes).
         mem.policies()

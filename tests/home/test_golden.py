@@ -26,7 +26,7 @@ from cuemem import Memory
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: The home the running version writes, and the older ones it must keep reading.
-LATEST, OLDER = "v3", ("v2", "v1")
+LATEST, OLDER = "v4", ("v3", "v2", "v1")
 HOME = GOLDEN / f"home-{LATEST}"
 
 

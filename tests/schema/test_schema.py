@@ -424,6 +424,7 @@ CORRUPTIONS: dict[str, list[Corrupt]] = {
     "thread": fixed("", "   ", 5, ["a"], "x" * 101, "a\x00b"),
     "session": fixed("", "   ", 5, ["a"], "x" * 101, "a\x00b"),
     "source": fixed("", "   ", 5, ["a"], "x" * 2001, "a\nb"),
+    "metadata": fixed([1], "x", {"": 1}, {"a=b": 1}, {"x": float("nan")}, {"x": 2**60}, {"x": object()}, {"x": "y" * 20_000}, {1: 2}),
     "tags": fixed("q3", [""], [None], ("ok", 5)),
     "recorded_at": fixed("now", 5, None, "2026-02-30T00:00:00"),
     "valid_from": fixed("soon", 5.0, "2026-02-30"),

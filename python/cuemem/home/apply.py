@@ -253,7 +253,7 @@ def _plain_metadata(value: object) -> bool:
     if value is None:
         return True
     try:
-        return type(value) is dict and metadata(value) is not None
+        return type(value) is dict and bool(metadata(value))
     except SchemaError:
         return False
 

@@ -107,8 +107,7 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
         if dimension not in DIMENSIONS:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
         if dimension == "meta" and isinstance(value, Mapping):
-            found = metadata(value)
-            value = meta_cues(found) if found is not None else []
+            value = meta_cues(metadata(value))
             if not value:
                 raise InvalidArgumentError("cue 'meta' names no scalar key=value")
         values = _strings(dimension, value)

@@ -13,7 +13,7 @@ from ..errors import SchemaError
 from ..salience import AXES
 from . import fields as f
 from .enums import Band, Kind, Level, Origin, Outcome, Tier, band_of
-from .metadata import Metadata
+from .metadata import EMPTY, Metadata
 from .metadata import metadata as metadata_of
 
 __all__ = ["Episode", "Salience"]
@@ -92,7 +92,7 @@ class Episode:
     thread: str | None = None
     session: str | None = None
     source: str | None = None
-    metadata: Metadata | None = None
+    metadata: Metadata = EMPTY
 
     @classmethod
     def create(
@@ -266,7 +266,7 @@ class Episode:
             out["session"] = self.session
         if self.source is not None:
             out["source"] = self.source
-        if self.metadata is not None:
+        if self.metadata:
             out["metadata"] = self.metadata.to_json()
         return out
 

@@ -20,7 +20,7 @@ import orjson
 
 from ..errors import SchemaError
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_KEY", "Metadata", "meta_cues", "metadata"]
+__all__ = ["EMPTY", "MAX_BYTES", "MAX_DEPTH", "MAX_KEY", "Metadata", "meta_cues", "metadata"]
 
 #: Nesting allowed below the top-level object.
 MAX_DEPTH = 8
@@ -52,13 +52,16 @@ class Metadata(Mapping[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Metadata):
             return self._canon == other._canon
-        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+        return isinstance(other, Mapping) and self.to_json() == _plain(other)
 
     def __hash__(self) -> int:
         return hash(self._canon)
 
     def __repr__(self) -> str:
         return f"Metadata({self.to_json()!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        return metadata, (self.to_json(),)  # pickled (and copied) as the object it holds
 
     def to_json(self) -> dict[str, Any]:
         """A plain, mutable copy (what the journal stores)."""
@@ -99,32 +102,36 @@ def _key(key: object, where: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     return value
 
 
-def metadata(value: object) -> Metadata | None:
-    """``value`` (a JSON object, or None) as :class:`Metadata`; None for None or ``{}``.
+def metadata(value: object) -> Metadata:
+    """``value`` (a JSON object, or None) as :class:`Metadata` (:data:`EMPTY` for None or ``{}``).
 
     Raises:
         SchemaError: not a mapping, a bad key, a value JSON cannot hold, too deep or too large.
     """
     if value is None:
-        return None
+        return EMPTY
     if isinstance(value, Metadata):
-        return value or None
+        return value
     if not isinstance(value, Mapping):
         raise SchemaError(f"metadata must be a JSON object (a mapping), got {type(value).__name__}", "metadata")
     frozen = _frozen(value, "metadata", 0)
     if not frozen:
-        return None
+        return EMPTY
     canon = orjson.dumps(_plain(frozen), option=orjson.OPT_SORT_KEYS)
     if len(canon) > MAX_BYTES:
         raise SchemaError(f"metadata is {len(canon)} bytes encoded, more than {MAX_BYTES}", "metadata")
     return Metadata(frozen, canon)
+
+
+#: No metadata: what a memory written without any holds.
+EMPTY = Metadata(MappingProxyType({}), b"{}")
 
 
 def _scalar(value: Any) -> str | None:

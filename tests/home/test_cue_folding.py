@@ -1,0 +1,21 @@
+"""Case-insensitive cues (home/cues.py): actor, subject and tag values match whatever their case and spacing."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from cuemem import Memory
+
+
+def test_actor_subject_and_tag_cues_match_without_regard_to_case(tmp_path: Path) -> None:
+    """A value written "Acme  Corp" is found as "acme corp" and "ACME CORP"; the record keeps it as written."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        a = mem.remember("Renewal", actors=["Acme  Corp"], subject="Q3 Renewal", tags=["Pricing"], now=date(2026, 1, 1))
+        b = mem.remember("Another", actors=["acme corp"], tags=["pricing"], now=date(2026, 1, 1))
+        day = date(2026, 1, 2)
+        for cues in ({"actor": "acme corp"}, {"actor": "ACME CORP"}, {"tag": "PRICING"}):
+            assert {h.id for h in mem.recall(cues, now=day).hits} == {a, b}, cues
+        assert [h.id for h in mem.recall({"subject": "q3 renewal"}, now=day).hits] == [a]
+        assert mem.get(a).actors == ("Acme  Corp",) and [v for v, _ in mem.cue_values("actor")] == ["acme corp"]
+        assert [h.id for h in mem.recall({"type": "note"}, now=day, k=5).hits] and mem.recall({"type": "NOTE"}, now=day).total == 0
