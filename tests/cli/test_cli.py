@@ -316,3 +316,16 @@ def test_json_outputs_parse(home: Path, tmp_path: Path) -> None:
     expired = json.loads(run("expire", "--home", str(home), "--now", "2026-06-15", "--json").stdout)
     assert {"at", "expired", "over_capacity", "approvals_expired"} <= set(expired)
     assert json.loads(run("rebuild", "--home", str(home), "--json").stdout)["episodes"] >= 2
+
+
+def test_remember_takes_metadata_and_recall_finds_it_by_a_meta_cue(tmp_path: Path) -> None:
+    """--meta key=value (JSON values read as JSON) is kept; --cue meta=key=value and a folded actor find it."""
+    home = str(tmp_path / "h")
+    runner = CliRunner()
+    made = runner.invoke(main, ["remember", "--home", home, "--actor", "Acme", "--meta", "crm=sf-1", "--meta", "priority=2", "Acme call",
+                                "--now", "2026-01-01"])
+    assert made.exit_code == 0, made.output
+    found = runner.invoke(main, ["recall", "--home", home, "--cue", "actor=ACME", "--cue", "meta=priority=2", "--json", "--now", "2026-01-02"])
+    hits = json.loads(found.output)["hits"]
+    assert [h["record"]["metadata"] for h in hits] == [{"crm": "sf-1", "priority": 2}]
+    assert runner.invoke(main, ["remember", "--home", home, "--meta", "no-equals", "x"]).exit_code == 2

@@ -39,12 +39,13 @@ def init(directory: Path) -> None:
               help="Who wrote it: external content is tainted and quarantined.")
 @click.option("--session", default=None, help="The agent session writing it (a tainted session taints what it writes).")
 @click.option("--source", default=None, help="Where external content came from (a URL, a path, a sender).")
+@click.option("--meta", "meta", multiple=True, help="key=value metadata, repeatable (a value that is JSON is read as JSON).")
 @now_option
 @json_option
 def remember(home: Path, narrative: str, id_: str | None, user_id: str | None, type_: str, outcome: str | None, actors: tuple[str, ...],
              occurred_at: str | None, importance: float, risk: float, salience: tuple[str, ...], confidence: float,
              subject: str | None, tags: tuple[str, ...], kind: str, origin: str, session: str | None, source: str | None,
-             now: str | None, as_json: bool) -> None:
+             meta: tuple[str, ...], now: str | None, as_json: bool) -> None:
     """Remember NARRATIVE durably (``-``: read it from standard input); print its id."""
     from ..home.cues import parse_cue_args
     axes: dict[str, float] = {}
@@ -57,9 +58,23 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str | None, t
         eid = mem.remember(
             read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
-            kind=kind, origin=origin, session=session, source=source, now=parse_now(now),
+            kind=kind, origin=origin, session=session, source=source, metadata=_metadata(meta) or None, now=parse_now(now),
         )
     click.echo(json.dumps({"id": eid}) if as_json else eid)
+
+
+def _metadata(pairs: tuple[str, ...]) -> dict[str, object]:
+    """``--meta key=value`` pairs as an object; a value that parses as JSON is that JSON, else the text."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--meta")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
 
 
 #: ``--last`` spans: the time cues of the same words (the previous calendar week,
