@@ -281,3 +281,13 @@ def test_a_read_only_handle_plans_but_does_not_forget(tmp_path: Path) -> None:
         assert reader.forget(ids["bob"], dry_run=True, now=LATER).forgotten == (ids["bob"],)
         with pytest.raises(ReadOnlyError):
             reader.forget(ids["bob"], now=LATER)
+
+
+def test_an_erased_fact_leaves_memory_md_and_the_policy_cache(tmp_path: Path) -> None:
+    """A reviewed preference in MEMORY.md is gone from the file (and the autoload view) once erased."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        pref = mem.remember("Prefers the quokka-green theme everywhere", kind="preference", subject="theme", now=T0)
+        assert "quokka-green" in mem.autoload() and "quokka-green" in (tmp_path / "h" / "MEMORY.md").read_text()
+        mem.forget(pref, now=LATER)
+        assert "quokka-green" not in mem.autoload()
+    assert _holding(tmp_path / "h", "quokka-green") == []

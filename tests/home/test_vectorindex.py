@@ -205,3 +205,16 @@ def test_weights_that_would_overflow_are_refused() -> None:
         TextWeights.plain(bogus=1)
     with pytest.raises(InvalidArgumentError):
         Memory.open("/nonexistent-never-created", embedder=ConceptEmbedder(template="{actors.x}"))
+
+
+def test_forget_clears_the_erased_row_s_embedding_and_a_reopen_embeds_around_it(tmp_path: Path) -> None:
+    """After an erase the vectors never bring the record back; a new handle (vectors rebuilt or loaded) agrees."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        mem.recall(text="unwind", now=NOW, weights=TextWeights(vector=1.0))  # embeds every row
+        mem.forget("m0", now=NOW)
+        got = [h.id for h in mem.recall(text="how does ann relax", k=3, now=NOW, weights=TextWeights(vector=1.0)).hits]
+        assert "m0" not in got
+    for embedder in (ConceptEmbedder(), ConceptEmbedder(name="concepts-v2")):  # cached vectors, then fresh ones
+        with Memory.open(tmp_path / "h", fsync="never", embedder=embedder) as mem:
+            got = [h.id for h in mem.recall(text="how does ann relax", k=3, now=NOW, weights=TextWeights(vector=1.0)).hits]
+            assert "m0" not in got and got

@@ -350,6 +350,13 @@ class Home:
             if self.vectors is not None:
                 self.vectors.erase(rows)
         proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
+        if intent.notes:  # the policy book's cache may quote an erased note: it is made again when next read
+            try:
+                (self.layout.index / policycache.FILE).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot delete the policy cache: {exc.strerror}") from None
         self._save_index()
         Intent.clear(self.layout.forget_intent)
         _log.info("%s: forget %s carried out (%d lines erased, %d notes deleted)", self.root, intent.receipt, len(intent.edits), len(intent.notes))
