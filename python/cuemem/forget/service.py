@@ -163,17 +163,14 @@ class Forgetting:
                     seeds[eid] = int(home.rows_of([eid])[0])
                 elif eid not in state.pending and eid not in state.decided:
                     raise NotFoundError(f"no episode with id {eid!r}")
-        for position, record in scan.episodes:
-            op = record.get("op")
-            episode = record.get("episode")
-            if not isinstance(episode, dict) or not target.matches(episode):
-                continue
-            if op == _REMEMBER and episode["id"] not in state.erased:
-                row = home.row_at(position)
-                if row is not None:
-                    seeds[episode["id"]] = row
-            elif op == _APPROVAL and (record["id"] in state.pending or record["id"] in state.decided):
-                approvals[record["id"]] = episode
+        matched = [(p, r) for p, r in scan.episodes if isinstance(r.get("episode"), dict) and target.matches(r["episode"])]
+        remembered = [(p, r) for p, r in matched if r.get("op") == _REMEMBER and r["episode"]["id"] not in state.erased]
+        for (_, record), row in zip(remembered, home.rows_at([p for p, _ in remembered])):
+            if row is not None:
+                seeds[record["episode"]["id"]] = row
+        for _, record in matched:
+            if record.get("op") == _APPROVAL and (record["id"] in state.pending or record["id"] in state.decided):
+                approvals[record["id"]] = record["episode"]
         return seeds, approvals
 
     def _lineage(
@@ -190,6 +187,7 @@ class Forgetting:
         if not forgotten:
             return forgotten, derived, mixed
         first = min(forgotten.values())
+        rows = dict(zip([p for p, _ in scan.episodes], self._home.rows_at([p for p, _ in scan.episodes])))
         for position, record in scan.episodes:
             episode = record.get("episode")
             if not isinstance(episode, dict) or episode["id"] in forgotten or episode["id"] in state.erased:
@@ -201,7 +199,7 @@ class Forgetting:
                 if record["id"] in state.pending or record["id"] in state.decided:
                     approvals[record["id"]] = episode
                 continue
-            row = home.row_at(position)
+            row = rows[position]
             if row is None or row < first:
                 continue
             forgotten[episode["id"]] = row

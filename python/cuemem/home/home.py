@@ -374,17 +374,18 @@ class Home:
         """Where row ``row``'s record starts in the journal."""
         return self.indexes.position(row)
 
-    def row_at(self, position: Position) -> int | None:
-        """The row whose record starts at ``position``, or None."""
+    def rows_at(self, positions: Sequence[Position]) -> list[int | None]:
+        """The row whose record starts at each of ``positions`` (None where none does)."""
         n = len(self.indexes)
-        if not n:
-            return None
+        if not n or not positions:
+            return [None] * len(positions)
         segments = np.frombuffer(self.indexes.segments, dtype=np.uint64)
         offsets = np.frombuffer(self.indexes.offsets, dtype=np.uint64)
         keys = (segments << np.uint64(40)) | offsets  # rows are in journal order: the keys ascend
-        key = np.uint64((position.segment << 40) | position.offset)
-        at = int(np.searchsorted(keys, key))
-        return at if at < n and keys[at] == key else None
+        wanted = np.array([(p.segment << 40) | p.offset for p in positions], dtype=np.uint64)
+        at = np.minimum(np.searchsorted(keys, wanted), n - 1)
+        hit = keys[at] == wanted
+        return [int(a) if h else None for a, h in zip(at.tolist(), hit.tolist())]
 
     def _follow_journal(self) -> bool:
         """Applies whatever the journal holds beyond the indexes (after a failed append);

@@ -504,26 +504,35 @@ class Journal:
         return found
 
     def lines(self, positions: Sequence[Position]) -> list[bytes]:
-        """The committed lines (``\\n`` included) starting at each of ``positions``, in order.
+        """The committed lines (``\\n`` included) starting at each of ``positions``, in order;
+        each segment is opened once.
 
         Raises:
             CorruptRecordError: no committed line starts at a position.
             StorageError: a segment cannot be read.
         """
         out: list[bytes] = []
+        handles: dict[int, BinaryIO] = {}
         try:
             for position in positions:
-                with open(self._path(position.segment), "rb") as f:
-                    if position.offset > 0:
-                        f.seek(position.offset - 1)
-                        if f.read(1) != _NEWLINE:
-                            raise CorruptRecordError(f"no line starts at {position}")
-                    line = f.readline()
+                f = handles.get(position.segment)
+                if f is None:
+                    f = handles[position.segment] = open(self._path(position.segment), "rb")
+                if position.offset > 0:
+                    f.seek(position.offset - 1)
+                    if f.read(1) != _NEWLINE:
+                        raise CorruptRecordError(f"no line starts at {position}")
+                else:
+                    f.seek(0)
+                line = f.readline()
                 if not line.endswith(_NEWLINE):
                     raise CorruptRecordError(f"no committed line at {position}")
                 out.append(line)
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read the journal {self._directory}: {exc.strerror}") from None
+        finally:
+            for f in handles.values():
+                f.close()
         return out
 
     def head(self) -> Position:
