@@ -291,3 +291,24 @@ def test_an_erased_fact_leaves_memory_md_and_the_policy_cache(tmp_path: Path) ->
         mem.forget(pref, now=LATER)
         assert "quokka-green" not in mem.autoload()
     assert _holding(tmp_path / "h", "quokka-green") == []
+
+
+@pytest.mark.parametrize("retention", ["erase", "retire"])
+def test_a_proposal_made_from_a_forgotten_record_goes_with_it(tmp_path: Path, retention: str) -> None:
+    """A dedupe proposal quoting a forgotten record leaves the review queue and proposals/; with erase, the journal too."""
+    from datetime import timedelta
+
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        for i in range(10):
+            mem.remember(f"unrelated note number {i} about topic {i * 7}", now=T0)
+        a = mem.remember("The quokka office moves to Lyon in September", now=T0)
+        mem.remember("the quokka office moves to lyon in september!", now=T0 + timedelta(hours=2))
+        (pid,) = mem.dedupe(now=T0 + timedelta(days=1)).proposed
+        assert (tmp_path / "h" / "proposals" / f"{pid}.md").exists()
+        receipt = mem.forget(a, retention=retention, now=LATER)
+        assert pid in receipt.approvals and mem.proposals() == [] and pid not in [i.id for i in mem.review()]
+        assert not (tmp_path / "h" / "proposals" / f"{pid}.md").exists()
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert mem.proposals() == []
+    if retention == "erase":  # its narrative, and the proposal's evidence quoting it, are gone from every file
+        assert _holding(tmp_path / "h", "The quokka office") == []

@@ -24,7 +24,7 @@ from ..store.fsync import FsyncPolicy, replace_file
 __all__ = ["ProposalFiles"]
 
 _log = logging.getLogger("cuemem.home")
-_PROPOSAL, _DECISION = rec.Op.PROPOSAL.value, rec.Op.DECISION.value
+_PROPOSAL, _DECISION, _FORGET = rec.Op.PROPOSAL.value, rec.Op.DECISION.value, rec.Op.FORGET.value
 
 
 def proposals_of(state: LifecycleState, ids: Iterable[str] | None = None) -> list[Proposal]:
@@ -57,10 +57,21 @@ class ProposalFiles:
                 raise StorageError(exc.errno or 0, f"cannot write {self.path(p.id)}: {exc.strerror}") from None
 
     def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
-        """Rewrites the files of the proposals a commit made or decided."""
+        """Rewrites the files of the proposals a commit made or decided, and deletes those
+        of the proposals a forget took out (made from what it forgot)."""
         touched = [str(r["id"]) for r in records if r["op"] == _PROPOSAL or (r["op"] == _DECISION and r["id"] in state.proposals)]
         if touched:
             self.write(proposals_of(state, dict.fromkeys(touched)))
+        for r in records:
+            if r["op"] == _FORGET:
+                for pid in r["approvals"]:
+                    if pid not in state.proposals:
+                        try:
+                            self.path(pid).unlink()
+                        except FileNotFoundError:
+                            pass
+                        except OSError as exc:
+                            raise StorageError(exc.errno or 0, f"cannot delete {self.path(pid)}: {exc.strerror}") from None
 
     def reconcile(self, state: LifecycleState, *, replayed: bool) -> list[str]:
         """Writes the files that are missing or behind their decision; returns what it left
