@@ -225,6 +225,8 @@ def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool
     wanted = k
     while True:
         hits, raw = fetch(wanted)
+        if not exclude_stale and not any(map(behind, hits)):
+            return hits[:k], raw
         kept = [h for h in hits if not h.stale] if exclude_stale else hits
         front = [h for h in kept if not behind(h)]
         if len(front) >= k or len(hits) < wanted:
@@ -247,9 +249,11 @@ def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k
         >>> lead_with_abstractions([0, 1, 2], np.array([-1, 3, -1, -1]), k=3)
         [0, 3, 1]
     """
+    n = len(citers)
+    if not len(rows) or not (citers[np.minimum(np.asarray(rows, dtype=np.int64), n - 1)] >= 0).any():
+        return list(rows[:k])  # nothing cites any of them: the common case, one look
     out: list[int] = []
     seen: set[int] = set()
-    n = len(citers)
     for row in rows:
         chain = [row]  # the row, what cites it, what cites that, ... (citers are later rows)
         while chain[-1] < n and citers[chain[-1]] >= 0 and int(citers[chain[-1]]) not in seen:
