@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Union, final
+from typing import ClassVar, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -212,8 +212,12 @@ class TextIndex:
     def pending(self) -> int:
         """Documents added since the last commit."""
     @property
+    def searches_pending(self) -> bool:
+        """Whether searches see every pending document (held in memory, at most ``tail_limit``)."""
+    tail_limit: ClassVar[int]
+    @property
     def num_docs(self) -> int:
-        """Searchable documents."""
+        """Committed documents."""
     @property
     def payload(self) -> str | None:
         """The payload of the last commit, or None."""
@@ -225,7 +229,7 @@ class TextIndex:
     def erase(self, rows: Union[npt.NDArray[np.uint32], BitMap], payload: str) -> int:
         """Erases the documents of ``rows``; how many it removed."""
     def holds_terms(self, text: str) -> bool:
-        """Whether a term of ``text`` is still in a segment's term dictionary."""
+        """Whether a term of ``text`` is still in a segment's term dictionary or the tail."""
     def reload(self) -> None: ...
     def terms(self, text: str) -> list[str]:
         """The distinct terms the analyzer makes of `text`."""

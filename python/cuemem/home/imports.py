@@ -123,7 +123,7 @@ def import_items(
     home.check_writable()
     text = home.text
     if text is not None:
-        text.ready(home.indexes, home.journal)  # a failed import rolls back to here
+        text.flush(home.indexes, home.journal)  # a failed import rolls back to here
     try:
         applier, outcome = _stage(home, profile, items, skip_bad, at, source, owner, session, allow_forgotten)
     except BaseException:

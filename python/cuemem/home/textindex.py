@@ -8,6 +8,14 @@ record at that row; rows added since are caught up from the journal; anything el
 rebuilds it from the journal. Rebuilding the same journal gives the same documents,
 hence the same results. Indexes of other recipes sit beside it, untouched.
 
+Rows added since the last commit are searchable at once: the core searches them in
+memory (its *tail*) beside the committed segments, with the BM25 statistics of both
+together, so a text recall answers the same before a commit as after it. The tail
+holds at most ``_core.TextIndex.tail_limit`` rows; past that, :meth:`TextCache.ready`
+commits before the next search. A writer also commits at ``save_index`` (and so on
+close); a crash loses only uncommitted rows of a cache, which the next open catches
+up from the journal. A read-only handle sees the last commit, never a writer's tail.
+
 Damaged files: the core checks every segment file of the index against its checksum
 when it opens it (read-only or not), except a file whose size and modification time
 are those a writer recorded when it last checked it (``.cuemem-verified`` beside the
@@ -187,7 +195,13 @@ class TextCache:
         self.rows = _payload_rows(self.core.payload, self.analyzer) or 0
 
     def ready(self, indexes: Indexes, journal: Journal) -> None:
-        """Makes every added row searchable (a writer commits what is pending)."""
+        """Makes every added row searchable: the core's tail searches pending rows in
+        memory; a writer commits only the rows past its bound."""
+        if self.writable and self.core.pending and not self.core.searches_pending:
+            self.commit(indexes, journal)
+
+    def flush(self, indexes: Indexes, journal: Journal) -> None:
+        """Commits the rows added since the last commit, if any (a writer)."""
         if self.writable and self.core.pending:
             self.commit(indexes, journal)
 

@@ -134,7 +134,7 @@ def _swap(home: Home, old: TextCache, candidate: Candidate, why: str) -> None:
 
 
 def _keep(home: Home, old: TextCache, new: TextCache, why: str) -> None:
-    new.ready(home.indexes, home.journal)
+    new.flush(home.indexes, home.journal)
     new.close()
     home.text_report = f"{home.text_report}; kept {old.analyzer} in use, not {new.analyzer}: {why}"
     _log.warning("%s: text index %s kept in use, not the new recipe %s: %s", home.root, old.analyzer, new.analyzer, why)

@@ -12,7 +12,7 @@ use super::errors::{detached, guarded};
 use super::query;
 use super::salience::PySalienceTable;
 use crate::error::CoreError;
-use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery};
+use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery, TAIL_LIMIT};
 
 /// Rows and their scores, best first, as numpy arrays.
 type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
@@ -59,7 +59,19 @@ impl PyTextIndex {
         self.inner.pending()
     }
 
-    /// Searchable documents.
+    /// Whether searches see every pending document (held in memory, at most `tail_limit`).
+    #[getter]
+    fn searches_pending(&self) -> bool {
+        self.inner.searches_pending()
+    }
+
+    /// The most pending documents searched in memory before a commit is needed.
+    #[classattr]
+    fn tail_limit() -> usize {
+        TAIL_LIMIT
+    }
+
+    /// Committed documents.
     #[getter]
     fn num_docs(&self, py: Python<'_>) -> PyResult<u64> {
         guarded(py, "counting text documents", || Ok(self.inner.num_docs()))
@@ -102,7 +114,7 @@ impl PyTextIndex {
         detached(py, "erasing from the text index", || inner.erase(&rows, payload))
     }
 
-    /// Whether a term of `text` is still in any segment's term dictionary.
+    /// Whether a term of `text` is still in any segment's term dictionary or the tail.
     fn holds_terms(&self, py: Python<'_>, text: &str) -> PyResult<bool> {
         let inner = &self.inner;
         detached(py, "reading the text index's terms", || inner.holds_terms(text))

@@ -13,6 +13,10 @@
 //! Both give the same rows and scores; ties go to the later row (the newer memory), so the
 //! result depends only on the indexed texts and the query. BM25 statistics (document
 //! frequencies, average length) are those of the whole index, whatever its segments.
+//!
+//! Documents added since the last commit are searched too, in memory ([`Tail`]), with
+//! the statistics of the committed segments and the tail together: a search answers the
+//! same before a commit as after it.
 
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use roaring::RoaringBitmap;
 use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::index::SegmentId;
-use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
+use tantivy::query::{BooleanQuery, Bm25Weight, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
@@ -29,6 +33,7 @@ use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, S
 use super::erase::RowsQuery;
 use super::fault::tantivy_error;
 use super::readonly::ReaderDirectory;
+use super::tail::{Corpus, Tail};
 use super::tokenize::{terms, Analyzer};
 use crate::error::{CoreError, Result, TextFault};
 use crate::rank::Kept;
@@ -235,8 +240,14 @@ pub struct TextIndex {
     row: Field,
     analyzer: Analyzer,
     pending: u64,
+    tail: Tail,
     segments: Mutex<HashMap<SegmentId, Arc<SegmentRows>>>,
     proof: Mutex<Proof>,
+}
+
+/// What a write to an index opened read-only is.
+fn read_only() -> CoreError {
+    CoreError::InvalidArgument { name: "text index", reason: "opened read-only".into() }
 }
 
 fn schema(analyzer: Analyzer) -> (Schema, Field, Field) {
@@ -301,7 +312,7 @@ impl TextIndex {
         } else {
             None
         };
-        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, segments: Mutex::new(HashMap::new()), proof: Mutex::new(proof) })
+        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, tail: Tail::new(analyzer.build()), segments: Mutex::new(HashMap::new()), proof: Mutex::new(proof) })
     }
 
     /// The analyzer the index was built with.
@@ -310,29 +321,38 @@ impl TextIndex {
     }
 
     fn writer(&mut self) -> Result<&mut IndexWriter> {
-        self.writer.as_mut().ok_or_else(|| CoreError::InvalidArgument { name: "text index", reason: "opened read-only".into() })
+        self.writer.as_mut().ok_or_else(read_only)
     }
 
-    /// Adds one document per (row, text); visible to searches after [`commit`](Self::commit).
+    /// Adds one document per (row, text); searchable at once while the tail holds every
+    /// pending document ([`searches_pending`](Self::searches_pending)), durable (and
+    /// otherwise searchable) after [`commit`](Self::commit).
     pub fn add<S: AsRef<str>>(&mut self, rows: &[u32], texts: &[S]) -> Result<()> {
         if rows.len() != texts.len() {
             return Err(CoreError::ShapeMismatch { what: "texts", expected: rows.len(), got: texts.len() });
         }
         let (body, row) = (self.body, self.row);
-        let writer = self.writer()?;
+        let (writer, tail, pending) = (self.writer.as_mut().ok_or_else(read_only)?, &mut self.tail, &mut self.pending);
         for (&r, t) in rows.iter().zip(texts) {
             let mut doc = TantivyDocument::new();
             doc.add_text(body, t.as_ref());
             doc.add_u64(row, u64::from(r));
             writer.add_document(doc).map_err(tantivy_error)?;
+            tail.push(r, t.as_ref());
+            *pending += 1;
         }
-        self.pending += rows.len() as u64;
         Ok(())
     }
 
     /// Documents added since the last commit.
     pub fn pending(&self) -> u64 {
         self.pending
+    }
+
+    /// Whether searches see every document added since the last commit (the tail holds
+    /// them all: at most [`TAIL_LIMIT`](super::TAIL_LIMIT)); when not, a commit makes them searchable.
+    pub fn searches_pending(&self) -> bool {
+        self.tail.covers()
     }
 
     /// Makes the added documents durable and searchable, recording `payload` with them.
@@ -342,12 +362,15 @@ impl TextIndex {
         prepared.set_payload(payload);
         prepared.commit().map_err(tantivy_error)?;
         self.pending = 0;
+        self.tail.clear();
         self.reload()
     }
 
     /// Lets go of the writer (and its directory lock) after its merges finish;
     /// uncommitted documents are dropped. The index stays searchable.
     pub fn close(&mut self) -> Result<()> {
+        self.tail.clear();
+        self.pending = 0;
         match self.writer.take() {
             Some(writer) => writer.wait_merging_threads().map_err(tantivy_error),
             None => Ok(()),
@@ -360,14 +383,16 @@ impl TextIndex {
     /// The documents are deleted and committed, then every segment that held one is
     /// merged into a new segment without them (a term no remaining document has is not
     /// written) and the old segment files are removed. Uncommitted documents are
-    /// committed with the deletion. Rows the index does not hold are ignored.
+    /// committed with the deletion (an erased one leaves the tail at once, and counts as
+    /// removed). Rows the index does not hold are ignored.
     pub fn erase(&mut self, rows: &RoaringBitmap, payload: &str) -> Result<u64> {
-        let before = self.num_docs();
+        let before = self.num_docs() + self.pending; // the pending documents are committed with the deletion
         if rows.is_empty() {
             return Ok(0);
         }
         let writer = self.writer()?;
         writer.delete_query(Box::new(RowsQuery { rows: rows.clone() })).map_err(tantivy_error)?;
+        self.tail.remove(rows); // the commit below empties it; until then erased rows are not searched
         self.commit(payload)?;
         // Background merges started by earlier commits finish first: a segment being
         // merged cannot be merged again.
@@ -390,13 +415,14 @@ impl TextIndex {
         }
         self.reload()?;
         self.writer()?.garbage_collect_files().wait().map_err(tantivy_error)?;
-        Ok(before - self.num_docs())
+        Ok(before.saturating_sub(self.num_docs()))
     }
 
     /// Drops the documents added since the last commit.
     pub fn rollback(&mut self) -> Result<()> {
         self.writer()?.rollback().map_err(tantivy_error)?;
         self.pending = 0;
+        self.tail.clear();
         Ok(())
     }
 
@@ -437,16 +463,19 @@ impl TextIndex {
         Ok(self.index.load_metas().map_err(tantivy_error)?.payload)
     }
 
-    /// Searchable documents.
+    /// Committed documents (those a reader of the directory sees).
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
 
-    /// Whether any segment file's term dictionary still holds a term of `text`
-    /// (deleted documents included: what an erase must leave behind is nothing).
+    /// Whether any segment file's term dictionary, or the tail, still holds a term of
+    /// `text` (deleted documents included: what an erase must leave behind is nothing).
     pub fn holds_terms(&self, text: &str) -> Result<bool> {
         let searcher = self.reader.searcher();
         for word in self.query_terms(text) {
+            if self.tail.holds(&word) {
+                return Ok(true);
+            }
             let term = Term::from_field_text(self.body, &word);
             for segment in searcher.segment_readers() {
                 if segment.inverted_index(self.body).map_err(tantivy_error)?.terms().get(term.serialized_value_bytes())?.is_some() {
@@ -465,7 +494,7 @@ impl TextIndex {
     }
 
     /// The best `limit` rows by BM25 of `text` (any of its terms), among `candidates`
-    /// when given; best first, ties to the later row.
+    /// when given, committed or in the tail; best first, ties to the later row.
     pub fn search(&self, text: &str, candidates: Option<&RoaringBitmap>, limit: usize, plan: Plan) -> Result<Vec<(u32, f32)>> {
         let words = self.query_terms(text);
         if words.is_empty() || limit == 0 || candidates.is_some_and(RoaringBitmap::is_empty) {
@@ -476,8 +505,21 @@ impl TextIndex {
         let terms: Vec<Term> = words.iter().map(|w| Term::from_field_text(self.body, w)).collect();
         let clauses: Vec<(Occur, Box<dyn Query>)> =
             terms.iter().map(|t| (Occur::Should, Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs)) as Box<dyn Query>)).collect();
-        let weight = BooleanQuery::new(clauses).weight(EnableScoring::enabled_from_searcher(&searcher)).map_err(tantivy_error)?;
+        let corpus = Corpus { searcher: &searcher, tail: &self.tail };
+        let scoring = EnableScoring::enabled_from_statistics_provider(&corpus, &searcher);
+        let weight = BooleanQuery::new(clauses).weight(scoring).map_err(tantivy_error)?;
         let mut top = Top::new(limit);
+        if self.tail.len() > 0 {
+            let weights = words
+                .iter()
+                .zip(&terms)
+                .map(|(w, t)| Bm25Weight::for_terms(&corpus, std::slice::from_ref(t)).map(|b| (w.clone(), b)))
+                .collect::<tantivy::Result<Vec<_>>>()
+                .map_err(tantivy_error)?;
+            for (row, score) in self.tail.scores(&weights, candidates) {
+                top.push(row, score);
+            }
+        }
         let seek = match (candidates, plan) {
             (None, _) | (_, Plan::Scan) => false,
             (Some(_), Plan::Seek) => true,
@@ -490,7 +532,7 @@ impl TextIndex {
             }
         };
         if seek {
-            self.seek(&searcher, &terms, candidates.expect("seek has candidates"), &mut top)?;
+            self.seek(&searcher, scoring, &terms, candidates.expect("seek has candidates"), &mut top)?;
         } else {
             for segment in searcher.segment_readers() {
                 let rows = segment.fast_fields().u64("row").map_err(tantivy_error)?;
@@ -515,8 +557,7 @@ impl TextIndex {
 
     /// Scores each candidate term by term: every term's postings skip straight to the
     /// candidate's document (a union scorer would decode and score whole windows).
-    fn seek(&self, searcher: &Searcher, terms: &[Term], candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
-        let scoring = EnableScoring::enabled_from_searcher(searcher);
+    fn seek(&self, searcher: &Searcher, scoring: EnableScoring<'_>, terms: &[Term], candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
         let weights = terms
             .iter()
             .map(|t| TermQuery::new(t.clone(), IndexRecordOption::WithFreqs).weight(scoring))

@@ -1,6 +1,7 @@
 //! Text recall: BM25 over narratives, meeting cue candidates and salience in the core.
 //!
-//! [`TextIndex`] keeps one tantivy document per home row (the row in a fast field);
+//! [`TextIndex`] keeps one tantivy document per home row (the row in a fast field),
+//! and searches the documents added since its last commit in memory (`tail.rs`);
 //! [`Analyzer`] says how text becomes terms (words, and CJK character n-grams);
 //! [`blend()`](blend::blend) mixes BM25 with the salience table's decayed composite
 //! and a freshness term; [`recall`] is the whole path: cues prune, text ranks, the
@@ -11,10 +12,12 @@ mod erase;
 mod fault;
 mod index;
 mod readonly;
+mod tail;
 mod tokenize;
 
 pub use blend::{blend, rank, Blend, TextHit};
 pub use index::{Plan, TextIndex};
+pub use tail::TAIL_LIMIT;
 pub use tokenize::{is_cjk, terms, Analyzer, CueTokenizer};
 
 use crate::cue::{CueIndex, Query};
