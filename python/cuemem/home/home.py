@@ -42,8 +42,8 @@ from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, next_versions, synced_versions
-from ..store.notes import NoteScan, NoteStore, Recovery
-from . import policycache, proof
+from ..store.notes import NoteScan, NoteStore, Recovery, Seen
+from . import noteseen, policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
@@ -147,6 +147,7 @@ class Home:
             intent = None if read_only else _pending_forget(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
+            notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
@@ -586,10 +587,12 @@ class Home:
         if self.writable and not self.notes_edited:
             policycache.save(self.layout.index, self.indexes.notes, policies)
 
-    def scan_notes(self, *, changed_only: bool = False) -> NoteScan:
-        """The note files: every one, or only those differing from their journaled version."""
+    def scan_notes(self, *, changed_only: bool = False, skip: Callable[[Seen], bool] | None = None) -> NoteScan:
+        """The note files: every one, or only those differing from their journaled version;
+        a note whose file is as last seen and that ``skip`` holds for is left unread
+        (:attr:`NoteScan.passed <cuemem.store.notes.NoteScan.passed>`)."""
         known = {nid: sha for nid, (_, sha) in self.indexes.notes.items()} if changed_only else None
-        return self._notes.scan(known=known)
+        return self._notes.scan(known=known, skip=skip)
 
     def read_note(self, id: str) -> Note:
         """Note ``id`` as its file holds it now.
@@ -624,6 +627,7 @@ class Home:
         head = self.indexes.head
         # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
         self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
+        noteseen.save(self.layout.index, self._notes.seen, self.indexes.notes, self.fsync)
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
         if self.vectors is not None:

@@ -2,9 +2,10 @@
 
 The journal holds every proposal and its decision (:mod:`cuemem.lifecycle.proposals`);
 ``proposals/<id>.md`` is what a person reads. Each file is written whole and atomically
-(:func:`~cuemem.store.fsync.replace_file`) after the commit that made or decided its
-proposal, so a crash leaves at worst a file one step behind, and the next writable open
-brings every file up to the journal. A file is never read back as truth: one a person
+(staged and placed as a batch, :func:`~cuemem.store.fsync.stage_files`) after the commit
+that made or decided its proposal, so a crash leaves at worst a file one step behind (or
+a hidden ``.<id>.md.pending`` file, which the next open removes), and the next writable
+open brings every file up to the journal. A file is never read back as truth: one a person
 edited (its bytes differ from the journal's rendering) or one no proposal owns is
 reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is decided.
 """
@@ -19,7 +20,7 @@ from ..errors import StorageError
 from ..lifecycle.proposals import Proposal, render
 from ..lifecycle.state import LifecycleState
 from ..store import records as rec
-from ..store.fsync import FsyncPolicy, replace_file
+from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 
 __all__ = ["ProposalFiles"]
 
@@ -45,16 +46,14 @@ class ProposalFiles:
         return self.directory / f"{id}.md"
 
     def write(self, proposals: Sequence[Proposal]) -> None:
-        """Writes each proposal's file (whole, atomically).
+        """Writes each proposal's file (whole, atomically), the batch flushed at once
+        (:func:`~cuemem.store.fsync.stage_files`: one ``syncfs`` for a job's thousands).
 
         Raises:
             StorageError: the file system refused.
         """
-        for p in proposals:
-            try:
-                replace_file(self.path(p.id), render(p).encode("utf-8"), self.fsync)
-            except OSError as exc:
-                raise StorageError(exc.errno or 0, f"cannot write {self.path(p.id)}: {exc.strerror}") from None
+        staged = stage_files(self.directory, [(self.path(p.id), render(p).encode("utf-8")) for p in proposals], self.fsync)
+        place_files(self.directory, staged, self.fsync)
 
     def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
         """Rewrites the files of the proposals a commit made or decided."""
@@ -73,6 +72,8 @@ class ProposalFiles:
         """
         problems: list[str] = []
         try:
+            for left in self.directory.glob(f".*.md{PENDING_SUFFIX}"):  # a batch a crash cut short: rewritten below
+                left.unlink(missing_ok=True)
             present = {p.stem: p for p in self.directory.glob("*.md") if p.is_file() and not p.is_symlink()}
         except OSError as exc:
             return [f"{self.directory}: cannot list: {exc.strerror}"]

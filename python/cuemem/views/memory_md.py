@@ -215,15 +215,15 @@ class MemoryFile:
         self._home = home
         self._policies = policies
         self.budget = budget
-        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note]] | None = None
+        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note], bool] | None = None
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
         home = self._home
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
-        notes = self._readable_notes()
-        policies = list(self._policies.book(user)) if any(n.kind is Kind.POLICY for n in notes) else []
+        notes, any_policy = self._readable_notes()
+        policies = list(self._policies.book(user)) if any_policy else []
         budget = budget or self.budget
         lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
         return render(lines, budget, counter or _estimate, who)
@@ -264,9 +264,13 @@ class MemoryFile:
         if records is None or _relevant(records):
             self.refresh()
 
-    def _readable_notes(self) -> list[Note]:
+    def _readable_notes(self) -> tuple[list[Note], bool]:
+        """The readable notes but the generated ones a scan may leave unread (no view shows
+        a generated note), and whether any note is a policy."""
         home = self._home
         known = dict(home.note_versions)
         if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes_edited:
-            self._notes = (known, home.notes_edited, home.scan_notes().notes)
-        return self._notes[2]
+            scan = home.scan_notes(skip=lambda seen: seen.generated)  # no view shows a generated note
+            policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
+            self._notes = (known, home.notes_edited, scan.notes, policy)
+        return self._notes[2], self._notes[3]
