@@ -47,8 +47,8 @@ def _home(path: Path, n: int = 30) -> None:
         mem.write_note("pref-tea", "Prefers tea.", kind="preference", now=T)
 
 
-def test_a_second_open_reads_no_note_file_but_what_memory_md_shows(tmp_path: Path, reads: Reads) -> None:
-    """After a session saved what it saw, opening reads none of the unchanged files of mined policies; MEMORY.md parses the person's note."""
+def test_a_second_open_reads_no_unchanged_note_file(tmp_path: Path, reads: Reads) -> None:
+    """After a session saved what it saw, opening reads no unchanged note file (MEMORY.md's stamp holds too); an edit is read."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         for i in range(20):
             for j in range(2):
@@ -58,8 +58,13 @@ def test_a_second_open_reads_no_note_file_but_what_memory_md_shows(tmp_path: Pat
     assert (tmp_path / "h" / "index" / noteseen.FILE).is_file()
     reads.paths.clear()
     with Memory.open(tmp_path / "h") as mem:
-        assert not mem.open_report.note_errors and len(mem.policies()) == 20
-    assert reads.paths == ["pref-tea.md"]
+        assert not mem.open_report.note_errors
+    assert reads.paths == []
+    path = tmp_path / "h" / "notes" / "pref-tea.md"
+    path.write_bytes(path.read_bytes().replace(b"Prefers tea.", b"Prefers tee."))
+    with Memory.open(tmp_path / "h") as mem:
+        assert len(mem.policies()) == 20 and "Prefers tee." in (tmp_path / "h" / "MEMORY.md").read_text(encoding="utf-8")
+    assert reads.paths[0] == "pref-tea.md"  # the open's own check reads only the changed file
 
 
 def test_an_edit_of_the_same_size_is_seen(tmp_path: Path, reads: Reads) -> None:
@@ -105,7 +110,7 @@ def test_an_entry_is_trusted_only_with_the_journaled_digest(tmp_path: Path) -> N
     entry = Seen(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, "0" * 64, "preference", False)
     seen = noteseen.load(tmp_path / "h" / "index")
     seen["pref-tea"] = entry
-    noteseen._write(tmp_path / "h" / "index" / noteseen.FILE, seen, FsyncPolicy.NEVER)
+    noteseen._write(tmp_path / "h" / "index" / noteseen.FILE, {k: list(v) for k, v in seen.items()}, FsyncPolicy.NEVER)
     with Memory.open(tmp_path / "h") as mem:
         assert mem.sync(now=T + timedelta(days=1)).updated == ["pref-tea"]
 

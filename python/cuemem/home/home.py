@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._gc import gc_paused
 from ..errors import (
     CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError,
     StorageError,
@@ -61,6 +62,8 @@ from .vectorindex import VectorCache
 __all__ = ["Home", "Position"]
 
 _NOTE = rec.Op.NOTE.value
+#: What the writer saw of the proposal files (``index/``; a hint, like ``notes-seen.json``).
+PROPOSALS_SEEN = "proposals-seen.json"
 
 
 class Home:
@@ -95,6 +98,8 @@ class Home:
         #: Called with the records of every commit once they are applied, or None after an
         #: import (too many to pass on): views that follow the home.
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+        #: Called as a writer closes, before the index cache is saved: views leaving hints for the next open.
+        self.closing: list[Callable[[], None]] = []
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
         #: A text index of a new recipe built beside the one in use, until the golden set
@@ -116,6 +121,7 @@ class Home:
     # -- life of a home -------------------------------------------------------------
 
     @classmethod
+    @gc_paused  # an open builds many long-lived objects (indexes, what was seen of 25k note files) and no cycles
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
         embedder: Embedder | None = None,
@@ -173,6 +179,7 @@ class Home:
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
             home.text_candidate = candidate
             if home.proposal_files is not None:
+                home.proposal_files.adopt(noteseen.load_stats(layout.index / PROPOSALS_SEEN))
                 home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
             if embedder is not None:
                 home.vectors = VectorCache.open(
@@ -199,7 +206,7 @@ class Home:
             return
         self._closed = True
         failures: list[BaseException] = []
-        steps = [self._save_index] if self._lock is not None else []
+        steps = [*self.closing, self._save_index] if self._lock is not None else []
         if self.text is not None:
             steps.append(self.text.close)
         if self.text_candidate is not None:
@@ -628,6 +635,8 @@ class Home:
         # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
         self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
         noteseen.save(self.layout.index, self._notes.seen, self.indexes.notes, self.fsync)
+        if self.proposal_files is not None:
+            noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
         if self.vectors is not None:

@@ -39,44 +39,66 @@ def save(directory: Path, seen: Mapping[str, Seen], journaled: Mapping[str, tupl
     Raises:
         StorageError: the file system refused.
     """
-    path = directory / FILE
+    kept = {nid: list(s) for nid, s in seen.items() if nid in journaled and journaled[nid][1] == s.sha256}
+    save_stats(directory / FILE, kept, fsync)
+
+
+def save_stats(path: Path, entries: Mapping[str, list[object]], fsync: FsyncPolicy) -> None:
+    """Writes ``entries`` (name -> a list whose second item is a modification time in ns)
+    to ``path``, without the racy ones (as new as the file written): also the proposal
+    files' (:mod:`.proposalfiles`).
+
+    Raises:
+        StorageError: the file system refused.
+    """
     clear_foreign(path)
-    kept = {nid: s for nid, s in seen.items() if nid in journaled and journaled[nid][1] == s.sha256}
+    kept = dict(entries)
     for _ in range(2):  # the second pass drops the entries as new as the first file
         _write(path, kept, fsync)
         try:
             now = os.stat(path).st_mtime_ns
         except OSError:
             return
-        racy = [nid for nid, s in kept.items() if s.mtime_ns >= now]
+        racy = [name for name, e in kept.items() if not isinstance(e[1], int) or e[1] >= now]
         if not racy:
             break
-        for nid in racy:
-            del kept[nid]
-    sync_directory(directory, fsync)
+        for name in racy:
+            del kept[name]
+    sync_directory(path.parent, fsync)
 
 
-def _write(path: Path, seen: Mapping[str, Seen], fsync: FsyncPolicy) -> None:
-    body = {"version": _VERSION, "notes": {nid: list(s) for nid, s in sorted(seen.items())}}
+def _write(path: Path, entries: Mapping[str, list[object]], fsync: FsyncPolicy) -> None:
+    body = {"version": _VERSION, "notes": dict(sorted(entries.items()))}
     try:
         replace_file(path, orjson.dumps(body), fsync)
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot write {path}: {exc.strerror}") from None
 
 
+def load_stats(path: Path) -> dict[str, list[object]]:
+    """The entries :func:`save_stats` wrote to ``path`` (unchecked lists); none when the
+    file is missing, unreadable or of another shape."""
+    try:
+        body = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(body, dict) or body.get("version") != _VERSION or not isinstance(body.get("notes"), dict):
+        return {}
+    entries = body["notes"]
+    return entries if all(isinstance(e, list) for e in entries.values()) else {}
+
+
 def load(directory: Path) -> dict[str, Seen]:
     """The entries kept in ``directory``; none when the file is missing, unreadable or not
     what :func:`save` writes."""
-    try:
-        body = orjson.loads((directory / FILE).read_bytes())
-        if not isinstance(body, dict) or body.get("version") != _VERSION or not isinstance(body.get("notes"), dict):
+    out: dict[str, Seen] = {}
+    make = Seen._make
+    for nid, entry in load_stats(directory / FILE).items():
+        if len(entry) != 7:
             return {}
-        out: dict[str, Seen] = {}
-        for nid, entry in body["notes"].items():
-            if not (isinstance(entry, list) and len(entry) == 7 and all(type(v) is int for v in entry[:4])
-                    and type(entry[4]) is str and type(entry[5]) is str and type(entry[6]) is bool):
-                return {}
-            out[nid] = Seen(*entry)
-        return out
-    except (OSError, ValueError):
-        return {}
+        size, mtime, ctime, inode, sha, kind, generated = entry
+        if not (type(size) is type(mtime) is type(ctime) is type(inode) is int and type(sha) is type(kind) is str
+                and type(generated) is bool):
+            return {}
+        out[nid] = make(entry)
+    return out

@@ -13,7 +13,8 @@ reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import StorageError
@@ -40,6 +41,9 @@ class ProposalFiles:
     def __init__(self, directory: Path, fsync: FsyncPolicy) -> None:
         self.directory = directory
         self.fsync = fsync
+        #: Proposal id -> (size, mtime, ctime, inode) of its file as written or last found
+        #: as rendered: a pending file whose stat is still that is not read at open.
+        self.seen: dict[str, tuple[int, int, int, int]] = {}
 
     def path(self, id: str) -> Path:
         """The file of proposal ``id``."""
@@ -54,6 +58,23 @@ class ProposalFiles:
         """
         staged = stage_files(self.directory, [(self.path(p.id), render(p).encode("utf-8")) for p in proposals], self.fsync)
         place_files(self.directory, staged, self.fsync)
+        for p in proposals:
+            self._saw(p.id, self.path(p.id))
+
+    def _saw(self, id: str, path: Path) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            self.seen.pop(id, None)
+            return
+        self.seen[id] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+    def adopt(self, seen: Mapping[str, list[object]]) -> None:
+        """Takes what an earlier session saw of the files (:func:`.noteseen.load_stats`),
+        each entry checked for its shape."""
+        for pid, e in seen.items():
+            if len(e) == 4 and all(type(v) is int for v in e):
+                self.seen[pid] = (int(e[0]), int(e[1]), int(e[2]), int(e[3]))  # type: ignore[call-overload]
 
     def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
         """Rewrites the files of the proposals a commit made or decided."""
@@ -68,24 +89,34 @@ class ProposalFiles:
         A decided proposal's file is compared with the journal only when this open
         ``replayed`` records (a crash may have come between a decision and its file);
         otherwise every file was written after its commit, and only the pending ones,
-        which a person may edit, are read.
+        which a person may edit, are read — unless a file's stat is as cuemem last wrote
+        or found it (:attr:`seen`; an edit keeping size, mtime, ctime and inode is unseen).
         """
         problems: list[str] = []
         try:
             for left in self.directory.glob(f".*.md{PENDING_SUFFIX}"):  # a batch a crash cut short: rewritten below
                 left.unlink(missing_ok=True)
-            present = {p.stem: p for p in self.directory.glob("*.md") if p.is_file() and not p.is_symlink()}
+            present = {e.name[:-3]: e for e in os.scandir(self.directory)
+                       if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)}
         except OSError as exc:
             return [f"{self.directory}: cannot list: {exc.strerror}"]
         stale: list[Proposal] = []
         for pid in state.proposals:
-            path = present.pop(pid, None)
-            if path is not None and not replayed and pid in state.proposal_verdicts:
+            entry = present.pop(pid, None)
+            if entry is not None and not replayed and pid in state.proposal_verdicts:
                 continue
+            if entry is not None and not replayed and pid in self.seen:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                    if self.seen[pid] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
+                        continue
+                except OSError:
+                    pass
             (p,) = proposals_of(state, [pid])
-            if path is None:
+            if entry is None:
                 stale.append(p)
                 continue
+            path = self.directory / entry.name
             want = render(p).encode("utf-8")
             try:
                 have = path.read_bytes()[: len(want) + 1]
@@ -97,7 +128,9 @@ class ProposalFiles:
                     problems.append(f"{path}: edited by hand; the journal holds proposal {p.id} (decide it with `cuemem review`)")
                 else:
                     stale.append(p)  # a decision the file does not show yet
-        problems.extend(f"{path}: no proposal in the journal has this id; ignored" for path in present.values())
+            else:
+                self._saw(pid, path)
+        problems.extend(f"{self.directory / e.name}: no proposal in the journal has this id; ignored" for e in present.values())
         try:
             self.write(stale)
         except StorageError as exc:

@@ -347,7 +347,7 @@ class NoteStore:
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
-        entries = self._entries()
+        entries = self._entries(ordered=False)  # what is found is sorted below
         if entries is None:
             return NoteScan()
         notes: list[Note] = []
@@ -355,26 +355,28 @@ class NoteStore:
         passed: dict[str, str] = {}
         seen: set[str] = set()
         for entry in entries:
-            if not entry.name.endswith(_SUFFIX) or entry.name.startswith("."):
+            name = entry.name
+            if not name.endswith(_SUFFIX) or name.startswith("."):
                 continue
-            path = self._dir / entry.name
-            stem = entry.name[: -len(_SUFFIX)]
+            stem = name[: -len(_SUFFIX)]
             seen.add(stem)
             try:
                 try:
-                    st = os.stat(path)
+                    st = entry.stat()  # follows a link, as reading the file would
                 except OSError:
                     st = None
                 if st is None or not stat_mode.S_ISREG(st.st_mode):
                     if st is not None and stat_mode.S_ISDIR(st.st_mode):
                         continue  # a folder a person keeps beside the notes
                     # a FIFO (never opened: it would block), a device, a broken or looping link
+                    path = self._dir / name
                     raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
                 last = self._seen.get(stem)
-                same = last is not None and last[:4] == _stat_of(st)
+                same = last is not None and last[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
                 if known is not None and stem in known:
                     if same and last is not None and last.sha256 == known[stem]:
                         continue
+                    path = self._dir / name
                     data = self._bytes(path, stem)
                     sha = hashlib.sha256(data).hexdigest()
                     if sha == known[stem]:
@@ -395,8 +397,10 @@ class NoteStore:
             except NoteFormatError as exc:
                 errors.append(exc)
             except (SchemaError, NotFoundError, StorageError) as exc:
+                path = self._dir / name
                 errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
         notes.sort(key=lambda n: n.id)
+        errors.sort(key=lambda e: e.path or "")
         missing = sorted(set(known) - seen) if known is not None else []
         return NoteScan(notes=notes, errors=errors, missing=missing, passed=passed)
 
@@ -413,14 +417,15 @@ class NoteStore:
         """
         return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
 
-    def _entries(self) -> list[os.DirEntry[str]] | None:
-        """The directory's entries sorted by name; None when there is no directory.
+    def _entries(self, *, ordered: bool = True) -> list[os.DirEntry[str]] | None:
+        """The directory's entries (sorted by name, if ``ordered``); None when there is no directory.
 
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
         try:
-            return sorted(os.scandir(self._dir), key=lambda e: e.name)
+            with os.scandir(self._dir) as found:
+                return sorted(found, key=lambda e: e.name) if ordered else list(found)
         except FileNotFoundError:
             return None
         except OSError as exc:
