@@ -192,7 +192,8 @@ class Memory:
             policies = Policies(home)
             parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
             home.listeners.append(parts[3].committed)
-            parts[3].refresh()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
+            home.closing.append(parts[3].closing)
+            parts[3].opened()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
             settle_text(home, parts[0])  # a new text recipe serves only once the golden set passes on it
         self._recall, self._life, self._policies, self._memory_md = parts
         self._scope = scope or Scope()

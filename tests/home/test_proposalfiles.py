@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +97,27 @@ def test_a_file_behind_its_decision_is_brought_up_to_the_journal(tmp_path: Path)
     with Memory.open(home, fsync="never"):
         pass
     assert path.read_bytes() == decided and _front(path)["status"] == "rejected"
+
+
+def test_an_open_renders_no_unchanged_pending_file_and_still_finds_an_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pending file whose stat is as the writer saw it is not rendered again at open; an edit of it still is, and reported."""
+    import cuemem.home.proposalfiles as files
+
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    rendered: list[str] = []
+    real = files.render
+
+    def counted(p: Any) -> str:
+        rendered.append(p.id)
+        return real(p)
+
+    monkeypatch.setattr(files, "render", counted)
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index == "loaded"
+    assert rendered == []
+    path = home / "proposals" / f"{pid}.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("# ", "# EDITED ", 1), encoding="utf-8")
+    with Memory.open(home, fsync="never"):
+        pass
+    assert rendered == [pid]

@@ -99,3 +99,63 @@ def test_a_read_only_handle_writes_no_memory_md(tmp_path: Path) -> None:
     (home / "MEMORY.md").unlink()
     with Memory.open(home, read_only=True) as reader:
         assert "Paris" in reader.autoload() and not (home / "MEMORY.md").exists()
+
+
+class Draws:
+    """Counts how often MEMORY.md's view is drawn, passing each call through (a measurement)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from cuemem.views.memory_md import MemoryFile
+
+        self.calls = 0
+        real = MemoryFile.root
+
+        def counted(mf: MemoryFile) -> str:
+            self.calls += 1
+            return real(mf)
+
+        monkeypatch.setattr(MemoryFile, "root", counted)
+
+
+def test_an_open_after_a_clean_close_draws_nothing_and_any_change_draws_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The close's stamp spares the next open the view; a moved head, another budget or a touched file are drawn again."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        _fill(mem)
+    text = (home / "MEMORY.md").read_bytes()
+    draws = Draws(monkeypatch)
+    with Memory.open(home, fsync="never"):
+        pass
+    assert draws.calls == 0 and (home / "MEMORY.md").read_bytes() == text
+    with Memory.open(home, fsync="never", memory_budget=500):
+        pass
+    assert draws.calls == 1
+    (home / "MEMORY.md").write_text("edited by hand", encoding="utf-8")
+    with Memory.open(home, fsync="never", memory_budget=500):
+        pass
+    assert draws.calls == 2 and (home / "MEMORY.md").read_bytes() != b"edited by hand"
+    stamp = home / "index" / "memory-md.json"
+    for junk in (b"", b"{", b'{"version": 1, "head": [1, 0], "budget": 500, "sha256": "x"}', b"[]"):
+        stamp.write_bytes(junk)
+        with Memory.open(home, fsync="never", memory_budget=500):
+            pass
+    assert draws.calls == 6
+    with Memory.open(home, fsync="never", memory_budget=500):
+        pass
+    assert draws.calls == 6
+
+
+def test_an_open_after_a_crash_draws_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session that wrote and never closed leaves the old stamp, which no longer holds: the open draws and rewrites."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        _fill(mem)
+    shutil.copytree(home, tmp_path / "crashed")
+    with Memory.open(home, fsync="never") as mem:
+        mem.remember("I prefer tea.", kind="preference", subject="drink", importance=0.9, now=DAY)
+        shutil.copytree(home / "journal", tmp_path / "crashed" / "journal", dirs_exist_ok=True)  # the journal, as a crash leaves it
+    (tmp_path / "crashed" / ".lock").unlink(missing_ok=True)
+    draws = Draws(monkeypatch)
+    with Memory.open(tmp_path / "crashed", fsync="never"):
+        pass
+    assert draws.calls == 1 and "I prefer tea." in (tmp_path / "crashed" / "MEMORY.md").read_text(encoding="utf-8")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._gc import gc_paused
 from ..errors import (
     CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError,
     StorageError,
@@ -42,8 +43,8 @@ from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, next_versions, synced_versions
-from ..store.notes import NoteScan, NoteStore, Recovery
-from . import policycache, proof
+from ..store.notes import NoteScan, NoteStore, Recovery, Seen
+from . import noteseen, policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
@@ -61,6 +62,8 @@ from .vectorindex import VectorCache
 __all__ = ["Home", "Position"]
 
 _NOTE = rec.Op.NOTE.value
+#: What the writer saw of the proposal files (``index/``; a hint, like ``notes-seen.json``).
+PROPOSALS_SEEN = "proposals-seen.json"
 
 
 class Home:
@@ -95,6 +98,8 @@ class Home:
         #: Called with the records of every commit once they are applied, or None after an
         #: import (too many to pass on): views that follow the home.
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+        #: Called as a writer closes, before the index cache is saved: views leaving hints for the next open.
+        self.closing: list[Callable[[], None]] = []
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
         #: A text index of a new recipe built beside the one in use, until the golden set
@@ -116,6 +121,7 @@ class Home:
     # -- life of a home -------------------------------------------------------------
 
     @classmethod
+    @gc_paused  # an open builds many long-lived objects (indexes, what was seen of 25k note files) and no cycles
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
         embedder: Embedder | None = None,
@@ -147,6 +153,7 @@ class Home:
             intent = None if read_only else _pending_forget(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
+            notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
@@ -172,6 +179,7 @@ class Home:
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
             home.text_candidate = candidate
             if home.proposal_files is not None:
+                home.proposal_files.adopt(noteseen.load_stats(layout.index / PROPOSALS_SEEN))
                 home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
             if embedder is not None:
                 home.vectors = VectorCache.open(
@@ -198,7 +206,7 @@ class Home:
             return
         self._closed = True
         failures: list[BaseException] = []
-        steps = [self._save_index] if self._lock is not None else []
+        steps = [*self.closing, self._save_index] if self._lock is not None else []
         if self.text is not None:
             steps.append(self.text.close)
         if self.text_candidate is not None:
@@ -594,10 +602,12 @@ class Home:
         if self.writable and not self.notes_edited:
             policycache.save(self.layout.index, self.indexes.notes, policies)
 
-    def scan_notes(self, *, changed_only: bool = False) -> NoteScan:
-        """The note files: every one, or only those differing from their journaled version."""
+    def scan_notes(self, *, changed_only: bool = False, skip: Callable[[Seen], bool] | None = None) -> NoteScan:
+        """The note files: every one, or only those differing from their journaled version;
+        a note whose file is as last seen and that ``skip`` holds for is left unread
+        (:attr:`NoteScan.passed <cuemem.store.notes.NoteScan.passed>`)."""
         known = {nid: sha for nid, (_, sha) in self.indexes.notes.items()} if changed_only else None
-        return self._notes.scan(known=known)
+        return self._notes.scan(known=known, skip=skip)
 
     def read_note(self, id: str) -> Note:
         """Note ``id`` as its file holds it now.
@@ -632,6 +642,9 @@ class Home:
         head = self.indexes.head
         # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
         self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
+        noteseen.save(self.layout.index, self._notes.seen, self.indexes.notes, self.fsync)
+        if self.proposal_files is not None:
+            noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
         if self.text is not None:
             self.text.commit(self.indexes, self.journal)
         if self.vectors is not None:

@@ -2,9 +2,10 @@
 
 The journal holds every proposal and its decision (:mod:`cuemem.lifecycle.proposals`);
 ``proposals/<id>.md`` is what a person reads. Each file is written whole and atomically
-(:func:`~cuemem.store.fsync.replace_file`) after the commit that made or decided its
-proposal, so a crash leaves at worst a file one step behind, and the next writable open
-brings every file up to the journal. A file is never read back as truth: one a person
+(staged and placed as a batch, :func:`~cuemem.store.fsync.stage_files`) after the commit
+that made or decided its proposal, so a crash leaves at worst a file one step behind (or
+a hidden ``.<id>.md.pending`` file, which the next open removes), and the next writable
+open brings every file up to the journal. A file is never read back as truth: one a person
 edited (its bytes differ from the journal's rendering) or one no proposal owns is
 reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is decided.
 """
@@ -12,14 +13,15 @@ reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import StorageError
 from ..lifecycle.proposals import Proposal, render
 from ..lifecycle.state import LifecycleState
 from ..store import records as rec
-from ..store.fsync import FsyncPolicy, replace_file
+from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 
 __all__ = ["ProposalFiles"]
 
@@ -39,22 +41,40 @@ class ProposalFiles:
     def __init__(self, directory: Path, fsync: FsyncPolicy) -> None:
         self.directory = directory
         self.fsync = fsync
+        #: Proposal id -> (size, mtime, ctime, inode) of its file as written or last found
+        #: as rendered: a pending file whose stat is still that is not read at open.
+        self.seen: dict[str, tuple[int, int, int, int]] = {}
 
     def path(self, id: str) -> Path:
         """The file of proposal ``id``."""
         return self.directory / f"{id}.md"
 
     def write(self, proposals: Sequence[Proposal]) -> None:
-        """Writes each proposal's file (whole, atomically).
+        """Writes each proposal's file (whole, atomically), the batch flushed at once
+        (:func:`~cuemem.store.fsync.stage_files`: one ``syncfs`` for a job's thousands).
 
         Raises:
             StorageError: the file system refused.
         """
+        staged = stage_files(self.directory, [(self.path(p.id), render(p).encode("utf-8")) for p in proposals], self.fsync)
+        place_files(self.directory, staged, self.fsync)
         for p in proposals:
-            try:
-                replace_file(self.path(p.id), render(p).encode("utf-8"), self.fsync)
-            except OSError as exc:
-                raise StorageError(exc.errno or 0, f"cannot write {self.path(p.id)}: {exc.strerror}") from None
+            self._saw(p.id, self.path(p.id))
+
+    def _saw(self, id: str, path: Path) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            self.seen.pop(id, None)
+            return
+        self.seen[id] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+    def adopt(self, seen: Mapping[str, list[object]]) -> None:
+        """Takes what an earlier session saw of the files (:func:`.noteseen.load_stats`),
+        each entry checked for its shape."""
+        for pid, e in seen.items():
+            if len(e) == 4 and all(type(v) is int for v in e):
+                self.seen[pid] = (int(e[0]), int(e[1]), int(e[2]), int(e[3]))  # type: ignore[call-overload]
 
     def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
         """Rewrites the files of the proposals a commit made or decided, and deletes those
@@ -80,22 +100,34 @@ class ProposalFiles:
         A decided proposal's file is compared with the journal only when this open
         ``replayed`` records (a crash may have come between a decision and its file);
         otherwise every file was written after its commit, and only the pending ones,
-        which a person may edit, are read.
+        which a person may edit, are read — unless a file's stat is as cuemem last wrote
+        or found it (:attr:`seen`; an edit keeping size, mtime, ctime and inode is unseen).
         """
         problems: list[str] = []
         try:
-            present = {p.stem: p for p in self.directory.glob("*.md") if p.is_file() and not p.is_symlink()}
+            for left in self.directory.glob(f".*.md{PENDING_SUFFIX}"):  # a batch a crash cut short: rewritten below
+                left.unlink(missing_ok=True)
+            present = {e.name[:-3]: e for e in os.scandir(self.directory)
+                       if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)}
         except OSError as exc:
             return [f"{self.directory}: cannot list: {exc.strerror}"]
         stale: list[Proposal] = []
         for pid in state.proposals:
-            path = present.pop(pid, None)
-            if path is not None and not replayed and pid in state.proposal_verdicts:
+            entry = present.pop(pid, None)
+            if entry is not None and not replayed and pid in state.proposal_verdicts:
                 continue
+            if entry is not None and not replayed and pid in self.seen:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                    if self.seen[pid] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
+                        continue
+                except OSError:
+                    pass
             (p,) = proposals_of(state, [pid])
-            if path is None:
+            if entry is None:
                 stale.append(p)
                 continue
+            path = self.directory / entry.name
             want = render(p).encode("utf-8")
             try:
                 have = path.read_bytes()[: len(want) + 1]
@@ -107,7 +139,9 @@ class ProposalFiles:
                     problems.append(f"{path}: edited by hand; the journal holds proposal {p.id} (decide it with `cuemem review`)")
                 else:
                     stale.append(p)  # a decision the file does not show yet
-        problems.extend(f"{path}: no proposal in the journal has this id; ignored" for path in present.values())
+            else:
+                self._saw(pid, path)
+        problems.extend(f"{self.directory / e.name}: no proposal in the journal has this id; ignored" for e in present.values())
         try:
             self.write(stale)
         except StorageError as exc:

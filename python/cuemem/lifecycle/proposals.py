@@ -35,6 +35,7 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from ..errors import CorruptRecordError, SchemaError
 from ..schema import Episode, Note
+from ..schema.frontmatter import render as render_front
 from ..store import records as rec
 from .state import ACCEPTED, LifecycleState
 
@@ -312,7 +313,8 @@ def render(proposal: Proposal) -> str:
         "sources": [{"id": s.id, "sha256": s.sha256} for s in proposal.sources],
     }
     lines = [
-        "---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip("\n"), "---", _HEADER.rstrip("\n"), "",
+        "---", (render_front(front) or yaml.safe_dump(front, sort_keys=False, allow_unicode=True)).rstrip("\n"), "---",
+        _HEADER.rstrip("\n"), "",
         f"# {proposal.summary}", "", f"**Why:** {proposal.why}", "", "## Evidence", "",
         *[f"- {e}" for e in proposal.evidence], "", "## Accepting writes", "", *[f"- {c}" for c in proposal.changes()], "",
     ]

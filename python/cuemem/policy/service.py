@@ -18,7 +18,7 @@ from ..home.cues import QUARANTINED
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER
 from ..lifecycle.proposals import proposal_id
-from ..schema import Episode, Note
+from ..schema import Episode, Kind, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .contradictions import contradicting_pairs, flag_contradictions
@@ -48,6 +48,8 @@ class Policies:
         self._book_notes: dict[str, tuple[int, str]] = {}
         self._book_head: object = None
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
+        #: The policies once the commit :meth:`distill` is making is in (None outside it).
+        self._next: list[Policy] | None = None
 
     def distill(self, *, min_support: int, max_cues: int, at: datetime, propose: bool = False) -> PolicyReport:
         """Mines policies from the outcome episodes and commits each changed one as a note version.
@@ -116,10 +118,40 @@ class Policies:
                     f"The outcomes no longer support it at min_support={min_support}, max_cues={max_cues} (D3); accepting "
                     "writes a version with valid_to (the journal keeps every version).", {**fields, "valid_to": at}, list(p.evidence),
                 )
-        home.commit([rec.note(n) for n in notes] + proposals)
+        self._next = self._after(notes)
+        try:
+            home.commit([rec.note(n) for n in notes] + proposals)
+            self._adopt_next()
+        finally:
+            self._next = None
         return PolicyReport(
             written=written, unchanged=unchanged, retired=retired, contradictions=contradicting_pairs(mined), proposed=proposed,
         )
+
+    def _after(self, notes: Sequence[Note]) -> list[Policy] | None:
+        """The current policies once :meth:`distill` has committed ``notes``, without reading
+        them back (a note reads back as the note written, ``Note.from_markdown``): their
+        policies replace those of their ids. None when the book is not current now (it is
+        then read when next asked)."""
+        if self._book is None or self._book_head != self._home.head:
+            return None
+        last = {n.id: n for n in notes}
+        current = [p for p in self._book if p.id not in last]
+        current += [p for n in last.values() if n.valid_to is None and (p := policy_of_note(n)) is not None]
+        current.sort(key=lambda p: p.id)  # as read from the files: by note id
+        return current
+
+    def _adopt_next(self) -> None:
+        """Takes the book :meth:`_after` made as the book of the home's state now (the
+        commit of its notes is in; a listener of that commit may get here first)."""
+        current, self._next = self._next, None
+        if current is None:
+            return
+        home = self._home
+        self._book = PolicyBook(flag_contradictions(current))
+        self._book_notes = dict(home.note_versions)
+        self._book_head = home.head
+        home.cache_policies(current)
 
     def _mine(
         self, *, min_support: int, max_cues: int, users: Sequence[str] | None = None, without: frozenset[str] = frozenset()
@@ -244,11 +276,16 @@ class Policies:
         head = home.head
         if self._book is not None and head == self._book_head:
             return self._book
+        if self._next is not None:  # inside distill's commit: its notes are in
+            self._adopt_next()
+            assert self._book is not None
+            return self._book
         notes: Mapping[str, tuple[int, str]] = home.note_versions
         if self._book is None or notes != self._book_notes:
             current = home.cached_policies()
             if current is None:
-                current = [p for n in home.scan_notes().notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+                scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
+                current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
                 home.cache_policies(current)
             self._book = PolicyBook(flag_contradictions(current))
             self._book_notes = dict(notes)

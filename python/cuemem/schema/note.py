@@ -28,6 +28,7 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from ..errors import NoteFormatError, SchemaError
 from . import fields as f
+from .frontmatter import render
 from .yamlsafe import YamlRefused, load_bounded
 from .enums import Kind, Level, Origin, Tier
 
@@ -204,7 +205,9 @@ class Note:
         """The note as a file: ``---``, YAML front matter of every field but ``body``, ``---``, body."""
         front = self.to_json()
         del front["body"]
-        matter = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        matter = render(front)  # PyYAML's bytes without PyYAML, for the values it handles
+        if matter is None:
+            matter = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
         return f"---\n{matter}---\n{self.body}"
 
     @classmethod

@@ -26,6 +26,9 @@ a directory to fsync it, and there :func:`sync_directory` does nothing (NTFS jou
 its own metadata), as it does on a file system that answers ``EINVAL`` (it has no
 directory sync). ``syncfs`` is looked up through ``ctypes`` on Linux only; anywhere
 else, or where the C library lacks it, batches sync file by file.
+
+Every flush is counted (:func:`sync_counts`): a measurement of what a write costs in
+syncs (``tests/store/test_fsync.py``, ``tests/jobs/test_job_syncs.py``), not a switch.
 """
 
 from __future__ import annotations
@@ -40,8 +43,18 @@ from pathlib import Path
 from ..errors import StorageError
 
 __all__ = [
-    "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_directory", "write_atomic",
+    "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_counts", "sync_directory",
+    "write_atomic",
 ]
+
+#: Flushes made so far in this process: [fsync calls, syncfs calls].
+_COUNTS = [0, 0]
+
+
+def sync_counts() -> tuple[int, int]:
+    """How many flushes this process asked the file system for so far, through this module:
+    ``(fsync calls, syncfs calls)``; subtract two readings to count what one write cost."""
+    return _COUNTS[0], _COUNTS[1]
 
 
 class FsyncPolicy(str, Enum):
@@ -65,6 +78,7 @@ def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
     """
     if policy is FsyncPolicy.NEVER:
         return
+    _COUNTS[0] += 1
     try:
         os.fsync(fd)
     except OSError as exc:
@@ -263,6 +277,7 @@ def _sync_file_system(directory: Path) -> None:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot open {directory} to flush it: {exc.strerror}") from None
+    _COUNTS[1] += 1
     try:
         if _syncfs(fd) != 0:
             import ctypes  # present: _syncfs came from it

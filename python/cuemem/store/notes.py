@@ -7,29 +7,79 @@ files: a broken one is reported with its path, never fatal to a scan, and
 Durability: every write goes through :func:`cuemem.store.fsync.stage_files` and
 :func:`~cuemem.store.fsync.place_files` — a hidden file in the same directory, synced,
 renamed over the note, the directory synced — under the home's fsync policy, so a reader sees the old note or the new one,
-never a torn file, and under ``fsync="always"`` a returned write survives a crash.
+never a torn file, and under ``fsync="always"`` a returned write survives a crash. A
+batch of notes (a job run's thousands) costs O(1) syncs: the files are written, then one
+``syncfs`` flushes them all (see :mod:`cuemem.store.fsync`).
+
+Seen files: the store remembers, per note, the file it last wrote or read whole — its
+size, modification time, change time and inode with the SHA-256 of its bytes, and the
+note's kind and whether it is generated (:class:`Seen`; the home keeps them across
+sessions in ``index/notes-seen.json``). A scan hashes only a file whose stat differs
+from what was seen, so opening a home of 25k notes costs a stat per note. **The limit**:
+an edit that keeps the file's size, modification *and* change time, and inode goes
+unseen until the file changes again; ``touch -d`` alone cannot do it (it sets the
+change time), only an edit within the same file-system timestamp tick as cuemem's own
+write of that file, or a tool that restores the change time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+import re
+import stat as stat_mode
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
 from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, stage_files, sync_directory
 
-__all__ = ["NoteScan", "NoteStore", "Recovery"]
+__all__ = ["NoteScan", "NoteStore", "Recovery", "Seen"]
 
 _SUFFIX = ".md"
 #: Temporary files of an interrupted atomic write (``replace_file``'s ``.<name>.tmp``).
 _TEMP_SUFFIX = ".tmp"
 #: Permissions of a new note file: private to its owner (memories can be personal).
 _NEW_FILE_MODE = 0o600
+
+
+class Seen(NamedTuple):
+    """A note file as the store last wrote or read it whole."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    #: SHA-256 of its bytes, in hex.
+    sha256: str
+    #: The note's kind (its value), and whether it is generated.
+    kind: str
+    generated: bool
+
+
+def _stat_of(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+#: ``kind`` and ``generated`` as the note renderer writes them: whole lines at column 0 of
+#: the front matter (continuation lines are indented, list items start with ``- ``).
+_KIND = re.compile(rb"^kind: ([a-z]+)\n", re.MULTILINE)
+_GENERATED = re.compile(rb"^generated: (true|false)\n", re.MULTILINE)
+
+
+def _rendered_facts(data: bytes) -> tuple[str, bool] | None:
+    """The kind and ``generated`` flag of a note file cuemem rendered, read off its front
+    matter's lines; None when they are not found there."""
+    end = data.find(b"\n---", 3)
+    matter = data[: end + 1] if end > 0 else b""
+    kind, generated = _KIND.search(matter), _GENERATED.search(matter)
+    if kind is None or generated is None:
+        return None
+    return kind.group(1).decode("ascii"), generated.group(1) == b"true"
 
 
 @dataclass(frozen=True)
@@ -52,6 +102,8 @@ class NoteScan:
     errors: list[NoteFormatError] = field(default_factory=list)
     #: Ids the caller knew (``scan(known=...)``) whose file is gone, sorted.
     missing: list[str] = field(default_factory=list)
+    #: Notes a ``scan(skip=...)`` left unread (their files are as last seen): id -> kind.
+    passed: dict[str, str] = field(default_factory=dict)
 
 
 class NoteStore:
@@ -73,11 +125,23 @@ class NoteStore:
         fsync: the durability policy of writes (the home's).
     """
 
-    __slots__ = ("_dir", "_fsync")
+    __slots__ = ("_dir", "_fsync", "_seen", "_staged")
 
     def __init__(self, directory: Path, fsync: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
         self._dir = Path(directory)
         self._fsync = FsyncPolicy(fsync)
+        self._seen: dict[str, Seen] = {}
+        self._staged: dict[Path, tuple[str, str, tuple[str, bool] | None]] = {}  # pending file -> id, sha, facts
+
+    @property
+    def seen(self) -> Mapping[str, Seen]:
+        """Note id -> its file as last written or read whole (see the module docstring)."""
+        return self._seen
+
+    def adopt(self, seen: Mapping[str, Seen]) -> None:
+        """Takes ``seen`` (kept from an earlier session) as what was seen of the files; a
+        scan checks each entry against the file's stat before relying on it."""
+        self._seen.update(seen)
 
     @property
     def directory(self) -> Path:
@@ -96,6 +160,8 @@ class NoteStore:
                 leading elsewhere).
         """
         path = self._dir / f"{validate_id(id)}{_SUFFIX}"
+        if not os.path.islink(path):
+            return path  # an id names a direct child (no separator, no leading dot): only a link leads elsewhere
         root = self._dir.resolve()
         if not path.resolve().is_relative_to(root):
             raise StorageError(f"{path} resolves outside the notes directory {root}")
@@ -150,7 +216,10 @@ class NoteStore:
         for path in paths:
             if (path.exists() or path.is_symlink()) and not path.is_file():
                 raise StorageError(f"cannot write note {path}: something that is not a file stands there (move it away)")
-        return stage_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
+        staged = stage_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
+        for temp, (nid, data) in zip(staged, files):
+            self._staged[temp] = (nid, hashlib.sha256(data).hexdigest(), _rendered_facts(data))
+        return staged
 
     def place(self, staged: Sequence[Path]) -> None:
         """Renames staged pending files over their notes.
@@ -158,11 +227,24 @@ class NoteStore:
         Raises:
             StorageError: the file system refused; what is not renamed stays pending.
         """
-        place_files(self._dir, staged, self._fsync)
+        try:
+            place_files(self._dir, staged, self._fsync)
+        finally:
+            for temp in staged:
+                nid, sha, facts = self._staged.pop(temp, ("", "", None))
+                self._seen.pop(nid, None)
+                if facts is None or temp.exists():
+                    continue  # not placed, or not read as cuemem rendered it: hashed when next scanned
+                try:
+                    st = os.stat(final_path(temp))
+                except OSError:
+                    continue
+                self._seen[nid] = Seen(*_stat_of(st), sha, *facts)
 
     def discard(self, staged: Sequence[Path]) -> None:
         """Removes staged pending files (their journal records were not written)."""
         for temp in staged:
+            self._staged.pop(temp, None)
             _remove_quietly(temp)
 
     def remove(self, ids: Sequence[str]) -> None:
@@ -175,6 +257,7 @@ class NoteStore:
         """
         for nid in ids:
             path = self.path_for(nid)
+            self._seen.pop(nid, None)
             for victim in (path, pending_path(path)):
                 try:
                     victim.unlink()
@@ -214,6 +297,7 @@ class NoteStore:
                 except OSError:
                     continue
                 if nid in journaled and hashlib.sha256(data).hexdigest() == journaled[nid]:
+                    self._seen.pop(nid, None)
                     try:
                         os.replace(path, final_path(path))
                         placed.append(nid)
@@ -244,7 +328,7 @@ class NoteStore:
         path = self.path_for(id)
         return _parse(self._bytes(path, id), path, id)
 
-    def scan(self, known: Mapping[str, str] | None = None) -> NoteScan:
+    def scan(self, known: Mapping[str, str] | None = None, *, skip: Callable[[Seen], bool] | None = None) -> NoteScan:
         """Every note in the directory, and an error for each ``.md`` file that is not one.
 
         Files that do not end in ``.md``, hidden files (temporary files among them) and
@@ -254,43 +338,71 @@ class NoteStore:
         Args:
             known: Note id -> SHA-256 of a version the caller already holds. A file
                 whose bytes still hash to it is left out, unparsed: what is read is
-                only what changed (hashing is far cheaper than parsing YAML).
+                only what changed. A file whose stat is as last seen with that SHA-256
+                is not even read (see the module docstring for the limit).
+            skip: Leaves out, unread, every note (not in ``known``) whose file is as
+                last seen and whose :class:`Seen` it holds for (listed in
+                :attr:`NoteScan.passed`): what a caller does not need parsed.
 
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
-        entries = self._entries()
+        entries = self._entries(ordered=False)  # what is found is sorted below
         if entries is None:
             return NoteScan()
         notes: list[Note] = []
         errors: list[NoteFormatError] = []
+        passed: dict[str, str] = {}
         seen: set[str] = set()
         for entry in entries:
-            if not entry.name.endswith(_SUFFIX) or entry.name.startswith("."):
+            name = entry.name
+            if not name.endswith(_SUFFIX) or name.startswith("."):
                 continue
-            path = self._dir / entry.name
-            stem = entry.name[: -len(_SUFFIX)]
+            stem = name[: -len(_SUFFIX)]
             seen.add(stem)
             try:
-                if not path.is_file():
-                    if path.is_dir():
+                try:
+                    st = entry.stat()  # follows a link, as reading the file would
+                except OSError:
+                    st = None
+                if st is None or not stat_mode.S_ISREG(st.st_mode):
+                    if st is not None and stat_mode.S_ISDIR(st.st_mode):
                         continue  # a folder a person keeps beside the notes
                     # a FIFO (never opened: it would block), a device, a broken or looping link
+                    path = self._dir / name
                     raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
+                last = self._seen.get(stem)
+                same = last is not None and last[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
                 if known is not None and stem in known:
+                    if same and last is not None and last.sha256 == known[stem]:
+                        continue
+                    path = self._dir / name
                     data = self._bytes(path, stem)
-                    if hashlib.sha256(data).hexdigest() == known[stem]:
+                    sha = hashlib.sha256(data).hexdigest()
+                    if sha == known[stem]:
+                        facts = _rendered_facts(data)
+                        if facts is not None:
+                            self._seen[stem] = Seen(*_stat_of(st), sha, *facts)
                         continue
                     notes.append(_parse(data, path, stem))
                     continue
-                notes.append(self.read(stem))
+                if same and last is not None and skip is not None and skip(last):
+                    passed[stem] = last.kind
+                    continue
+                path = self.path_for(stem)
+                data = self._bytes(path, stem)
+                note = _parse(data, path, stem)
+                self._seen[stem] = Seen(*_stat_of(st), hashlib.sha256(data).hexdigest(), note.kind.value, note.generated)
+                notes.append(note)
             except NoteFormatError as exc:
                 errors.append(exc)
             except (SchemaError, NotFoundError, StorageError) as exc:
+                path = self._dir / name
                 errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
         notes.sort(key=lambda n: n.id)
+        errors.sort(key=lambda e: e.path or "")
         missing = sorted(set(known) - seen) if known is not None else []
-        return NoteScan(notes=notes, errors=errors, missing=missing)
+        return NoteScan(notes=notes, errors=errors, missing=missing, passed=passed)
 
     def fingerprint(self, id: str) -> str:
         """The SHA-256 of note ``id``'s file bytes, in hex: it changes whenever the file does.
@@ -305,14 +417,15 @@ class NoteStore:
         """
         return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
 
-    def _entries(self) -> list[os.DirEntry[str]] | None:
-        """The directory's entries sorted by name; None when there is no directory.
+    def _entries(self, *, ordered: bool = True) -> list[os.DirEntry[str]] | None:
+        """The directory's entries (sorted by name, if ``ordered``); None when there is no directory.
 
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
         try:
-            return sorted(os.scandir(self._dir), key=lambda e: e.name)
+            with os.scandir(self._dir) as found:
+                return sorted(found, key=lambda e: e.name) if ordered else list(found)
         except FileNotFoundError:
             return None
         except OSError as exc:

@@ -24,12 +24,15 @@ hand-written policies) — each user's own view is ``Memory.user(u).autoload()``
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
+import orjson
 
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
@@ -38,13 +41,15 @@ from ..policy.model import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import records as rec
-from ..store.fsync import replace_file
+from ..store.fsync import FsyncPolicy, replace_file
 from .tokens import TokenCounter, counted, estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile", "MemoryLine", "draw", "render"]
 
 log = logging.getLogger("cuemem.home")
 
+#: The stamp's format (a change of the view's rendering bumps it: old stamps then never match).
+_STAMP_VERSION = 1
 #: The default token budget of ``MEMORY.md``.
 DEFAULT_BUDGET = 2000
 #: The most salient memories considered (the budget takes far fewer).
@@ -208,22 +213,27 @@ class MemoryFile:
     A writer rewrites the file (atomically, under the home's fsync policy, only when
     its bytes change) after every commit that may change what it draws on, and when
     it opens; a failure to write is logged and retried at the next change, never
-    failing the commit that caused it.
+    failing the commit that caused it. A writer that closes with the file current
+    leaves a stamp (``index/memory-md.json``: the journal head, the budget, the digest
+    of the file); an open that finds the stamp true of the home and the file, and no
+    note file edited, has nothing to rewrite and skips drawing the view.
     """
 
     def __init__(self, home: Home, policies: Policies, budget: int) -> None:
         self._home = home
         self._policies = policies
         self.budget = budget
-        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note]] | None = None
+        #: What the file holds, when known to be the view at this head: (head, budget, sha256).
+        self._fresh: tuple[object, int, str] | None = None
+        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note], bool] | None = None
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
         home = self._home
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
-        notes = self._readable_notes()
-        policies = list(self._policies.book(user)) if any(n.kind is Kind.POLICY for n in notes) else []
+        notes, any_policy = self._readable_notes()
+        policies = list(self._policies.book(user)) if any_policy else []
         budget = budget or self.budget
         lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
         return render(lines, budget, counter or _estimate, who)
@@ -249,24 +259,74 @@ class MemoryFile:
         if not home.writable:
             return False
         path = home.layout.memory_md
+        self._fresh = None
         data = self.root().encode("utf-8")
         try:
             if path.is_file() and path.read_bytes() == data:
+                self._fresh = (home.head, self.budget, hashlib.sha256(data).hexdigest())
                 return False
             replace_file(path, data, home.fsync)
         except (OSError, CuememError) as exc:
             log.warning("could not write %s (it is rewritten at the next change): %s", path, exc)
             return False
+        self._fresh = (home.head, self.budget, hashlib.sha256(data).hexdigest())
         return True
+
+    def opened(self) -> None:
+        """Brings the file up to the journal as a writer opens (a crash may have left it
+        behind), unless the stamp a clean close left is true of it (see the class docstring)."""
+        home = self._home
+        if not home.writable:
+            return
+        stamp = _stamp_path(home)
+        try:
+            body = orjson.loads(stamp.read_bytes())
+            sha = body["sha256"]
+            same = (body.get("version") == _STAMP_VERSION and body["head"] == _head(home) and body["budget"] == self.budget
+                    and not home.notes_edited and hashlib.sha256(home.layout.memory_md.read_bytes()).hexdigest() == sha)
+        except (OSError, ValueError, KeyError, TypeError):
+            same = False
+        if same:
+            self._fresh = (home.head, self.budget, sha)
+            return
+        self.refresh()
+
+    def closing(self) -> None:
+        """Leaves the stamp if the file is the view at the home's head (a writer's close);
+        a stamp that cannot be written is no stamp (the next open draws the view)."""
+        home = self._home
+        stamp = _stamp_path(home)
+        try:
+            stamp.unlink(missing_ok=True)
+            if self._fresh is None or self._fresh[0] != home.head or self._fresh[1] != self.budget:
+                return
+            body = {"version": _STAMP_VERSION, "head": _head(home), "budget": self.budget, "sha256": self._fresh[2]}
+            replace_file(stamp, orjson.dumps(body), FsyncPolicy.NEVER)  # a hint: lost or torn, the view is drawn again
+        except OSError as exc:
+            log.warning("could not write %s: %s", stamp, exc)
 
     def committed(self, records: Sequence[Mapping[str, object]] | None) -> None:
         """Follows one commit of the home (None: an import): rewrites the file if it may have changed."""
         if records is None or _relevant(records):
             self.refresh()
+        elif self._fresh is not None:
+            self._fresh = (self._home.head, *self._fresh[1:])  # nothing it draws on changed
 
-    def _readable_notes(self) -> list[Note]:
+    def _readable_notes(self) -> tuple[list[Note], bool]:
+        """The readable notes but the generated ones a scan may leave unread (no view shows
+        a generated note), and whether any note is a policy."""
         home = self._home
         known = dict(home.note_versions)
         if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes_edited:
-            self._notes = (known, home.notes_edited, home.scan_notes().notes)
-        return self._notes[2]
+            scan = home.scan_notes(skip=lambda seen: seen.generated)  # no view shows a generated note
+            policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
+            self._notes = (known, home.notes_edited, scan.notes, policy)
+        return self._notes[2], self._notes[3]
+
+
+def _stamp_path(home: Home) -> Path:
+    return home.layout.index / "memory-md.json"
+
+
+def _head(home: Home) -> list[int]:
+    return [home.head.segment, home.head.offset]
