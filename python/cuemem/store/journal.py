@@ -450,28 +450,11 @@ class Journal:
             StorageError: a segment cannot be read.
         """
         out: list[dict[str, Any]] = []
-        handles: dict[int, BinaryIO] = {}
-        at: dict[int, int] = {}  # segment -> offset its file is read up to
-        try:
-            for position in positions:
-                segment, offset = position.segment, position.offset
-                f = handles.get(segment)
-                if f is None:
-                    f = handles[segment] = open(self._path(segment), "rb", buffering=1 << 20)
-                    at[segment] = 0
-                if at[segment] != offset:
-                    f.seek(offset)
-                line = f.readline()
-                at[segment] = offset + len(line)
-                record, why = _decode(line) if line.endswith(_NEWLINE) else (None, "a torn line")
-                if record is None:
-                    raise CorruptRecordError(f"the line at {position} is not a record: {why}")
-                out.append(record)
-        except OSError as exc:
-            raise StorageError(exc.errno or 0, f"cannot read the journal {self._directory}: {exc.strerror}") from None
-        finally:
-            for f in handles.values():
-                f.close()
+        for position, line in zip(positions, self._lines(positions, check_start=False)):
+            record, why = _decode(line)
+            if record is None:
+                raise CorruptRecordError(f"the line at {position} is not a record: {why}")
+            out.append(record)
         return out
 
     def grep(self, needles: Sequence[bytes | re.Pattern[bytes]]) -> list[tuple[Position, bytes]]:
@@ -511,22 +494,31 @@ class Journal:
             CorruptRecordError: no committed line starts at a position.
             StorageError: a segment cannot be read.
         """
+        return self._lines(positions, check_start=True)
+
+    def _lines(self, positions: Sequence[Position], *, check_start: bool) -> list[bytes]:
+        """The committed lines at ``positions``, one open per segment, adjacent lines read
+        without a seek; with ``check_start``, each position is checked to start a line."""
         out: list[bytes] = []
         handles: dict[int, BinaryIO] = {}
+        at: dict[int, int] = {}  # segment -> offset its file is read up to
         try:
             for position in positions:
-                f = handles.get(position.segment)
+                segment, offset = position.segment, position.offset
+                f = handles.get(segment)
                 if f is None:
-                    f = handles[position.segment] = open(self._path(position.segment), "rb")
-                if position.offset > 0:
-                    f.seek(position.offset - 1)
+                    f = handles[segment] = open(self._path(segment), "rb", buffering=1 << 20)
+                    at[segment] = 0
+                if check_start and offset > 0 and at[segment] != offset:
+                    f.seek(offset - 1)
                     if f.read(1) != _NEWLINE:
                         raise CorruptRecordError(f"no line starts at {position}")
-                else:
-                    f.seek(0)
+                elif at[segment] != offset:
+                    f.seek(offset)
                 line = f.readline()
+                at[segment] = offset + len(line)
                 if not line.endswith(_NEWLINE):
-                    raise CorruptRecordError(f"no committed line at {position}")
+                    raise CorruptRecordError(f"the line at {position} is not a committed record: a torn line")
                 out.append(line)
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read the journal {self._directory}: {exc.strerror}") from None
