@@ -401,17 +401,22 @@ impl TextIndex {
         }
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
         self.writer = Some(self.index.writer_with_num_threads(threads, WRITER_BYTES).map_err(tantivy_error)?);
-        let holding: Vec<SegmentId> = self
-            .reader
-            .searcher()
-            .segment_readers()
-            .iter()
-            .filter(|s| s.has_deletes())
-            .map(SegmentReader::segment_id)
-            .collect();
-        let writer = self.writer()?;
-        if !holding.is_empty() {
-            writer.merge(&holding).wait().map_err(tantivy_error)?;
+        // The segments as they are now (those merges may have replaced some), until none holds
+        // a deleted document: a merge writes a segment without them.
+        for _ in 0..8 {
+            self.reload()?;
+            let holding: Vec<SegmentId> = self
+                .reader
+                .searcher()
+                .segment_readers()
+                .iter()
+                .filter(|s| s.has_deletes())
+                .map(SegmentReader::segment_id)
+                .collect();
+            if holding.is_empty() {
+                break;
+            }
+            self.writer()?.merge(&holding).wait().map_err(tantivy_error)?;
         }
         self.reload()?;
         self.writer()?.garbage_collect_files().wait().map_err(tantivy_error)?;
