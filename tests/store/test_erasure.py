@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,8 @@ from cuemem.store.journal import Journal, Position
 
 def test_an_intent_round_trips_and_refuses_what_is_not_one(tmp_path: Path) -> None:
     """An intent reads back as written; edits that are not tombstones, or no receipt first, are refused."""
-    receipt = {"op": "forget", "id": "fg-1"}
+    receipt = rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["ep-1"], notes=["n1"],
+                         approvals=[], hashes=["b" * 64], at=datetime(2026, 1, 2, tzinfo=timezone.utc))
     line = rec.erased("ep-1", "remember", "a" * 64, 300)
     Intent("fg-1", ((Position(1, 0), line),), ("n1",), (receipt,)).write(tmp_path / "i.json")
     back = Intent.load(tmp_path / "i.json")
@@ -73,3 +74,26 @@ def test_a_home_with_a_hostile_intent_opens_and_does_nothing_of_it(tmp_path: Pat
         assert len(mem) == 1
     assert "not a forget intent" in caplog.text
     assert (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes() == journal
+
+
+def test_an_intent_that_would_write_or_erase_what_its_receipt_does_not_name_is_refused(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Records cuemem did not write, tombstones of ids the receipt does not forget, or of lines not about them: nothing is done."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        keep = mem.remember("a memory nobody forgets", now=date(2026, 1, 1))
+        mem.remember("another memory", now=date(2026, 1, 1))
+    journal = (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes()
+    first = journal.split(b"\n", 1)[0] + b"\n"
+    receipt = rec.forget("fg-x", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["ep-other"], notes=[],
+                         approvals=[], hashes=["0" * 64], at=datetime(2026, 1, 2, tzinfo=timezone.utc))
+    stone_of = lambda eid: rec.erased(eid, "remember", "a" * 64, len(first)).decode()  # noqa: E731
+    hostile = [
+        {"receipt": "fg-x", "edits": [], "notes": [], "records": [receipt, {"op": "remember", "episode": {"id": 5}}]},
+        {"receipt": "fg-x", "edits": [[1, 0, stone_of(keep)]], "notes": [], "records": [receipt]},
+        {"receipt": "fg-x", "edits": [[1, 0, stone_of("ep-other")]], "notes": [], "records": [receipt]},
+    ]
+    for body in hostile:
+        (tmp_path / "h" / ".forget.json").write_text(json.dumps(body))
+        with caplog.at_level(logging.WARNING, logger="cuemem.home"), Memory.open(tmp_path / "h", fsync="never") as mem:
+            assert mem.get(keep).narrative == "a memory nobody forgets" and len(mem) == 2
+        assert (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes().startswith(journal)
+    assert "nothing of it is done" in caplog.text

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import numpy.typing as npt
 
 from .._gc import gc_paused
@@ -338,13 +339,8 @@ class Home:
         # A note written again by the forget gets its new file from its record (or has it).
         rewritten = {r["id"] for r in intent.records if r["op"] == _NOTE}
         self._notes.remove([n for n in intent.notes if n not in rewritten])
-        for pid in intent.proposals:
-            try:
-                (self.layout.proposals / f"{pid}.md").unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise StorageError(exc.errno or 0, f"cannot delete the file of proposal {pid}: {exc.strerror}") from None
+        if self.proposal_files is not None:
+            self.proposal_files.remove(intent.proposals)
         # A crash may have committed a prefix of the records: only the rest are written.
         state = self.indexes.lifecycle
         left = [r for r in intent.records if not _committed(r, self.indexes, state)]
@@ -359,12 +355,7 @@ class Home:
                 self.vectors.erase(rows)
         proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
         if intent.notes:  # the policy book's cache may quote an erased note: it is made again when next read
-            try:
-                (self.layout.index / policycache.FILE).unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise StorageError(exc.errno or 0, f"cannot delete the policy cache: {exc.strerror}") from None
+            policycache.discard(self.layout.index)
         self._save_index()
         Intent.clear(self.layout.forget_intent)
         _log.info("%s: forget %s carried out (%d lines erased, %d notes deleted)", self.root, intent.receipt, len(intent.edits), len(intent.notes))
@@ -704,9 +695,21 @@ def _pending_forget(layout: Layout, journal: Journal) -> Intent | None:
     except CorruptRecordError as exc:
         _log.warning("%s: %s; it is left in place, and nothing of it is done", layout.root, exc)
         return None
-    if intent is not None:
-        _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
-        journal.overwrite(intent.edits)
+    if intent is None:
+        return None
+    try:  # a tombstone may only replace a line that names what it stands for (or itself)
+        lines = journal.lines([p for p, _ in intent.edits])
+    except CuememError as exc:
+        _log.warning("%s: the forget intent names lines the journal does not hold (%s); nothing of it is done", layout.root, exc)
+        return None
+    for (position, stone), line in zip(intent.edits, lines):
+        named = b'"id":' + orjson.dumps(orjson.loads(stone)["id"])
+        if line != stone and named not in line:
+            _log.warning("%s: the forget intent would erase a line at %s that is not about what it forgets; nothing of it is done",
+                         layout.root, position)
+            return None
+    _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
+    journal.overwrite(intent.edits)
     return intent
 
 

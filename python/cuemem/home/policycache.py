@@ -17,11 +17,12 @@ from typing import Any
 
 import orjson
 
+from ..errors import StorageError
 from ..policy.model import Policy, Polarity
 from ..store.fsync import write_atomic
 from .indexes import clear_foreign
 
-__all__ = ["FILE", "load", "save"]
+__all__ = ["FILE", "discard", "load", "save"]
 
 #: The cache's file name inside ``home/index``.
 FILE = "policies.json"
@@ -59,6 +60,20 @@ def save(directory: Path, notes: Mapping[str, tuple[int, str]], policies: Sequen
     body = {"version": _VERSION, "notes": _digest(notes), "policies": [_policy_json(p) for p in policies]}
     clear_foreign(directory / FILE)
     write_atomic(directory / FILE, orjson.dumps(body))
+
+
+def discard(directory: Path) -> None:
+    """Deletes the cache (what it holds may quote a note that is gone); the book is read from the notes next time.
+
+    Raises:
+        StorageError: the file cannot be deleted.
+    """
+    try:
+        (directory / FILE).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot delete the policy cache: {exc.strerror}") from None
 
 
 def load(directory: Path, notes: Mapping[str, tuple[int, str]]) -> list[Policy] | None:

@@ -84,14 +84,21 @@ class ProposalFiles:
             self.write(proposals_of(state, dict.fromkeys(touched)))
         for r in records:
             if r["op"] == _FORGET:
-                for pid in r["approvals"]:
-                    if pid not in state.proposals:
-                        try:
-                            self.path(pid).unlink()
-                        except FileNotFoundError:
-                            pass
-                        except OSError as exc:
-                            raise StorageError(exc.errno or 0, f"cannot delete {self.path(pid)}: {exc.strerror}") from None
+                self.remove([pid for pid in r["approvals"] if pid not in state.proposals])
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Deletes the files of proposals ``ids`` (a forget took them out); missing ones are fine.
+
+        Raises:
+            StorageError: a file cannot be deleted.
+        """
+        for pid in ids:
+            try:
+                self.path(pid).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot delete {self.path(pid)}: {exc.strerror}") from None
 
     def reconcile(self, state: LifecycleState, *, replayed: bool) -> list[str]:
         """Writes the files that are missing or behind their decision; returns what it left

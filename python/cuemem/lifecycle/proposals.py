@@ -208,30 +208,9 @@ def checked_records(proposal: Proposal) -> list[rec.Record]:
     out: list[rec.Record] = []
     try:
         for r in proposal.records:
-            op = rec.op_of(r)
-            if op is rec.Op.REMEMBER:
-                episode = Episode.from_json(r["episode"])
-                out.append(rec.remember(episode.to_json()))
-            elif op is rec.Op.RETIRE:
-                ids = r["ids"]
-                if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids) or not isinstance(r["reason"], str):
-                    raise TypeError("a retire record lists ids and a reason")
-                out.append(rec.retire(ids, r["reason"], datetime.fromisoformat(str(r["at"]))))
-            elif op is rec.Op.VERSION:
-                sup = r["supersedes"]
-                if not isinstance(r["subject"], str) or not isinstance(r["id"], str) or not (sup is None or isinstance(sup, str)):
-                    raise TypeError("a version record names a subject, an id and what it supersedes")
-                out.append(rec.version(
-                    r["subject"], r["id"], sup, datetime.fromisoformat(str(r["valid_from"])), datetime.fromisoformat(str(r["at"])),
-                ))
-            elif op is rec.Op.NOTE:
-                note = Note.from_markdown(str(r["markdown"]))
-                built = rec.note(note)
-                if built["sha256"] != r["sha256"] or built["id"] != r["id"] or built["version"] != r["version"]:
-                    raise ValueError("a note record's markdown is not its note")
-                out.append(built)
-            else:
+            if rec.op_of(r) not in rec.PROPOSABLE_OPS:
                 raise ValueError(f"a proposal cannot hold a {r.get('op')!r} record")
+            out.append(rec.checked(r))
     except (SchemaError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(f"proposal {proposal.id} holds a record cuemem did not write: {exc}") from None
     return out

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import CorruptRecordError
+from ..errors import CorruptRecordError, SchemaError
 from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
 from .journal import Position
-from .records import Op, Record
+from .records import Op, Record, checked
 
 __all__ = ["Intent"]
 
@@ -79,12 +79,17 @@ class Intent:
             body = json.loads(raw)
             edits = tuple((Position(int(s), int(o)), _tombstone(line)) for s, o, line in body["edits"])
             notes = tuple(str(n) for n in body["notes"])
-            records = tuple(_record(r) for r in body["records"])
+            records = tuple(checked(_record(r)) for r in body["records"])
             proposals = tuple(validate_id(p, "proposal") for p in body.get("proposals", []))
             receipt = body["receipt"]
             if not isinstance(receipt, str) or not records or records[0].get("op") != Op.FORGET.value or records[0].get("id") != receipt:
                 raise ValueError("the intent does not start with its receipt")
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            # A tombstone may only stand for what the receipt forgets.
+            named = {*records[0]["ids"], *records[0]["notes"], *records[0]["approvals"]}
+            stray = [json.loads(line)["id"] for _, line in edits if json.loads(line)["id"] not in named]
+            if stray:
+                raise ValueError(f"tombstones of {stray[:3]} that its receipt does not forget")
+        except (SchemaError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CorruptRecordError(f"{path} is not a forget intent cuemem wrote: {exc}") from None
         return cls(receipt, edits, notes, records, proposals)
 
