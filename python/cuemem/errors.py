@@ -187,3 +187,13 @@ class ProposalConflictError(ApprovalError):
 
 class GoldenFileError(CuememError, ValueError):
     """A ``golden.yaml`` that is not YAML, too large, or breaks the golden set's shape."""
+
+
+class SharedHomeError(StorageError):
+    """A shared home's server (PostgreSQL) could not be reached, or refused a statement;
+    nothing of the call was acknowledged. The handle reconnects on its next call."""
+
+
+class SharedSchemaError(SharedHomeError):
+    """A shared home whose schema this cuemem cannot use: written by a newer cuemem, or not
+    a cuemem schema at all. Nothing was changed."""

@@ -53,6 +53,8 @@ from .policy.explain import Explanation
 from .policy.judge import Judgement
 from .policy.model import Policy
 from .policy.service import Policies
+from .postgres import is_shared
+from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .schema.fields import choice, optional_label, to_datetime, validate_id
@@ -208,7 +210,7 @@ class Memory:
         *,
         read_only: bool = False,
         fsync: FsyncPolicy | str = FsyncPolicy.ALWAYS,
-        lock_timeout: float = 0.0,
+        lock_timeout: float | None = None,
         weights: Mapping[str, float] | None = None,
         half_lives_days: Mapping[str, float] | None = None,
         profile: Profile | str = "medium",
@@ -217,15 +219,23 @@ class Memory:
         embedder: Embedder | None = None,
         user: str | None = None,
         memory_budget: int = DEFAULT_BUDGET,
+        cache: str | os.PathLike[str] | None = None,
+        follow: bool = True,
     ) -> Memory:
         """Opens (and, unless ``read_only``, creates) the home at ``path``.
 
         Args:
-            path: The home directory.
-            read_only: Follow a home another process writes; takes no lock.
+            path: The home directory, or a shared home's address
+                (``postgresql://…[?cuemem_home=NAME]``, :mod:`cuemem.postgres`; needs the
+                ``cuemem[postgres]`` extra).
+            read_only: Follow a home another process writes; takes no lock. (A shared
+                home's read-only handle still keeps its cache.)
             fsync: ``"always"`` (default: every acknowledged write is on disk) or
-                ``"never"`` (leave flushing to the OS; for throwaway homes).
-            lock_timeout: Seconds to wait for another writer to finish (0: fail at once).
+                ``"never"`` (leave flushing to the OS; for throwaway homes). For a shared
+                home it governs the cache; the server's own settings govern the truth.
+            lock_timeout: Seconds to wait for another writer to finish. A directory's writer
+                holds it for the handle's life (default 0: fail at once); a shared home's
+                writers take turns per write call (default 30).
             weights: Salience weight overrides, per axis.
             half_lives_days: Salience half-life overrides, per axis.
             profile: The failure-cost profile ("low", "medium", "high" or a
@@ -243,12 +253,21 @@ class Memory:
                 user while the home holds one; on a home of several users a read that
                 names no user is refused (``ScopeError``).
             memory_budget: The token budget of the home's ``MEMORY.md`` (see :meth:`autoload`).
+            cache: A shared home's cache directory (default: one under ``$CUEMEM_CACHE`` or
+                ``~/.cache/cuemem`` that no other process holds).
+            follow: A shared home's handle catches up as soon as another process commits
+                (a thread listening to the server); else at each write and :meth:`refresh`.
 
         Raises:
             HomeLockedError: another process writes this home.
             StorageError: the directory cannot be created or read.
+            SharedHomeError: a shared home's server cannot be reached.
+            SharedSchemaError: a shared home written by a newer cuemem.
         """
-        root = Path(_arrays.path(path))
+        shared = is_shared(path)
+        root = None if shared else Path(_arrays.path(path))
+        cache_dir = None if cache is None else Path(_arrays.path(cache))
+        follows = _arrays.boolean(follow, "follow")
         # Every option is checked before anything is created on disk.
         scope = Scope.of(user)
         budget = check_budget(memory_budget, "memory_budget")
@@ -256,7 +275,9 @@ class Memory:
             policy = FsyncPolicy(fsync)
         except ValueError:
             raise InvalidArgumentError(f"fsync must be one of {[p.value for p in FsyncPolicy]}, got {fsync!r}") from None
-        if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf"):
+        if lock_timeout is not None and (
+            isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf")
+        ):
             raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
         salience = SalienceTable(weights, half_lives_days)
         chosen = lifecycle_profile(profile)
@@ -265,10 +286,16 @@ class Memory:
             raise CueTypeError(f"text_weights must be a TextWeights, got {type(text_weights).__name__}")
         if embedder is not None:
             check_embedder(embedder)
-        home = Home.open(
-            root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience, text_analyzer=text_analyzer,
-            embedder=embedder,
-        )
+        if root is None:
+            home = open_shared_home(
+                str(path), cache=cache_dir, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience,
+                text_analyzer=text_analyzer, embedder=embedder, follow=follows,
+            )
+        else:
+            home = Home.open(
+                root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
+                embedder=embedder,
+            )
         return cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
 
     @_serialized

@@ -57,11 +57,11 @@ def test_journal_records_are_built_only_in_the_records_module() -> None:
 
 
 def test_only_the_home_and_the_store_touch_the_files_and_indexes() -> None:
-    """Modules outside cuemem.home and cuemem.store import none of the journal, notes or index modules."""
+    """Modules outside cuemem.home and the stores (cuemem.store, cuemem.postgres) import none of the journal, notes or index modules."""
     offenders = {
         name: sorted(_imports(name, tree) & PRIVATE)
         for name, tree in _modules()
-        if not name.startswith(("cuemem.home", "cuemem.store"))
+        if not name.startswith(("cuemem.home", "cuemem.store", "cuemem.postgres"))
     }
     assert {n: found for n, found in offenders.items() if found} == {}
 
@@ -170,7 +170,7 @@ def test_a_failed_append_leaves_the_indexes_on_what_the_journal_holds(tmp_path: 
         one = len(orjson_line(records[0]))
         monkeypatch.setattr(journal, "_segment_bytes", one + 10)  # the second record needs a new segment
 
-        def refuse(self: object) -> None:
+        def refuse(self: object, segment: int) -> None:
             raise StorageError(28, "no space left on device")
 
         monkeypatch.setattr(type(journal), "_rotate", refuse)

@@ -25,7 +25,7 @@ CHILD = textwrap.dedent(
     import importlib, json, pkgutil, sys
     from datetime import date
     import click, numpy, orjson, portalocker, pyroaring, rich.console, rich.progress, yaml
-    for extra in ("mcp.server.mcpserver", "mcp.server.stdio", "mcp_types", "langgraph.store.base", "tantivy"):
+    for extra in ("mcp.server.mcpserver", "mcp.server.stdio", "mcp_types", "langgraph.store.base", "tantivy", "psycopg"):
         try:
             importlib.import_module(extra)  # each guards its own platform code (mcp's stdio: fcntl)
         except ImportError:

@@ -18,7 +18,6 @@ import dataclasses
 import hashlib
 import logging
 import re
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +49,8 @@ from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
 from .layout import Layout
+from .guard import Guard
+from .mirror import Mirror
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
@@ -90,7 +91,9 @@ class Home:
         #: Note files differ from their journaled versions (a person's edits, until sync).
         self.notes_edited = notes_edited
         #: Held by every call of the facade: one operation at a time on this home.
-        self.guard = threading.RLock()
+        self.guard = Guard()
+        #: The shared log this home mirrors (:mod:`.mirror`), or None for an embedded home.
+        self.mirror: Mirror | None = None
         self._closed = False
         #: The embeddings of its rows, when the handle was opened with an embedder.
         self.vectors: VectorCache | None = None
@@ -125,11 +128,12 @@ class Home:
     @gc_paused  # an open builds many long-lived objects (indexes, what was seen of 25k note files) and no cycles
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
-        embedder: Embedder | None = None,
+        embedder: Embedder | None = None, mirror: Mirror | None = None,
     ) -> Home:
         """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
 
-        Arguments are checked by the caller (:meth:`cuemem.Memory.open`).
+        Arguments are checked by the caller (:meth:`cuemem.Memory.open`). With ``mirror``,
+        ``root`` is the cache of a shared home: proved or emptied, then caught up.
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -150,11 +154,20 @@ class Home:
             lock = WriterLock(layout.lock)
             lock.acquire(timeout=lock_timeout)
         try:
-            journal = Journal(layout.journal, fsync=fsync, writable=not read_only)
-            intent = None if read_only else _pending_forget(layout, journal)
+            fetched = None
+            if mirror is not None:
+                mirror.prepare(layout)
+            journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=None if mirror is None else mirror.log)
+            if mirror is not None:
+                fetched = mirror.pull(journal)
+            intent = None if read_only or mirror is not None else _pending_forget(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
+            if fetched is not None and fetched.lines:
+                files = Mirror.note_files(fetched.lines)
+                if files:
+                    notes.place(notes.stage(files))  # the notes other processes wrote
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
             # Only files that differ from the journal's versions are parsed (a person's edits).
             scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
@@ -188,11 +201,19 @@ class Home:
                 )
             if intent is not None:
                 home._complete(intent)
+            if mirror is not None:
+                assert fetched is not None
+                home.mirror = mirror
+                home.guard.on_release = mirror.release
+                with home.guard:
+                    home._carry_out(fetched.forgets)
             _log_open(home, read_only)
             return home
         except BaseException:
             if lock is not None:
                 lock.release()
+            if mirror is not None:
+                mirror.close()
             raise
 
     def close(self) -> None:
@@ -224,6 +245,11 @@ class Home:
             self.text_candidate = None
             if self._lock is not None:
                 self._lock.release()
+            if self.mirror is not None:
+                try:
+                    self.mirror.close()
+                except CuememError as exc:
+                    failures.append(exc)
         if failures:
             first = failures[0]
             if isinstance(first, StorageError):
@@ -246,11 +272,26 @@ class Home:
         return self._lock is not None and not self._closed
 
     def check_writable(self) -> None:
-        """Raises unless this handle may write.
+        """Raises unless this handle may write; a shared home's writer then holds the
+        shared log's lock until its call returns, caught up with every other writer.
 
         Raises:
             ReadOnlyError: the handle is closed or read-only.
+            HomeLockedError: a shared home's other writers held its lock too long.
+            SharedHomeError: a shared home's server could not be reached.
         """
+        self._check_local()
+        if self.mirror is not None and not self.mirror.log.held:
+            self.mirror.check()
+            self.mirror.log.hold(self.mirror.lock_timeout)
+            try:
+                self._catch_up()
+            except BaseException:
+                self.mirror.release()
+                raise
+
+    def _check_local(self) -> None:
+        """Raises unless this handle may write the home's files (a shared home's cache included)."""
         if self._closed:
             raise ReadOnlyError("this Memory handle is closed")
         if self._lock is None:
@@ -331,8 +372,14 @@ class Home:
         self.check_writable()
         intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
         intent.write(self.layout.forget_intent)
+        forget = None
+        if self.mirror is not None:  # the shared log's lines first: from then on the forget has happened
+            forget = self.mirror.log.publish_forget(intent.receipt, intent.to_bytes(), intent.edits)
         self.journal.overwrite(intent.edits)
         self._complete(intent)
+        if self.mirror is not None and forget is not None:
+            self.mirror.forgets = forget
+            self.mirror.save(self.layout, self.fsync)
 
     def _complete(self, intent: Intent) -> None:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
@@ -612,10 +659,54 @@ class Home:
 
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
+        if self.mirror is not None:
+            return self._catch_up()
         count = apply_journal(self.indexes, self.journal, self.indexes.head)
         if self.text is not None:
             self.text.refresh()
         return count
+
+    def _catch_up(self) -> int:
+        """Brings a shared home's mirror up to the shared log; returns how many episodes.
+
+        The lines go to the journal, their notes' files to ``notes/``, the records through
+        the one applier to every index, and the log's new forgets are carried out.
+        """
+        assert self.mirror is not None
+        self._check_local()
+        fetched = self.mirror.pull(self.journal)
+        count = 0
+        if fetched.lines:
+            files = Mirror.note_files(fetched.lines)
+            if files:
+                self._notes.place(self._notes.stage(files))
+            count = apply_journal(self.indexes, self.journal, self.indexes.head)
+            if self.text is not None:
+                self.text.feed(self.indexes, self.journal)
+            if self.proposal_files is not None:
+                self.proposal_files.committed(self.indexes.lifecycle, Mirror.proposal_records(fetched.lines))
+            self.committed(None)
+        self._carry_out(fetched.forgets)
+        return count
+
+    def _carry_out(self, forgets: Sequence[tuple[int, bytes]]) -> None:
+        """Carries out the shared log's forgets after the mirror's last: the same lines
+        overwritten, the same steps as the home that made each. One whose receipt is not
+        in the log yet (its writer stopped midway) waits for a writer, who completes it."""
+        assert self.mirror is not None
+        for number, raw in forgets:
+            try:
+                intent = Intent.from_bytes(raw, f"forget {number} of {self.mirror.log.shown}")
+            except CorruptRecordError as exc:
+                _log.warning("%s: %s; skipped", self.root, exc)
+            else:
+                state = self.indexes.lifecycle
+                if not self.mirror.log.held and not _committed(intent.records[0], self.indexes, state):
+                    return
+                self.journal.overwrite(intent.edits)
+                self._complete(intent)
+            self.mirror.forgets = number
+            self.mirror.save(self.layout, self.fsync)
 
     def save_index(self) -> None:
         """Writes the index cache to ``index/`` and commits the text index.
@@ -623,7 +714,7 @@ class Home:
         Raises:
             ReadOnlyError: the handle is read-only or closed.
         """
-        self.check_writable()
+        self._check_local()
         self._save_index()
 
     def _save_index(self) -> None:
@@ -643,7 +734,7 @@ class Home:
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
-        self.check_writable()
+        self._check_local()
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
         count = apply_journal(fresh, self.journal, None)
@@ -659,7 +750,7 @@ class Home:
     def repair_text(self, why: str) -> None:
         """Rebuilds the text index from the journal after it was found damaged under the
         open handle (a writer's); :attr:`text_report` says so."""
-        self.check_writable()
+        self._check_local()
         _log.warning("%s: the text index was damaged while open (%s); rebuilding it from the journal", self.root, why)
         if self.text is not None:
             self.text.rebuild(self.indexes, self.journal)

@@ -53,6 +53,10 @@ class Intent:
 
     def write(self, path: Path) -> None:
         """Writes the intent atomically and durably (always synced: the forget starts here)."""
+        write_atomic(path, self.to_bytes(), FsyncPolicy.ALWAYS)
+
+    def to_bytes(self) -> bytes:
+        """The intent as its file (and a shared home's ``forgets`` row) holds it."""
         body = {
             "receipt": self.receipt,
             "edits": [[p.segment, p.offset, line.decode("ascii")] for p, line in self.edits],
@@ -60,7 +64,7 @@ class Intent:
             "records": list(self.records),
             "proposals": list(self.proposals),
         }
-        write_atomic(path, orjson.dumps(body, option=orjson.OPT_SORT_KEYS), FsyncPolicy.ALWAYS)
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
     @classmethod
     def load(cls, path: Path) -> Intent | None:
@@ -75,6 +79,15 @@ class Intent:
             return None
         except OSError as exc:
             raise CorruptRecordError(f"cannot read the forget intent {path}: {exc}") from None
+        return cls.from_bytes(raw, str(path))
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, where: str) -> Intent:
+        """The intent ``raw`` holds (read from ``where``).
+
+        Raises:
+            CorruptRecordError: it is not an intent cuemem wrote (nothing of it is done).
+        """
         try:
             body = json.loads(raw)
             edits = tuple((Position(int(s), int(o)), _tombstone(line)) for s, o, line in body["edits"])
@@ -90,7 +103,7 @@ class Intent:
             if stray:
                 raise ValueError(f"tombstones of {stray[:3]} that its receipt does not forget")
         except (SchemaError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise CorruptRecordError(f"{path} is not a forget intent cuemem wrote: {exc}") from None
+            raise CorruptRecordError(f"{where} is not a forget intent cuemem wrote: {exc}") from None
         return cls(receipt, edits, notes, records, proposals)
 
     @staticmethod

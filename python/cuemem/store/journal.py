@@ -64,6 +64,7 @@ from ..errors import (
     StorageError,
 )
 from .fsync import FsyncPolicy, sync, sync_directory
+from .upstream import Upstream
 
 __all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Stage", "segment_name"]
 
@@ -152,6 +153,8 @@ class Journal:
         writable: whether this handle may append. The caller must hold the home's
             writer lock: two writable handles on one directory corrupt rotation. A
             handle is not thread-safe; threads sharing one must serialize appends.
+        upstream: the shared log this journal mirrors (:mod:`cuemem.store.upstream`):
+            each append and each staged segment is committed there first.
 
     Raises:
         InvalidArgumentError: ``segment_bytes`` < 1 or an unknown ``fsync`` policy.
@@ -169,6 +172,7 @@ class Journal:
         "_segment",
         "_segment_bytes",
         "_size",
+        "_upstream",
         "_writer",
     )
 
@@ -179,6 +183,7 @@ class Journal:
         segment_bytes: int = 64 << 20,
         fsync: FsyncPolicy = FsyncPolicy.ALWAYS,
         writable: bool = False,
+        upstream: Upstream | None = None,
     ) -> None:
         if isinstance(segment_bytes, bool) or not isinstance(segment_bytes, int) or segment_bytes < 1:
             raise InvalidArgumentError(f"segment_bytes must be an int >= 1, got {segment_bytes!r}")
@@ -195,6 +200,7 @@ class Journal:
         self._size = 0
         self._needs_seal = False
         self._writer = False
+        self._upstream = upstream
         #: The writer's own head after its last append (it alone appends: the lock).
         self._head: Position | None = None
         if writable:
@@ -262,19 +268,56 @@ class Journal:
             return []
         if self._needs_seal:
             self._seal()
-        positions: list[Position] = []
-        batch = bytearray()
+        # Where each line goes: a line that would overflow the segment starts the next one.
+        placed: list[tuple[Position, bytes]] = []
+        segment, size = self._segment, self._size
         for line in lines:
-            used = self._size + len(batch)
-            if used > 0 and used + len(line) > self._segment_bytes:
+            if size > 0 and size + len(line) > self._segment_bytes:
+                segment, size = segment + 1, 0
+            placed.append((Position(segment, size), line))
+            size += len(line)
+        if self._upstream is not None:
+            self._upstream.publish(placed)  # the truth first; these files mirror it
+        self._write_placed(placed)
+        return [p for p, _ in placed]
+
+    def place(self, lines: Sequence[tuple[Position, bytes]]) -> None:
+        """Writes lines another process committed to this journal's upstream, each at
+        its position: the head, or the start of a later segment (a mirror's catch-up).
+        One sync for the batch.
+
+        Raises:
+            ReadOnlyError: the journal is not open for writing.
+            InvalidArgumentError: a line is not one ``\n``-terminated line, or its
+                position is not where this journal would put it (the mirror diverged).
+            StorageError: the file system refused; a prefix may have been written.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        if self._needs_seal:
+            self._seal()
+        segment, size = self._segment, self._size
+        for position, line in lines:
+            if not isinstance(line, bytes) or not line.endswith(_NEWLINE) or _NEWLINE in line[:-1]:
+                raise InvalidArgumentError(f"the line for {position} is not one line of bytes")
+            if position.segment == segment + 1 and position.offset == 0:
+                segment, size = position.segment, 0
+            elif position != Position(segment, size):
+                raise InvalidArgumentError(f"a line for {position} does not follow this journal's head {Position(segment, size)}")
+            size += len(line)
+        self._write_placed(lines)
+
+    def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
+        """Writes lines whose positions were checked: one write per segment."""
+        batch = bytearray()
+        for position, line in placed:
+            if position.segment != self._segment:
                 self._write(batch)
                 batch.clear()
-                self._rotate()
-            positions.append(Position(self._segment, self._size + len(batch)))
+                self._rotate(position.segment)
             batch += line
         self._write(batch)
         self._head = Position(self._segment, self._size)
-        return positions
 
     def overwrite(self, edits: Sequence[tuple[Position, bytes]]) -> None:
         """Replaces committed lines in place, each with a line of exactly its length, and
@@ -339,6 +382,8 @@ class Journal:
             self._seal()
         present = self.segments()
         segment = (present[-1] if present else 0) + 1
+        if self._upstream is not None:
+            self._upstream.publish_segment(segment, path)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -540,6 +585,15 @@ class Journal:
             return self._head
         return self._last_line()[0]
 
+    def last_line(self) -> tuple[Position, bytes]:
+        """The :meth:`head` and the bytes of the last committed line before it (``b""`` when
+        there is none).
+
+        Raises:
+            StorageError: a segment cannot be read.
+        """
+        return self._last_line()
+
     def digest(self) -> str:
         """A cheap fingerprint of the committed content, for index staleness checks.
 
@@ -626,12 +680,12 @@ class Journal:
             self._size = size
         self._needs_seal = False
 
-    def _rotate(self) -> None:
-        """Closes the current segment; the next write creates the following one."""
+    def _rotate(self, segment: int) -> None:
+        """Closes the current segment; the next write creates segment ``segment``."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        self._segment += 1
+        self._segment = segment
         self._size = 0
 
     def _write(self, data: bytearray) -> None:

@@ -1,0 +1,281 @@
+"""``RecordLog``: one log of a shared home on a PostgreSQL server.
+
+It is the :class:`~cuemem.store.upstream.SharedLog` a mirrored journal commits to and
+catches up from:
+
+- **Order.** A log's records are numbered ``seq`` 1, 2, … with no gap, and each holds the
+  journal line and the ``(segment, offset)`` it has in every mirror. Writers take the log's
+  advisory lock (:meth:`hold`) for the whole of one write call, catch up, decide and
+  commit; so every record is decided against every record before it, ids never collide and
+  every process applies the same lines in the same order.
+- **Commit.** :meth:`publish` is one transaction: the lines, their projections
+  (:mod:`.projection`) and a ``NOTIFY`` on the home's channel. It checks that the log ends
+  where the caller's mirror ends (a writer that lost its lock is refused, never merged).
+- **Catch-up.** :meth:`fetch` reads, in one snapshot, the lines after a ``seq`` and the
+  forgets after an id.
+- **Failure.** A server that cannot be reached or breaks the connection is a
+  :class:`~cuemem.errors.SharedHomeError`; the connection is dropped (with any lock it
+  held) and made again by the next call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg import sql
+
+from ..errors import HomeLockedError, InvalidArgumentError, SharedHomeError
+from ..store.journal import Position
+from ..store.upstream import Fetched
+from . import projection, schema
+from .target import Target
+
+__all__ = ["RecordLog"]
+
+_COPY_ROWS = 5000
+
+
+class RecordLog:
+    """Log ``log`` of the shared home at ``target``."""
+
+    def __init__(self, target: Target, log: str = "main", *, create: bool = True, connect_timeout: float = 10.0) -> None:
+        if not isinstance(log, str) or not log or len(log) > 256:
+            raise InvalidArgumentError(f"a log is named by a non-empty string of at most 256 characters, got {log!r}")
+        self.target = target
+        self.log = log
+        self._timeout = connect_timeout
+        self._conn: psycopg.Connection[Any] | None = None
+        self._held = False
+        #: The ``seq`` of the last line the mirror holds (set by the mirror; moved by publishing).
+        self.seq = 0
+        self._guard = threading.Lock()
+        s = target.schema
+        self._channel = f"cuemem_{s}"
+        self._key = schema.lock_key(s, f"log/{log}")
+        self.home_id = schema.ensure(self._connection(), s, create=create)
+
+    # -- the connection --------------------------------------------------------------
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed:
+            try:
+                self._conn = psycopg.connect(self.target.conninfo, autocommit=True, connect_timeout=max(1, int(self._timeout)))
+            except psycopg.Error as exc:
+                raise SharedHomeError(f"cannot reach the shared home {self.shown}: {_why(exc)}") from None
+            self._held = False
+        return self._conn
+
+    @property
+    def shown(self) -> str:
+        """The home's address without its password."""
+        return self.target.shown
+
+    @property
+    def channel(self) -> str:
+        """The ``LISTEN`` channel commits are announced on (payload: ``"<log> <seq>"``)."""
+        return self._channel
+
+    def _failed(self, exc: psycopg.Error, doing: str) -> SharedHomeError:
+        """The typed error for ``exc``; a broken connection is dropped (and its lock with it)."""
+        conn = self._conn
+        if conn is not None and (conn.closed or conn.broken or isinstance(exc, psycopg.OperationalError)):
+            try:
+                conn.close()
+            finally:
+                self._conn = None
+                self._held = False
+        return SharedHomeError(f"{doing} on the shared home {self.shown} failed: {_why(exc)}")
+
+    def close(self) -> None:
+        """Releases the lock (if held) and closes the connection. Idempotent."""
+        conn, self._conn = self._conn, None
+        self._held = False
+        if conn is not None:
+            conn.close()
+
+    # -- the writers' lock -------------------------------------------------------------
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the log's lock now."""
+        return self._held and self._conn is not None and not self._conn.closed
+
+    def hold(self, timeout: float) -> None:
+        """Takes the log's lock, waiting up to ``timeout`` seconds for other writers.
+
+        Raises:
+            HomeLockedError: other writers held it all that time.
+            SharedHomeError: the server could not be reached.
+        """
+        if self.held:
+            return
+        conn = self._connection()
+        try:
+            conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
+            conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
+        except psycopg.errors.LockNotAvailable:
+            raise HomeLockedError(f"other writers held the shared home {self.shown} for {timeout:g} s") from None
+        except psycopg.Error as exc:
+            raise self._failed(exc, "taking the writers' lock") from None
+        self._held = True
+
+    def release(self) -> None:
+        """Lets the next writer in (nothing when the lock went with a broken connection)."""
+        if not self.held:
+            self._held = False
+            return
+        assert self._conn is not None
+        try:
+            self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+        except psycopg.Error as exc:
+            raise self._failed(exc, "releasing the writers' lock") from None
+        finally:
+            self._held = False
+
+    # -- committing ----------------------------------------------------------------------
+
+    def publish(self, lines: Sequence[tuple[Position, bytes]]) -> None:
+        """Commits ``lines`` after :attr:`seq` as one transaction (see the module docstring).
+
+        Raises:
+            SharedHomeError: the lock is not held, the log moved past the mirror, or the
+                server refused; nothing was committed.
+        """
+        self._commit(lambda: iter(lines))
+
+    def publish_segment(self, segment: int, path: Path) -> None:
+        """Commits every line of the staged file ``path`` as segment ``segment``."""
+
+        def lines() -> Iterator[tuple[Position, bytes]]:
+            offset = 0
+            with open(path, "rb") as f:
+                for line in f:
+                    yield Position(segment, offset), line
+                    offset += len(line)
+
+        self._commit(lines)
+
+    def _commit(self, lines: Any) -> None:
+        if not self.held:
+            raise SharedHomeError(f"a write to the shared home {self.shown} without its writers' lock (it was lost with the connection)")
+        conn = self._connection()
+        s, log = self.target.schema, self.log
+        seq = self.seq
+        try:
+            with conn.transaction():
+                row = conn.execute(f"SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s", (log,)).fetchone()
+                if row is None or row[0] != seq:
+                    raise SharedHomeError(
+                        f"the shared home {self.shown} holds records this handle has not seen (at {row and row[0]}, mirror at {seq}): "
+                        "nothing was written"
+                    )
+                episodes: list[tuple[Any, ...]] = []
+                others: list[projection.Statement] = []
+                cols = sql.SQL(", ").join(map(sql.Identifier, projection.EPISODE_COLUMNS))
+                with conn.cursor().copy(
+                    sql.SQL('COPY {}.records (log, seq, segment, "offset", op, line) FROM STDIN').format(sql.Identifier(s))
+                ) as copy:
+                    for position, line in lines():
+                        seq += 1
+                        record = orjson.loads(line)
+                        op = record.get("op") if isinstance(record, dict) else None
+                        copy.write_row((log, seq, position.segment, position.offset, op if isinstance(op, str) else None, line.decode("utf-8")))
+                        if isinstance(record, dict):
+                            episode = projection.episode_row(log, seq, record)
+                            if episode is not None:
+                                episodes.append(episode)
+                            others.extend(projection.statements(s, log, seq, record))
+                if episodes:
+                    with conn.cursor().copy(sql.SQL("COPY {}.episodes ({}) FROM STDIN").format(sql.Identifier(s), cols)) as copy:
+                        for episode in episodes:
+                            copy.write_row(episode)
+                with conn.cursor() as cur:
+                    for statement, params in others:
+                        cur.execute(statement, params)
+                conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{log} {seq}"))
+        except psycopg.Error as exc:
+            raise self._failed(exc, "committing records") from None
+        self.seq = seq
+
+    def publish_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> int:
+        """Overwrites the erased lines in ``records`` and keeps the forget's ``intent``, in one
+        transaction (under the lock); returns the forget's id in the log."""
+        if not self.held:
+            raise SharedHomeError(f"a forget on the shared home {self.shown} without its writers' lock")
+        conn = self._connection()
+        s, log = self.target.schema, self.log
+        try:
+            with conn.transaction():
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        f'UPDATE {s}.records SET line = %s, op = \'erased\' WHERE log = %s AND segment = %s AND "offset" = %s',
+                        [(line.decode("utf-8"), log, p.segment, p.offset) for p, line in edits],
+                    )
+                row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {s}.forgets WHERE log = %s", (log,)).fetchone()
+                assert row is not None
+                conn.execute(
+                    f"INSERT INTO {s}.forgets (log, id, receipt, intent) VALUES (%s, %s, %s, %s)",
+                    (log, row[0], receipt, intent.decode("utf-8")),
+                )
+                conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{log} {self.seq}"))
+        except psycopg.Error as exc:
+            raise self._failed(exc, "erasing records") from None
+        return int(row[0])
+
+    # -- catching up ---------------------------------------------------------------------
+
+    def locate(self, position: Position, line: bytes) -> int | None:
+        """The ``seq`` of the line at ``position`` when it holds ``line`` (or a tombstone of
+        its length: an erasure the mirror has yet to apply); None when it does not (the
+        mirror is not a prefix of this log)."""
+        try:
+            row = self._connection().execute(
+                f'SELECT seq, line FROM {self.target.schema}.records WHERE log = %s AND segment = %s AND "offset" = %s',
+                (self.log, position.segment, position.offset),
+            ).fetchone()
+        except psycopg.Error as exc:
+            raise self._failed(exc, "reading the log") from None
+        if row is None:
+            return None
+        theirs = str(row[1]).encode("utf-8")
+        if theirs == line or (len(theirs) == len(line) and theirs.startswith(b'{"op":"erased"')):
+            return int(row[0])
+        return None
+
+    def fetch(self, after: int, forgets_after: int) -> Fetched:
+        """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``, read in
+        one snapshot (so a forget's receipt is never seen without its tombstones)."""
+        s, log = sql.Identifier(self.target.schema), self.log
+        conn = self._connection()
+        lines: list[tuple[Position, bytes]] = []
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                with conn.cursor().copy(
+                    sql.SQL('COPY (SELECT segment, "offset", line FROM {}.records WHERE log = {} AND seq > {} ORDER BY seq) TO STDOUT').format(
+                        s, sql.Literal(log), sql.Literal(after)
+                    )
+                ) as copy:
+                    copy.set_types(["int4", "int8", "text"])
+                    for segment, offset, line in copy.rows():
+                        lines.append((Position(segment, offset), line.encode("utf-8")))
+                forgets = [
+                    (int(i), str(intent).encode("utf-8"))
+                    for i, intent in conn.execute(
+                        sql.SQL("SELECT id, intent FROM {}.forgets WHERE log = %s AND id > %s ORDER BY id").format(s), (log, forgets_after)
+                    ).fetchall()
+                ]
+        except psycopg.Error as exc:
+            raise self._failed(exc, "catching up") from None
+        return Fetched(after, lines, forgets)
+
+
+def _why(exc: psycopg.Error) -> str:
+    """One line of what the server (or libpq) said."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,88 @@
+"""Opening a shared home: the server's log, a local cache directory that mirrors it, and a
+follower that keeps the cache up while the handle is open."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from ..errors import HomeLockedError
+from ..home.home import Home
+from ..home.mirror import Mirror
+from ..salience import SalienceTable
+from ..store.fsync import FsyncPolicy
+from ..text.vectors import Embedder
+from .follow import Follower
+from .log import RecordLog
+from .target import Target
+
+__all__ = ["DEFAULT_WRITER_TIMEOUT", "cache_root", "open_shared"]
+
+#: Seconds a write to a shared home waits for the other writers by default.
+DEFAULT_WRITER_TIMEOUT = 30.0
+#: Cache directories tried per home and log when others are in use by other processes.
+_SLOTS = 16
+
+
+def cache_root() -> Path:
+    """Where shared homes' caches live: ``$CUEMEM_CACHE``, else ``~/.cache/cuemem``."""
+    configured = os.environ.get("CUEMEM_CACHE")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "cuemem"
+
+
+def open_shared(
+    address: str, *, cache: Path | None, read_only: bool, fsync: FsyncPolicy, lock_timeout: float | None, salience: SalienceTable,
+    text_analyzer: str, embedder: Embedder | None, follow: bool,
+) -> Home:
+    """Opens the shared home at ``address`` (arguments checked by :meth:`cuemem.Memory.open`).
+
+    ``cache`` is the directory mirroring it; by default one under :func:`cache_root` per
+    home and log, the first of them no other process holds.
+
+    Raises:
+        SharedHomeError: the server cannot be reached. SharedSchemaError: no home there
+            (``read_only``) or one of a newer cuemem. HomeLockedError: ``cache`` is held by
+            another process.
+    """
+    target = Target.parse(address)
+    timeout = DEFAULT_WRITER_TIMEOUT if lock_timeout is None else lock_timeout
+    log = RecordLog(target, create=not read_only)
+    try:
+        if cache is not None:
+            roots = [cache]
+        else:
+            base = cache_root() / f"{log.home_id}-{hashlib.blake2b(log.log.encode(), digest_size=4).hexdigest()}"
+            roots = [base, *(base.with_name(f"{base.name}.{n}") for n in range(2, _SLOTS + 1))]
+        for i, root in enumerate(roots):
+            mirror = Mirror(log, lock_timeout=timeout, read_only=read_only)
+            try:
+                home = Home.open(
+                    root, read_only=False, fsync=fsync, lock_timeout=0.0, salience=salience, text_analyzer=text_analyzer, embedder=embedder,
+                    mirror=mirror,
+                )
+            except HomeLockedError:
+                if i == len(roots) - 1:
+                    raise
+                continue
+            break
+    except BaseException:
+        log.close()
+        raise
+    if follow:
+        follower = Follower(target, log.channel, log.log, lambda: log.seq, lambda: _wake(home, follower))
+        mirror.on_close.append(follower.stop)
+        follower.start()
+    return home
+
+
+def _wake(home: Home, follower: Follower) -> None:
+    """Catches ``home`` up (from the follower's thread), unless it is closed or closing."""
+    while not follower.stopped:
+        if home.guard.acquire(timeout=0.2):
+            try:
+                if not home.closed:
+                    home.refresh()
+            finally:
+                home.guard.release()
+            return

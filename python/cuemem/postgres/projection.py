@@ -1,0 +1,73 @@
+"""The SQL-readable projections of a shared home's log: ``episodes`` and ``notes``.
+
+Pure functions from one journal record to what it does to the projections, applied in the
+transaction that commits the record (:mod:`.log`). cuemem never reads them back: they are
+for people and SQL tools, and a mirror is built from ``records`` alone.
+
+``episodes`` holds each memory as it was written, with ``retired_at`` set when it is
+retired and ``reviewed`` when a person accepts it; an erasing forget deletes its rows.
+``notes`` holds each note's latest version. Statements use no ``ON CONFLICT`` so that they
+also run on foreign partitions (a sharded home).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+__all__ = ["EPISODE_COLUMNS", "episode_row", "statements"]
+
+#: The columns of ``episodes`` a ``remember`` fills, in order (``retired_at`` stays NULL).
+EPISODE_COLUMNS = (
+    "log", "id", "user_id", "type", "narrative", "outcome", "actors", "occurred_at", "time_buckets", "importance", "risk",
+    "salience", "confidence", "subject", "tags", "recorded_at", "origin", "tier", "kind", "level", "taint", "reviewed",
+    "supersedes", "session", "source", "seq",
+)
+
+Statement = tuple[str, tuple[Any, ...]]
+
+
+def episode_row(log: str, seq: int, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The ``episodes`` row of a ``remember`` record (None for any other record, or one
+    whose episode lacks what the table needs: the log holds it, the projection skips it)."""
+    if record.get("op") != "remember":
+        return None
+    e = record.get("episode")
+    if not isinstance(e, Mapping):
+        return None
+    try:
+        return (
+            log, e["id"], e["user_id"], e["type"], e["narrative"], e.get("outcome"), list(e["actors"]), e["occurred_at"],
+            list(e["time_buckets"]), float(e["importance"]), float(e["risk"]), Jsonb(dict(e["salience"])), float(e["confidence"]),
+            e.get("subject"), list(e["tags"]), e["recorded_at"], e["origin"], e["tier"], e["kind"], e["level"], bool(e["taint"]),
+            bool(e["reviewed"]), e.get("supersedes"), e.get("session"), e.get("source"), seq,
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def statements(schema: str, log: str, seq: int, record: Mapping[str, Any]) -> Iterator[Statement]:
+    """The statements besides an ``episodes`` insert that ``record`` (at ``seq``) makes."""
+    op = record.get("op")
+    if op == "retire" and isinstance(record.get("ids"), list):
+        yield (
+            f"UPDATE {schema}.episodes SET retired_at = %s WHERE log = %s AND id = ANY(%s) AND retired_at IS NULL",
+            (record.get("at"), log, [str(i) for i in record["ids"]]),
+        )
+    elif op == "decision" and record.get("verdict") == "accept":
+        yield (f"UPDATE {schema}.episodes SET reviewed = true WHERE log = %s AND id = %s", (log, str(record.get("id"))))
+    elif op == "note" and isinstance(record.get("id"), str):
+        yield (f"DELETE FROM {schema}.notes WHERE log = %s AND id = %s", (log, record["id"]))
+        yield (
+            f"INSERT INTO {schema}.notes (log, id, version, sha256, markdown, seq) VALUES (%s, %s, %s, %s, %s, %s)",
+            (log, record["id"], int(record.get("version", 0)), str(record.get("sha256", "")), str(record.get("markdown", "")), seq),
+        )
+    elif op == "forget" and record.get("retention") == "erase":
+        ids = [str(i) for i in record.get("ids", [])]
+        notes = [str(n) for n in record.get("notes", [])]
+        if ids:
+            yield (f"DELETE FROM {schema}.episodes WHERE log = %s AND id = ANY(%s)", (log, ids))
+        if notes:
+            yield (f"DELETE FROM {schema}.notes WHERE log = %s AND id = ANY(%s)", (log, notes))

@@ -1,0 +1,96 @@
+"""``Upstream``: where a mirrored journal's records are committed before they reach its files.
+
+An embedded home's journal is its truth. A shared home (:mod:`cuemem.postgres`) keeps the
+truth elsewhere and each process keeps the journal as a *mirror*: a byte-for-byte copy of
+the shared log, segment by segment, so a position means the same line in every process
+and every index built from it is the same. A mirrored :class:`~cuemem.store.journal.Journal`
+hands each batch to its upstream — lines and the positions they will have — and writes
+its own files only once the upstream has committed them; what it holds is then always a
+prefix of the upstream's log. Lines other processes committed come back through
+:meth:`Journal.place <cuemem.store.journal.Journal.place>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .journal import Position
+
+__all__ = ["Fetched", "SharedLog", "Upstream"]
+
+
+class Upstream(Protocol):
+    """The shared log a mirrored journal commits to."""
+
+    def publish(self, lines: Sequence[tuple[Position, bytes]]) -> None:
+        """Commits ``lines`` (each ``\\n``-terminated, at the positions given) as one
+        transaction after the log's current head; raises a ``StorageError`` and commits
+        nothing when that cannot be done."""
+        ...
+
+    def publish_segment(self, segment: int, path: Path) -> None:
+        """Commits every line of the staged file ``path`` as segment ``segment`` (an
+        import), as one transaction."""
+        ...
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What a shared log held beyond a mirror, read in one snapshot.
+
+    Attributes:
+        after: The ``seq`` the lines follow.
+        lines: ``(position, line)`` in log order.
+        forgets: ``(id, intent bytes)`` of the erasing forgets after the mirror's last one.
+    """
+
+    after: int
+    lines: list[tuple[Position, bytes]]
+    forgets: list[tuple[int, bytes]]
+
+
+class SharedLog(Upstream, Protocol):
+    """An upstream that many processes write: a lock for writers, and catching up."""
+
+    home_id: str
+    log: str
+    #: The ``seq`` of the last line the mirror holds.
+    seq: int
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the writers' lock."""
+        ...
+
+    @property
+    def shown(self) -> str:
+        """The log's address, for messages (no secret in it)."""
+        ...
+
+    def hold(self, timeout: float) -> None:
+        """Takes the writers' lock (``HomeLockedError`` after ``timeout`` seconds)."""
+        ...
+
+    def release(self) -> None:
+        """Lets the next writer in."""
+        ...
+
+    def locate(self, position: Position, line: bytes) -> int | None:
+        """The ``seq`` of ``line`` at ``position``, or None when the log holds another line there."""
+        ...
+
+    def fetch(self, after: int, forgets_after: int) -> Fetched:
+        """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``."""
+        ...
+
+    def publish_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> int:
+        """Overwrites the erased lines and keeps the forget's intent; returns its id."""
+        ...
+
+    def close(self) -> None:
+        """Lets go of the server."""
+        ...
