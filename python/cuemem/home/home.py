@@ -467,7 +467,7 @@ class Home:
         return len(self.indexes)
 
     def __contains__(self, id: object) -> bool:
-        return isinstance(id, str) and id in self.indexes.row_of
+        return isinstance(id, str) and id in self.indexes.row_of and id not in self.indexes.lifecycle.erased
 
     def ids(self) -> list[str]:
         """Every episode id, in journal order (row order)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import ReadOnlyError
+from ..errors import ReadOnlyError, SharedHomeError
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position
 from ..store.upstream import Fetched, SharedLog
@@ -100,12 +100,27 @@ class Mirror:
     # -- catching up -----------------------------------------------------------------
 
     def pull(self, journal: Journal) -> Fetched:
-        """Writes the log's lines beyond the mirror into ``journal``; returns what was read."""
+        """Writes the log's lines beyond the mirror into ``journal``; returns what was read.
+
+        A row someone wrote into the log by hand is hostile like any journal line: one that
+        is not a single line is written as one of its length (the applier then skips it as
+        invalid and reports it). One whose position does not follow the line before it
+        cannot be mirrored: the lines before it are, then this is a ``SharedHomeError``
+        (reads keep working on the mirror; writes wait until the log is mended).
+        """
         fetched = self.log.fetch(self.log.seq, self.forgets)
-        if fetched.lines:
-            journal.place(fetched.lines)
-            self.log.seq = fetched.after + len(fetched.lines)
-        return fetched
+        lines = [(p, _one_line(line)) for p, line in fetched.lines]
+        good = _following(journal.head(), lines)
+        if good:
+            journal.place(lines[:good])
+            self.log.seq = fetched.after + good
+        if good < len(lines):
+            position = lines[good][0]
+            raise SharedHomeError(
+                f"the shared log {self.log.shown} holds a row cuemem did not write at seq {fetched.after + good + 1} ({position}): "
+                f"its position does not follow the line before it; the mirror stays at the line before it"
+            )
+        return Fetched(fetched.after, lines, fetched.forgets)
 
     @staticmethod
     def note_files(lines: list[tuple[Position, bytes]]) -> list[tuple[str, bytes]]:
@@ -153,6 +168,26 @@ class Mirror:
                 stop()
         finally:
             self.log.close()
+
+
+def _one_line(line: bytes) -> bytes:
+    """``line`` as one ``\n``-terminated line of its length (a hand-written row may not be one)."""
+    if line.endswith(b"\n") and b"\n" not in line[:-1]:
+        return line
+    body = line[:-1].replace(b"\n", b" ") if line else b""
+    return body + b"\n"
+
+
+def _following(head: Position, lines: list[tuple[Position, bytes]]) -> int:
+    """How many of ``lines`` follow one another from ``head`` as a journal would place them."""
+    segment, size = head.segment, head.offset
+    for i, (position, line) in enumerate(lines):
+        if position.segment == segment + 1 and position.offset == 0:
+            segment, size = position.segment, 0
+        elif position != Position(segment, size) or not line:
+            return i
+        size += len(line)
+    return len(lines)
 
 
 def _read_state(path: Path) -> dict[str, Any] | None:

@@ -57,7 +57,14 @@ class RecordLog:
         s = target.schema
         self._channel = f"cuemem_{s}"
         self._key = schema.lock_key(s, f"log/{log}")
-        self.home_id = schema.ensure(self._connection(), s, create=create)
+        try:
+            self.home_id = schema.ensure(self._connection(), s, create=create)
+        except psycopg.Error as exc:
+            self.close()
+            raise self._failed(exc, "opening the home") from None
+        except BaseException:
+            self.close()
+            raise
 
     # -- the connection --------------------------------------------------------------
 

@@ -1,0 +1,304 @@
+"""The shared home on a real PostgreSQL server: mirrors, many writers, failures, SQL readers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import psycopg
+import pytest
+
+import cuemem
+from cuemem import Memory
+from cuemem.errors import ReadOnlyError, SharedHomeError, SharedSchemaError
+
+NOW = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
+LATER = datetime(2026, 11, 20, tzinfo=timezone.utc)
+
+
+def address(dsn: str, home: str = "cuemem") -> str:
+    """The address of home ``home`` in the database ``dsn`` names."""
+    return f"{dsn}{'&' if '?' in dsn else '?'}cuemem_home={home}"
+
+
+def journal_bytes(cache: Path) -> bytes:
+    """Every byte of a cache's journal, segment by segment."""
+    return b"".join(p.read_bytes() for p in sorted((cache / "journal").glob("*.jsonl")))
+
+
+def top(mem: Memory, **cues: object) -> list[str]:
+    """The ids of a recall's hits at LATER."""
+    return [h.id for h in mem.recall(cues or None, k=20, now=LATER).hits]
+
+
+def test_a_write_in_one_handle_is_recalled_by_another_from_its_own_cache(pg_dsn: str, tmp_path: Path) -> None:
+    """Two handles with two caches converge on byte-identical journals and equal answers."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        first = a.remember("Acme renewed the contract at 12% off.", actors=["acme"], type="deal", now=NOW)
+        second = b.remember("Acme asked for a security review.", actors=["acme"], now=NOW)  # b catches up before it writes
+        assert a.refresh() == 1
+        assert top(a, actor="acme") == top(b, actor="acme")
+        assert set(top(a, actor="acme")) == {first, second}
+        assert [h.id for h in a.recall(text="security review", now=LATER).hits][:1] == [second]
+        assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+
+
+def test_a_follower_catches_the_handle_up_without_a_call(pg_dsn: str, tmp_path: Path) -> None:
+    """With follow on, another process's commit reaches a handle's cache by itself."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a") as a, Memory.open(home, cache=tmp_path / "b") as b:
+        id = a.remember("The deploy window moved to Tuesday.", actors=["ops"], now=NOW)
+        deadline = time.monotonic() + 10
+        while id not in b and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert id in b
+
+
+def test_reopening_a_cache_catches_up_from_where_it_stopped(pg_dsn: str, tmp_path: Path) -> None:
+    """A closed cache is loaded, not rebuilt, and takes only the records it missed."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        a.remember("one", actors=["x"], now=NOW)
+    with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        b.remember("two", actors=["x"], now=NOW)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        assert a.open_report.index is cuemem.IndexState.CAUGHT_UP
+        assert a.open_report.caught_up == 1
+        assert len(a) == 2
+
+
+def test_the_seed_tables_answer_sql(pg_dsn: str, tmp_path: Path) -> None:
+    """episodes and notes are readable by SQL: GIN on actors, retirement and erasure kept up."""
+    with Memory.open(address(pg_dsn), cache=tmp_path / "c", follow=False) as mem:
+        kept = mem.remember("Bob approved the budget.", actors=["bob", "finance"], type="decision", now=NOW)
+        gone = mem.remember("Bob's temporary password is hunter2.", actors=["bob"], now=NOW)
+        mem.write_note("budget", "The budget is approved for Q1.", now=NOW)
+        mem.forget(gone, now=NOW)
+    with psycopg.connect(pg_dsn) as conn:
+        rows = conn.execute(
+            "SELECT id, type, time_buckets FROM cuemem.episodes WHERE actors @> ARRAY['bob'] ORDER BY occurred_at"
+        ).fetchall()
+        assert [r[0] for r in rows] == [kept]
+        assert rows[0][1] == "decision" and "2026-11" in rows[0][2]
+        plan = " ".join(r[0] for r in conn.execute("EXPLAIN SELECT id FROM cuemem.episodes WHERE actors @> ARRAY['bob']").fetchall())
+        assert "episodes" in plan
+        assert conn.execute("SELECT id FROM cuemem.notes").fetchall() == [("budget",)]
+        assert conn.execute("SELECT count(*) FROM cuemem.records WHERE line LIKE '%hunter2%'").fetchone() == (0,)
+
+
+def test_forget_erases_the_content_from_the_server_and_every_cache(pg_dsn: str, tmp_path: Path) -> None:
+    """An erasing forget in one process leaves no byte of the content in the log or any cache."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        secret = a.remember("The vault code is 7731-alpha.", actors=["vault"], now=NOW)
+        a.remember("The vault is in room 4.", actors=["vault"], now=NOW)
+        b.refresh()
+        assert secret in b
+        a.forget(secret, now=NOW)
+        b.refresh()
+        assert secret not in b
+        for cache in (tmp_path / "a", tmp_path / "b"):
+            found = subprocess.run(["grep", "-rl", "7731-alpha", str(cache)], capture_output=True, text=True).stdout
+            assert found == ""
+        assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+    with psycopg.connect(pg_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM cuemem.records WHERE line LIKE '%7731-alpha%'").fetchone() == (0,)
+
+
+def test_an_import_is_one_transaction_and_reaches_other_caches(pg_dsn: str, tmp_path: Path) -> None:
+    """import_jsonl commits its segment to the log at once; another cache mirrors it."""
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"narrative": f"Ticket {i} about billing", "actors": ["billing"]}) + "\n" for i in range(300)))
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        a.remember("before", actors=["x"], now=NOW)
+        assert a.import_jsonl(items, now=NOW).count == 300
+        a.remember("after", actors=["x"], now=NOW)
+    with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        assert len(b) == 302
+        assert len(b.recall({"actor": "billing"}, k=1000, now=LATER).hits) == 300
+    assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+
+
+def test_a_read_only_handle_keeps_its_cache_and_refuses_writes(pg_dsn: str, tmp_path: Path) -> None:
+    """read_only on a shared home refuses writes with ReadOnlyError, and still catches up."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        w.remember("written", actors=["x"], now=NOW)
+        with Memory.open(home, cache=tmp_path / "r", read_only=True, follow=False) as r:
+            assert len(r) == 1
+            with pytest.raises(ReadOnlyError):
+                r.remember("refused", now=NOW)
+            w.remember("more", actors=["x"], now=NOW)
+            assert r.refresh() == 1
+
+
+def test_a_read_only_handle_of_a_missing_home_is_a_schema_error(pg_dsn: str, tmp_path: Path) -> None:
+    """Opening read-only where no home is creates nothing and says so."""
+    with pytest.raises(SharedSchemaError):
+        Memory.open(address(pg_dsn, "nothing_here"), cache=tmp_path / "c", read_only=True)
+    with psycopg.connect(pg_dsn) as conn:
+        assert conn.execute("SELECT to_regnamespace('nothing_here')").fetchone() == (None,)
+
+
+def test_a_home_of_a_newer_schema_is_refused_and_left_alone(pg_dsn: str, tmp_path: Path) -> None:
+    """A schema version above this cuemem's is a SharedSchemaError; the meta table is unchanged."""
+    home = address(pg_dsn)
+    Memory.open(home, cache=tmp_path / "c", follow=False).close()
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute("UPDATE cuemem.meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(SharedSchemaError, match="99"):
+        Memory.open(home, cache=tmp_path / "c2")
+    with psycopg.connect(pg_dsn) as conn:
+        assert conn.execute("SELECT value FROM cuemem.meta WHERE key = 'schema_version'").fetchone() == ("99",)
+
+
+def test_a_cache_of_something_else_is_emptied_and_filled_again(pg_dsn: str, tmp_path: Path) -> None:
+    """A cache whose journal is not a prefix of the log (an embedded home's, say) is refilled."""
+    with Memory.open(tmp_path / "c", fsync="never") as other:
+        other.remember("an embedded home's memory", now=NOW)
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        wanted = w.remember("the shared home's memory", now=NOW)
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        assert mem.ids() == [wanted]
+    assert journal_bytes(tmp_path / "c") == journal_bytes(tmp_path / "w")
+
+
+def test_a_row_written_by_hand_is_skipped_and_reported(pg_dsn: str, tmp_path: Path) -> None:
+    """A row of the log cuemem did not write, at the right place, is skipped like a bad journal line."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        w.remember("first", actors=["x"], now=NOW)
+        end = (tmp_path / "w" / "journal" / "000001.jsonl").stat().st_size
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute(
+            "INSERT INTO cuemem.records (log, seq, segment, \"offset\", line) VALUES ('main', 2, 1, %s, %s)", (end, '{"op": "remember", oops\n')
+        )
+    with Memory.open(home, cache=tmp_path / "r", follow=False) as mem:
+        assert len(mem) == 1
+        assert mem.open_report.journal_problems or mem.open_report.skipped_records
+        mem.remember("second", actors=["x"], now=NOW)  # the log goes on after the bad row
+        assert len(mem) == 2
+
+
+def test_a_row_out_of_place_stops_the_mirror_at_the_line_before_it(pg_dsn: str, tmp_path: Path) -> None:
+    """A row whose position does not follow is a SharedHomeError; reads of the cache keep working."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        first = w.remember("first", actors=["x"], now=NOW)
+        with psycopg.connect(pg_dsn) as conn:
+            conn.execute("INSERT INTO cuemem.records (log, seq, segment, \"offset\", line) VALUES ('main', 2, 9, 12345, '{}\n')")
+        with pytest.raises(SharedHomeError, match="seq 2"):
+            w.refresh()
+        assert top(w, actor="x") == [first]
+        with pytest.raises(SharedHomeError):
+            w.remember("refused: the log must be mended first", now=NOW)
+
+
+def test_a_server_restart_is_a_typed_error_then_the_handle_reconnects(pg_tmp: Path, tmp_path: Path) -> None:
+    """A write across a restart raises SharedHomeError; recall keeps answering; the next write works."""
+    from cuemem.postgres.cluster import LocalCluster
+
+    with LocalCluster(pg_tmp / "own", fsync=False) as cluster:
+        home = address(cluster.dsn())
+        with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+            first = mem.remember("before the restart", actors=["x"], now=NOW)
+            cluster.restart()
+            assert top(mem, actor="x") == [first]  # from the cache: no network
+            with pytest.raises(SharedHomeError):
+                mem.remember("lost with the connection", actors=["x"], now=NOW)
+            second = mem.remember("after the restart", actors=["x"], now=NOW)
+            assert set(top(mem, actor="x")) == {first, second}
+        with Memory.open(home, cache=tmp_path / "fresh", follow=False) as again:
+            assert set(again.ids()) == {first, second}
+            assert journal_bytes(tmp_path / "fresh") == journal_bytes(tmp_path / "c")
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from datetime import datetime, timezone
+    from cuemem import Memory
+    home, cache, name, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    now = datetime(2026, 11, 2, tzinfo=timezone.utc)
+    with Memory.open(home, cache=cache, follow=False, fsync="never") as mem:
+        done = 0
+        while done < n:
+            if done % 500 == 0:
+                mem.remember(f"{name} single {done}", actors=[name], now=now)
+                done += 1
+            batch = [{"narrative": f"{name} batch {done + i}", "actors": [name]} for i in range(min(99, n - done))]
+            mem.import_records(batch, now=now)
+            done += len(batch)
+    print("done", flush=True)
+    """
+)
+
+
+def test_two_processes_writing_at_once_lose_nothing_and_converge(pg_dsn: str, tmp_path: Path) -> None:
+    """Two writer processes, 10k records each at once: every one is in the log, and caches agree."""
+    home = address(pg_dsn)
+    Memory.open(home, cache=tmp_path / "setup", follow=False).close()
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, home, str(tmp_path / name), name, "10000"], stdout=subprocess.PIPE, text=True)
+        for name in ("ann", "ben")
+    ]
+    for proc in procs:
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0 and "done" in out
+    with Memory.open(home, cache=tmp_path / "ann", follow=False) as ann, Memory.open(home, cache=tmp_path / "ben", follow=False) as ben:
+        ann.refresh()
+        ben.refresh()
+        assert len(ann) == len(ben) == 20_000
+        assert len(set(ann.ids())) == 20_000
+        for actor in ("ann", "ben"):
+            assert top(ann, actor=actor) == top(ben, actor=actor)
+        assert [h.id for h in ann.recall(text="batch 4242", now=LATER).hits] == [h.id for h in ben.recall(text="batch 4242", now=LATER).hits]
+    assert journal_bytes(tmp_path / "ann") == journal_bytes(tmp_path / "ben")
+
+
+KILLED = textwrap.dedent(
+    """
+    import sys
+    from datetime import datetime, timezone
+    from cuemem import Memory
+    home, cache = sys.argv[1], sys.argv[2]
+    now = datetime(2026, 11, 2, tzinfo=timezone.utc)
+    with Memory.open(home, cache=cache, follow=False, fsync="never") as mem:
+        mem.remember("acknowledged", actors=["k"], now=now)
+        print("ack", flush=True)
+        mem.import_records([{"narrative": f"doomed {i} " + "x" * 200, "actors": ["k"]} for i in range(200_000)], now=now)
+    """
+)
+
+
+def test_a_writer_killed_mid_transaction_leaves_all_or_nothing(pg_dsn: str, tmp_path: Path) -> None:
+    """SIGKILL during a big commit: the acknowledged write stays, the commit is whole or absent, others go on."""
+    home = address(pg_dsn)
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, home, str(tmp_path / "k")], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ack"
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # kill it while its COPY is running on the server
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%%records%%' AND state <> 'idle'").fetchone()
+            if row and row[0]:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+    with Memory.open(home, cache=tmp_path / "other", follow=False) as mem:
+        assert len(mem) in (1, 200_001)
+        assert "acknowledged" in [mem.get(i).narrative for i in mem.ids()[:1]]
+        mem.remember("the home goes on", actors=["k"], now=NOW)  # the dead writer's lock went with its session
+    with Memory.open(home, cache=tmp_path / "k", follow=False) as again:  # the killed writer's own cache recovers
+        assert len(again) in (2, 200_002)
