@@ -7,9 +7,12 @@ deadline). ``CUEMEM_HYPOTHESIS_PROFILE=thorough pytest`` runs many more examples
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from shared_homes import KIND, home_kind, runs_both  # noqa: F401  (the autouse fixture, and the modules it runs in)
 
 settings.register_profile("cuemem-fast", deadline=None, max_examples=60)
 settings.register_profile("cuemem-thorough", deadline=None, max_examples=2_000)
@@ -24,3 +27,22 @@ def pytest_configure(config: pytest.Config) -> None:
     would replace the real failure with an internal error.
     """
     config.addinivalue_line("filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Runs each test of the behaviour modules against both homes (tests/shared_homes.py)."""
+    if runs_both(Path(str(metafunc.definition.fspath))):
+        metafunc.fixturenames.append(KIND)
+        metafunc.parametrize(KIND, ["embedded", "shared"])
+
+
+@pytest.fixture(scope="session")
+def pg_behaviour_dsn() -> str:
+    """TEMPORARY: the dev server's database for the behaviour tests."""
+    import psycopg
+
+    base = "postgresql://postgres@/{db}?host=/tmp/pgdev&port=5499"
+    with psycopg.connect(base.format(db="postgres"), autocommit=True) as c:
+        c.execute("DROP DATABASE IF EXISTS behaviour WITH (FORCE)")
+        c.execute("CREATE DATABASE behaviour")
+    return base.format(db="behaviour")

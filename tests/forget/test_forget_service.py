@@ -71,6 +71,7 @@ def test_erasing_a_record_leaves_no_recall_path_and_no_file_holding_it(tmp_path:
     assert not text.holds_terms("quokka") and text.holds_terms("squeaks")
 
 
+@pytest.mark.embedded_only("it copies the home directory and rebuilds the copy")
 def test_nothing_else_changes_byte_for_byte_and_a_rebuild_gives_the_same_state(tmp_path: Path) -> None:
     """Every journal line but the erased ones keeps its bytes and offset; a rebuild from the journal writes the same index files."""
     mem, ids = _home(tmp_path / "h")
@@ -243,6 +244,7 @@ def test_forgetting_an_erased_record_again_says_so(tmp_path: Path) -> None:
     mem.close()
 
 
+@pytest.mark.embedded_only("it kills a handle by releasing its directory's locks by hand")
 def test_a_forget_interrupted_after_its_intent_is_carried_out_by_the_next_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once the intent and tombstones are on disk the forget has happened: the next writable open finishes it."""
     from cuemem.home.home import Home

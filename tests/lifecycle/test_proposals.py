@@ -183,6 +183,7 @@ def test_replay_gives_the_state_the_live_writes_gave(tmp_path: Path) -> None:
         assert json.loads(live)["proposal_verdicts"][first][0] == "accepted" and second not in json.loads(live)["proposal_verdicts"]
 
 
+@pytest.mark.embedded_only("it edits the journal file by hand")
 def test_a_hand_broken_proposal_record_is_skipped_and_reported(tmp_path: Path) -> None:
     """A proposal line whose records are not cuemem's is skipped on replay, reported, never fatal."""
     home = tmp_path / "h"
@@ -199,6 +200,7 @@ def test_a_hand_broken_proposal_record_is_skipped_and_reported(tmp_path: Path) -
         assert mem.proposals() == [] and any("proposal" in why for _, why in mem.open_report.skipped_records)
 
 
+@pytest.mark.embedded_only("it edits the journal file by hand")
 def test_a_proposal_holding_a_forged_record_is_refused_on_accept(tmp_path: Path) -> None:
     """A hand-edited proposal whose retire record names no reason is a CorruptRecordError on accept, nothing written."""
     home = tmp_path / "h"

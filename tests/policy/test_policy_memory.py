@@ -190,6 +190,7 @@ def test_cli_policies_judge_explain(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "pol-nope" in missing.stderr
 
 
+@pytest.mark.embedded_only("a reader of the directory sees a person's edits to its note files")
 def test_the_policy_cache_is_used_only_for_the_notes_it_was_made_from(tmp_path: Path) -> None:
     """A reader gets the writer's policies from the cache; a broken cache or an edited file falls back to the files."""
     home = tmp_path / "h"

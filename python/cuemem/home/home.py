@@ -290,6 +290,13 @@ class Home:
                 self.mirror.release()
                 raise
 
+    def _check_handle(self) -> None:
+        """Raises unless this handle may write, without taking a shared home's lock (the
+        work is on this process's files only)."""
+        self._check_local()
+        if self.mirror is not None:
+            self.mirror.check()
+
     def _check_local(self) -> None:
         """Raises unless this handle may write the home's files (a shared home's cache included)."""
         if self._closed:
@@ -714,7 +721,7 @@ class Home:
         Raises:
             ReadOnlyError: the handle is read-only or closed.
         """
-        self._check_local()
+        self._check_handle()
         self._save_index()
 
     def _save_index(self) -> None:
@@ -734,7 +741,7 @@ class Home:
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
-        self._check_local()
+        self._check_handle()
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
         count = apply_journal(fresh, self.journal, None)
