@@ -40,6 +40,19 @@ BOTH = frozenset(
         "lifecycle/test_proposals.py",
         "forget/test_forget_service.py",
         "policy/test_policy_memory.py",
+        "home/test_shared_handle.py",
+        "home/test_text_tail.py",
+        "home/test_cue_folding.py",
+        "home/test_aio.py",
+        "jobs/test_consolidate.py",
+        "jobs/test_distill.py",
+        "jobs/test_dedupe.py",
+        "jobs/test_maintain.py",
+        "views/test_memory_md.py",
+        "views/test_context.py",
+        "integrations/test_langgraph.py",
+        "integrations/test_mcpserver.py",
+        "text/test_text.py",
     }
 )
 

@@ -56,7 +56,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "episodes": (
         "log text NOT NULL, id text NOT NULL, user_id text NOT NULL, type text NOT NULL, narrative text NOT NULL, "
         "outcome text, actors text[] NOT NULL, occurred_at timestamptz NOT NULL, time_buckets text[] NOT NULL, "
-        "importance real NOT NULL, risk real NOT NULL, salience jsonb NOT NULL, confidence real NOT NULL, "
+        "importance double precision NOT NULL, risk double precision NOT NULL, salience jsonb NOT NULL, confidence double precision NOT NULL, "
         "subject text, tags text[] NOT NULL, recorded_at timestamptz NOT NULL, origin text NOT NULL, "
         "tier text NOT NULL, kind text NOT NULL, level text NOT NULL, taint boolean NOT NULL, reviewed boolean NOT NULL, "
         "supersedes text, session text, source text, retired_at timestamptz, seq bigint NOT NULL",
