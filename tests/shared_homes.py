@@ -5,7 +5,9 @@ with every ``Memory.open`` of a directory routed to a shared home on a real Post
 server (``[shared]``), the directory becoming that home's cache. Each directory gets a home
 of its own (a schema named after its path), so a test that opens two directories gets two
 homes, and one that reopens a directory reopens its home. A read-only open gets a cache of
-its own beside the directory (a writer may hold the directory's).
+its own beside the directory (a writer may hold the directory's). Modules whose tests
+start cuemem in another process (the MCP server) or open a home by another way in
+(``AsyncMemory``) are not in :data:`BOTH`; ``tests/postgres`` covers those paths.
 
 A test about the directory's files themselves (a hand-edited journal, a deleted index)
 says so with ``@pytest.mark.embedded_only("why")``: its ``[shared]`` run is skipped with the
@@ -43,7 +45,6 @@ BOTH = frozenset(
         "home/test_shared_handle.py",
         "home/test_text_tail.py",
         "home/test_cue_folding.py",
-        "home/test_aio.py",
         "jobs/test_consolidate.py",
         "jobs/test_distill.py",
         "jobs/test_dedupe.py",
@@ -51,7 +52,6 @@ BOTH = frozenset(
         "views/test_memory_md.py",
         "views/test_context.py",
         "integrations/test_langgraph.py",
-        "integrations/test_mcpserver.py",
         "text/test_text.py",
     }
 )

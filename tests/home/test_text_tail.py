@@ -6,6 +6,7 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,7 @@ def test_recall_with_the_tail_in_memory_answers_as_after_a_commit(
             _same(b, a)
 
 
+@pytest.mark.embedded_only("a directory's reader sees the text index's last commit (a shared home's reader sees every acknowledged write)")
 def test_a_recall_right_after_a_remember_finds_it_without_a_commit(tmp_path: Path) -> None:
     """A remembered memory is found at once; a reader sees it only once the writer commits (save_index)."""
     home = tmp_path / "home"

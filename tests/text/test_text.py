@@ -171,6 +171,7 @@ def test_a_grown_journal_is_caught_up(tmp_path: Path) -> None:
         assert _ids(mem, "guava") == ["guava"]
 
 
+@pytest.mark.embedded_only("it damages the directory's text index")
 def test_a_damaged_text_index_is_rebuilt(tmp_path: Path) -> None:
     """Garbage in the text index's files makes the next writer rebuild it from the journal."""
     with _home(tmp_path, CORPUS):

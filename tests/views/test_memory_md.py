@@ -47,6 +47,7 @@ def test_memory_md_holds_reviewed_untainted_current_knowledge(tmp_path: Path) ->
         assert ids["bad"] in mem
 
 
+@pytest.mark.embedded_only("it copies the home directory")
 def test_memory_md_is_byte_identical_for_the_same_home(tmp_path: Path) -> None:
     """A rebuild, a reopen and a copy opened afresh all give the same bytes."""
     home = tmp_path / "h"
@@ -145,6 +146,7 @@ def test_an_open_after_a_clean_close_draws_nothing_and_any_change_draws_again(tm
     assert draws.calls == 6
 
 
+@pytest.mark.embedded_only("it copies the home directory")
 def test_an_open_after_a_crash_draws_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A session that wrote and never closed leaves the old stamp, which no longer holds: the open draws and rewrites."""
     home = tmp_path / "h"
