@@ -20,13 +20,27 @@ from ..errors import CuememError
 if TYPE_CHECKING:
     from ..memory import Memory
 
+class HomeParam(click.ParamType):
+    """A home: a directory, or a shared home's ``postgresql://`` address (kept as given)."""
+
+    name = "home"
+    _directory = click.Path(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from ..postgres.target import is_shared
+
+        if is_shared(value):
+            return value
+        return self._directory.convert(value, param, ctx)
+
+
 home_option = click.option(
     "--home",
     "home",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=HomeParam(),
     envvar="CUEMEM_HOME",
-    help="The home directory (or $CUEMEM_HOME).",
+    help="The home directory, or a shared home's postgresql:// address (or $CUEMEM_HOME).",
 )
 now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -106,7 +120,7 @@ def main(ctx: click.Context, verbose: int, quiet: bool, user: str | None) -> Non
     ctx.obj = {"user": user}
 
 
-def open_memory(home: Path, **options: Any) -> Memory:
+def open_memory(home: Path | str, **options: Any) -> Memory:
     """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says."""
     from ..memory import Memory  # loaded by the commands that open a home, not by --help
 
