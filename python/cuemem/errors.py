@@ -197,3 +197,14 @@ class SharedHomeError(StorageError):
 class SharedSchemaError(SharedHomeError):
     """A shared home whose schema this cuemem cannot use: written by a newer cuemem, or not
     a cuemem schema at all. Nothing was changed."""
+
+
+# -- local PostgreSQL servers (cuemem.postgres.cluster) ----------------------------------
+
+__all__ += ["PostgresUnavailableError"]
+
+
+class PostgresUnavailableError(CuememError, OSError):
+    """No PostgreSQL to use: the server binaries or the client driver are not installed,
+    or a server did not start or stop (the message names what to install or quotes the
+    server's log)."""
