@@ -13,8 +13,13 @@ of ``pg_hba.conf``); the superuser is ``postgres``. A cluster's directory holds:
 The settings (port, listen addresses, socket directory, ``fsync``, ``max_connections``,
 no ``shared_preload_libraries``, and any passed in ``settings``) are written to
 ``data/cuemem.conf`` at every start; ``postgresql.conf`` includes it. The port is chosen
-free when the cluster is first made and kept, so a restart, or another
-:class:`LocalCluster` over the same directory, serves the same :meth:`~LocalCluster.dsn`.
+free for a new cluster and kept, so a restart, or another :class:`LocalCluster` over the
+same directory, serves the same :meth:`~LocalCluster.dsn`::
+
+    with LocalCluster("/tmp/cm-demo", fsync=False) as cluster:  # initdb on first use, then start
+        dsn = cluster.create_database("memory")  # postgresql://postgres@/memory?host=/tmp/cm-demo/socket&port=...
+        with psycopg.connect(dsn) as conn:
+            ...
 
 PostgreSQL's programs refuse to run as root. When this process is root, every program
 runs as the ``postgres`` user (setuid in the child, no supplementary groups), and the
