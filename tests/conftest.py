@@ -1,4 +1,4 @@
-"""Shared test configuration: hypothesis profiles.
+"""Shared test configuration: hypothesis profiles, PostgreSQL's servers (``pg_servers.py``).
 
 The default profile keeps the suite fast and free of timing assertions (no
 deadline). ``CUEMEM_HYPOTHESIS_PROFILE=thorough pytest`` runs many more examples.
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from pg_servers import pg_behaviour_dsn, pg_bin_dir, pg_client, pg_cluster, pg_dsn, pg_root, pg_shards, pg_tmp  # noqa: F401  (PostgreSQL's fixtures)
 from shared_homes import KIND, home_kind, runs_both  # noqa: F401  (the autouse fixture, and the modules it runs in)
 
 settings.register_profile("cuemem-fast", deadline=None, max_examples=60)
@@ -35,14 +36,3 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.fixturenames.append(KIND)
         metafunc.parametrize(KIND, ["embedded", "shared"])
 
-
-@pytest.fixture(scope="session")
-def pg_behaviour_dsn() -> str:
-    """TEMPORARY: the dev server's database for the behaviour tests."""
-    import psycopg
-
-    base = "postgresql://postgres@/{db}?host=/tmp/pgdev&port=5499"
-    with psycopg.connect(base.format(db="postgres"), autocommit=True) as c:
-        c.execute("DROP DATABASE IF EXISTS behaviour WITH (FORCE)")
-        c.execute("CREATE DATABASE behaviour")
-    return base.format(db="behaviour")

@@ -9,19 +9,16 @@ import sys
 import textwrap
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import psycopg
 import pytest
+from pg_servers import ShardServers
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 import cuemem.postgres.cluster as pgc
 from cuemem.errors import CuememError, InvalidArgumentError, PostgresUnavailableError
 from cuemem.postgres.cluster import ExistingServer, LocalCluster, Server
-
-if TYPE_CHECKING:
-    from conftest import ShardServers  # tests/postgres/conftest.py, the fixtures' module
 
 
 def _one(dsn: str, query: str) -> object:

@@ -1,11 +1,16 @@
 """PostgreSQL servers for the tests: throwaway local clusters, or servers the environment names.
 
+The fixtures, imported by ``tests/conftest.py`` so that every folder may use them (the
+``[shared]`` runs of the behaviour tests, ``tests/shared_homes.py``, too):
+
 - ``pg_cluster`` (session): one server, a :class:`~cuemem.postgres.cluster.LocalCluster`
   started on first use and stopped at the end of the session; ``CUEMEM_PG_DSN`` names an
   existing server to use instead (an :class:`~cuemem.postgres.cluster.ExistingServer`).
 - ``pg_shards`` (session): a coordinator and two shard servers, the same way;
   ``CUEMEM_PG_COORDINATOR`` and ``CUEMEM_PG_SHARDS`` (comma-separated) name existing ones.
 - ``pg_dsn``: a fresh database on ``pg_cluster`` for one test, dropped after it.
+- ``pg_behaviour_dsn`` (session): one database on ``pg_cluster`` for the behaviour tests'
+  shared homes (a schema per home), dropped at the end of the session.
 - ``pg_tmp``: a directory for a test's own clusters, which the server's user may enter;
   any cluster still running in it is stopped after the test.
 
@@ -133,6 +138,15 @@ def pg_shards(pg_client: None, request: pytest.FixtureRequest) -> Iterator[Shard
 def pg_dsn(pg_cluster: Server) -> Iterator[str]:
     """The DSN of a fresh database on ``pg_cluster``, dropped after the test."""
     name = f"test_{uuid.uuid4().hex[:16]}"
+    dsn = pg_cluster.create_database(name)
+    yield dsn
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def pg_behaviour_dsn(pg_cluster: Server) -> Iterator[str]:
+    """The DSN of the session's database for the behaviour tests' shared homes, dropped at the end."""
+    name = f"behaviour_{uuid.uuid4().hex[:12]}"
     dsn = pg_cluster.create_database(name)
     yield dsn
     pg_cluster.drop_database(name)
