@@ -289,7 +289,7 @@ class Memory:
         if root is None:
             home = open_shared_home(
                 str(path), cache=cache_dir, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience,
-                text_analyzer=text_analyzer, embedder=embedder, follow=follows,
+                text_analyzer=text_analyzer, embedder=embedder, follow=follows, user=user,
             )
         else:
             home = Home.open(

@@ -20,7 +20,6 @@ catches up from:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ import orjson
 import psycopg
 from psycopg import sql
 
-from ..errors import HomeLockedError, InvalidArgumentError, SharedHomeError
+from ..errors import HomeLockedError, ScopeError, SharedHomeError
 from ..store.journal import Position
 from ..store.upstream import Fetched
 from . import projection, schema
@@ -43,28 +42,34 @@ _COPY_ROWS = 5000
 class RecordLog:
     """Log ``log`` of the shared home at ``target``."""
 
-    def __init__(self, target: Target, log: str = "main", *, create: bool = True, connect_timeout: float = 10.0) -> None:
-        if not isinstance(log, str) or not log or len(log) > 256:
-            raise InvalidArgumentError(f"a log is named by a non-empty string of at most 256 characters, got {log!r}")
+    def __init__(self, target: Target, *, user: str | None = None, create: bool = True, connect_timeout: float = 10.0) -> None:
         self.target = target
-        self.log = log
         self._timeout = connect_timeout
         self._conn: psycopg.Connection[Any] | None = None
         self._held = False
         #: The ``seq`` of the last line the mirror holds (set by the mirror; moved by publishing).
         self.seq = 0
-        self._guard = threading.Lock()
         s = target.schema
         self._channel = f"cuemem_{s}"
-        self._key = schema.lock_key(s, f"log/{log}")
         try:
-            self.home_id = schema.ensure(self._connection(), s, create=create)
+            meta = schema.ensure(self._connection(), s, create=create)
         except psycopg.Error as exc:
             self.close()
             raise self._failed(exc, "opening the home") from None
         except BaseException:
             self.close()
             raise
+        self.home_id = meta.home_id
+        self.layout = meta.layout
+        if meta.layout == "user" and (user is None or user == "*"):
+            self.close()
+            raise ScopeError(
+                f"the shared home {self.shown} keeps each user apart: open it for one user (Memory.open(address, user=...)); "
+                "cuemem.postgres.shards answers for every user"
+            )
+        #: The log this handle mirrors: the home's one log, or its user's.
+        self.log = "main" if meta.layout == "main" else str(user)
+        self._key = schema.lock_key(s, f"log/{self.log}")
 
     # -- the connection --------------------------------------------------------------
 

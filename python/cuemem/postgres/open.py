@@ -33,21 +33,22 @@ def cache_root() -> Path:
 
 def open_shared(
     address: str, *, cache: Path | None, read_only: bool, fsync: FsyncPolicy, lock_timeout: float | None, salience: SalienceTable,
-    text_analyzer: str, embedder: Embedder | None, follow: bool,
+    text_analyzer: str, embedder: Embedder | None, follow: bool, user: str | None,
 ) -> Home:
     """Opens the shared home at ``address`` (arguments checked by :meth:`cuemem.Memory.open`).
 
     ``cache`` is the directory mirroring it; by default one under :func:`cache_root` per
-    home and log, the first of them no other process holds.
+    home and log, the first of them no other process holds. ``user`` is the handle's scope
+    (None or ``"*"``: every user): a home kept per user mirrors that user's log alone.
 
     Raises:
         SharedHomeError: the server cannot be reached. SharedSchemaError: no home there
             (``read_only``) or one of a newer cuemem. HomeLockedError: ``cache`` is held by
-            another process.
+            another process. ScopeError: a home kept per user, opened for every user.
     """
     target = Target.parse(address)
     timeout = DEFAULT_WRITER_TIMEOUT if lock_timeout is None else lock_timeout
-    log = RecordLog(target, create=not read_only)
+    log = RecordLog(target, user=user, create=not read_only)
     try:
         if cache is not None:
             roots = [cache]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import SharedSchemaError
@@ -34,7 +35,7 @@ from ..errors import SharedSchemaError
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "ensure", "lock_key", "table_ddl"]
+__all__ = ["LAYOUTS", "MIGRATIONS", "SCHEMA_VERSION", "Meta", "ensure", "index_ddl", "lock_key", "read_meta", "table_ddl"]
 
 #: The schema version this cuemem writes.
 SCHEMA_VERSION = 1
@@ -112,9 +113,23 @@ def lock_key(schema: str, name: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def ensure(conn: psycopg.Connection[tuple[object, ...]], schema: str, *, create: bool) -> str:
-    """Brings home ``schema`` to :data:`SCHEMA_VERSION` (creating it when ``create``);
-    returns its ``home_id``. Runs under an advisory lock, in one transaction.
+@dataclass(frozen=True)
+class Meta:
+    """What a home's ``meta`` table says of it."""
+
+    home_id: str
+    #: ``main``: one log for every user (one order, a team's memory); ``user``: one log per
+    #: user (each user's rows apart, partitions that may live on shard servers, :mod:`.shards`).
+    layout: str = "main"
+
+
+#: The layouts a home may have.
+LAYOUTS = ("main", "user")
+
+
+def ensure(conn: psycopg.Connection[tuple[object, ...]], schema: str, *, create: bool) -> Meta:
+    """Brings home ``schema`` to :data:`SCHEMA_VERSION` (creating it when ``create``, one log
+    for every user); returns its :class:`Meta`. Runs under an advisory lock, in one transaction.
 
     Raises:
         SharedSchemaError: the schema is newer than this cuemem, is not a cuemem home, or is
@@ -141,10 +156,22 @@ def ensure(conn: psycopg.Connection[tuple[object, ...]], schema: str, *, create:
             MIGRATIONS[version](conn, schema)
             version += 1
             conn.execute(f"UPDATE {schema}.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
-        row = conn.execute(f"SELECT value FROM {schema}.meta WHERE key = 'home_id'").fetchone()
-        if row is None or not isinstance(row[0], str):
-            raise SharedSchemaError(f"schema {schema!r} is not a cuemem home: its meta table has no home_id")
-        return row[0]
+        return read_meta(conn, schema)
+
+
+def read_meta(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> Meta:
+    """The :class:`Meta` of home ``schema``.
+
+    Raises:
+        SharedSchemaError: its meta table has no home id, or a layout this cuemem does not know.
+    """
+    values = dict(conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
+    home_id, layout = values.get("home_id"), values.get("layout", "main")
+    if not isinstance(home_id, str):
+        raise SharedSchemaError(f"schema {schema!r} is not a cuemem home: its meta table has no home_id")
+    if layout not in LAYOUTS:
+        raise SharedSchemaError(f"the home in schema {schema!r} has layout {layout!r}; this cuemem knows {list(LAYOUTS)}")
+    return Meta(home_id, str(layout))
 
 
 def _version(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> int | None:
