@@ -295,13 +295,15 @@ def test_exit_statuses_tell_a_failed_operation_from_a_malformed_command_line(hom
 
 
 def test_every_command_that_prints_data_has_json() -> None:
-    """Each command but ``init``, ``demo``, ``mcp`` (a server) and the ``eval`` group (whose ``locomo`` has it) takes ``--json``
-    (the benchmarks' ``--json PATH`` writes the results to a file)."""
+    """Each command but ``init``, ``demo``, ``mcp`` (a server) and the ``eval`` and ``shared`` groups (whose ``locomo`` and
+    ``stats`` have it) takes ``--json`` (the benchmarks' ``--json PATH`` writes the results to a file)."""
     missing = [
         name for name, command in main.commands.items()
-        if name not in {"init", "demo", "eval", "mcp"} and not any("--json" in p.opts for p in command.params)
+        if name not in {"init", "demo", "eval", "mcp", "shared"} and not any("--json" in p.opts for p in command.params)
     ]
     assert missing == []
+    stats = main.commands["shared"].commands["stats"]  # type: ignore[attr-defined]
+    assert any("--json" in p.opts for p in stats.params)
 
 
 def test_json_outputs_parse(home: Path, tmp_path: Path) -> None:

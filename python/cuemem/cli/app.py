@@ -20,25 +20,21 @@ from ..errors import CuememError
 if TYPE_CHECKING:
     from ..memory import Memory
 
-class HomeParam(click.ParamType):
+def _home(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | str | None:
     """A home: a directory, or a shared home's ``postgresql://`` address (kept as given)."""
+    from ..postgres.target import is_shared
 
-    name = "home"
-    _directory = click.Path(file_okay=False, path_type=Path)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from ..postgres.target import is_shared
-
-        if is_shared(value):
-            return value
-        return self._directory.convert(value, param, ctx)
+    if value is None or is_shared(value):
+        return value
+    return click.Path(file_okay=False, path_type=Path).convert(value, param, ctx)
 
 
 home_option = click.option(
     "--home",
     "home",
     required=True,
-    type=HomeParam(),
+    type=str,
+    callback=_home,
     envvar="CUEMEM_HOME",
     help="The home directory, or a shared home's postgresql:// address (or $CUEMEM_HOME).",
 )

@@ -208,13 +208,13 @@ class ExistingServer(Server):
         """``conninfo`` with its database set to ``dbname``."""
         from psycopg.conninfo import make_conninfo
 
-        return make_conninfo(**{**self._params, "dbname": dbname})
+        return make_conninfo("", **{**self._params, "dbname": dbname})
 
     def __repr__(self) -> str:
         from psycopg.conninfo import make_conninfo
 
         shown = {k: ("***" if k == "password" else v) for k, v in self._params.items()}  # a repr lands in logs
-        return f"ExistingServer({make_conninfo(**shown)!r})"
+        return f"ExistingServer({make_conninfo("", **shown)!r})"
 
 
 class LocalCluster(Server):

@@ -165,7 +165,7 @@ def read_meta(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> Meta
     Raises:
         SharedSchemaError: its meta table has no home id, or a layout this cuemem does not know.
     """
-    values = dict(conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
+    values = {str(k): str(v) for k, v in conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall()}
     home_id, layout = values.get("home_id"), values.get("layout", "main")
     if not isinstance(home_id, str):
         raise SharedSchemaError(f"schema {schema!r} is not a cuemem home: its meta table has no home_id")
