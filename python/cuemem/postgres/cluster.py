@@ -214,7 +214,7 @@ class ExistingServer(Server):
         from psycopg.conninfo import make_conninfo
 
         shown = {k: ("***" if k == "password" else v) for k, v in self._params.items()}  # a repr lands in logs
-        return f"ExistingServer({make_conninfo("", **shown)!r})"
+        return f"ExistingServer({make_conninfo('', **shown)!r})"
 
 
 class LocalCluster(Server):
