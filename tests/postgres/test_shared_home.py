@@ -302,3 +302,20 @@ def test_a_writer_killed_mid_transaction_leaves_all_or_nothing(pg_dsn: str, tmp_
         mem.remember("the home goes on", actors=["k"], now=NOW)  # the dead writer's lock went with its session
     with Memory.open(home, cache=tmp_path / "k", follow=False) as again:  # the killed writer's own cache recovers
         assert len(again) in (2, 200_002)
+
+
+def test_a_commit_decided_before_catching_up_is_refused(pg_dsn: str, tmp_path: Path) -> None:
+    """Home.commit outside a write call that took the lock first, with other writes since: SharedHomeError, nothing written."""
+    from cuemem.store import records as rec
+
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        a.remember("written elsewhere", actors=["x"], now=NOW)
+        with b._home.guard, pytest.raises(SharedHomeError, match="moved on"):
+            b._home.commit([rec.job("audit", NOW, {"n": 1})])
+        assert b.last_run("audit") is None and len(b) == 1  # caught up, and the stale commit is not in
+        with b._home.guard:
+            b._home.commit([rec.job("audit", NOW, {"n": 1})])  # decided now, on what the log holds
+        assert b.last_run("audit") == NOW
+        a.refresh()
+        assert a.last_run("audit") == NOW

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from .._gc import gc_paused
 from ..errors import (
     CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError,
-    StorageError,
+    SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
 from ..lifecycle.state import ACCEPTED, LifecycleState
@@ -282,13 +282,20 @@ class Home:
         """
         self._check_local()
         if self.mirror is not None and not self.mirror.log.held:
-            self.mirror.check()
-            self.mirror.log.hold(self.mirror.lock_timeout)
-            try:
-                self._catch_up()
-            except BaseException:
-                self.mirror.release()
-                raise
+            self._hold()
+
+    def _hold(self) -> bool:
+        """Takes a shared home's lock and catches up; whether other processes had written."""
+        assert self.mirror is not None
+        self.mirror.check()
+        self.mirror.log.hold(self.mirror.lock_timeout)
+        seq = self.mirror.log.seq
+        try:
+            self._catch_up()
+        except BaseException:
+            self.mirror.release()
+            raise
+        return self.mirror.log.seq != seq
 
     def _check_handle(self) -> None:
         """Raises unless this handle may write, without taking a shared home's lock (the
@@ -320,7 +327,16 @@ class Home:
         Raises:
             ReadOnlyError: the handle is read-only or closed.
             StorageError: the file system refused (the journal holds all or a prefix).
+            SharedHomeError: a shared home's server refused, or other processes wrote
+                since the records were decided (a write call that did not begin with
+                :meth:`check_writable`): nothing was written.
         """
+        if self.mirror is not None and not self.mirror.log.held:
+            self._check_local()
+            if self._hold():
+                raise SharedHomeError(
+                    f"the shared home {self.mirror.log.shown} moved on while this write was decided: nothing was written; call again"
+                )
         self.check_writable()
         if not records:
             return []
