@@ -319,3 +319,19 @@ def test_a_commit_decided_before_catching_up_is_refused(pg_dsn: str, tmp_path: P
         assert b.last_run("audit") == NOW
         a.refresh()
         assert a.last_run("audit") == NOW
+
+
+def test_a_cache_with_a_torn_journal_is_filled_again(pg_dsn: str, tmp_path: Path) -> None:
+    """A crash that tore the cache's last line leaves a cache that is emptied and filled again, not a damaged log."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        first = mem.remember("first", actors=["x"], now=NOW)
+    segment = tmp_path / "c" / "journal" / "000001.jsonl"
+    with open(segment, "ab") as f:
+        f.write(b'{"op":"remember","epis')  # half a line, as a crash leaves it
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        second = w.remember("second", actors=["x"], now=NOW)
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        assert mem.ids() == [first, second]
+        assert mem.open_report.journal_problems == []
+    assert journal_bytes(tmp_path / "c") == journal_bytes(tmp_path / "w")

@@ -28,7 +28,7 @@ import orjson
 
 from ..errors import ReadOnlyError, SharedHomeError
 from ..store.fsync import FsyncPolicy, write_atomic
-from ..store.journal import Journal, Position
+from ..store.journal import Journal, Position, segment_name
 from ..store.upstream import Fetched, SharedLog
 from .layout import Layout
 
@@ -85,7 +85,10 @@ class Mirror:
         state = _read_state(layout.index / STATE)
         if state is not None and (state.get("home_id"), state.get("log")) != (self.log.home_id, self.log.log):
             return "it mirrors another home or log"
-        head, line = Journal(layout.journal).last_line() if layout.journal.is_dir() else (Position.start(), b"")
+        journal = Journal(layout.journal) if layout.journal.is_dir() else None
+        head, line = journal.last_line() if journal is not None else (Position.start(), b"")
+        if journal is not None and _size(journal, journal.segments()[-1] if journal.segments() else head.segment) != head.offset:
+            return "its journal ends in a torn line"
         if not line:
             self.log.seq = 0
             return None
@@ -188,6 +191,14 @@ def _following(head: Position, lines: list[tuple[Position, bytes]]) -> int:
             return i
         size += len(line)
     return len(lines)
+
+
+def _size(journal: Journal, segment: int) -> int:
+    """The size of ``segment`` of ``journal`` (0 when it is missing)."""
+    try:
+        return (journal.directory / segment_name(segment)).stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _read_state(path: Path) -> dict[str, Any] | None:
