@@ -288,14 +288,15 @@ class Home:
         """Takes a shared home's lock and catches up; whether other processes had written."""
         assert self.mirror is not None
         self.mirror.check()
-        self.mirror.log.hold(self.mirror.lock_timeout)
-        seq = self.mirror.log.seq
+        heads = self.mirror.log.hold(self.mirror.lock_timeout)
+        if heads == (self.mirror.log.seq, self.mirror.forgets):
+            return False  # nothing new: no catch-up to read
         try:
             self._catch_up()
         except BaseException:
             self.mirror.release()
             raise
-        return self.mirror.log.seq != seq
+        return True
 
     def _check_handle(self) -> None:
         """Raises unless this handle may write, without taking a shared home's lock (the

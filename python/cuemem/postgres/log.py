@@ -47,6 +47,7 @@ class RecordLog:
         self._timeout = connect_timeout
         self._conn: psycopg.Connection[Any] | None = None
         self._held = False
+        self._lock_timeout = 0  # the connection's lock_timeout, in ms (0: not set yet)
         #: The ``seq`` of the last line the mirror holds (set by the mirror; moved by publishing).
         self.seq = 0
         s = target.schema
@@ -80,6 +81,7 @@ class RecordLog:
             except psycopg.Error as exc:
                 raise SharedHomeError(f"cannot reach the shared home {self.shown}: {_why(exc)}") from None
             self._held = False
+            self._lock_timeout = 0
         return self._conn
 
     @property
@@ -117,24 +119,34 @@ class RecordLog:
         """Whether this process holds the log's lock now."""
         return self._held and self._conn is not None and not self._conn.closed
 
-    def hold(self, timeout: float) -> None:
-        """Takes the log's lock, waiting up to ``timeout`` seconds for other writers.
+    def hold(self, timeout: float) -> tuple[int, int]:
+        """Takes the log's lock, waiting up to ``timeout`` seconds for other writers; returns
+        the log's last ``seq`` and last forget id once it holds it.
 
         Raises:
             HomeLockedError: other writers held it all that time.
             SharedHomeError: the server could not be reached.
         """
-        if self.held:
-            return
         conn = self._connection()
+        s = self.target.schema
         try:
-            conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
+            wait = max(1, int(timeout * 1000))
+            if self._lock_timeout != wait:
+                conn.execute(f"SET lock_timeout = {wait}")
+                self._lock_timeout = wait
             conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
+            self._held = True
+            # A statement of its own: one that also took the lock would read from before the wait.
+            row = conn.execute(
+                f"SELECT (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s), (SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %s)",
+                (self.log, self.log),
+            ).fetchone()
         except psycopg.errors.LockNotAvailable:
             raise HomeLockedError(f"other writers held the shared home {self.shown} for {timeout:g} s") from None
         except psycopg.Error as exc:
             raise self._failed(exc, "taking the writers' lock") from None
-        self._held = True
+        assert row is not None
+        return int(row[0]), int(row[1])
 
     def release(self) -> None:
         """Lets the next writer in (nothing when the lock went with a broken connection)."""

@@ -71,8 +71,9 @@ class SharedLog(Upstream, Protocol):
         """The log's address, for messages (no secret in it)."""
         ...
 
-    def hold(self, timeout: float) -> None:
-        """Takes the writers' lock (``HomeLockedError`` after ``timeout`` seconds)."""
+    def hold(self, timeout: float) -> tuple[int, int]:
+        """Takes the writers' lock (``HomeLockedError`` after ``timeout`` seconds); returns the
+        log's last ``seq`` and last forget id as of taking it."""
         ...
 
     def release(self) -> None:
