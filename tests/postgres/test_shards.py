@@ -95,6 +95,8 @@ def test_a_shard_down_fails_its_users_and_no_one_else(sharded, tmp_path: Path) -
             with Memory.open(address, user=user, cache=tmp_path / user, follow=False) as mem:
                 mem.remember(f"{user} still works", now=NOW)
                 assert len(mem) == 7
+        with pytest.raises(SharedHomeError, match="counting"):  # a call across users needs every shard
+            shards.stats(address)
     finally:
         shard.start()
 

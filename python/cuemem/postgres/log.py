@@ -34,7 +34,7 @@ from ..store.upstream import Fetched
 from . import projection, schema
 from .target import Target
 
-__all__ = ["RecordLog"]
+__all__ = ["RecordLog", "why"]
 
 _COPY_ROWS = 5000
 
@@ -79,7 +79,7 @@ class RecordLog:
             try:
                 self._conn = psycopg.connect(self.target.conninfo, autocommit=True, connect_timeout=max(1, int(self._timeout)))
             except psycopg.Error as exc:
-                raise SharedHomeError(f"cannot reach the shared home {self.shown}: {_why(exc)}") from None
+                raise SharedHomeError(f"cannot reach the shared home {self.shown}: {why(exc)}") from None
             self._held = False
             self._lock_timeout = 0
         return self._conn
@@ -103,7 +103,7 @@ class RecordLog:
             finally:
                 self._conn = None
                 self._held = False
-        return SharedHomeError(f"{doing} on the shared home {self.shown} failed: {_why(exc)}")
+        return SharedHomeError(f"{doing} on the shared home {self.shown} failed: {why(exc)}")
 
     def close(self) -> None:
         """Releases the lock (if held) and closes the connection. Idempotent."""
@@ -299,7 +299,7 @@ class RecordLog:
         return Fetched(after, lines, forgets)
 
 
-def _why(exc: psycopg.Error) -> str:
+def why(exc: psycopg.Error) -> str:
     """One line of what the server (or libpq) said."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from psycopg.conninfo import conninfo_to_dict
 from ..errors import InvalidArgumentError, SharedHomeError, SharedSchemaError
 from ..schema.fields import validate_id
 from .schema import SCHEMA_VERSION, TABLES, index_ddl, lock_key, read_meta, table_ddl
+from .log import why as _why
 from .target import Target
 
 __all__ = ["Placement", "UserStats", "add_shard", "create", "forget_user", "placement", "stats"]
@@ -107,8 +109,7 @@ def create(address: str, *, shards: Sequence[str] = (), partitions: int = 8) -> 
                             _attach_foreign(conn, s, table, r, partitions, names[r % len(shards)])
                         else:
                             _part_tables(conn, s, table, [r])
-                            conn.execute(sql.SQL("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES WITH (MODULUS {}, REMAINDER {})").format(
-                                sql.Identifier(s, table), sql.Identifier(s, f"{table}_{r}"), sql.Literal(partitions), sql.Literal(r)))
+                            _attach(conn, s, table, r, partitions)
     except psycopg.Error as exc:
         raise SharedHomeError(f"creating the home at {target.shown} failed: {_why(exc)}") from None
     return home_id
@@ -118,7 +119,7 @@ def placement(address: str) -> list[Placement]:
     """Where each partition of the home at ``address`` lives."""
     target = Target.parse(address)
     s = target.schema
-    with _connect(target) as conn:
+    with _connect(target, "reading where the partitions live") as conn:
         rows = conn.execute(
             "SELECT c.relname, coalesce(srv.srvname, %s) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
             "LEFT JOIN pg_foreign_table ft ON ft.ftrelid = c.oid LEFT JOIN pg_foreign_server srv ON srv.oid = ft.ftserver "
@@ -141,7 +142,7 @@ def add_shard(address: str, shard: str) -> list[int]:
     """
     target = Target.parse(address)
     s = target.schema
-    with _connect(target) as conn:
+    with _connect(target, "adding a shard") as conn:
         meta = read_meta(conn, s)
         if meta.layout != "user":
             raise SharedSchemaError(f"the home at {target.shown} keeps one log for every user: it is not sharded by user")
@@ -182,8 +183,7 @@ def add_shard(address: str, shard: str) -> list[int]:
                         kind = "FOREIGN TABLE" if by_remainder[r] != LOCAL else "TABLE"
                         conn.execute(sql.SQL(f"DROP {kind} {{}}").format(sql.Identifier(s, part)))
                         conn.execute(sql.SQL("ALTER FOREIGN TABLE {} RENAME TO {}").format(sql.Identifier(s, f"{part}_moving"), sql.Identifier(part)))
-                        conn.execute(sql.SQL("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES WITH (MODULUS {}, REMAINDER {})").format(
-                            sql.Identifier(s, table), sql.Identifier(s, part), sql.Literal(partitions), sql.Literal(r)))
+                        _attach(conn, s, table, r, partitions)
                 if by_remainder[r] != LOCAL:  # the moved rows' old copy, on the shard that held them
                     _drop_on(conn, by_remainder[r], s, r)
         except psycopg.Error as exc:
@@ -195,7 +195,7 @@ def stats(address: str) -> list[UserStats]:
     """Each user's records and memories in the home at ``address`` (every shard is asked)."""
     target = Target.parse(address)
     s = target.schema
-    with _connect(target) as conn:
+    with _connect(target, "counting each user's records") as conn:
         read_meta(conn, s)
         records = dict(conn.execute(f"SELECT log, count(*) FROM {s}.records GROUP BY log").fetchall())
         episodes = dict(conn.execute(f"SELECT log, count(*) FROM {s}.episodes WHERE retired_at IS NULL GROUP BY log").fetchall())
@@ -215,19 +215,15 @@ def forget_user(address: str, user: str) -> int:
     user = validate_id(user, "user")
     target = Target.parse(address)
     s = target.schema
-    with _connect(target) as conn:
+    with _connect(target, f"forgetting user {user!r}") as conn:
         if read_meta(conn, s).layout != "user":
             raise SharedSchemaError(f"the home at {target.shown} keeps one log for every user: use Memory.forget(user=...)")
-        try:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(s, f"log/{user}"),))
-                row = conn.execute(f"DELETE FROM {s}.records WHERE log = %s", (user,))
-                gone = row.rowcount
-                for table in ("forgets", "episodes", "notes"):
-                    conn.execute(f"DELETE FROM {s}.{table} WHERE log = %s", (user,))
-                conn.execute("SELECT pg_notify(%s, %s)", (f"cuemem_{s}", f"{user} 0"))
-        except psycopg.Error as exc:
-            raise SharedHomeError(f"forgetting user {user!r} in the home at {target.shown} failed: {_why(exc)}") from None
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(s, f"log/{user}"),))
+            gone = conn.execute(f"DELETE FROM {s}.records WHERE log = %s", (user,)).rowcount
+            for table in ("forgets", "episodes", "notes"):
+                conn.execute(f"DELETE FROM {s}.{table} WHERE log = %s", (user,))
+            conn.execute("SELECT pg_notify(%s, %s)", (f"cuemem_{s}", f"{user} 0"))
     return int(gone)
 
 
@@ -238,11 +234,15 @@ def _server_name(schema: str, number: int) -> str:
     return f"cuemem_{schema}_shard_{number}"
 
 
-def _connect(target: Target) -> psycopg.Connection[Any]:
+@contextmanager
+def _connect(target: Target, doing: str) -> Iterator[psycopg.Connection[Any]]:
+    """A connection to the coordinator for one administrative call; what the servers refuse
+    (a shard down among them) is a ``SharedHomeError``."""
     try:
-        return psycopg.connect(target.conninfo, autocommit=True)
+        with psycopg.connect(target.conninfo, autocommit=True) as conn:
+            yield conn
     except psycopg.Error as exc:
-        raise SharedHomeError(f"cannot reach the shared home {target.shown}: {_why(exc)}") from None
+        raise SharedHomeError(f"{doing} in the home at {target.shown} failed: {_why(exc)}") from None
 
 
 def _foreign_server(conn: psycopg.Connection[Any], name: str, shard: str) -> None:
@@ -273,6 +273,12 @@ def _part_tables(conn: psycopg.Connection[Any], schema: str, table: str, remaind
             conn.execute(statement)
 
 
+def _attach(conn: psycopg.Connection[Any], schema: str, table: str, remainder: int, partitions: int) -> None:
+    """Attaches the table ``<table>_<remainder>`` (local or foreign) as that partition of ``table``."""
+    conn.execute(sql.SQL("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES WITH (MODULUS {}, REMAINDER {})").format(
+        sql.Identifier(schema, table), sql.Identifier(schema, f"{table}_{remainder}"), sql.Literal(partitions), sql.Literal(remainder)))
+
+
 def _attach_foreign(conn: psycopg.Connection[Any], schema: str, table: str, remainder: int, partitions: int, server: str) -> None:
     part = f"{table}_{remainder}"
     conn.execute(
@@ -296,8 +302,3 @@ def _drop_on(conn: psycopg.Connection[Any], server: str, schema: str, remainder:
 
 def _options(values: dict[str, str]) -> sql.Composed:
     return sql.SQL(", ").join(sql.SQL("{} {}").format(sql.Identifier(k), sql.Literal(v)) for k, v in values.items())
-
-
-def _why(exc: psycopg.Error) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
