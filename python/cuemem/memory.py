@@ -230,8 +230,10 @@ class Memory:
                 ``cuemem[postgres]`` extra).
             read_only: Follow a home another process writes; takes no lock. (A shared
                 home's read-only handle still keeps its cache.)
-            fsync: ``"always"`` (default: every acknowledged write is on disk) or
-                ``"never"`` (leave flushing to the OS; for throwaway homes). For a shared
+            fsync: ``"always"`` (default: every acknowledged write is on disk),
+                ``"interval"`` (the journal synced within 50 ms of each write, one sync for
+                all of them: a power loss may lose the last 50 ms) or ``"never"`` (leave
+                flushing to the OS; for throwaway homes). For a shared
                 home it governs the cache; the server's own settings govern the truth.
             lock_timeout: Seconds to wait for another writer to finish. A directory's writer
                 holds it for the handle's life (default 0: fail at once); a shared home's

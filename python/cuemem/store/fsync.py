@@ -1,6 +1,6 @@
 """Durability policy: when written bytes are forced to stable storage.
 
-Two policies, chosen per journal:
+Three policies, chosen per home:
 
 ``FsyncPolicy.ALWAYS`` (the default)
     Every ``Journal.append`` call is one write per segment it touches followed by
@@ -8,6 +8,13 @@ Two policies, chosen per journal:
     crash and a power loss. A call with many records is one grouped commit: one fsync
     for the whole batch, not one per record. Creating a segment also fsyncs the journal
     directory, so the new file's name is durable too.
+
+``FsyncPolicy.INTERVAL``
+    The journal's appends are written at once and synced within 50 ms, one sync for every
+    append of that window (:mod:`cuemem.store.flusher`): an acknowledged append survives
+    a process crash, and a machine crash or power loss may lose the last 50 ms of them.
+    Everything else (note files, index caches, a forget's tombstones) is synced as under
+    ``ALWAYS``. For callers who write often and choose that window.
 
 ``FsyncPolicy.NEVER``
     Writes go to the operating system's page cache and reach the disk when the kernel
@@ -61,11 +68,13 @@ class FsyncPolicy(str, Enum):
     """When writes are forced to disk; see the module docstring for the guarantees."""
 
     ALWAYS = "always"
+    INTERVAL = "interval"
     NEVER = "never"
 
 
 def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
-    """Forces ``fd``'s written bytes to disk under ``ALWAYS``; does nothing under ``NEVER``.
+    """Forces ``fd``'s written bytes to disk under ``ALWAYS`` (and ``INTERVAL``, whose
+    journal appends the :class:`~cuemem.store.flusher.Flusher` syncs); nothing under ``NEVER``.
 
     Args:
         fd: an open file or directory descriptor.

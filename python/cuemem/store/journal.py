@@ -63,6 +63,7 @@ from ..errors import (
     SchemaError,
     StorageError,
 )
+from .flusher import Flusher
 from .fsync import FsyncPolicy, sync, sync_directory
 from .upstream import Upstream
 
@@ -166,6 +167,7 @@ class Journal:
         "_directory",
         "_head",
         "_fd",
+        "_flusher",
         "_fsync",
         "_needs_seal",
         "_problems",
@@ -201,6 +203,8 @@ class Journal:
         self._needs_seal = False
         self._writer = False
         self._upstream = upstream
+        #: Syncs the appends of ``fsync="interval"`` within its window (None under the other policies).
+        self._flusher = Flusher() if policy is FsyncPolicy.INTERVAL and writable else None
         #: The writer's own head after its last append (it alone appends: the lock).
         self._head: Position | None = None
         if writable:
@@ -384,6 +388,8 @@ class Journal:
         segment = (present[-1] if present else 0) + 1
         if self._upstream is not None:
             self._upstream.publish_segment(segment, path)
+        if self._flusher is not None:
+            self._flusher.flush()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -399,12 +405,20 @@ class Journal:
         return segment
 
     def close(self) -> None:
-        """Closes the writing handle; reads keep working, appends raise ``ReadOnlyError``."""
+        """Closes the writing handle; reads keep working, appends raise ``ReadOnlyError``.
+
+        Raises:
+            StorageError: under ``fsync="interval"``, the last sync failed (the handle is closed anyway).
+        """
         fd, self._fd = self._fd, None
         self._needs_seal = False
         self._writer = False
-        if fd is not None:
-            os.close(fd)
+        try:
+            if self._flusher is not None:
+                self._flusher.close()
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def __enter__(self) -> Journal:
         return self
@@ -682,6 +696,8 @@ class Journal:
 
     def _rotate(self, segment: int) -> None:
         """Closes the current segment; the next write creates segment ``segment``."""
+        if self._flusher is not None:
+            self._flusher.flush()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -697,7 +713,10 @@ class Journal:
             sync_directory(self._directory, self._fsync)
         try:
             _write_all(self._fd, data)
-            sync(self._fd, self._fsync)
+            if self._flusher is not None:
+                self._flusher.written(self._fd)
+            else:
+                sync(self._fd, self._fsync)
         except (OSError, StorageError) as exc:
             self._needs_seal = True
             if isinstance(exc, StorageError):
