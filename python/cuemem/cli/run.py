@@ -42,11 +42,13 @@ def demo(directory: Path, episodes: int) -> None:
               help="Run the forget benchmark instead: erase one episode with its derivatives and one user's 1%, against a rebuild.")
 @click.option("--tail", "tail", is_flag=True,
               help="Run the write-then-recall benchmark instead: a text recall right after a remember against one without.")
+@click.option("--durable", "durable", is_flag=True,
+              help="Run the durable-write benchmark instead: remember under each fsync policy against write + fdatasync, and threads.")
 @click.option("--agents", "agents", is_flag=True,
               help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call, "
                    "and the LangGraph store's search against InMemoryStore's.")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool) -> None:
+          policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool, durable: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
@@ -55,8 +57,9 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
-    if questions or text or trust or agents or forget or tail:
+    if questions or text or trust or agents or forget or tail or durable:
         from ..bench import agents as agents_bench
+        from ..bench import durable as durable_bench
         from ..bench import forget as forget_bench
         from ..bench import tail as tail_bench
         from ..bench import trust as trust_bench
@@ -66,6 +69,7 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
 
         measure, render = (
             (agents_bench.measure, agents_bench.render) if agents
+            else (durable_bench.measure, durable_bench.render) if durable
             else (tail_bench.measure, tail_bench.render) if tail
             else (forget_bench.measure, forget_bench.render) if forget
             else (trust_bench.measure, trust_bench.render) if trust
