@@ -161,14 +161,25 @@ def test_a_home_of_a_newer_schema_is_refused_and_left_alone(pg_dsn: str, tmp_pat
         assert conn.execute("SELECT value FROM cuemem.meta WHERE key = 'schema_version'").fetchone() == ("99",)
 
 
-def test_a_cache_of_something_else_is_emptied_and_filled_again(pg_dsn: str, tmp_path: Path) -> None:
-    """A cache whose journal is not a prefix of the log (an embedded home's, say) is refilled."""
+def test_an_embedded_home_given_as_a_cache_is_refused_and_left_alone(pg_dsn: str, tmp_path: Path) -> None:
+    """A directory holding a home that is no shared home's cache is never emptied: InvalidArgumentError, its files kept."""
     with Memory.open(tmp_path / "c", fsync="never") as other:
-        other.remember("an embedded home's memory", now=NOW)
-    home = address(pg_dsn)
-    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
-        wanted = w.remember("the shared home's memory", now=NOW)
-    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        kept = other.remember("an embedded home's memory", now=NOW)
+    before = journal_bytes(tmp_path / "c")
+    with pytest.raises(cuemem.InvalidArgumentError, match="not a shared home's cache"):
+        Memory.open(address(pg_dsn), cache=tmp_path / "c", follow=False)
+    assert journal_bytes(tmp_path / "c") == before
+    with Memory.open(tmp_path / "c", fsync="never") as again:
+        assert again.ids() == [kept]
+
+
+def test_a_cache_of_another_shared_home_is_emptied_and_filled_again(pg_dsn: str, tmp_path: Path) -> None:
+    """A cache whose marker names another home is emptied and filled from this one."""
+    with Memory.open(address(pg_dsn, "first"), cache=tmp_path / "c", follow=False) as first:
+        first.remember("the first home's memory", now=NOW)
+    with Memory.open(address(pg_dsn, "second"), cache=tmp_path / "w", follow=False) as w:
+        wanted = w.remember("the second home's memory", now=NOW)
+    with Memory.open(address(pg_dsn, "second"), cache=tmp_path / "c", follow=False) as mem:
         assert mem.ids() == [wanted]
     assert journal_bytes(tmp_path / "c") == journal_bytes(tmp_path / "w")
 
@@ -335,3 +346,75 @@ def test_a_cache_with_a_torn_journal_is_filled_again(pg_dsn: str, tmp_path: Path
         assert mem.ids() == [first, second]
         assert mem.open_report.journal_problems == []
     assert journal_bytes(tmp_path / "c") == journal_bytes(tmp_path / "w")
+
+
+def test_a_cache_that_cannot_write_a_committed_line_goes_back_and_catches_up(pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local write failing after the log committed: the error says so, the log stays whole, the next call catches up."""
+    from cuemem.store.journal import Journal
+
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        a.remember("first", actors=["x"], now=NOW)
+        real = Journal._write_placed
+
+        def half(self: Journal, placed: object) -> None:
+            with open(self.directory / "000001.jsonl", "ab") as f:
+                f.write(b'{"op":"rem')  # a fragment, as a full disk leaves it
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(Journal, "_write_placed", half)
+        with pytest.raises(cuemem.StorageError, match="committed to the shared home"):
+            a.remember("second", actors=["x"], now=NOW)
+        monkeypatch.setattr(Journal, "_write_placed", real)
+        third = a.remember("third", actors=["x"], now=NOW)  # catches up "second" first, at its position
+        assert [a.get(i).narrative for i in a.ids()] == ["first", "second", "third"] and third in a
+    with Memory.open(home, cache=tmp_path / "b", follow=False) as b:  # a fresh cache: the log's positions hold
+        assert [b.get(i).narrative for i in b.ids()] == ["first", "second", "third"]
+    assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+
+
+def test_a_hand_written_note_row_does_not_stop_the_catch_up(pg_dsn: str, tmp_path: Path) -> None:
+    """A row that looks like a note but is not JSON is skipped: both caches apply every record and agree."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        a.remember("first", actors=["x"], now=NOW)
+        a.refresh()
+        end = sum(p.stat().st_size for p in (tmp_path / "a" / "journal").glob("*.jsonl"))
+        with psycopg.connect(pg_dsn) as conn:
+            conn.execute("INSERT INTO cuemem.records (log, seq, segment, \"offset\", line) VALUES ('main', 2, 1, %s, %s)",
+                         (end, '{"op":"note","id":"x"\n'))
+        b.remember("second", actors=["x"], now=NOW)
+        a.remember("third", actors=["x"], now=NOW)
+        b.refresh()
+        assert top(a, actor="x") == top(b, actor="x") and len(top(a, actor="x")) == 3
+
+
+def test_another_cache_carries_a_forget_out_without_writing_anything(pg_dsn: str, tmp_path: Path) -> None:
+    """A forget with a retirement in it (a derivative made again) reaches another cache; no record is committed twice."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        ids = [a.remember(f"Kim moved the sync, take {i}", actors=["kim"], type="note", importance=0.9, now=NOW) for i in range(3)]
+        a.consolidate(now=LATER)
+        b.refresh()
+        receipt = a.forget(ids[0], now=LATER)
+        with psycopg.connect(pg_dsn) as conn:
+            before = conn.execute("SELECT count(*) FROM cuemem.records").fetchone()
+        b.refresh()
+        b.remember("after the forget", now=LATER)
+        with psycopg.connect(pg_dsn) as conn:
+            assert conn.execute("SELECT count(*) FROM cuemem.records").fetchone()[0] == before[0] + 1  # type: ignore[index]
+        assert ids[0] not in b and receipt.forgotten == (ids[0],)
+        assert journal_bytes(tmp_path / "a")[: len(journal_bytes(tmp_path / "a"))] == journal_bytes(tmp_path / "b")[: len(journal_bytes(tmp_path / "a"))]
+    with Memory.open(home, cache=tmp_path / "r", read_only=True, follow=False) as reader:  # a fresh read-only cache opens
+        assert ids[0] not in reader
+
+
+def test_a_fresh_cache_does_not_carry_out_the_forgets_its_lines_already_hold(pg_dsn: str, tmp_path: Path) -> None:
+    """A cache filled from nothing starts past the log's forgets: its lines are already tombstones."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        for i in range(3):
+            a.forget(a.remember(f"secret {i}", now=NOW), now=NOW)
+    with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        assert b._home.mirror is not None and b._home.mirror.forgets == 3
+        assert len(b) == 3 and not any(i in b for i in b.ids())

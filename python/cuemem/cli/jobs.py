@@ -51,10 +51,11 @@ def distill(home: Path, now: str | None, max_sources: int | None, allow_clock_ju
 @main.command()
 @home_option
 @now_option
-@click.option("--lock-timeout", type=float, default=0.0, show_default=True, help="Seconds to wait for another writer.")
+@click.option("--lock-timeout", type=float, default=None,
+              help="Seconds to wait for another writer (default: 0 for a directory, 30 for a shared home).")
 @clock_jump_option
 @json_option
-def maintain(home: Path, now: str | None, lock_timeout: float, allow_clock_jump: bool, as_json: bool) -> None:
+def maintain(home: Path, now: str | None, lock_timeout: float | None, allow_clock_jump: bool, as_json: bool) -> None:
     """Run whichever jobs are due (for cron: e.g. hourly `cuemem maintain --home DIR`)."""
     with open_memory(home, lock_timeout=lock_timeout) as mem:
         report = mem.maintain(now=parse_now(now), allow_clock_jump=allow_clock_jump)

@@ -29,8 +29,8 @@ import numpy.typing as npt
 
 from .._gc import gc_paused
 from ..errors import (
-    CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError,
-    SharedHomeError, StorageError,
+    CorruptRecordError, CuememError, CueTypeError, ForgottenError, InvalidArgumentError, MissingFileError, SchemaError, NotFoundError,
+    ReadOnlyError, SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
 from ..lifecycle.state import ACCEPTED, LifecycleState
@@ -165,7 +165,7 @@ class Home:
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             if fetched is not None and fetched.lines:
-                files = Mirror.note_files(fetched.lines)
+                files = Mirror.note_files(_records(line for _, line in fetched.lines))
                 if files:
                     notes.place(notes.stage(files))  # the notes other processes wrote
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
@@ -226,6 +226,8 @@ class Home:
         """
         if self._closed:
             return
+        if self.mirror is not None:
+            self.mirror.stop()  # nothing catches the home up while it closes
         self._closed = True
         failures: list[BaseException] = []
         steps = [*self.closing, self._save_index] if self._lock is not None else []
@@ -289,7 +291,7 @@ class Home:
         assert self.mirror is not None
         self.mirror.check()
         heads = self.mirror.log.hold(self.mirror.lock_timeout)
-        if heads == (self.mirror.log.seq, self.mirror.forgets):
+        if heads == (self.mirror.log.seq, self.mirror.forgets) and self.indexes.head == self.journal.head():
             return False  # nothing new: no catch-up to read
         try:
             self._catch_up()
@@ -314,7 +316,7 @@ class Home:
 
     # -- the one write path ---------------------------------------------------------
 
-    def commit(self, records: Sequence[rec.Record]) -> list[Position]:
+    def commit(self, records: Sequence[rec.Record], *, notify: bool = True) -> list[Position]:
         """Writes ``records`` (from :mod:`cuemem.store.records`) as one grouped commit.
 
         The note files of ``note`` records are staged first (hidden pending files,
@@ -324,6 +326,9 @@ class Home:
         crash at any instant leaves the old state or the new one: on the next open,
         :meth:`NoteStore.recover <cuemem.store.notes.NoteStore.recover>` places pending
         files the journal holds and drops the others.
+
+        ``notify`` tells the listeners (False: the caller tells them once it is done, as a
+        shared home's forget does after deleting the erased notes' files).
 
         Raises:
             ReadOnlyError: the handle is read-only or closed.
@@ -370,7 +375,8 @@ class Home:
                 self.text.add(rows, texts)
         if self.proposal_files is not None:
             self.proposal_files.committed(self.indexes.lifecycle, records)
-        self.committed(records)
+        if notify:
+            self.committed(records)
         return positions
 
     # -- the one exception to append-only: forget ----------------------------------
@@ -395,15 +401,20 @@ class Home:
         """
         self.check_writable()
         intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
+        if self.mirror is not None:
+            # One transaction of the shared log: the tombstones, the intent and its records.
+            # From then on the forget has happened; this cache follows it as every other does.
+            self.mirror.log.stage_forget(intent.receipt, intent.to_bytes(), intent.edits)
+            try:
+                self.commit(list(intent.records), notify=False)
+            finally:
+                forget = self.mirror.log.unstage_forget()
+            self._carry_out([(forget, intent.to_bytes())] if forget is not None else [])
+            self.committed(list(intent.records))  # the views, once the erased notes' files are gone
+            return
         intent.write(self.layout.forget_intent)
-        forget = None
-        if self.mirror is not None:  # the shared log's lines first: from then on the forget has happened
-            forget = self.mirror.log.publish_forget(intent.receipt, intent.to_bytes(), intent.edits)
         self.journal.overwrite(intent.edits)
         self._complete(intent)
-        if self.mirror is not None and forget is not None:
-            self.mirror.forgets = forget
-            self.mirror.save(self.layout, self.fsync)
 
     def _complete(self, intent: Intent) -> None:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
@@ -412,9 +423,14 @@ class Home:
         self._notes.remove([n for n in intent.notes if n not in rewritten])
         if self.proposal_files is not None:
             self.proposal_files.remove(intent.proposals)
-        # A crash may have committed a prefix of the records: only the rest are written.
         state = self.indexes.lifecycle
-        left = [r for r in intent.records if not _committed(r, self.indexes, state)]
+        if self.mirror is not None:
+            # A shared log commits the intent's records in one transaction with its tombstones:
+            # all of them are in, or (a forget cuemem did not finish writing) none.
+            left = [] if _committed(intent.records[0], self.indexes, state) else list(intent.records)
+        else:
+            # A crash may have committed a prefix of the records: only the rest are written.
+            left = [r for r in intent.records if not _committed(r, self.indexes, state)]
         if left:
             self.commit(left)
         receipt = intent.records[0]
@@ -700,34 +716,38 @@ class Home:
         self._check_local()
         fetched = self.mirror.pull(self.journal)
         count = 0
-        if fetched.lines:
-            files = Mirror.note_files(fetched.lines)
+        if self.indexes.head != self.journal.head():
+            # Everything the journal holds beyond the indexes (a catch-up that failed midway included).
+            records = [e.record for e in self.journal.read(self.indexes.head)]
+            files = Mirror.note_files(records)
             if files:
                 self._notes.place(self._notes.stage(files))
             count = apply_journal(self.indexes, self.journal, self.indexes.head)
             if self.text is not None:
                 self.text.feed(self.indexes, self.journal)
             if self.proposal_files is not None:
-                self.proposal_files.committed(self.indexes.lifecycle, Mirror.proposal_records(fetched.lines))
-            self.committed(None)
+                self.proposal_files.committed(self.indexes.lifecycle, Mirror.proposal_records(records))
         self._carry_out(fetched.forgets)
+        if count or fetched.lines or fetched.forgets:
+            self.committed(None)  # after the forgets: a view drawn now sees their note files gone
         return count
 
     def _carry_out(self, forgets: Sequence[tuple[int, bytes]]) -> None:
         """Carries out the shared log's forgets after the mirror's last: the same lines
-        overwritten, the same steps as the home that made each. One whose receipt is not
-        in the log yet (its writer stopped midway) waits for a writer, who completes it."""
+        overwritten, the same steps as the home that made each. A forget's receipt is in the
+        log with it (one transaction); a row of ``forgets`` without one, or whose lines are
+        not the log's, is not a forget cuemem wrote: it is reported and skipped."""
         assert self.mirror is not None
         for number, raw in forgets:
+            where = f"forget {number} of {self.mirror.log.shown}"
             try:
-                intent = Intent.from_bytes(raw, f"forget {number} of {self.mirror.log.shown}")
-            except CorruptRecordError as exc:
+                intent = Intent.from_bytes(raw, where)
+                if not _committed(intent.records[0], self.indexes, self.indexes.lifecycle):
+                    raise CorruptRecordError(f"{where} has no receipt in the log")
+                self.journal.overwrite(intent.edits)
+            except (CorruptRecordError, InvalidArgumentError) as exc:
                 _log.warning("%s: %s; skipped", self.root, exc)
             else:
-                state = self.indexes.lifecycle
-                if not self.mirror.log.held and not _committed(intent.records[0], self.indexes, state):
-                    return
-                self.journal.overwrite(intent.edits)
                 self._complete(intent)
             self.mirror.forgets = number
             self.mirror.save(self.layout, self.fsync)
@@ -826,6 +846,19 @@ def _pending_forget(layout: Layout, journal: Journal) -> Intent | None:
     _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
     journal.overwrite(intent.edits)
     return intent
+
+
+def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
+    """The records among ``lines`` that parse as JSON objects (the applier reports the rest)."""
+    out = []
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
 
 
 def _committed(record: rec.Record, indexes: Indexes, state: LifecycleState) -> bool:

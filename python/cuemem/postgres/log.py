@@ -20,7 +20,9 @@ catches up from:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import logging
+
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +30,15 @@ import orjson
 import psycopg
 from psycopg import sql
 
-from ..errors import HomeLockedError, ScopeError, SharedHomeError
+from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store.journal import Position
-from ..store.upstream import Fetched
+from ..store.upstream import Fetched, one_line
 from . import projection, schema
 from .target import Target
 
 __all__ = ["RecordLog", "why"]
+
+_log = logging.getLogger("cuemem.home")
 
 _COPY_ROWS = 5000
 
@@ -47,7 +51,8 @@ class RecordLog:
         self._timeout = connect_timeout
         self._conn: psycopg.Connection[Any] | None = None
         self._held = False
-        self._lock_timeout = 0  # the connection's lock_timeout, in ms (0: not set yet)
+        self._forget: tuple[str, bytes, list[tuple[Position, bytes]]] | None = None
+        self._forget_id: int | None = None
         #: The ``seq`` of the last line the mirror holds (set by the mirror; moved by publishing).
         self.seq = 0
         s = target.schema
@@ -81,7 +86,6 @@ class RecordLog:
             except psycopg.Error as exc:
                 raise SharedHomeError(f"cannot reach the shared home {self.shown}: {why(exc)}") from None
             self._held = False
-            self._lock_timeout = 0
         return self._conn
 
     @property
@@ -120,36 +124,35 @@ class RecordLog:
         return self._held and self._conn is not None and not self._conn.closed
 
     def hold(self, timeout: float) -> tuple[int, int]:
-        """Takes the log's lock, waiting up to ``timeout`` seconds for other writers; returns
-        the log's last ``seq`` and last forget id once it holds it.
+        """Takes the log's lock, waiting up to ``timeout`` seconds for other writers (0: not
+        at all); returns the log's last ``seq`` and last forget id once it holds it. Only the
+        wait for the lock is bounded: the connection's other statements keep their settings.
 
         Raises:
             HomeLockedError: other writers held it all that time.
             SharedHomeError: the server could not be reached.
         """
         conn = self._connection()
-        s = self.target.schema
         try:
-            wait = max(1, int(timeout * 1000))
-            if self._lock_timeout != wait:
-                conn.execute(f"SET lock_timeout = {wait}")
-                self._lock_timeout = wait
-            conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
+            if timeout <= 0:
+                row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()
+                if row is None or not row[0]:
+                    raise HomeLockedError(f"another writer holds the shared home {self.shown} (lock_timeout is 0)")
+            else:
+                with conn.transaction():  # a session lock taken inside a transaction outlives it
+                    conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{max(1, int(timeout * 1000))}ms")))
+                    conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
             self._held = True
-            # A statement of its own: one that also took the lock would read from before the wait.
-            row = conn.execute(
-                f"SELECT (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s), (SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %s)",
-                (self.log, self.log),
-            ).fetchone()
+            # A statement of its own: one that also waited for the lock would read from before the wait.
+            return self._heads(conn)
         except psycopg.errors.LockNotAvailable:
             raise HomeLockedError(f"other writers held the shared home {self.shown} for {timeout:g} s") from None
         except psycopg.Error as exc:
             raise self._failed(exc, "taking the writers' lock") from None
-        assert row is not None
-        return int(row[0]), int(row[1])
 
     def release(self) -> None:
-        """Lets the next writer in (nothing when the lock went with a broken connection)."""
+        """Lets the next writer in. A connection that broke took the lock with it: that is
+        logged, not raised (what the call wrote is committed either way)."""
         if not self.held:
             self._held = False
             return
@@ -157,18 +160,23 @@ class RecordLog:
         try:
             self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
         except psycopg.Error as exc:
-            raise self._failed(exc, "releasing the writers' lock") from None
+            _log.warning("releasing the writers' lock of %s: %s (the lock ends with the session)", self.shown, why(exc))
+            self._failed(exc, "releasing the writers' lock")
         finally:
             self._held = False
 
     # -- committing ----------------------------------------------------------------------
 
     def publish(self, lines: Sequence[tuple[Position, bytes]]) -> None:
-        """Commits ``lines`` after :attr:`seq` as one transaction (see the module docstring).
+        """Commits ``lines`` after :attr:`seq` as one transaction (see the module docstring),
+        with a staged forget's tombstones and intent (:meth:`stage_forget`) if there is one.
 
         Raises:
-            SharedHomeError: the lock is not held, the log moved past the mirror, or the
-                server refused; nothing was committed.
+            SharedHomeError: the lock is not held; the log does not end where the mirror does
+                (by ``seq`` and by position); a staged tombstone's line is not in the log; or
+                the server refused. Nothing was committed — unless the connection broke while
+                the commit was under way, when the outcome is unknown (the message says so,
+                and the next catch-up shows it).
         """
         self._commit(lambda: iter(lines))
 
@@ -184,20 +192,39 @@ class RecordLog:
 
         self._commit(lines)
 
-    def _commit(self, lines: Any) -> None:
+    def unplace(self, count: int) -> None:
+        """The last ``count`` lines published are not in the mirror (its write failed)."""
+        self.seq -= count
+
+    def stage_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> None:
+        """Makes the next publish also overwrite ``edits`` and keep the forget's ``intent``."""
+        self._forget = (receipt, intent, list(edits))
+        self._forget_id = None
+
+    def unstage_forget(self) -> int | None:
+        """Drops the staged forget; its id in the log if a publish committed it."""
+        done, self._forget, self._forget_id = self._forget_id, None, None
+        return done
+
+    def _commit(self, lines: Callable[[], Iterator[tuple[Position, bytes]]]) -> None:
         if not self.held:
             raise SharedHomeError(f"a write to the shared home {self.shown} without its writers' lock (it was lost with the connection)")
         conn = self._connection()
         s, log = self.target.schema, self.log
         seq = self.seq
+        forget_id = None
         try:
             with conn.transaction():
-                row = conn.execute(f"SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s", (log,)).fetchone()
-                if row is None or row[0] != seq:
+                last = conn.execute(
+                    f'SELECT seq, segment, "offset" + octet_length(line) FROM {s}.records WHERE log = %s ORDER BY seq DESC LIMIT 1', (log,)
+                ).fetchone()
+                if (last[0] if last else 0) != seq:
                     raise SharedHomeError(
-                        f"the shared home {self.shown} holds records this handle has not seen (at {row and row[0]}, mirror at {seq}): "
-                        "nothing was written"
+                        f"the shared home {self.shown} holds records this handle has not seen (at {last[0] if last else 0}, "
+                        f"mirror at {seq}): nothing was written"
                     )
+                if self._forget is not None:
+                    forget_id = self._overwrite(conn, *self._forget)
                 episodes: list[tuple[Any, ...]] = []
                 others: list[projection.Statement] = []
                 cols = sql.SQL(", ").join(map(sql.Identifier, projection.EPISODE_COLUMNS))
@@ -205,8 +232,13 @@ class RecordLog:
                     sql.SQL('COPY {}.records (log, seq, segment, "offset", op, line) FROM STDIN').format(sql.Identifier(s))
                 ) as copy:
                     for position, line in lines():
+                        if seq == self.seq:
+                            _check_follows(self.shown, last, position)
                         seq += 1
-                        record = orjson.loads(line)
+                        try:
+                            record = orjson.loads(line)
+                        except orjson.JSONDecodeError:
+                            record = None  # cuemem writes none such; kept as the line it is
                         op = record.get("op") if isinstance(record, dict) else None
                         copy.write_row((log, seq, position.segment, position.offset, op if isinstance(op, str) else None, line.decode("utf-8")))
                         if isinstance(record, dict):
@@ -223,32 +255,30 @@ class RecordLog:
                         cur.execute(statement, params)
                 conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{log} {seq}"))
         except psycopg.Error as exc:
+            if isinstance(exc, psycopg.OperationalError):
+                raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
             raise self._failed(exc, "committing records") from None
+        except OSError as exc:
+            raise SharedHomeError(exc.errno or 0, f"cannot read what to commit to the shared home {self.shown}: {exc.strerror}") from None
         self.seq = seq
+        self._forget_id = forget_id
 
-    def publish_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> int:
-        """Overwrites the erased lines in ``records`` and keeps the forget's ``intent``, in one
-        transaction (under the lock); returns the forget's id in the log."""
-        if not self.held:
-            raise SharedHomeError(f"a forget on the shared home {self.shown} without its writers' lock")
-        conn = self._connection()
+    def _overwrite(self, conn: psycopg.Connection[Any], receipt: str, intent: bytes, edits: list[tuple[Position, bytes]]) -> int:
+        """Overwrites a forget's lines in ``records`` and keeps its intent (inside the commit's
+        transaction); returns its id. Every tombstone must replace a line of its own length."""
         s, log = self.target.schema, self.log
-        try:
-            with conn.transaction():
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        f'UPDATE {s}.records SET line = %s, op = \'erased\' WHERE log = %s AND segment = %s AND "offset" = %s',
-                        [(line.decode("utf-8"), log, p.segment, p.offset) for p, line in edits],
-                    )
-                row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {s}.forgets WHERE log = %s", (log,)).fetchone()
-                assert row is not None
-                conn.execute(
-                    f"INSERT INTO {s}.forgets (log, id, receipt, intent) VALUES (%s, %s, %s, %s)",
-                    (log, row[0], receipt, intent.decode("utf-8")),
+        with conn.cursor() as cur:
+            for position, stone in edits:
+                cur.execute(
+                    f'UPDATE {s}.records SET line = %s, op = \'erased\' WHERE log = %s AND segment = %s AND "offset" = %s '
+                    "AND octet_length(line) = %s",
+                    (stone.decode("utf-8"), log, position.segment, position.offset, len(stone)),
                 )
-                conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{log} {self.seq}"))
-        except psycopg.Error as exc:
-            raise self._failed(exc, "erasing records") from None
+                if cur.rowcount != 1:
+                    raise SharedHomeError(f"the forget {receipt} erases a line at {position} that the shared home {self.shown} does not hold")
+        row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {s}.forgets WHERE log = %s", (log,)).fetchone()
+        assert row is not None
+        conn.execute(f"INSERT INTO {s}.forgets (log, id, receipt, intent) VALUES (%s, %s, %s, %s)", (log, row[0], receipt, intent.decode("utf-8")))
         return int(row[0])
 
     # -- catching up ---------------------------------------------------------------------
@@ -266,7 +296,7 @@ class RecordLog:
             raise self._failed(exc, "reading the log") from None
         if row is None:
             return None
-        theirs = str(row[1]).encode("utf-8")
+        theirs = one_line(str(row[1]).encode("utf-8"))
         if theirs == line or (len(theirs) == len(line) and theirs.startswith(b'{"op":"erased"')):
             return int(row[0])
         return None
@@ -277,17 +307,27 @@ class RecordLog:
         s, log = sql.Identifier(self.target.schema), self.log
         conn = self._connection()
         lines: list[tuple[Position, bytes]] = []
+        seqs: list[int] = []
+        broken = None
         try:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 with conn.cursor().copy(
-                    sql.SQL('COPY (SELECT segment, "offset", line FROM {}.records WHERE log = {} AND seq > {} ORDER BY seq) TO STDOUT').format(
+                    sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq > {} ORDER BY seq) TO STDOUT').format(
                         s, sql.Literal(log), sql.Literal(after)
                     )
                 ) as copy:
-                    copy.set_types(["int4", "int8", "text"])
-                    for segment, offset, line in copy.rows():
-                        lines.append((Position(segment, offset), line.encode("utf-8")))
+                    copy.set_types(["int8", "int4", "int8", "text"])
+                    for seq, segment, offset, line in copy.rows():
+                        if broken is not None:
+                            continue
+                        try:
+                            position = Position(segment, offset)
+                        except InvalidArgumentError:
+                            broken = f"seq {seq} (segment {segment}, offset {offset})"
+                            continue
+                        seqs.append(int(seq))
+                        lines.append((position, line.encode("utf-8")))
                 forgets = [
                     (int(i), str(intent).encode("utf-8"))
                     for i, intent in conn.execute(
@@ -296,7 +336,33 @@ class RecordLog:
                 ]
         except psycopg.Error as exc:
             raise self._failed(exc, "catching up") from None
-        return Fetched(after, lines, forgets)
+        return Fetched(seqs, lines, forgets, broken)
+
+    def heads(self) -> tuple[int, int]:
+        """The log's last ``seq`` and last forget id."""
+        try:
+            return self._heads(self._connection())
+        except psycopg.Error as exc:
+            raise self._failed(exc, "reading the log") from None
+
+    def _heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        s = self.target.schema
+        row = conn.execute(
+            f"SELECT (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s), (SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %s)",
+            (self.log, self.log),
+        ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+
+def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:
+    """Raises unless ``first`` starts where the log's last line ends (or the next segment)."""
+    segment, end = (int(last[1]), int(last[2])) if last else (1, 0)
+    if first not in (Position(segment, end), Position(segment + 1, 0)) and not (last is None and first.offset == 0):
+        raise SharedHomeError(
+            f"a line for {first} does not follow the shared home {shown}'s last line (ending at segment {segment}, offset {end}): "
+            "nothing was written"
+        )
 
 
 def why(exc: psycopg.Error) -> str:

@@ -5,7 +5,9 @@ transaction that commits the record (:mod:`.log`). cuemem never reads them back:
 for people and SQL tools, and a mirror is built from ``records`` alone.
 
 ``episodes`` holds each memory as it was written, with ``retired_at`` set when it is
-retired and ``reviewed`` when a person accepts it; an erasing forget deletes its rows.
+retired (a forget that retires included) and ``reviewed`` when a person accepts it; an
+erasing forget deletes its rows. Text columns hold U+FFFD where a memory held NUL (the log
+keeps the NUL).
 ``notes`` holds each note's latest version. Statements use no ``ON CONFLICT`` so that they
 also run on foreign partitions (a sharded home).
 """
@@ -39,13 +41,22 @@ def episode_row(log: str, seq: int, record: Mapping[str, Any]) -> tuple[Any, ...
         return None
     try:
         return (
-            log, e["id"], e["user_id"], e["type"], e["narrative"], e.get("outcome"), list(e["actors"]), e["occurred_at"],
-            list(e["time_buckets"]), float(e["importance"]), float(e["risk"]), Jsonb(dict(e["salience"])), float(e["confidence"]),
-            e.get("subject"), list(e["tags"]), e["recorded_at"], e["origin"], e["tier"], e["kind"], e["level"], bool(e["taint"]),
-            bool(e["reviewed"]), e.get("supersedes"), e.get("session"), e.get("source"), seq,
+            log, _t(e["id"]), _t(e["user_id"]), _t(e["type"]), _t(e["narrative"]), _t(e.get("outcome")), _ts(e["actors"]),
+            e["occurred_at"], _ts(e["time_buckets"]), float(e["importance"]), float(e["risk"]), Jsonb(dict(e["salience"])),
+            float(e["confidence"]), _t(e.get("subject")), _ts(e["tags"]), e["recorded_at"], e["origin"], e["tier"], e["kind"],
+            e["level"], bool(e["taint"]), bool(e["reviewed"]), _t(e.get("supersedes")), _t(e.get("session")), _t(e.get("source")), seq,
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _t(value: Any) -> Any:
+    """A text for a column: PostgreSQL's text holds no NUL, which a memory may (the log keeps it, escaped)."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
+
+
+def _ts(values: Any) -> list[Any]:
+    return [_t(v) for v in values]
 
 
 def statements(schema: str, log: str, seq: int, record: Mapping[str, Any]) -> Iterator[Statement]:
@@ -62,7 +73,12 @@ def statements(schema: str, log: str, seq: int, record: Mapping[str, Any]) -> It
         yield (f"DELETE FROM {schema}.notes WHERE log = %s AND id = %s", (log, record["id"]))
         yield (
             f"INSERT INTO {schema}.notes (log, id, version, sha256, markdown, seq) VALUES (%s, %s, %s, %s, %s, %s)",
-            (log, record["id"], int(record.get("version", 0)), str(record.get("sha256", "")), str(record.get("markdown", "")), seq),
+            (log, record["id"], int(record.get("version", 0)), str(record.get("sha256", "")), _t(str(record.get("markdown", ""))), seq),
+        )
+    elif op == "forget" and record.get("retention") == "retire":
+        yield (
+            f"UPDATE {schema}.episodes SET retired_at = %s WHERE log = %s AND id = ANY(%s) AND retired_at IS NULL",
+            (record.get("at"), log, [str(i) for i in record.get("ids", [])]),
         )
     elif op == "forget" and record.get("retention") == "erase":
         ids = [str(i) for i in record.get("ids", [])]

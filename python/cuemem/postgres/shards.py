@@ -19,6 +19,7 @@ shard that is down fails its own users' calls (``SharedHomeError``) and no one e
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator, Sequence
@@ -40,6 +41,12 @@ __all__ = ["Placement", "UserStats", "add_shard", "create", "forget_user", "plac
 
 #: The coordinator itself, as a place partitions live.
 LOCAL = "local"
+#: The libpq connection keywords a shard's foreign server and user mapping may carry.
+_LIBPQ = frozenset({"host", "hostaddr", "port", "dbname", "user", "password", "sslmode", "sslrootcert", "sslcert", "sslkey", "passfile",
+                    "connect_timeout", "application_name", "options", "target_session_attrs"})
+#: Which of them go to the foreign server, and which to the user mapping (postgres_fdw's split).
+_SERVER = frozenset({"host", "hostaddr", "port", "dbname", "sslmode", "sslrootcert", "connect_timeout", "target_session_attrs"})
+_MAPPING = frozenset({"user", "password", "sslcert", "sslkey"})
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,11 @@ def placement(address: str) -> list[Placement]:
             "WHERE i.inhparent = to_regclass(%s) ORDER BY c.relname",
             (LOCAL, f"{s}.records"),
         ).fetchall()
-    return sorted((Placement(int(name.rsplit("_", 1)[1]), server) for name, server in rows), key=lambda p: p.remainder)
+    prefix = "records_"
+    return sorted(
+        (Placement(int(name[len(prefix):]), server) for name, server in rows if name.startswith(prefix) and name[len(prefix):].isdigit()),
+        key=lambda p: p.remainder,
+    )
 
 
 def add_shard(address: str, shard: str) -> list[int]:
@@ -231,7 +242,11 @@ def forget_user(address: str, user: str) -> int:
 
 
 def _server_name(schema: str, number: int) -> str:
-    return f"cuemem_{schema}_shard_{number}"
+    """The coordinator's name for shard ``number`` of home ``schema`` (within PostgreSQL's 63 bytes)."""
+    name = f"cuemem_{schema}_shard_{number}"
+    if len(name) <= 63:
+        return name
+    return f"cuemem_{hashlib.blake2b(schema.encode(), digest_size=8).hexdigest()}_shard_{number}"
 
 
 @contextmanager
@@ -248,8 +263,8 @@ def _connect(target: Target, doing: str) -> Iterator[psycopg.Connection[Any]]:
 def _foreign_server(conn: psycopg.Connection[Any], name: str, shard: str) -> None:
     """The coordinator's ``postgres_fdw`` server ``name`` for ``shard``, with a user mapping."""
     params = conninfo_to_dict(shard)
-    where = {k: str(v) for k, v in params.items() if k in ("host", "hostaddr", "port", "dbname", "sslmode")}
-    who = {k: str(v) for k, v in params.items() if k in ("user", "password")}
+    where = {k: str(v) for k, v in params.items() if k in _SERVER}
+    who = {k: str(v) for k, v in params.items() if k in _MAPPING}
     if "user" not in who:
         who["user"] = str(conn.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
     conn.execute(sql.SQL("CREATE SERVER {} FOREIGN DATA WRAPPER postgres_fdw OPTIONS ({})").format(sql.Identifier(name), _options(where)))
@@ -268,7 +283,8 @@ def _part_tables(conn: psycopg.Connection[Any], schema: str, table: str, remaind
     """Plain tables ``<table>_<r>`` holding partitions ``remainders`` of ``table``, keys and indexes on each."""
     for r in remainders:
         part = f"{table}_{r}"
-        conn.execute(table_ddl(schema, table, partitioned=False, keys=True).replace(f"{schema}.{table} (", f"{schema}.{part} (", 1))
+        ddl = table_ddl(schema, table, partitioned=False, keys=True).replace(f"{schema}.{table} (", f"{schema}.{part} (", 1)
+        conn.execute(ddl.replace("CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1))  # a setup run again after a failure
         for statement in index_ddl(schema, table, part):
             conn.execute(statement)
 
@@ -294,7 +310,10 @@ def _drop_on(conn: psycopg.Connection[Any], server: str, schema: str, remainder:
     """Drops partition ``remainder``'s old tables on the shard behind ``server``."""
     row = conn.execute("SELECT srvoptions FROM pg_foreign_server WHERE srvname = %s", (server,)).fetchone()
     mapping = conn.execute("SELECT umoptions FROM pg_user_mappings WHERE srvname = %s AND usename = current_user", (server,)).fetchone()
-    options = dict(o.split("=", 1) for o in (row[0] if row else []) + (mapping[0] if mapping else []))
+    if row is None:
+        raise SharedHomeError(f"the coordinator has no foreign server {server!r}: the old copy of partition {remainder} is left in place")
+    given = dict(o.split("=", 1) for o in (row[0] or []) + ((mapping[0] or []) if mapping else []))
+    options = {k: v for k, v in given.items() if k in _LIBPQ}  # postgres_fdw's own options are not libpq's
     with psycopg.connect(**options, autocommit=True) as shard:
         for table in TABLES:
             shard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(schema, f"{table}_{remainder}")))

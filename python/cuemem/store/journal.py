@@ -280,10 +280,42 @@ class Journal:
                 segment, size = segment + 1, 0
             placed.append((Position(segment, size), line))
             size += len(line)
-        if self._upstream is not None:
-            self._upstream.publish(placed)  # the truth first; these files mirror it
-        self._write_placed(placed)
+        if self._upstream is None:
+            self._write_placed(placed)
+            return [p for p, _ in placed]
+        before = (self._segment, self._size)
+        self._upstream.publish(placed)  # the truth first; these files mirror it
+        try:
+            self._write_placed(placed)
+        except BaseException as exc:
+            # The lines are committed upstream: this journal goes back to where it was (never a
+            # sealed fragment that would shift every later position) and takes them again later.
+            self._rewind(*before)
+            self._upstream.unplace(len(placed))
+            if isinstance(exc, Exception):
+                raise StorageError(
+                    getattr(exc, "errno", None) or 0,
+                    f"committed to the shared home, but this cache could not write it ({exc}); it catches up at the next call",
+                ) from exc
+            raise
         return [p for p, _ in placed]
+
+    def _rewind(self, segment: int, size: int) -> None:
+        """Cuts the journal back to ``(segment, size)`` (a mirror whose write failed midway)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        try:
+            for later in [n for n in self.segments() if n > segment]:
+                self._path(later).unlink()
+            if self._path(segment).exists():
+                os.truncate(self._path(segment), size)
+                self._fd = self._open_segment(segment, create=False)
+        except OSError:
+            self._needs_seal = True  # the next open proves the cache, or fills it again
+            return
+        self._segment, self._size, self._needs_seal = segment, size, False
+        self._head = Position(segment, size)
 
     def place(self, lines: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines another process committed to this journal's upstream, each at

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from .journal import Position
 
-__all__ = ["Fetched", "SharedLog", "Upstream"]
+__all__ = ["Fetched", "SharedLog", "Upstream", "one_line"]
 
 
 class Upstream(Protocol):
@@ -30,6 +30,11 @@ class Upstream(Protocol):
         """Commits ``lines`` (each ``\\n``-terminated, at the positions given) as one
         transaction after the log's current head; raises a ``StorageError`` and commits
         nothing when that cannot be done."""
+        ...
+
+    def unplace(self, count: int) -> None:
+        """The last ``count`` lines published are not in the mirror after all (its write
+        failed): it takes them from the log at its next catch-up."""
         ...
 
     def publish_segment(self, segment: int, path: Path) -> None:
@@ -43,14 +48,25 @@ class Fetched:
     """What a shared log held beyond a mirror, read in one snapshot.
 
     Attributes:
-        after: The ``seq`` the lines follow.
-        lines: ``(position, line)`` in log order.
+        seqs: The ``seq`` of each line.
+        lines: ``(position, line)`` in log order, up to the first row with no valid position.
         forgets: ``(id, intent bytes)`` of the erasing forgets after the mirror's last one.
+        broken: Where the first row with no valid position is, if one stopped the lines.
     """
 
-    after: int
+    seqs: list[int]
     lines: list[tuple[Position, bytes]]
     forgets: list[tuple[int, bytes]]
+    broken: str | None = None
+
+
+def one_line(line: bytes) -> bytes:
+    """``line`` as one ``\n``-terminated line of its length (a row written by hand into a
+    shared log may not be one): inner newlines become spaces, the last byte a newline."""
+    if line.endswith(b"\n") and b"\n" not in line[:-1]:
+        return line
+    body = line[:-1].replace(b"\n", b" ") if line else b""
+    return body + b"\n"
 
 
 class SharedLog(Upstream, Protocol):
@@ -71,6 +87,10 @@ class SharedLog(Upstream, Protocol):
         """The log's address, for messages (no secret in it)."""
         ...
 
+    def heads(self) -> tuple[int, int]:
+        """The log's last ``seq`` and last forget id."""
+        ...
+
     def hold(self, timeout: float) -> tuple[int, int]:
         """Takes the writers' lock (``HomeLockedError`` after ``timeout`` seconds); returns the
         log's last ``seq`` and last forget id as of taking it."""
@@ -88,8 +108,13 @@ class SharedLog(Upstream, Protocol):
         """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``."""
         ...
 
-    def publish_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> int:
-        """Overwrites the erased lines and keeps the forget's intent; returns its id."""
+    def stage_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> None:
+        """Makes the next :meth:`publish` also overwrite ``edits`` and keep the forget's intent,
+        in the same transaction."""
+        ...
+
+    def unstage_forget(self) -> int | None:
+        """Drops what :meth:`stage_forget` staged; the forget's id if a publish committed it."""
         ...
 
     def close(self) -> None:
