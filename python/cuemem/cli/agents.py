@@ -31,5 +31,5 @@ def mcp(home: Path, http: str | None, profile: str) -> None:
         from ..integrations.mcpserver import serve
     except ImportError as exc:  # the extra is not installed
         raise click.ClickException(f"cuemem mcp needs the mcp package: pip install 'cuemem[mcp]' ({exc})") from None
-    with open_memory(home, profile=profile) as mem:
+    with open_memory(home, profile=profile, follow=True) as mem:  # a server: other processes' writes reach it at once
         serve(mem, http=address)

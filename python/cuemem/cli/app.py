@@ -117,7 +117,8 @@ def main(ctx: click.Context, verbose: int, quiet: bool, user: str | None) -> Non
 
 
 def open_memory(home: Path | str, **options: Any) -> Memory:
-    """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says."""
+    """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says (a
+    command that ends after one call follows no shared home: ``follow=False`` unless given)."""
     from ..memory import Memory  # loaded by the commands that open a home, not by --help
 
     ctx = click.get_current_context(silent=True)
@@ -126,6 +127,7 @@ def open_memory(home: Path | str, **options: Any) -> Memory:
         if isinstance(ctx.obj, dict):
             user = ctx.obj.get("user")
         ctx = ctx.parent
+    options.setdefault("follow", False)
     return Memory.open(home, user=user, **options)
 
 
