@@ -518,55 +518,66 @@ def _ratio(value: float, base: float) -> float | None:
 
 
 def render(result: dict[str, Any], console: Console) -> None:
-    """Prints the table of :func:`measure`."""
+    """Prints the table of :func:`measure` (80 columns)."""
+    table = titled_table(f"shared home on PostgreSQL, {result['episodes']:,} episodes")
+    for column in ("measurement", "value", "against", "value", "×"):
+        table.add_column(column, justify="left" if column in ("measurement", "against") else "right")
+    for label, value, against, base in _rows(result):
+        table.add_row(label, number_cell(value), against, number_cell(base), _times(value, base))
+    console.print(fit_width(table))
+    c = result["recall"]["check"]
+    console.print(
+        f"top {K} checked on all {c['queries']} queries: the SQL's equal to Memory.recall's on {c['sql_equal']}, up to ties on "
+        f"{c['sql_tied']} (scores within {c['max_score_diff']:.1e}); the first call after opening (cold): SQL "
+        f"{number_cell(result['recall']['sql']['first_us'])} µs, PG home {number_cell(result['recall']['pg_home']['first_us'])} µs, embedded "
+        f"{number_cell(result['recall']['embedded']['first_us'])} µs; {result['server']['version']} (fsync {result['server']['fsync']}); "
+        f"{result['machine']}"
+    )
+
+
+def _rows(result: dict[str, Any]) -> list[tuple[str, float, str, float]]:
+    """(measurement, value, what it is set against, that value) for each line of the tables."""
     rec, imp, op, wr = result["recall"], result["import"], result["open"], result["writes"]
     n = result["writers"]
-    table = titled_table(f"shared home on PostgreSQL, {result['episodes']:,} episodes")
-    for column in ("measurement", "PostgreSQL", "against", "value", "ratio"):
-        table.add_column(column, justify="left" if column in ("measurement", "against") else "right")
+    rows = []
     for label, key in (("p50", "p50_us"), ("p99", "p99_us")):
-        table.add_row(f"recall {label} µs: SQL (GIN + decay)", number_cell(rec["sql"][key]), "Memory.recall, PG home", number_cell(rec["pg_home"][key]),
-                      ratio_cell(rec["sql"][key] / rec["pg_home"][key]))
-        table.add_row(f"recall {label} µs: Memory.recall, PG home", number_cell(rec["pg_home"][key]), "embedded home", number_cell(rec["embedded"][key]),
-                      ratio_cell(rec["pg_home"][key] / rec["embedded"][key]))
-    table.add_row("import_jsonl records/s", number_cell(imp["postgres"]["records_per_s"]), "embedded home", number_cell(imp["embedded"]["records_per_s"]),
-                  ratio_cell(imp["postgres"]["records_per_s"] / imp["embedded"]["records_per_s"]))
-    table.add_row("open s: fresh process, new cache", number_cell(op["catch_up"]["open_s"]), "warm cache", number_cell(op["warm"]["open_s"]),
-                  ratio_cell(op["catch_up"]["open_s"] / op["warm"]["open_s"]))
-    for phase in ("remember", "import_records"):
-        table.add_row(f"{phase} writes/s, {n} writers", number_cell(wr[str(n)][phase]["writes_per_s"]), "1 writer",
-                      number_cell(wr["1"][phase]["writes_per_s"]), ratio_cell(wr[str(n)][phase]["writes_per_s"] / wr["1"][phase]["writes_per_s"]))
-    console.print(fit_width(table))
-    c = rec["check"]
-    console.print(
-        f"top {K} checked on all {c['queries']} queries: SQL equal to Memory.recall on {c['sql_equal']}, equal up to ties on {c['sql_tied']} "
-        f"(max score difference {c['max_score_diff']:.1e}); {result['server']['version']}; {result['machine']}"
-    )
+        rows.append((f"SQL recall {label} µs", rec["sql"][key], "PG home", rec["pg_home"][key]))
+        rows.append((f"PG home recall {label} µs", rec["pg_home"][key], "embedded", rec["embedded"][key]))
+    rows.append(("import_jsonl records/s", imp["postgres"]["records_per_s"], "embedded", imp["embedded"]["records_per_s"]))
+    rows.append(("open s, new cache", op["catch_up"]["open_s"], "warm cache", op["warm"]["open_s"]))
+    rows.append((f"remember/s, {n} writers", wr[str(n)]["remember"]["writes_per_s"], "1 writer", wr["1"]["remember"]["writes_per_s"]))
+    rows.append((f"import_records/s, {n} writers", wr[str(n)]["import_records"]["writes_per_s"], "1 writer", wr["1"]["import_records"]["writes_per_s"]))
+    return rows
+
+
+def _times(value: float, base: float) -> str:
+    if not base:
+        return "—"
+    r = value / base
+    return f"{r:,.0f}×" if r >= 100 else f"{r:.1f}×" if r >= 10 else f"{r:.2f}×"
 
 
 def markdown(result: dict[str, Any]) -> str:
     """The README's table of :func:`measure`."""
-    rec, imp, op, wr = result["recall"], result["import"], result["open"], result["writes"]
-    n = result["writers"]
-
-    def cell(v: float) -> str:
-        return number_cell(v)
-
-    rows = [
-        "| measurement | PostgreSQL | against | value | ratio |",
-        "|---|---:|---|---:|---:|",
-    ]
-    for label, key in (("p50", "p50_us"), ("p99", "p99_us")):
-        rows.append(f"| recall {label} µs, SQL: GIN filter + decayed top 10 | {cell(rec['sql'][key])} | `Memory.recall`, PostgreSQL home | "
-                    f"{cell(rec['pg_home'][key])} | {rec['sql'][key] / rec['pg_home'][key]:,.1f}× |")
-        rows.append(f"| recall {label} µs, `Memory.recall`, PostgreSQL home | {cell(rec['pg_home'][key])} | `Memory.recall`, embedded home | "
-                    f"{cell(rec['embedded'][key])} | {rec['pg_home'][key] / rec['embedded'][key]:.2f}× |")
-    rows.append(f"| `import_jsonl` records/s | {cell(imp['postgres']['records_per_s'])} | embedded home | {cell(imp['embedded']['records_per_s'])} | "
-                f"{imp['postgres']['records_per_s'] / imp['embedded']['records_per_s']:.2f}× |")
-    rows.append(f"| open s, fresh process, new cache (catch-up) | {cell(op['catch_up']['open_s'])} | fresh process, warm cache | {cell(op['warm']['open_s'])} | "
-                f"{op['catch_up']['open_s'] / op['warm']['open_s']:,.1f}× |")
-    for phase in ("remember", "import_records"):
-        a, b = wr[str(n)][phase]["writes_per_s"], wr["1"][phase]["writes_per_s"]
-        label = "`remember`" if phase == "remember" else f"`import_records` ({wr['1']['import_records']['batch']:,} a batch)"
-        rows.append(f"| {label} writes/s, {n} writer processes | {cell(a)} | 1 writer | {cell(b)} | {a / b:.2f}× |")
-    return "\n".join(rows) + "\n"
+    batch = result["writes"]["1"]["import_records"]["batch"]
+    names = {
+        "SQL recall": "recall {}, SQL: GIN filter + decayed top 10 in SQL",
+        "PG home recall": "recall {}, `Memory.recall` on the PostgreSQL home",
+    }
+    against = {"PG home": "`Memory.recall`, PostgreSQL home", "embedded": "embedded home", "warm cache": "fresh process, warm cache",
+               "1 writer": "1 writer process"}
+    lines = ["| measurement | value | against | value | × |", "|---|---:|---|---:|---:|"]
+    for label, value, base_name, base in _rows(result):
+        for prefix, template in names.items():
+            if label.startswith(prefix + " "):
+                label = template.format(label[len(prefix) + 1:])
+        label = {
+            "import_jsonl records/s": "`import_jsonl` records/s into the PostgreSQL home",
+            "open s, new cache": "open s, fresh process, new cache (catch-up)",
+        }.get(label, label)
+        if label.startswith("remember/s"):
+            label = f"`remember` writes/s, {result['writers']} writer processes at once"
+        elif label.startswith("import_records/s"):
+            label = f"`import_records` ({batch:,} a call) writes/s, {result['writers']} writer processes at once"
+        lines.append(f"| {label} | {number_cell(value)} | {against.get(base_name, base_name)} | {number_cell(base)} | {_times(value, base)} |")
+    return "\n".join(lines) + "\n"
