@@ -47,9 +47,25 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--agents", "agents", is_flag=True,
               help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call, "
                    "and the LangGraph store's search against InMemoryStore's.")
+@click.option("--shared", "shared", is_flag=True,
+              help="Run the shared-home benchmark instead: a PostgreSQL home against the seed's SQL and the embedded home "
+                   "(recall, import, open + catch-up, 1 against 4 writers).")
+@click.option("--pg", "pg", metavar="DSN", help="With --shared: the PostgreSQL database to use (default: a throwaway local cluster).")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
-          policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool, durable: bool) -> None:
+          policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool, durable: bool, shared: bool,
+          pg: str | None) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
+    if pg is not None and not shared:
+        raise click.UsageError("--pg goes with --shared")
+    if shared:
+        from ..bench import shared as shared_bench
+        from ..bench.report import write_json
+
+        result = shared_bench.measure(episodes, seed=seed, pg=pg)
+        shared_bench.render(result, Console())
+        if json_path is not None:
+            write_json(result, json_path)
+        return
     if policies:
         from ..bench.policies import print_policy_bench, run_policy_bench
 
