@@ -23,7 +23,8 @@ def test_an_address_names_libpq_conninfo_and_a_schema(address: str, conninfo: st
 
 @pytest.mark.parametrize(
     "address",
-    ["postgresql://db/m?cuemem_home=Team", "postgresql://db/m?cuemem_home=a;drop", "postgresql://db/m?cuemem_home=", "postgresql://db/m?cuemem_homes=x",
+    ["postgresql://db/m?cuemem_home=Team", "postgresql://db/m?cuemem_home=a;drop", "postgresql://db/m?cuemem_home=user",
+     "postgresql://db/m?cuemem_home=pg_x", "postgresql://db/m?cuemem_home=", "postgresql://db/m?cuemem_homes=x",
      "mysql://db/m", "/a/directory"],
 )
 def test_a_bad_address_is_an_invalid_argument(address: str) -> None:

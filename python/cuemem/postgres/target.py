@@ -24,6 +24,17 @@ __all__ = ["Target", "is_shared"]
 _SCHEMES = ("postgresql", "postgres")
 _NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 _OURS = "cuemem_"
+#: PostgreSQL's reserved key words (and those that may only be a function or type name):
+#: no schema may be called so without quotes, and cuemem's statements name the schema bare.
+_RESERVED = frozenset(
+    "all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate collation column "
+    "concurrently constraint create cross current_catalog current_date current_role current_schema current_time "
+    "current_timestamp current_user default deferrable desc distinct do else end except false fetch for foreign freeze from "
+    "full grant group having ilike in initially inner intersect into is isnull join lateral leading left like limit localtime "
+    "localtimestamp natural not notnull null offset on only or order outer overlaps placing primary references returning "
+    "right select session_user similar some symmetric system_user table tablesample then to trailing true union unique user "
+    "using variadic verbose when where window with".split()
+)
 
 
 def is_shared(path: object) -> bool:
@@ -58,8 +69,10 @@ class Target:
                 raise InvalidArgumentError(f"unknown parameter {key!r} in a shared home's address (cuemem_home is the one)")
             else:
                 theirs.append((key, value))
-        if not _NAME.fullmatch(schema):
-            raise InvalidArgumentError(f"cuemem_home must be a lower-case SQL identifier (a-z, 0-9, _), got {schema!r}")
+        if not _NAME.fullmatch(schema) or schema in _RESERVED or schema.startswith("pg_"):
+            raise InvalidArgumentError(
+                f"cuemem_home must be a lower-case SQL identifier (a-z, 0-9, _; not a reserved word, not pg_…), got {schema!r}"
+            )
         conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(theirs, safe="/"), parts.fragment))
         return cls(conninfo, schema)
 
