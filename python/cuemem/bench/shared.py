@@ -173,7 +173,10 @@ def measure(
     import psycopg
 
     console = console or Console(stderr=True)
-    say = (lambda text: console.print(f"[dim]shared bench: {text}[/dim]"))
+
+    def say(text: str) -> None:
+        console.print(f"[dim]shared bench: {text}[/dim]")
+
     corpus = make_corpus(episodes, seed)
     queries = make_queries(corpus, seed)
     now = now_datetime()
@@ -185,7 +188,10 @@ def measure(
         with _terminated_as_exit(), _server(pg, tmp, run) as (dsn, schemas):
             with psycopg.connect(dsn, autocommit=True) as conn:
                 out["server"] = _describe_server(conn)
-            address = (lambda name: _address(dsn, schemas(name)))
+
+            def address(name: str) -> str:
+                return _address(dsn, schemas(name))
+
             source = tmp / "corpus.jsonl"
             say(f"writing {episodes:,} episodes as JSONL")
             out["jsonl_bytes"] = write_jsonl(corpus, source)
@@ -282,8 +288,9 @@ def _describe_server(conn: Any) -> dict[str, str]:
 
 def _import(source: Path, embedded: Path, address: str, cache: Path, now: Any) -> dict[str, Any]:
     out = {}
-    for name, path, options in (("embedded", embedded, {}), ("postgres", address, {"cache": cache})):
-        mem = Memory.open(path, user="*", **options)
+    homes: tuple[tuple[str, str | Path, Path | None], ...] = (("embedded", embedded, None), ("postgres", address, cache))
+    for name, path, cached in homes:
+        mem = Memory.open(path, user="*", cache=cached)
         try:
             t0 = time.perf_counter()
             report = mem.import_jsonl(source, now=now)
@@ -426,9 +433,8 @@ def _open(address: str, tmp: Path, first: Query, now: Any) -> dict[str, Any]:
 
 def _open_in_child(path: str, cache: str | None, cue: tuple[Any, Any], now: Any) -> dict[str, Any]:
     """(In a fresh process.) Opens ``path`` and recalls once; the times and how it came up."""
-    options = {} if cache is None else {"cache": cache}
     t0 = time.perf_counter()
-    mem = Memory.open(path, user="*", **options)
+    mem = Memory.open(path, user="*", cache=cache)
     t1 = time.perf_counter()
     try:
         hits = mem.recall(cue[0], k=K, now=now, exclude=cue[1])
