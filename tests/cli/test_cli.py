@@ -331,3 +331,9 @@ def test_remember_takes_metadata_and_recall_finds_it_by_a_meta_cue(tmp_path: Pat
     hits = json.loads(found.output)["hits"]
     assert [h["record"]["metadata"] for h in hits] == [{"crm": "sf-1", "priority": 2}]
     assert runner.invoke(main, ["remember", "--home", home, "--meta", "no-equals", "x"]).exit_code == 2
+
+
+def test_bench_takes_a_postgresql_dsn_only_for_the_shared_benchmark() -> None:
+    """``--pg DSN`` names the server of ``bench --shared``; without ``--shared`` it is a malformed command line."""
+    wrong = run("bench", "--pg", "postgresql://nowhere/x")
+    assert wrong.exit_code == 2 and "--pg goes with --shared" in wrong.output
