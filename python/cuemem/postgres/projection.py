@@ -45,12 +45,18 @@ def episode_row(log: str, seq: int, record: Mapping[str, Any]) -> tuple[Any, ...
     try:
         return (
             log, _t(e["id"]), _t(e["user_id"]), _t(e["type"]), _t(e["narrative"]), _t(e.get("outcome")), _text_array(e["actors"]),
-            e["occurred_at"], _text_array(e["time_buckets"]), float(e["importance"]), float(e["risk"]), _jsonb(dict(e["salience"])),
+            _utc_day(e["occurred_at"]), _text_array(e["time_buckets"]), float(e["importance"]), float(e["risk"]), _jsonb(dict(e["salience"])),
             float(e["confidence"]), _t(e.get("subject")), _text_array(e["tags"]), e["recorded_at"], e["origin"], e["tier"], e["kind"],
             e["level"], bool(e["taint"]), bool(e["reviewed"]), _t(e.get("supersedes")), _t(e.get("session")), _t(e.get("source")), seq,
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _utc_day(value: Any) -> Any:
+    """A memory's day as the instant it starts in UTC (a bare date would be read in the
+    session's time zone, and a server elsewhere would shift every day)."""
+    return f"{value}T00:00:00+00:00" if isinstance(value, str) and len(value) == 10 else value
 
 
 def _t(value: Any) -> Any:
