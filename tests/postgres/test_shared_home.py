@@ -418,3 +418,22 @@ def test_a_fresh_cache_does_not_carry_out_the_forgets_its_lines_already_hold(pg_
     with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
         assert b._home.mirror is not None and b._home.mirror.forgets == 3
         assert len(b) == 3 and not any(i in b for i in b.ids())
+
+
+def test_a_writer_waits_for_the_lock_as_long_as_its_lock_timeout(pg_dsn: str, tmp_path: Path) -> None:
+    """While one handle's write call holds the log's lock, another's write fails at once (0) or after its timeout."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, \
+            Memory.open(home, cache=tmp_path / "b", follow=False, lock_timeout=0) as b, \
+            Memory.open(home, cache=tmp_path / "c", follow=False, lock_timeout=0.3) as c:
+        with a._home.guard:
+            a._home.check_writable()  # a write call of a's, under way
+            with pytest.raises(cuemem.HomeLockedError):
+                b.remember("refused at once", now=NOW)
+            started = time.monotonic()
+            with pytest.raises(cuemem.HomeLockedError):
+                c.remember("refused after waiting", now=NOW)
+            assert time.monotonic() - started >= 0.25
+        written = b.remember("the lock is free again", now=NOW)
+        c.refresh()
+        assert written in c

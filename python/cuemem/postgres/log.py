@@ -134,11 +134,10 @@ class RecordLog:
         """
         conn = self._connection()
         try:
-            if timeout <= 0:
-                row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()
-                if row is None or not row[0]:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()  # no other writer: one round trip
+            if row is None or not row[0]:
+                if timeout <= 0:
                     raise HomeLockedError(f"another writer holds the shared home {self.shown} (lock_timeout is 0)")
-            else:
                 with conn.transaction():  # a session lock taken inside a transaction outlives it
                     conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{max(1, int(timeout * 1000))}ms")))
                     conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
