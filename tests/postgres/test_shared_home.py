@@ -437,3 +437,13 @@ def test_a_writer_waits_for_the_lock_as_long_as_its_lock_timeout(pg_dsn: str, tm
         written = b.remember("the lock is free again", now=NOW)
         c.refresh()
         assert written in c
+
+
+def test_a_cache_whose_marker_is_broken_is_filled_again(pg_dsn: str, tmp_path: Path) -> None:
+    """A marker that is not JSON still marks a cache: it is emptied and filled, not refused."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        first = mem.remember("first", now=NOW)
+    (tmp_path / "c" / ".cuemem-cache").write_bytes(b"{not json")
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        assert mem.ids() == [first] and mem.open_report.index is not cuemem.IndexState.LOADED

@@ -72,15 +72,17 @@ class Mirror:
         Raises:
             InvalidArgumentError: the directory holds a journal and is not a cache.
         """
-        marker = _read_json(layout.root / MARKER)
+        marked = (layout.root / MARKER).is_file()
+        marker = _read_json(layout.root / MARKER) if marked else None
         journal = layout.journal
-        if marker is None and journal.is_dir() and any(journal.glob("*.jsonl")):
+        if not marked and journal.is_dir() and any(journal.glob("*.jsonl")):
             raise InvalidArgumentError(
                 f"{layout.root} holds a home that is not a shared home's cache; give the shared home another cache directory"
             )
-        why = self._unproved(layout, marker)
+        why = "its marker is not one cuemem wrote" if marked and marker is None else self._unproved(layout, marker)
         if why is not None:
             self.emptied = why
+            self.log.seq = 0
             _log.warning("%s: the cache does not mirror %s (%s); filling it again from the shared home", layout.root, self.log.shown, why)
             for name in _CACHED:
                 path = layout.root / name
