@@ -447,3 +447,16 @@ def test_a_cache_whose_marker_is_broken_is_filled_again(pg_dsn: str, tmp_path: P
     (tmp_path / "c" / ".cuemem-cache").write_bytes(b"{not json")
     with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
         assert mem.ids() == [first] and mem.open_report.index is not cuemem.IndexState.LOADED
+
+
+def test_a_row_out_of_seq_stops_the_mirror_before_it(pg_dsn: str, tmp_path: Path) -> None:
+    """A row at the right position whose seq leaves a gap is a SharedHomeError; the mirror keeps what it holds."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        first = w.remember("first", actors=["x"], now=NOW)
+        end = (tmp_path / "w" / "journal" / "000001.jsonl").stat().st_size
+        with psycopg.connect(pg_dsn) as conn:
+            conn.execute("INSERT INTO cuemem.records (log, seq, segment, \"offset\", line) VALUES ('main', 7, 1, %s, '{}\n')", (end,))
+        with pytest.raises(SharedHomeError, match="seq 7"):
+            w.refresh()
+        assert w.ids() == [first]
