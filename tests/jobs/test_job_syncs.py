@@ -71,18 +71,26 @@ def _rungs(mem: Memory) -> int:
     return len(mem.distill(now=NOW).rungs)
 
 
+def _costs(
+    root: Path, fill: Callable[[Path, int], None], job: Callable[[Memory], int], counter: FsyncCounter, sizes: tuple[int, ...]
+) -> list[int]:
+    """The syncs of one job run on a home filled with each of ``sizes`` items (each run writes as many notes)."""
+    costs = []
+    for n in sizes:
+        fill(root / str(n), n)
+        written, syncs = _syncs(root / str(n), job, counter)
+        assert written == n
+        costs.append(syncs)
+    return costs
+
+
 @pytest.mark.skipif(fsync._syncfs is None, reason="no syncfs here: a batch syncs file by file")
 @pytest.mark.parametrize(("fill", "job"), [(_outcomes, _policies), (_faded, _rungs)], ids=["policies", "distillation"])
 def test_a_job_run_costs_the_same_few_syncs_for_ten_notes_or_two_hundred(
     tmp_path: Path, counter: FsyncCounter, fill: Callable[[Path, int], None], job: Callable[[Memory], int]
 ) -> None:
     """Policy mining and distillation flush their notes with a constant number of syncs, whatever the note count."""
-    costs = []
-    for n in (10, 200):
-        fill(tmp_path / str(n), n)
-        written, syncs = _syncs(tmp_path / str(n), job, counter)
-        assert written == n
-        costs.append(syncs)
+    costs = _costs(tmp_path, fill, job, counter, (10, 200))
     assert costs[0] == costs[1] and costs[1] <= 8, costs
 
 
@@ -91,10 +99,5 @@ def test_without_syncfs_a_batch_syncs_each_file_then_the_directory(
 ) -> None:
     """Where there is no syncfs, the notes of a run cost one fsync each, plus the same few as with it."""
     monkeypatch.setattr(fsync, "_syncfs", None)
-    costs = []
-    for n in (10, 50):
-        _outcomes(tmp_path / str(n), n)
-        written, syncs = _syncs(tmp_path / str(n), _policies, counter)
-        assert written == n
-        costs.append(syncs)
+    costs = _costs(tmp_path, _outcomes, _policies, counter, (10, 50))
     assert costs[1] - costs[0] == 40, costs

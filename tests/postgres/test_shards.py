@@ -76,18 +76,17 @@ def test_a_users_handle_mirrors_that_user_alone(sharded, tmp_path: Path) -> None
             Memory.open(address, user=user, cache=tmp_path / "admin")
 
 
-def test_a_shard_down_fails_its_users_and_no_one_else(sharded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_shard_down_fails_its_users_and_no_one_else(sharded, pg_tmp: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """With one shard stopped, its users get SharedHomeError; the other shard's users read and write."""
-    address, dsns, servers = sharded
-    shards.create(address, shards=dsns, partitions=4)
-    _fill(address, tmp_path)
-    down_users = _held(dsns[1])
-    up_users = set(USERS) - down_users
-    shard = servers.shards[1]
-    if not isinstance(shard, LocalCluster):
-        pytest.skip("stopping a shard needs a local cluster")
-    shard.stop()
-    try:
+    address, dsns, _ = sharded
+    with LocalCluster(pg_tmp / "shard", fsync=False) as shard:  # a shard of this test's own, to stop
+        down_dsn = shard.create_database("team")
+        shards.create(address, shards=[dsns[0], down_dsn], partitions=4)
+        _fill(address, tmp_path)
+        down_users = _held(down_dsn)
+        up_users = set(USERS) - down_users
+        assert down_users and up_users
+        shard.stop()
         for user in sorted(down_users)[:2]:
             with pytest.raises(SharedHomeError):
                 Memory.open(address, user=user, cache=tmp_path / f"{user}-fresh", follow=False)
@@ -97,8 +96,9 @@ def test_a_shard_down_fails_its_users_and_no_one_else(sharded, tmp_path: Path) -
                 assert len(mem) == 7
         with pytest.raises(SharedHomeError, match="counting"):  # a call across users needs every shard
             shards.stats(address)
-    finally:
         shard.start()
+        with Memory.open(address, user=sorted(down_users)[0], cache=tmp_path / "back", follow=False) as mem:
+            assert len(mem) == 6  # the shard back: its users are whole
 
 
 def test_adding_a_shard_moves_partitions_and_loses_nothing(sharded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -125,6 +125,9 @@ def test_forgetting_a_user_erases_their_log_through_the_coordinator(sharded, tmp
     shards.create(address, shards=dsns, partitions=4)
     _fill(address, tmp_path)
     assert shards.forget_user(address, "user-5") == 6
+    with psycopg.connect(address.rsplit("cuemem_home", 1)[0].rstrip("?&")) as conn:
+        (receipt,) = conn.execute("SELECT value::json ->> 'records' FROM team.meta WHERE key = 'forgotten/user-5'").fetchone()
+    assert receipt == "6"
     assert "user-5" not in {s.user for s in shards.stats(address)}
     assert "user-5" not in _held(dsns[0]) | _held(dsns[1])
     with Memory.open(address, user="user-5", cache=tmp_path / "user-5", follow=False) as mem:

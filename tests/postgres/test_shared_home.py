@@ -390,23 +390,28 @@ def test_a_hand_written_note_row_does_not_stop_the_catch_up(pg_dsn: str, tmp_pat
 
 
 def test_another_cache_carries_a_forget_out_without_writing_anything(pg_dsn: str, tmp_path: Path) -> None:
-    """A forget with a retirement in it (a derivative made again) reaches another cache; no record is committed twice."""
+    """A forget whose derivative is made again reaches another cache; no record is committed twice, the journals agree."""
+    from datetime import date
+
     home = address(pg_dsn)
     with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
-        ids = [a.remember(f"Kim moved the sync, take {i}", actors=["kim"], type="note", importance=0.9, now=NOW) for i in range(3)]
-        a.consolidate(now=LATER)
+        ids = [
+            a.remember(text, actors=["ann"], subject="vault", tier="short", now=date(2026, 3, day))
+            for day, text in ((1, "The vault code is 7731"), (2, "The vault audit is due in April"), (3, "The vault door squeaks"))
+        ]
+        (promoted,) = a.consolidate(now=date(2026, 3, 5)).promoted
         b.refresh()
-        receipt = a.forget(ids[0], now=LATER)
+        receipt = a.forget(ids[0], now=date(2026, 3, 6))
+        assert promoted in receipt.derivatives and receipt.rederived  # the consolidation was made again from what remains
         with psycopg.connect(pg_dsn) as conn:
             before = conn.execute("SELECT count(*) FROM cuemem.records").fetchone()
         b.refresh()
-        b.remember("after the forget", now=LATER)
         with psycopg.connect(pg_dsn) as conn:
-            assert conn.execute("SELECT count(*) FROM cuemem.records").fetchone()[0] == before[0] + 1  # type: ignore[index]
-        assert ids[0] not in b and receipt.forgotten == (ids[0],)
-        assert journal_bytes(tmp_path / "a")[: len(journal_bytes(tmp_path / "a"))] == journal_bytes(tmp_path / "b")[: len(journal_bytes(tmp_path / "a"))]
+            assert conn.execute("SELECT count(*) FROM cuemem.records").fetchone() == before  # b wrote nothing
+        assert ids[0] not in b and promoted not in b and receipt.rederived[promoted] in b
+        assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
     with Memory.open(home, cache=tmp_path / "r", read_only=True, follow=False) as reader:  # a fresh read-only cache opens
-        assert ids[0] not in reader
+        assert ids[0] not in reader and receipt.rederived[promoted] in reader
 
 
 def test_a_fresh_cache_does_not_carry_out_the_forgets_its_lines_already_hold(pg_dsn: str, tmp_path: Path) -> None:
@@ -460,3 +465,18 @@ def test_a_row_out_of_seq_stops_the_mirror_before_it(pg_dsn: str, tmp_path: Path
         with pytest.raises(SharedHomeError, match="seq 7"):
             w.refresh()
         assert w.ids() == [first]
+
+
+def test_a_cache_whose_journal_was_edited_by_hand_is_filled_again(pg_dsn: str, tmp_path: Path) -> None:
+    """A line before the last one changed in the cache's journal: the cache cannot prove itself and is refilled."""
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        first = mem.remember("the original words", actors=["x"], now=NOW)
+        mem.remember("a later memory", actors=["x"], now=NOW)
+    segment = tmp_path / "c" / "journal" / "000001.jsonl"
+    segment.write_bytes(segment.read_bytes().replace(b"the original words", b"a forged text here"))
+    with Memory.open(home, cache=tmp_path / "c", follow=False) as mem:
+        assert mem.get(first).narrative == "the original words"
+    with Memory.open(home, cache=tmp_path / "w", follow=False):
+        pass
+    assert journal_bytes(tmp_path / "c") == journal_bytes(tmp_path / "w")

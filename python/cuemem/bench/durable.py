@@ -22,22 +22,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 
 from ..memory import Memory
 from .machine import describe_machine
 from .tables import fit_width, number_cell, ratio_cell, titled_table
+from .timing import summary_us
 
 __all__ = ["measure", "render"]
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 POLICIES = ("always", "interval", "never")
-
-
-def _stats(ns: list[int]) -> dict[str, float]:
-    a = np.asarray(ns, dtype=np.float64) / 1e3
-    return {"p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99)), "mean_us": float(a.mean())}
 
 
 def _floor(directory: Path, writes: int) -> dict[str, float]:
@@ -52,7 +47,7 @@ def _floor(directory: Path, writes: int) -> dict[str, float]:
             times.append(time.perf_counter_ns() - t)
     finally:
         os.close(fd)
-    return _stats(times)
+    return summary_us(times)
 
 
 def _home(path: Path, policy: str, records: int) -> Memory:
@@ -69,7 +64,7 @@ def _serial(path: Path, policy: str, records: int, writes: int) -> dict[str, flo
             t = time.perf_counter_ns()
             mem.remember(f"note {i} of the durable benchmark", actors=["bench"], now=NOW)
             times.append(time.perf_counter_ns() - t)
-    return _stats(times)
+    return summary_us(times)
 
 
 def _threaded(path: Path, policy: str, records: int, writes: int, threads: int) -> float:

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 
 from .. import _core
@@ -38,18 +37,11 @@ from .machine import describe_machine
 from .questions import build_home
 from .tables import fit_width, number_cell, ratio_cell, titled_table
 from .text import _queries, narratives
+from .timing import summary_us
 
 __all__ = ["measure", "render"]
 
 K = 10
-
-
-def _stats(ns: list[int]) -> dict[str, float]:
-    a = np.asarray(ns, dtype=np.float64) / 1e3
-    return {
-        "p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99)),
-        "mean_us": float(a.mean()), "max_us": float(a.max()),
-    }
 
 
 def measure(episodes: int = 100_000, *, seed: int = 7, pairs: int | None = None) -> dict[str, Any]:
@@ -87,7 +79,7 @@ def measure(episodes: int = 100_000, *, seed: int = 7, pairs: int | None = None)
                         raise AssertionError(f"the memory written at step {i} is not searchable at once")
             finally:
                 gc.enable()
-    a, b = _stats(alone), _stats(after)
+    a, b = summary_us(alone), summary_us(after)
     return {
         "episodes": episodes, "pairs": pairs, "tail_limit": limit, "commits": pairs // (limit + 1), "found": found,
         "alone": a, "after_remember": b,

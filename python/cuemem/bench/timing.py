@@ -77,6 +77,12 @@ def time_calls(
     return Latency(ns=np.array(samples, dtype=np.int64), rounds=done)
 
 
+def summary_us(ns: Sequence[int] | np.ndarray) -> dict[str, float]:
+    """p50, p99, mean and max of per-call nanoseconds, in microseconds."""
+    a = np.asarray(ns, dtype=np.float64) / 1e3
+    return {"p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99)), "mean_us": float(a.mean()), "max_us": float(a.max())}
+
+
 def median_ms(call: Callable[[], object], repeats: int = 7) -> float:
     """Return the median wall time of ``call()`` over ``repeats`` runs, in milliseconds."""
     times = []

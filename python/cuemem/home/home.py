@@ -64,6 +64,10 @@ from .vectorindex import VectorCache
 __all__ = ["Home", "Position"]
 
 _NOTE = rec.Op.NOTE.value
+#: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
+_NOTE_LINE = b'"op":"note"'
+#: The kinds of record whose files a mirror writes as it catches up.
+_FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.value})
 #: What the writer saw of the proposal files (``index/``; a hint, like ``notes-seen.json``).
 PROPOSALS_SEEN = "proposals-seen.json"
 
@@ -165,7 +169,7 @@ class Home:
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             if fetched is not None and fetched.lines:
-                files = Mirror.note_files(_records(line for _, line in fetched.lines))
+                files = Mirror.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line))
                 if files:
                     notes.place(notes.stage(files))  # the notes other processes wrote
             recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
@@ -717,8 +721,9 @@ class Home:
         fetched = self.mirror.pull(self.journal)
         count = 0
         if self.indexes.head != self.journal.head():
-            # Everything the journal holds beyond the indexes (a catch-up that failed midway included).
-            records = [e.record for e in self.journal.read(self.indexes.head)]
+            # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
+            # of it, the records whose files follow them here (notes, proposals) are kept aside.
+            records = [e.record for e in self.journal.read(self.indexes.head) if e.record.get("op") in _FILED]
             files = Mirror.note_files(records)
             if files:
                 self._notes.place(self._notes.stage(files))

@@ -6,8 +6,9 @@ what the embedded home would hold for the same records. Nothing else is special:
 same :class:`~cuemem.home.home.Home` reads and writes it, through the same one write path.
 
 - **Open.** :meth:`Mirror.prepare` proves the directory is a prefix of the log (its last
-  line is the log's line at that position, and its marker file ``.cuemem-cache`` names the
-  same home and log); a cache that cannot be proved is emptied and filled again. A
+  line is the log's line at that position, the lines before it are those its last save
+  fingerprinted (:mod:`.proof`), and its marker file ``.cuemem-cache`` names the same home
+  and log); a cache that cannot be proved is emptied and filled again. A
   directory holding a journal but no marker is not a cache (an embedded home, say): it is
   refused, never emptied. Then the home catches up (:meth:`Mirror.pull`).
 - **Writes.** A write call holds the log's lock from its first write to its return
@@ -34,6 +35,7 @@ from ..schema.fields import validate_id
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position, segment_name
 from ..store.upstream import Fetched, SharedLog, one_line
+from . import proof
 from .layout import Layout
 
 __all__ = ["MARKER", "Mirror"]
@@ -58,8 +60,6 @@ class Mirror:
         self.read_only = read_only
         #: The id of the last forget of the log this directory carried out.
         self.forgets = 0
-        #: Why :meth:`prepare` emptied the directory, if it did.
-        self.emptied: str | None = None
         #: Called first by :meth:`stop` (a follower thread's stop).
         self.on_close: list[Any] = []
 
@@ -81,7 +81,6 @@ class Mirror:
             )
         why = "its marker is not one cuemem wrote" if marked and marker is None else self._unproved(layout, marker)
         if why is not None:
-            self.emptied = why
             self.log.seq = 0
             _log.warning("%s: the cache does not mirror %s (%s); filling it again from the shared home", layout.root, self.log.shown, why)
             for name in _CACHED:
@@ -120,6 +119,9 @@ class Mirror:
         seq = self.log.locate(Position(head.segment, head.offset - len(line)), line)
         if seq is None:
             return "its last journal line is not the shared log's"
+        edited = proof.check_saved(layout.index, layout.journal)  # the lines before it, as the cache last saw them
+        if edited is not None:
+            return f"its journal cannot be proved ({edited})"
         self.log.seq = seq
         state = _read_json(layout.index / STATE)
         forgets = state.get("forgets") if state is not None else 0

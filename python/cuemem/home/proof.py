@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.fsync import write_atomic
+from ..errors import InvalidArgumentError
 from ..store.journal import Journal, Position, segment_name
 from .indexes import clear_foreign
 
@@ -194,3 +195,22 @@ def check(index_dir: Path, journal_dir: Path, head: Position) -> str | None:
         except OSError:
             return f"journal segment {name} cannot be read"
     return None
+
+
+def check_saved(index_dir: Path, journal_dir: Path) -> str | None:
+    """Why the journal bytes the saved fingerprint covers are not those it was made from —
+    or that no fingerprint is there to tell (a shared home's cache proves itself by it)."""
+    try:
+        body = _read(index_dir)
+    except _Unreadable as exc:
+        return f"the journal fingerprint is unreadable ({exc})"
+    if body is None:
+        return "no journal fingerprint"
+    head = body.get("head")
+    try:
+        position = Position(*head) if isinstance(head, list) and len(head) == 2 else None
+    except (InvalidArgumentError, TypeError):
+        position = None
+    if position is None:
+        return "the journal fingerprint names no head"
+    return check(index_dir, journal_dir, position)

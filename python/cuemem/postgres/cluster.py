@@ -36,6 +36,7 @@ need psycopg (``pip install 'cuemem[postgres]'``); finding and running the serve
 
 from __future__ import annotations
 
+import abc
 import atexit
 import contextlib
 import glob
@@ -147,16 +148,16 @@ def _is_executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-class Server:
+class Server(abc.ABC):
     """A PostgreSQL server this process may administer as a superuser.
 
     Subclasses say where it is (:meth:`dsn`); the administrative calls here connect with
     psycopg in autocommit mode.
     """
 
+    @abc.abstractmethod
     def dsn(self, dbname: str = "postgres") -> str:
         """A libpq conninfo for database ``dbname`` on this server, usable by psycopg."""
-        raise NotImplementedError
 
     def connect(self, dbname: str = "postgres") -> psycopg.Connection[tuple[Any, ...]]:
         """An autocommit psycopg connection to ``dbname`` (the caller closes it)."""

@@ -40,9 +40,6 @@ __all__ = ["RecordLog", "why"]
 
 _log = logging.getLogger("cuemem.home")
 
-_COPY_ROWS = 5000
-
-
 class RecordLog:
     """Log ``log`` of the shared home at ``target``."""
 

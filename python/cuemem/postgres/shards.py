@@ -86,39 +86,36 @@ def create(address: str, *, shards: Sequence[str] = (), partitions: int = 8) -> 
     target = Target.parse(address)
     s = target.schema
     names = [_server_name(s, i) for i in range(len(shards))]
-    try:
-        with psycopg.connect(target.conninfo, autocommit=True) as conn:
-            if conn.execute("SELECT to_regclass(%s)", (f"{s}.meta",)).fetchone() != (None,):
-                raise SharedSchemaError(f"a home is in schema {s!r} already")
-            for i, (name, shard) in enumerate(zip(names, shards)):
-                _shard_tables(shard, s, [r for r in range(partitions) if r % len(shards) == i])
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(s, "schema"),))
-                conn.execute(f"CREATE SCHEMA {s}")
-                conn.execute(f"CREATE TABLE {s}.meta (key text PRIMARY KEY, value text NOT NULL)")
-                home_id = str(uuid.uuid4())
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        f"INSERT INTO {s}.meta VALUES (%s, %s)",
-                        [("schema_version", str(SCHEMA_VERSION)), ("home_id", home_id), ("layout", "user"), ("partitions", str(partitions)),
-                         ("servers", json.dumps(names))],
-                    )
-                conn.execute(f"INSERT INTO {s}.meta VALUES ('created_at', now()::text)")
-                if shards:
-                    conn.execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw")
-                    for name, shard in zip(names, shards):
-                        _foreign_server(conn, name, shard)
-                for table in TABLES:
-                    # Keys live on each partition: a parent with keys could not take a foreign partition later.
-                    conn.execute(table_ddl(s, table, partitioned=True, keys=False))
-                    for r in range(partitions):
-                        if shards:
-                            _attach_foreign(conn, s, table, r, partitions, names[r % len(shards)])
-                        else:
-                            _part_tables(conn, s, table, [r])
-                            _attach(conn, s, table, r, partitions)
-    except psycopg.Error as exc:
-        raise SharedHomeError(f"creating the home at {target.shown} failed: {_why(exc)}") from None
+    with _connect(target, "creating it") as conn:
+        if conn.execute("SELECT to_regclass(%s)", (f"{s}.meta",)).fetchone() != (None,):
+            raise SharedSchemaError(f"a home is in schema {s!r} already")
+        for i, (name, shard) in enumerate(zip(names, shards)):
+            _shard_tables(shard, s, [r for r in range(partitions) if r % len(shards) == i])
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(s, "schema"),))
+            conn.execute(f"CREATE SCHEMA {s}")
+            conn.execute(f"CREATE TABLE {s}.meta (key text PRIMARY KEY, value text NOT NULL)")
+            home_id = str(uuid.uuid4())
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO {s}.meta VALUES (%s, %s)",
+                    [("schema_version", str(SCHEMA_VERSION)), ("home_id", home_id), ("layout", "user"), ("partitions", str(partitions)),
+                     ("servers", json.dumps(names))],
+                )
+            conn.execute(f"INSERT INTO {s}.meta VALUES ('created_at', now()::text)")
+            if shards:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw")
+                for name, shard in zip(names, shards):
+                    _foreign_server(conn, name, shard)
+            for table in TABLES:
+                # Keys live on each partition: a parent with keys could not take a foreign partition later.
+                conn.execute(table_ddl(s, table, partitioned=True, keys=False))
+                for r in range(partitions):
+                    if shards:
+                        _attach_foreign(conn, s, table, r, partitions, names[r % len(shards)])
+                    else:
+                        _part_tables(conn, s, table, [r])
+                        _attach(conn, s, table, r, partitions)
     return home_id
 
 
@@ -171,34 +168,31 @@ def add_shard(address: str, shard: str) -> list[int]:
             donor = max(held, key=lambda k: (len(held[k]), k))
             moving.append(held[donor].pop())
         _shard_tables(shard, s, moving)
-        try:
+        with conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw")
+            _foreign_server(conn, name, shard)
+            conn.execute(f"UPDATE {s}.meta SET value = %s WHERE key = 'servers'", (json.dumps([*servers, name]),))
+        by_remainder = {p.remainder: p.server for p in places}
+        for r in moving:
             with conn.transaction():
-                conn.execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw")
-                _foreign_server(conn, name, shard)
-                conn.execute(f"UPDATE {s}.meta SET value = %s WHERE key = 'servers'", (json.dumps([*servers, name]),))
-            by_remainder = {p.remainder: p.server for p in places}
-            for r in moving:
-                with conn.transaction():
-                    conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(
-                        sql.SQL(", ").join(sql.Identifier(s, t) for t in TABLES)))
-                    for table in TABLES:
-                        part = f"{table}_{r}"
-                        conn.execute(
-                            sql.SQL("CREATE FOREIGN TABLE {} ({}) SERVER {} OPTIONS (schema_name {}, table_name {})").format(
-                                sql.Identifier(s, f"{part}_moving"), sql.SQL(TABLES[table][0]), sql.Identifier(name), sql.Literal(s),
-                                sql.Literal(part),
-                            )
+                conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(
+                    sql.SQL(", ").join(sql.Identifier(s, t) for t in TABLES)))
+                for table in TABLES:
+                    part = f"{table}_{r}"
+                    conn.execute(
+                        sql.SQL("CREATE FOREIGN TABLE {} ({}) SERVER {} OPTIONS (schema_name {}, table_name {})").format(
+                            sql.Identifier(s, f"{part}_moving"), sql.SQL(TABLES[table][0]), sql.Identifier(name), sql.Literal(s),
+                            sql.Literal(part),
                         )
-                        conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(sql.Identifier(s, f"{part}_moving"), sql.Identifier(s, part)))
-                        conn.execute(sql.SQL("ALTER TABLE {} DETACH PARTITION {}").format(sql.Identifier(s, table), sql.Identifier(s, part)))
-                        kind = "FOREIGN TABLE" if by_remainder[r] != LOCAL else "TABLE"
-                        conn.execute(sql.SQL(f"DROP {kind} {{}}").format(sql.Identifier(s, part)))
-                        conn.execute(sql.SQL("ALTER FOREIGN TABLE {} RENAME TO {}").format(sql.Identifier(s, f"{part}_moving"), sql.Identifier(part)))
-                        _attach(conn, s, table, r, partitions)
-                if by_remainder[r] != LOCAL:  # the moved rows' old copy, on the shard that held them
-                    _drop_on(conn, by_remainder[r], s, r)
-        except psycopg.Error as exc:
-            raise SharedHomeError(f"adding a shard to the home at {target.shown} failed: {_why(exc)}") from None
+                    )
+                    conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(sql.Identifier(s, f"{part}_moving"), sql.Identifier(s, part)))
+                    conn.execute(sql.SQL("ALTER TABLE {} DETACH PARTITION {}").format(sql.Identifier(s, table), sql.Identifier(s, part)))
+                    kind = "FOREIGN TABLE" if by_remainder[r] != LOCAL else "TABLE"
+                    conn.execute(sql.SQL(f"DROP {kind} {{}}").format(sql.Identifier(s, part)))
+                    conn.execute(sql.SQL("ALTER FOREIGN TABLE {} RENAME TO {}").format(sql.Identifier(s, f"{part}_moving"), sql.Identifier(part)))
+                    _attach(conn, s, table, r, partitions)
+            if by_remainder[r] != LOCAL:  # the moved rows' old copy, on the shard that held them
+                _drop_on(conn, by_remainder[r], s, r)
     return moving
 
 
@@ -215,7 +209,8 @@ def stats(address: str) -> list[UserStats]:
 
 def forget_user(address: str, user: str) -> int:
     """Erases every record of ``user`` from the home at ``address`` (kept per user), with
-    the user's writers held off; returns how many records went. A cache of the user's
+    the user's writers held off; returns how many records went, and keeps that as the
+    receipt in ``meta`` (key ``forgotten/<user>``: the count and the server's time, no content). A cache of the user's
     elsewhere no longer proves itself against the log and is emptied at its next open; a
     handle open on it now is refused its next write.
 
@@ -234,6 +229,11 @@ def forget_user(address: str, user: str) -> int:
             gone = conn.execute(f"DELETE FROM {s}.records WHERE log = %s", (user,)).rowcount
             for table in ("forgets", "episodes", "notes"):
                 conn.execute(f"DELETE FROM {s}.{table} WHERE log = %s", (user,))
+            # The receipt, on the coordinator: who went, how many records, when (no content).
+            conn.execute(f"DELETE FROM {s}.meta WHERE key = %s", (f"forgotten/{user}",))
+            conn.execute(
+                f"INSERT INTO {s}.meta VALUES (%s, json_build_object('records', %s::bigint, 'at', now())::text)", (f"forgotten/{user}", gone)
+            )
             conn.execute("SELECT pg_notify(%s, %s)", (f"cuemem_{s}", f"{user} 0"))
     return int(gone)
 
