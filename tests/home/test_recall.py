@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,3 +56,28 @@ def test_exclude_stale_pages_past_stale_hits_for_cues_and_text(tmp_path: Path) -
         assert {h.id for h in cue.hits} == set(fresh) and {h.id for h in text.hits} == set(fresh)
         assert not any(h.stale for h in cue.hits) and set(stale).isdisjoint(h.id for h in text.hits)
         assert mem.recall({"actor": "acme"}, k=3, now=NOW).hits[0].id in stale  # without it, the stale lead
+
+
+def test_a_cue_recall_builds_no_hit_until_one_is_read(tmp_path: Path, monkeypatch: object) -> None:
+    """Hits are built on first read, once each, with the ids, scores and breakdowns the core ranked."""
+    import cuemem.home.recall as planner
+
+    built: list[str] = []
+
+    class Counted(planner.Hit):  # type: ignore[misc]
+        __slots__ = ()
+
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            built.append(self.id)
+
+    monkeypatch.setattr(planner, "Hit", Counted)  # type: ignore[attr-defined]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        ids = [mem.remember(f"acme note {i}", actors=["acme"], importance=i / 10, now=NOW) for i in range(5)]
+        result = mem.recall({"actor": "acme"}, k=3, now=NOW)
+        assert built == [] and len(result.hits) == 3
+        assert result.hits.ids == ids[::-1][:3]  # type: ignore[attr-defined]
+        top = result.hits[0]
+        assert built == [ids[4]] and result.hits[0] is top
+        assert top.score == pytest.approx(sum(top.breakdown.values()), rel=1e-5)
+        assert [h.id for h in result.hits] == ids[::-1][:3] and len(built) == 3

@@ -56,7 +56,7 @@ def test_a_failed_append_leaves_no_note_file_behind(tmp_path: Path, monkeypatch:
 
     with Memory.open(tmp_path, fsync="never") as mem:
 
-        def full(self: Journal, records: Any, *, trusted: bool = False) -> Any:
+        def full(self: Journal, records: Any, *, trusted: bool = False, defer: bool = False) -> Any:
             raise StorageError(28, "no space left on device")
 
         monkeypatch.setattr(Journal, "append", full)

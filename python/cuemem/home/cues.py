@@ -112,7 +112,7 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
                 raise InvalidArgumentError("cue 'meta' names no scalar key=value")
         values = _strings(dimension, value)
         if dimension in FOLDED:
-            values = list(dict.fromkeys(map(fold, values)))
+            values = [fold(values[0])] if len(values) == 1 else list(dict.fromkeys(map(fold, values)))
         if dimension == "time":
             resolved: list[str] = []
             for v in values:

@@ -354,8 +354,12 @@ class Home:
         # are two records of one id): one pending file per note.
         files = list({r["id"]: r["markdown"].encode("utf-8") for r in records if r["op"] == _NOTE}.items())
         staged = self._notes.stage(files) if files else []  # hidden until journaled
+        # Group commit: inside a facade call the sync waits until the call lets the guard go,
+        # so other threads append meanwhile and one sync serves them all (a cache syncs at once).
+        defer = self.mirror is None and self.guard.holds()
+        owed = self.journal.owed
         try:
-            positions = self.journal.append(records, trusted=True)
+            positions = self.journal.append(records, trusted=True, defer=defer)
         except (SchemaError, CueTypeError, ReadOnlyError):
             self._notes.discard(staged)  # refused before a byte was written
             raise
@@ -365,6 +369,10 @@ class Home:
             if self._follow_journal():
                 self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})
             raise
+        finally:
+            if defer and self.journal.owed != owed:
+                ticket = self.journal.owed
+                self.guard.defer(lambda: self.journal.wait_synced(ticket))
         try:
             if staged:
                 self._notes.place(staged)  # what fails here stays pending: the next open places it
@@ -620,6 +628,11 @@ class Home:
     def citers(self) -> npt.NDArray[np.int64]:
         """Row -> the latest row citing it (-1 if none), as a view."""
         return np.frombuffer(self.indexes.citers, dtype=np.int64) if len(self.indexes) else np.zeros(0, np.int64)
+
+    @property
+    def citer_rows(self) -> Sequence[int]:
+        """Row -> the latest row citing it (-1 if none): the live array, to read one row at a time."""
+        return self.indexes.citers
 
     @property
     def salience(self) -> SalienceTable:

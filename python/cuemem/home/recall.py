@@ -14,7 +14,7 @@ the original right behind it as provenance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -30,7 +30,7 @@ from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
 from .cues import QUARANTINED
-from .results import Hit, RecallResult
+from .results import Hit, Hits, RecallResult
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "guarded", "lead_with_abstractions"]
@@ -53,29 +53,41 @@ class Recaller:
         quarantined: bool = False,
     ) -> RecallResult:
         """Memories matching every cue, ranked by salience decayed to ``at``, abstractions
-        first; quarantined ones only with ``quarantined``."""
+        first; quarantined ones only with ``quarantined``.
+
+        The page's hits are built when read (:class:`Hits`); they are built here only
+        when a superseded version, a stale hit or an abstraction reorders the page."""
         exclude = guarded(exclude, quarantined)
         home = self._home
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         t = at.timestamp()
         indexes = home.indexes
         ids, loader, fresh, stale_below = indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
+        rows: list[int] = []
 
-        def page(wanted: int) -> tuple[list[Hit], _core.Recall]:
+        def page(wanted: int) -> tuple[Hits[Hit], _core.Recall]:
             r = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
-            hits = []
-            for row, score, parts in zip(r.rows.tolist(), r.scores.tolist(), r.breakdown.tolist()):
+            rows[:] = r.rows.tolist()
+            at_rows, scores, parts = list(rows), r.scores, r.breakdown
+
+            def make(i: int) -> Hit:
+                row = at_rows[i]
                 hit = made.get(row)
                 if hit is None:
-                    hit = made[row] = Hit(ids[row], score, parts, loader(row))
+                    hit = made[row] = Hit(ids[row], float(scores[i]), parts[i].tolist(), loader(row))
                     hit._fresh = fresh
                     hit.stale_below = stale_below
-                hits.append(hit)
-            return hits, r
+                return hit
 
-        hits, r = _page(page, k, exclude_stale, self._superseded)
-        row_of = {id(h): row for row, h in made.items()}
-        led = self._lead(hits, [row_of[id(h)] for h in hits], k, at, cues, exclude)
+            return Hits([ids[row] for row in at_rows], make), r
+
+        hits, r = _page(page, k, exclude_stale, self._home.lifecycle.superseded_by)
+        if isinstance(hits, Hits):
+            page_rows = rows[: len(hits)]
+        else:
+            row_of = {id(h): row for row, h in made.items()}
+            page_rows = [row_of[id(h)] for h in hits]
+        led = self._lead(hits, page_rows, k, at, cues, exclude)
         return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
     def text(
@@ -144,18 +156,15 @@ class Recaller:
                 hits.append(hit)
             return hits, r
 
+        superseded = home.lifecycle.superseded_by
         try:
-            hits, r = _page(page, k, exclude_stale, self._superseded)
+            hits, r = _page(page, k, exclude_stale, superseded)
         except CorruptIndexError as exc:
             if not home.text.writable:
                 raise  # a reader cannot rebuild: the writer does, and refresh() picks it up
             home.repair_text(str(exc))  # damaged under the open handle: the cache is rebuilt, the recall asked again
-            hits, r = _page(page, k, exclude_stale, self._superseded)
+            hits, r = _page(page, k, exclude_stale, superseded)
         return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues)
-
-    def _superseded(self, hit: Hit) -> bool:
-        """Whether a later version of its subject replaced this hit's record."""
-        return hit.id in self._home.lifecycle.superseded_by
 
     def _freshness(self, at: datetime) -> Callable[[Episode], float]:
         """A hit's freshness at ``at`` under the profile (C6), computed when asked for."""
@@ -169,8 +178,8 @@ class Recaller:
         return hit
 
     def _lead(
-        self, hits: list[Hit], rows: list[int], k: int, at: datetime, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None,
-    ) -> list[Hit]:
+        self, hits: Sequence[Hit], rows: list[int], k: int, at: datetime, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None,
+    ) -> Sequence[Hit]:
         """Places before each hit the record that cites it (consolidated record or rung),
         if it is of the recall's user (its ``user`` cue: a scope) and none of its
         exclusions (quarantine among them); the other cues it need not match (a
@@ -178,7 +187,7 @@ class Recaller:
         if not hits:
             return hits
         home = self._home
-        order = lead_with_abstractions(rows, home.citers(), k)
+        order = lead_with_abstractions(rows, home.citer_rows, k)
         if order != rows:
             hit_rows = set(rows)
             leads = [r for r in order if r not in hit_rows]
@@ -218,25 +227,31 @@ def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str
     return out
 
 
-def _page(fetch: Callable[[int], tuple[list[H], R]], k: int, exclude_stale: bool, behind: Callable[[H], bool]) -> tuple[list[H], R]:
-    """The first ``k`` hits ``fetch`` ranks, those ``behind`` says are superseded placed
-    after the rest — and with ``exclude_stale`` only fresh ones — fetching a page four
-    times larger while superseded or stale hits crowd the page."""
+def _page(
+    fetch: Callable[[int], tuple[Sequence[H], R]], k: int, exclude_stale: bool, superseded: Container[str],
+) -> tuple[Sequence[H], R]:
+    """The first ``k`` hits ``fetch`` ranks, those whose id is ``superseded`` placed after
+    the rest — and with ``exclude_stale`` only fresh ones — fetching a page four times
+    larger while superseded or stale hits crowd the page. A page with neither is
+    returned as it came (its hits unbuilt, if it builds them lazily)."""
     wanted = k
     while True:
         hits, raw = fetch(wanted)
-        if not exclude_stale and not any(map(behind, hits)):
-            return hits[:k], raw
-        kept = [h for h in hits if not h.stale] if exclude_stale else hits
-        front = [h for h in kept if not behind(h)]
+        ids = hits.ids if isinstance(hits, Hits) else [h.id for h in hits]
+        behind = [i in superseded for i in ids] if superseded else [False] * len(ids)
+        if not exclude_stale and not any(behind):
+            return (hits if len(hits) <= k else hits[:k]), raw
+        marked = list(zip(hits, behind))
+        kept = [(h, b) for h, b in marked if not h.stale] if exclude_stale else marked
+        front = [h for h, b in kept if not b]
         if len(front) >= k or len(hits) < wanted:
             if len(front) < len(kept):
-                front.extend(h for h in kept if behind(h))
+                front.extend(h for h, b in kept if b)
             return front[:k], raw
         wanted *= 4  # superseded or stale hits crowded the first page: look further down the ranking
 
 
-def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k: int) -> list[int]:
+def lead_with_abstractions(rows: Sequence[int], citers: Sequence[int] | npt.NDArray[np.int64], k: int) -> list[int]:
     """``rows`` (best first) with each row's citing record placed just before it, at most ``k``.
 
     The citing record's own citer goes before it in turn, so a hit is preceded by its
@@ -250,7 +265,7 @@ def lead_with_abstractions(rows: Sequence[int], citers: npt.NDArray[np.int64], k
         [0, 3, 1]
     """
     n = len(citers)
-    if not len(rows) or not (citers[np.minimum(np.asarray(rows, dtype=np.int64), n - 1)] >= 0).any():
+    if not len(rows) or (max(rows) < n and max(map(citers.__getitem__, rows)) < 0):
         return list(rows[:k])  # nothing cites any of them: the common case, one look
     out: list[int] = []
     seen: set[int] = set()

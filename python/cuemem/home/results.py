@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from typing_extensions import TypeVar
 
@@ -76,6 +76,63 @@ class Hit:
 H = TypeVar("H", bound=Hit, default=Hit, covariant=True)
 
 
+class Hits(Sequence[H]):
+    """A page of hits, best first, each built the first time it is read.
+
+    A recall returns its ranking as columns from one native call; a hit object (and,
+    later, its record) exists only once the caller looks at it, so a recall whose
+    hits are never read costs no Python object per hit. It reads like a list: it
+    has a length, indexes and slices (a slice is a list), iterates and compares
+    equal to a list or tuple of the same hits.
+    """
+
+    __slots__ = ("ids", "_make", "_made")
+
+    def __init__(self, ids: Sequence[str], make: Callable[[int], H]) -> None:
+        #: The hits' ids, best first (read without building a hit).
+        self.ids = ids
+        self._make = make
+        self._made: list[H | None] = [None] * len(ids)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, i: int) -> H: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[H]: ...
+    def __getitem__(self, i: int | slice) -> H | list[H]:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(len(self._made)))]
+        n = len(self._made)
+        j = i.__index__() + n if i < 0 else i.__index__()
+        if not 0 <= j < n:
+            raise IndexError("hit index out of range")
+        return self._at(j)
+
+    def _at(self, j: int) -> H:
+        """The ``j``-th hit, built on first read."""
+        hit = self._made[j]
+        if hit is None:
+            hit = self._made[j] = self._make(j)
+        return hit
+
+    def __iter__(self) -> Iterator[H]:
+        return (self._at(j) for j in range(len(self._made)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Hits):
+            return list(self) == list(other)
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass(frozen=True)
 class RecallResult(Generic[H]):
     """Ranked hits and the work the recall took.
@@ -84,14 +141,15 @@ class RecallResult(Generic[H]):
     ``RecallResult[TextHit]``, whose hits carry ``bm25`` (type checkers know which).
 
     Attributes:
-        hits: Best first.
+        hits: Best first: a list, or (a cue recall) :class:`Hits`, which builds each hit
+            when it is first read.
         total: Memories matching the cues before ranking.
         examined: Postings the pruning plan touched.
         full_scan: Live memories: what a scan would have visited.
         cues: The cues as resolved (time phrases turned into buckets).
     """
 
-    hits: list[H]
+    hits: Sequence[H]
     total: int
     examined: int
     full_scan: int

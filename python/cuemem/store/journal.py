@@ -64,6 +64,7 @@ from ..errors import (
     StorageError,
 )
 from .flusher import Flusher
+from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .upstream import Upstream
 
@@ -169,6 +170,8 @@ class Journal:
         "_fd",
         "_flusher",
         "_fsync",
+        "_group",
+        "_owed",
         "_needs_seal",
         "_problems",
         "_segment",
@@ -205,6 +208,10 @@ class Journal:
         self._upstream = upstream
         #: Syncs the appends of ``fsync="interval"`` within its window (None under the other policies).
         self._flusher = Flusher() if policy is FsyncPolicy.INTERVAL and writable else None
+        #: Syncs the appends of ``fsync="always"``, one sync for every append waiting at once.
+        self._group = GroupSync() if policy is FsyncPolicy.ALWAYS and writable else None
+        #: The ticket of the last append's bytes (0: none), for :meth:`wait_synced`.
+        self._owed = 0
         #: The writer's own head after its last append (it alone appends: the lock).
         self._head: Position | None = None
         if writable:
@@ -241,18 +248,22 @@ class Journal:
 
     # -- writing -----------------------------------------------------------------
 
-    def append(self, records: Sequence[Mapping[str, Any]], *, trusted: bool = False) -> list[Position]:
+    def append(self, records: Sequence[Mapping[str, Any]], *, trusted: bool = False, defer: bool = False) -> list[Position]:
         """Appends ``records`` in order as one grouped commit; returns where each starts.
 
         Every record is serialized before anything is written, so a bad record leaves
         the journal untouched. Under ``FsyncPolicy.ALWAYS`` the records are on disk when
-        this returns.
+        this returns — unless ``defer``: then they are written, and on disk once
+        :meth:`wait_synced` of :attr:`owed` returns (group commit: a caller lets other
+        writers append while it waits, and one sync serves them all).
 
         Args:
             records: JSON-serializable mappings with string keys (tuples come back as
                 lists; NaN and infinities are refused).
             trusted: the records come from cuemem's own schema (``to_json``), whose keys
                 are strings by construction: skip the walk that checks every key.
+            defer: under ``ALWAYS``, return before the sync; the caller must
+                :meth:`wait_synced` before it acknowledges the write.
 
         Raises:
             ReadOnlyError: the journal was opened read-only or has been closed.
@@ -282,11 +293,14 @@ class Journal:
             size += len(line)
         if self._upstream is None:
             self._write_placed(placed)
+            if not defer:
+                self.wait_synced(self._owed)
             return [p for p, _ in placed]
         before = (self._segment, self._size)
         self._upstream.publish(placed)  # the truth first; these files mirror it
         try:
             self._write_placed(placed)
+            self.wait_synced(self._owed)  # a cache syncs at once: its failure rewinds it here
         except BaseException as exc:
             # The lines are committed upstream: this journal goes back to where it was (never a
             # sealed fragment that would shift every later position) and takes them again later.
@@ -299,6 +313,27 @@ class Journal:
                 ) from exc
             raise
         return [p for p, _ in placed]
+
+    @property
+    def owed(self) -> int:
+        """The sync ticket of the last append (0: nothing to wait for); see :meth:`wait_synced`."""
+        return self._owed
+
+    def wait_synced(self, ticket: int) -> None:
+        """Returns once the append that got ``ticket`` is on disk (under ``ALWAYS``; at once otherwise).
+
+        Raises:
+            StorageError: its sync failed, or an earlier one did (the handle writes no more).
+        """
+        if self._group is not None and ticket:
+            self._group.wait(ticket)
+
+    def _settle(self) -> None:
+        """Syncs what waits for a sync, before the open segment's descriptor is closed."""
+        if self._flusher is not None:
+            self._flusher.flush()
+        if self._group is not None:
+            self._group.flush()
 
     def _rewind(self, segment: int, size: int) -> None:
         """Cuts the journal back to ``(segment, size)`` (a mirror whose write failed midway)."""
@@ -420,8 +455,7 @@ class Journal:
         segment = (present[-1] if present else 0) + 1
         if self._upstream is not None:
             self._upstream.publish_segment(segment, path)
-        if self._flusher is not None:
-            self._flusher.flush()
+        self._settle()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -448,6 +482,8 @@ class Journal:
         try:
             if self._flusher is not None:
                 self._flusher.close()
+            if self._group is not None and fd is not None:
+                self._group.flush()
         finally:
             if fd is not None:
                 os.close(fd)
@@ -728,8 +764,7 @@ class Journal:
 
     def _rotate(self, segment: int) -> None:
         """Closes the current segment; the next write creates segment ``segment``."""
-        if self._flusher is not None:
-            self._flusher.flush()
+        self._settle()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -747,6 +782,8 @@ class Journal:
             _write_all(self._fd, data)
             if self._flusher is not None:
                 self._flusher.written(self._fd)
+            elif self._group is not None:
+                self._owed = self._group.written(self._fd)
             else:
                 sync(self._fd, self._fsync)
         except (OSError, StorageError) as exc:

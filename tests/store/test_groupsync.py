@@ -1,0 +1,161 @@
+"""Group commit under fsync="always": no call returns unsynced, one sync serves the waiting calls."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuemem import Memory
+from cuemem.errors import StorageError
+from cuemem.home.guard import Guard
+from cuemem.store import groupsync
+from cuemem.store.fsync import FsyncPolicy, sync
+from cuemem.store.groupsync import GroupSync
+from cuemem.store.journal import Journal
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+class _SlowSync:
+    """Stands in for ``groupsync.sync``: records the file size each sync covered, then syncs slowly."""
+
+    def __init__(self, delay: float = 0.02) -> None:
+        self.delay = delay
+        self.covered: list[int] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        size = os.fstat(fd).st_size
+        time.sleep(self.delay)
+        sync(fd, policy, **kwargs)
+        with self.lock:
+            self.covered.append(size)
+
+
+def test_every_wait_returns_after_a_sync_that_covers_its_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer's wait returns only once a sync made after its write covered its end offset."""
+    slow = _SlowSync()
+    monkeypatch.setattr(groupsync, "sync", slow)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    group, write_lock, short = GroupSync(), threading.Lock(), []
+
+    def writer(n: int) -> None:
+        for i in range(10):
+            with write_lock:  # the journal's writer: one append at a time
+                os.write(fd, f"{n} {i}\n".encode())
+                end = os.fstat(fd).st_size
+                ticket = group.written(fd)
+            group.wait(ticket)
+            with slow.lock:
+                if max(slow.covered, default=0) < end:
+                    short.append((n, i))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    os.close(fd)
+    assert short == []
+    assert len(slow.covered) < 80 / 2  # waiting writers shared syncs
+
+
+def test_a_failed_sync_fails_its_waiters_and_every_later_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sync's StorageError reaches the waiter, and the group refuses tickets from then on."""
+
+    def broken(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        raise StorageError(5, "EIO")
+
+    monkeypatch.setattr(groupsync, "sync", broken)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    with pytest.raises(StorageError, match="EIO"):
+        group.wait(ticket)
+    with pytest.raises(StorageError, match="earlier journal sync failed"):
+        group.written(fd)
+    with pytest.raises(StorageError, match="earlier journal sync failed"):
+        group.wait(ticket)
+    os.close(fd)
+
+
+def test_flush_syncs_the_waiting_tickets_before_their_segment_closes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After flush, a wait for an earlier ticket returns without another sync."""
+    slow = _SlowSync(delay=0)
+    monkeypatch.setattr(groupsync, "sync", slow)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    group.flush()
+    os.close(fd)
+    group.wait(ticket)
+    assert slow.covered == [2]
+
+
+def test_a_deferred_append_is_synced_by_wait_synced_not_by_append(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Journal.append(defer=True) writes without a sync; wait_synced(owed) makes the sync."""
+    slow = _SlowSync(delay=0)
+    monkeypatch.setattr(groupsync, "sync", slow)
+    with Journal(tmp_path / "j", writable=True) as journal:
+        journal.append([{"id": "a"}], defer=True)
+        assert slow.covered == []
+        journal.wait_synced(journal.owed)
+        assert len(slow.covered) == 1
+        journal.append([{"id": "b"}])  # not deferred: synced before it returns
+        assert len(slow.covered) == 2
+
+
+def test_guard_runs_deferred_waits_after_letting_go_and_refuses_them_outside() -> None:
+    """A deferred wait runs once the outermost hold ends, with the lock free for other threads."""
+    guard, seen = Guard(), []
+
+    def wait() -> None:
+        other = threading.Thread(target=lambda: seen.append(guard.acquire(timeout=1) and (guard.release() or True)))
+        other.start()
+        other.join()
+
+    with guard:
+        with guard:
+            guard.defer(wait)
+        assert seen == []  # the inner exit runs nothing
+    assert seen == [True]
+    with pytest.raises(RuntimeError):
+        guard.defer(wait)
+
+
+def test_threads_sharing_a_handle_append_while_one_syncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under fsync="always", 8 threads' remembers share syncs made outside the guard, and all survive."""
+    slow = _SlowSync()
+    monkeypatch.setattr(groupsync, "sync", slow)
+    with Memory.open(tmp_path / "home", fsync="always") as mem:
+        guard = mem._home.guard
+        held_during_sync = []
+        original = slow.__call__
+
+        def checked(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+            held_during_sync.append(guard.holds())
+            original(fd, policy, **kwargs)
+
+        monkeypatch.setattr(groupsync, "sync", checked)
+
+        def work(n: int) -> None:
+            for i in range(10):
+                mem.remember(f"thread {n} note {i}", actors=[f"t{n}"], now=NOW)
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert held_during_sync and not any(held_during_sync)
+        assert len(slow.covered) < 80 / 2
+    with Memory.open(tmp_path / "home") as mem:
+        assert len(mem) == 80
