@@ -44,6 +44,36 @@ def recall_table(result: dict[str, Any]) -> Table:
     return fit_width(table)
 
 
+def cold_table(result: dict[str, Any]) -> Table:
+    """Return the cold-cache recall table: latency, ratios to the same system warm and to cuemem cold.
+
+    Args:
+        result: A measurement from :func:`cuemem.bench.report.measure`.
+    """
+    systems, cold = result["systems"], result["cold"]
+    base = systems.get(BASE)
+    caption = f"before each call, untimed: read {cold['evict_bytes'] / 2**20:,.0f} MiB (LLC {cold['llc_bytes'] / 2**20:,.0f} MiB)"
+    table = titled_table(f"recall, k={K}, cold caches, {result['episodes']:,} episodes", caption=caption)
+    table.add_column("system", no_wrap=True)
+    for header in ("p50\nµs", "p99\nµs", "p50 ×\nwarm", "p99 ×\nwarm"):
+        table.add_column(header, justify="right")
+    if base:
+        table.add_column(f"p50 ×\n{BASE}", justify="right")
+        table.add_column(f"p99 ×\n{BASE}", justify="right")
+    for name, row in systems.items():
+        cells = [
+            name,
+            number_cell(row["cold_p50_us"]),
+            number_cell(row["cold_p99_us"]),
+            _ratio(row["cold_p50_us"], row["p50_us"]),
+            _ratio(row["cold_p99_us"], row["p99_us"]),
+        ]
+        if base:
+            cells += [_ratio(row["cold_p50_us"], base["cold_p50_us"]), _ratio(row["cold_p99_us"], base["cold_p99_us"])]
+        table.add_row(*cells)
+    return fit_width(table)
+
+
 def decay_table(decay: dict[str, Any]) -> Table:
     """Return the decay-pass table: median milliseconds per system, ratio to cuemem.
 
