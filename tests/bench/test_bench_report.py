@@ -14,6 +14,7 @@ from cuemem.bench.plot import plot_scaling
 from cuemem.bench.systems import SYSTEMS
 
 ROW_KEYS = {"p50_us", "p99_us", "cold_p50_us", "cold_p99_us", "build_s", "bytes_per_episode", "examined_pct"}
+FLOOR_KEYS = {"p50_ms", "bytes_read", "bytes_written", "threads", "how"}
 
 
 def test_run_bench_writes_the_documented_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,11 +34,14 @@ def test_run_bench_writes_the_documented_json(tmp_path: Path, monkeypatch: pytes
     cold = written["cold"]
     assert set(cold) == {"evict_bytes", "llc_bytes", "how"} and cold["evict_bytes"] >= max(2 * cold["llc_bytes"], 64 * 2**20)
     decay = written["decay_pass"]
-    assert set(decay) == {"rows", "axes", "floor", "numpy", "cuemem", "numpy_x_cuemem"}
+    assert set(decay) == {"rows", "axes", "floor", "numpy", "bandwidth_floor", "cuemem", "numpy_x_cuemem", "cuemem_x_floor"}
     assert decay["cuemem"]["p50_ms"] > 0 and decay["floor"] == 0.35
+    assert set(decay["bandwidth_floor"]) == FLOOR_KEYS and decay["bandwidth_floor"]["p50_ms"] > 0
+    assert decay["bandwidth_floor"]["bytes_read"] >= decay["bandwidth_floor"]["bytes_written"] >= 1_000 * 28
+    assert decay["cuemem_x_floor"] > 0
     text = out.getvalue()
     assert "p50 ×" in text and "python-sets" in text and "decay pass over 1,000 x 7" in text
-    assert "recall, k=10, cold caches, 1,000 episodes" in text
+    assert "recall, k=10, cold caches, 1,000 episodes" in text and "bandwidth floor" in text
 
 
 def test_plot_scaling_draws_a_png(tmp_path: Path) -> None:

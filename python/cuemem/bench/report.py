@@ -4,7 +4,8 @@ One measurement, at one corpus size: generate the corpus and the query mix,
 build each system (with a progress bar), run every query once on every system
 and check the answers agree, time the query mix round after round with warm
 caches and again with cold ones (:mod:`cuemem.bench.cache`), then time a full
-decay pass. Unless told not to, the same corpus and queries then go through a temporary
+decay pass against the bandwidth floor of its bytes (:mod:`cuemem.bench.bandwidth`).
+Unless told not to, the same corpus and queries then go through a temporary
 home (:mod:`cuemem.bench.home`). The result is a JSON-shaped dict (see :func:`measure`).
 """
 
@@ -21,6 +22,7 @@ from rich.console import Console
 
 from cuemem.bench import reference
 from cuemem.bench.agreement import check_agreement, check_decay_agreement
+from cuemem.bench.bandwidth import HOW, decay_pass_bytes, floor_ms, pass_threads
 from cuemem.bench.cache import Evictor
 from cuemem.bench.corpus import AXES, make_corpus
 from cuemem.bench.home import measure_home
@@ -67,7 +69,8 @@ def measure(
         ``{"episodes", "machine", "systems": {name: {"p50_us", "p99_us", "cold_p50_us",
         "cold_p99_us", "build_s", "bytes_per_episode", "examined_pct"}}, "cold": {"evict_bytes",
         "llc_bytes", "how"}, "decay_pass": {...}}``, plus ``"home"`` when ``home`` is true.
-        ``cold_*`` time the same calls after an untimed sweep of ``evict_bytes``.
+        ``cold_*`` time the same calls after an untimed sweep of ``evict_bytes``;
+        ``decay_pass["bandwidth_floor"]`` is numpy moving the pass's bytes.
 
     Raises:
         KeyError: If a system name is unknown.
@@ -139,17 +142,33 @@ def _recall(system: System, query: Query) -> Recalled:
 
 
 def _decay_pass(cuemem_system: System | None, cols: Columns, ranking: Ranking) -> dict[str, Any]:
-    """Time a full decay pass in numpy and, when it was built, in cuemem."""
+    """Time a full decay pass in numpy, its bandwidth floor, and, when it was built, cuemem's.
+
+    ``"floor"`` is the composite floor of the pass; ``"bandwidth_floor"`` the
+    median time to read and write the pass's bytes (:func:`cuemem.bench.bandwidth.decay_pass_bytes`).
+    """
     want = reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR)
-    out: dict[str, Any] = {"rows": len(cols.t), "axes": len(AXES), "floor": DECAY_FLOOR}
+    rows = len(cols.t)
+    out: dict[str, Any] = {"rows": rows, "axes": len(AXES), "floor": DECAY_FLOOR}
     numpy_ms = median_ms(lambda: reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR))
     out["numpy"] = {"p50_ms": round(numpy_ms, 3)}
+    read, written = decay_pass_bytes(rows, below=len(want[1]))
+    threads = pass_threads(rows)
+    floor = floor_ms(read, written, threads=threads)
+    out["bandwidth_floor"] = {
+        "p50_ms": round(floor, 3),
+        "bytes_read": read,
+        "bytes_written": written,
+        "threads": threads,
+        "how": HOW,
+    }
     if isinstance(cuemem_system, CuememSystem):
         got = cuemem_system.decay_pass(NOW, DECAY_FLOOR)
         check_decay_agreement(got, want, cols, ranking, NOW, DECAY_FLOOR)
         cuemem_ms = median_ms(lambda: cuemem_system.decay_pass(NOW, DECAY_FLOOR))
         out["cuemem"] = {"p50_ms": round(cuemem_ms, 3)}
         out["numpy_x_cuemem"] = round(out["numpy"]["p50_ms"] / out["cuemem"]["p50_ms"], 2)
+        out["cuemem_x_floor"] = round(cuemem_ms / floor, 2)
     return out
 
 

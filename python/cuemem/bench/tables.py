@@ -75,20 +75,25 @@ def cold_table(result: dict[str, Any]) -> Table:
 
 
 def decay_table(decay: dict[str, Any]) -> Table:
-    """Return the decay-pass table: median milliseconds per system, ratio to cuemem.
+    """Return the decay-pass table: median milliseconds per system and of the bandwidth floor, ratio to cuemem.
 
     Args:
         decay: The ``"decay_pass"`` part of a measurement.
     """
-    table = titled_table(f"decay pass over {decay['rows']:,} x {decay['axes']}")
+    floor = decay["bandwidth_floor"]
+    caption = (
+        f"floor: numpy reads {number_cell(floor['bytes_read'] / 1e6)} MB and writes {number_cell(floor['bytes_written'] / 1e6)} MB"
+        f" on {floor['threads']} thread{'s' if floor['threads'] > 1 else ''}"
+    )
+    table = titled_table(f"decay pass over {decay['rows']:,} x {decay['axes']}", caption=caption)
     table.add_column("system", no_wrap=True)
     table.add_column("p50 ms", justify="right")
     base_ms = decay.get(BASE, {}).get("p50_ms")
     if base_ms:
         table.add_column(f"× {BASE}", justify="right")
-    for name in (BASE, "numpy"):
-        if name in decay:
-            ms = decay[name]["p50_ms"]
+    for key, name in {BASE: BASE, "numpy": "numpy", "bandwidth_floor": "bandwidth floor"}.items():
+        if key in decay:
+            ms = decay[key]["p50_ms"]
             table.add_row(name, number_cell(ms), *([_ratio(ms, base_ms)] if base_ms else []))
     return fit_width(table)
 
