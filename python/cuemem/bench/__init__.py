@@ -5,8 +5,11 @@ journal (:mod:`~cuemem.bench.corpus`), a fixed query mix
 (:mod:`~cuemem.bench.queries`), loads it into cuemem, a pyroaring+numpy
 implementation and plain Python sets (:mod:`~cuemem.bench.systems`), checks
 that all three return the same top rows (:mod:`~cuemem.bench.agreement`), and
-times them (:mod:`~cuemem.bench.timing`, :mod:`~cuemem.bench.report`). Then
-it benchmarks a home holding the same corpus through :class:`cuemem.Memory`
+times them (:mod:`~cuemem.bench.timing`, :mod:`~cuemem.bench.report`), warm and
+then cold: each call after an untimed sweep of a buffer twice the last-level
+cache (:mod:`~cuemem.bench.cache`). It times the decay pass against numpy and
+the bandwidth floor of its bytes (:mod:`~cuemem.bench.bandwidth`). Then it
+benchmarks a home holding the same corpus through :class:`cuemem.Memory`
 (:mod:`~cuemem.bench.home`): import, open, recall against the core, remember.
 Nothing heavy is imported until :func:`run_bench` is called.
 """
@@ -49,8 +52,11 @@ def run_bench(
 
     Returns:
         ``{"episodes": N, "machine": str, "systems": {name: {"p50_us",
-        "p99_us", "build_s", "bytes_per_episode", "examined_pct"}},
-        "decay_pass": {...}, "home": {...}}`` for the ``episodes`` run (``"home"``
+        "p99_us", "cold_p50_us", "cold_p99_us", "build_s", "bytes_per_episode",
+        "examined_pct"}}, "cold": {"evict_bytes", "llc_bytes", "how"},
+        "decay_pass": {..., "bandwidth_floor": {"p50_ms", "bytes_read",
+        "bytes_written", "threads", "how"}, "cuemem_x_floor"}, "home": {...}}``
+        for the ``episodes`` run (``"cuemem_x_floor"`` only with cuemem, ``"home"``
         only with ``home``; see :func:`cuemem.bench.home.measure_home`).
 
     Raises:

@@ -2,10 +2,11 @@
 
 One measurement, at one corpus size: generate the corpus and the query mix,
 build each system (with a progress bar), run every query once on every system
-and check the answers agree, time the query mix round after round, then time
-a full decay pass. Unless told not to, the same corpus and queries then go
-through a temporary home (:mod:`cuemem.bench.home`). The result is a
-JSON-shaped dict (see :func:`measure`).
+and check the answers agree, time the query mix round after round with warm
+caches and again with cold ones (:mod:`cuemem.bench.cache`), then time a full
+decay pass against the bandwidth floor of its bytes (:mod:`cuemem.bench.bandwidth`).
+Unless told not to, the same corpus and queries then go through a temporary
+home (:mod:`cuemem.bench.home`). The result is a JSON-shaped dict (see :func:`measure`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from rich.console import Console
 
 from cuemem.bench import reference
 from cuemem.bench.agreement import check_agreement, check_decay_agreement
+from cuemem.bench.bandwidth import HOW, decay_pass_bytes, floor_ms, pass_threads
+from cuemem.bench.cache import Evictor
 from cuemem.bench.corpus import AXES, make_corpus
 from cuemem.bench.home import measure_home
 from cuemem.bench.machine import describe_machine
@@ -28,8 +31,8 @@ from cuemem.bench.progress import Bars
 from cuemem.bench.queries import K, NOW, Query, make_queries
 from cuemem.bench.reference import Columns, Ranking
 from cuemem.bench.systems import BUILD_STEPS, SYSTEMS, CuememSystem, Recalled, System, make_system
-from cuemem.bench.tables import decay_table, home_table, recall_table
-from cuemem.bench.timing import median_ms, time_calls
+from cuemem.bench.tables import cold_table, decay_table, home_table, recall_table
+from cuemem.bench.timing import Latency, median_ms, time_calls
 
 DECAY_FLOOR = 0.35
 """Composite floor of the timed decay pass (spec D2)."""
@@ -38,7 +41,10 @@ ROUNDS = 5
 """Most timed rounds over the query mix per system."""
 
 ROUND_BUDGET_S = 30.0
-"""Seconds after which a system starts no further timed round."""
+"""Seconds after which a system starts no further timed round, per system and cache mode."""
+
+COLD_HOW = "read sweep of a buffer 2x the last-level cache (at least 64 MiB) before each call, untimed"
+"""How the cold mode empties the caches, for the JSON."""
 
 
 def measure(
@@ -60,9 +66,11 @@ def measure(
         console: Where progress goes; a fresh :class:`rich.console.Console` by default.
 
     Returns:
-        ``{"episodes", "machine", "systems": {name: {"p50_us", "p99_us", "build_s",
-        "bytes_per_episode", "examined_pct"}}, "decay_pass": {...}}``, plus
-        ``"home"`` when ``home`` is true.
+        ``{"episodes", "machine", "systems": {name: {"p50_us", "p99_us", "cold_p50_us",
+        "cold_p99_us", "build_s", "bytes_per_episode", "examined_pct"}}, "cold": {"evict_bytes",
+        "llc_bytes", "how"}, "decay_pass": {...}}``, plus ``"home"`` when ``home`` is true.
+        ``cold_*`` time the same calls after an untimed sweep of ``evict_bytes``;
+        ``decay_pass["bandwidth_floor"]`` is numpy moving the pass's bytes.
 
     Raises:
         KeyError: If a system name is unknown.
@@ -91,26 +99,36 @@ def measure(
                 answers[name].append(_recall(system, q))
                 step()
         check_agreement(answers, queries, cols, ranking, NOW, K)
+        evict = Evictor()
         for name, system in built.items():
-            label = f"time {name}"
-            latency = time_calls(
-                partial(_recall, system),
-                queries,
-                rounds=ROUNDS,
-                budget_s=ROUND_BUDGET_S,
-                on_call=bars.add(label, ROUNDS * len(queries)),
-            )
-            bars.finish(label)
+            latency: dict[str, Latency] = {}
+            for mode, before in (("warm", None), ("cold", evict)):
+                label = f"time {name} {mode}"
+                latency[mode] = time_calls(
+                    partial(_recall, system),
+                    queries,
+                    rounds=ROUNDS,
+                    budget_s=ROUND_BUDGET_S,
+                    before=before,
+                    on_call=bars.add(label, ROUNDS * len(queries)),
+                )
+                bars.finish(label)
             examined = np.array([a.examined / a.full_scan for a in answers[name]])
             rows[name] = {
-                "p50_us": round(latency.percentile_us(50), 3),
-                "p99_us": round(latency.percentile_us(99), 3),
+                "p50_us": round(latency["warm"].percentile_us(50), 3),
+                "p99_us": round(latency["warm"].percentile_us(99), 3),
+                "cold_p50_us": round(latency["cold"].percentile_us(50), 3),
+                "cold_p99_us": round(latency["cold"].percentile_us(99), 3),
                 "build_s": round(build_s[name], 4),
                 "bytes_per_episode": round(system.bytes() / episodes, 2),
                 "examined_pct": round(float(examined.mean()) * 100, 4),
             }
+    cold = {"evict_bytes": evict.nbytes, "llc_bytes": evict.llc_bytes, "how": COLD_HOW}
+    del evict  # its 64+ MiB are not needed by the decay pass or the home
     decay = _decay_pass(built.get("cuemem"), cols, ranking)
-    result: dict[str, Any] = {"episodes": episodes, "machine": describe_machine(), "systems": rows, "decay_pass": decay}
+    result: dict[str, Any] = {
+        "episodes": episodes, "machine": describe_machine(), "systems": rows, "cold": cold, "decay_pass": decay
+    }
     if home:
         built.clear()
         answers.clear()
@@ -124,23 +142,41 @@ def _recall(system: System, query: Query) -> Recalled:
 
 
 def _decay_pass(cuemem_system: System | None, cols: Columns, ranking: Ranking) -> dict[str, Any]:
-    """Time a full decay pass in numpy and, when it was built, in cuemem."""
+    """Time a full decay pass in numpy, its bandwidth floor, and, when it was built, cuemem's.
+
+    ``"floor"`` is the composite floor of the pass; ``"bandwidth_floor"`` the
+    median time to read and write the pass's bytes (:func:`cuemem.bench.bandwidth.decay_pass_bytes`).
+    """
     want = reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR)
-    out: dict[str, Any] = {"rows": len(cols.t), "axes": len(AXES), "floor": DECAY_FLOOR}
+    rows = len(cols.t)
+    out: dict[str, Any] = {"rows": rows, "axes": len(AXES), "floor": DECAY_FLOOR}
     numpy_ms = median_ms(lambda: reference.decay_pass(cols, NOW, ranking, DECAY_FLOOR))
     out["numpy"] = {"p50_ms": round(numpy_ms, 3)}
+    read, written = decay_pass_bytes(rows, below=len(want[1]))
+    threads = pass_threads(rows)
+    floor = floor_ms(read, written, threads=threads)
+    out["bandwidth_floor"] = {
+        "p50_ms": round(floor, 3),
+        "bytes_read": read,
+        "bytes_written": written,
+        "threads": threads,
+        "how": HOW,
+    }
     if isinstance(cuemem_system, CuememSystem):
         got = cuemem_system.decay_pass(NOW, DECAY_FLOOR)
         check_decay_agreement(got, want, cols, ranking, NOW, DECAY_FLOOR)
         cuemem_ms = median_ms(lambda: cuemem_system.decay_pass(NOW, DECAY_FLOOR))
         out["cuemem"] = {"p50_ms": round(cuemem_ms, 3)}
         out["numpy_x_cuemem"] = round(out["numpy"]["p50_ms"] / out["cuemem"]["p50_ms"], 2)
+        out["cuemem_x_floor"] = round(cuemem_ms / floor, 2)
     return out
 
 
 def render(result: dict[str, Any], console: Console) -> None:
-    """Print the recall table and, if measured, the decay-pass and home tables of one measurement."""
+    """Print the recall table and, if measured, the cold-cache, decay-pass and home tables of one measurement."""
     console.print(recall_table(result))
+    if "cold" in result:
+        console.print(cold_table(result))
     if result["decay_pass"]:
         console.print(decay_table(result["decay_pass"]))
     if "home" in result:

@@ -44,21 +44,56 @@ def recall_table(result: dict[str, Any]) -> Table:
     return fit_width(table)
 
 
+def cold_table(result: dict[str, Any]) -> Table:
+    """Return the cold-cache recall table: latency, ratios to the same system warm and to cuemem cold.
+
+    Args:
+        result: A measurement from :func:`cuemem.bench.report.measure`.
+    """
+    systems, cold = result["systems"], result["cold"]
+    base = systems.get(BASE)
+    caption = f"before each call, untimed: read {cold['evict_bytes'] / 2**20:,.0f} MiB (LLC {cold['llc_bytes'] / 2**20:,.0f} MiB)"
+    table = titled_table(f"recall, k={K}, cold caches, {result['episodes']:,} episodes", caption=caption)
+    table.add_column("system", no_wrap=True)
+    for header in ("p50\nµs", "p99\nµs", "p50 ×\nwarm", "p99 ×\nwarm"):
+        table.add_column(header, justify="right")
+    if base:
+        table.add_column(f"p50 ×\n{BASE}", justify="right")
+        table.add_column(f"p99 ×\n{BASE}", justify="right")
+    for name, row in systems.items():
+        cells = [
+            name,
+            number_cell(row["cold_p50_us"]),
+            number_cell(row["cold_p99_us"]),
+            _ratio(row["cold_p50_us"], row["p50_us"]),
+            _ratio(row["cold_p99_us"], row["p99_us"]),
+        ]
+        if base:
+            cells += [_ratio(row["cold_p50_us"], base["cold_p50_us"]), _ratio(row["cold_p99_us"], base["cold_p99_us"])]
+        table.add_row(*cells)
+    return fit_width(table)
+
+
 def decay_table(decay: dict[str, Any]) -> Table:
-    """Return the decay-pass table: median milliseconds per system, ratio to cuemem.
+    """Return the decay-pass table: median milliseconds per system and of the bandwidth floor, ratio to cuemem.
 
     Args:
         decay: The ``"decay_pass"`` part of a measurement.
     """
-    table = titled_table(f"decay pass over {decay['rows']:,} x {decay['axes']}")
+    floor = decay["bandwidth_floor"]
+    caption = (
+        f"floor: numpy reads {number_cell(floor['bytes_read'] / 1e6)} MB and writes {number_cell(floor['bytes_written'] / 1e6)} MB"
+        f" on {floor['threads']} thread{'s' if floor['threads'] > 1 else ''}"
+    )
+    table = titled_table(f"decay pass over {decay['rows']:,} x {decay['axes']}", caption=caption)
     table.add_column("system", no_wrap=True)
     table.add_column("p50 ms", justify="right")
     base_ms = decay.get(BASE, {}).get("p50_ms")
     if base_ms:
         table.add_column(f"× {BASE}", justify="right")
-    for name in (BASE, "numpy"):
-        if name in decay:
-            ms = decay[name]["p50_ms"]
+    for key, name in {BASE: BASE, "numpy": "numpy", "bandwidth_floor": "bandwidth floor"}.items():
+        if key in decay:
+            ms = decay[key]["p50_ms"]
             table.add_row(name, number_cell(ms), *([_ratio(ms, base_ms)] if base_ms else []))
     return fit_width(table)
 

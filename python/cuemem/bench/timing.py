@@ -36,6 +36,7 @@ def time_calls(
     *,
     rounds: int = 5,
     budget_s: float = 30.0,
+    before: Callable[[], None] | None = None,
     on_call: Callable[[], None] | None = None,
 ) -> Latency:
     """Time ``call(item)`` for every item, round after round.
@@ -49,7 +50,8 @@ def time_calls(
         call: Function under test.
         items: Arguments, one call each per round.
         rounds: Most rounds to run.
-        budget_s: Wall-clock budget after which no new round starts.
+        budget_s: Wall-clock budget after which no new round starts (``before`` counts).
+        before: Run untimed before each call (the cold mode's cache sweep).
         on_call: Called after each timed call (progress reporting).
 
     Returns:
@@ -64,6 +66,8 @@ def time_calls(
     try:
         while done < rounds and (done == 0 or (clock() - start) / 1e9 < budget_s):
             for item in items:
+                if before is not None:
+                    before()
                 t0 = clock()
                 call(item)
                 samples.append(clock() - t0)
