@@ -34,7 +34,9 @@ def test_run_bench_writes_the_documented_json(tmp_path: Path, monkeypatch: pytes
     cold = written["cold"]
     assert set(cold) == {"evict_bytes", "llc_bytes", "how"} and cold["evict_bytes"] >= max(2 * cold["llc_bytes"], 64 * 2**20)
     decay = written["decay_pass"]
-    assert set(decay) == {"rows", "axes", "floor", "numpy", "bandwidth_floor", "cuemem", "numpy_x_cuemem", "cuemem_x_floor"}
+    assert set(decay) == {
+        "rows", "axes", "floor", "numpy", "bandwidth_floor", "cuemem", "cuemem_out", "numpy_x_cuemem", "cuemem_x_floor", "cuemem_out_x_floor"
+    }
     assert decay["cuemem"]["p50_ms"] > 0 and decay["floor"] == 0.35
     assert set(decay["bandwidth_floor"]) == FLOOR_KEYS and decay["bandwidth_floor"]["p50_ms"] > 0
     assert decay["bandwidth_floor"]["bytes_read"] >= decay["bandwidth_floor"]["bytes_written"] >= 1_000 * 28

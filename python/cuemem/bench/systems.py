@@ -198,9 +198,9 @@ class CuememSystem:
         r = cuemem.recall(self._index, self._table, cues, now=now, k=k, exclude=exclude)
         return Recalled(r.rows, r.scores, r.examined, r.full_scan, r.total)
 
-    def decay_pass(self, now: float, floor: float) -> tuple[np.ndarray, np.ndarray]:
-        """Run :meth:`cuemem.SalienceTable.decay_pass`; return ``(axes, below)``."""
-        dp = self._table.decay_pass(now, floor=floor)
+    def decay_pass(self, now: float, floor: float, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Run :meth:`cuemem.SalienceTable.decay_pass` (into ``out`` if given); return ``(axes, below)``."""
+        dp = self._table.decay_pass(now, floor=floor, out=out)
         return dp.axes, dp.below
 
     def bytes(self) -> int:

@@ -91,7 +91,7 @@ def decay_table(decay: dict[str, Any]) -> Table:
     base_ms = decay.get(BASE, {}).get("p50_ms")
     if base_ms:
         table.add_column(f"× {BASE}", justify="right")
-    for key, name in {BASE: BASE, "numpy": "numpy", "bandwidth_floor": "bandwidth floor"}.items():
+    for key, name in {BASE: BASE, "cuemem_out": f"{BASE}, out= reused", "numpy": "numpy", "bandwidth_floor": "bandwidth floor"}.items():
         if key in decay:
             ms = decay[key]["p50_ms"]
             table.add_row(name, number_cell(ms), *([_ratio(ms, base_ms)] if base_ms else []))
