@@ -33,7 +33,7 @@ from .cues import QUARANTINED
 from .results import Hit, Hits, RecallResult
 from .understand import POOLED, Ranked, Reader, merge_pools
 
-__all__ = ["Recaller", "guarded", "lead_with_abstractions"]
+__all__ = ["Recaller", "cites_any", "guarded", "lead_with_abstractions"]
 
 H = TypeVar("H", bound=Hit)
 
@@ -55,40 +55,51 @@ class Recaller:
         """Memories matching every cue, ranked by salience decayed to ``at``, abstractions
         first; quarantined ones only with ``quarantined``.
 
-        The page's hits are built when read (:class:`Hits`); they are built here only
-        when a superseded version, a stale hit or an abstraction reorders the page."""
+        The page's hits are built when read (:class:`Hits`). A page that nothing reorders
+        — no stale filter asked, no superseded version in it, nothing citing its rows —
+        is returned as the core ranked it; otherwise the hits are built here, the page
+        grown (:func:`_page`) and led by abstractions (:meth:`_lead`)."""
         exclude = guarded(exclude, quarantined)
         home = self._home
-        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
-        t = at.timestamp()
         indexes = home.indexes
-        ids, loader, fresh, stale_below = indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
+        t = at.timestamp()
+        ids, superseded = indexes.ids, home.lifecycle.superseded_by
+        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
         rows: list[int] = []
+        first = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, k, exclude)
 
         def page(wanted: int) -> tuple[Hits[Hit], _core.Recall]:
-            r = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
-            rows[:] = r.rows.tolist()
-            at_rows, scores, parts = list(rows), r.scores, r.breakdown
+            r = first if wanted == k else _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
+            rows[:] = at_rows = r.rows.tolist()
+            return Hits(at_rows, ids.__getitem__, self._maker(r, at_rows, at, made)), r
 
-            def make(i: int) -> Hit:
-                row = at_rows[i]
-                hit = made.get(row)
-                if hit is None:
-                    hit = made[row] = Hit(ids[row], float(scores[i]), parts[i].tolist(), loader(row))
-                    hit._fresh = fresh
-                    hit.stale_below = stale_below
-                return hit
+        hits: Sequence[Hit]
+        hits, r = page(k)
+        if exclude_stale or _crowded(hits, superseded) or cites_any(rows, home.citer_rows):
+            hits, r = _page(page, k, exclude_stale, superseded, hits, r)
+            if isinstance(hits, Hits):
+                page_rows = rows[: len(hits)]
+            else:
+                row_of = {id(h): row for row, h in made.items()}
+                page_rows = [row_of[id(h)] for h in hits]
+            hits = self._lead(hits, page_rows, k, at, cues, exclude)
+        return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
-            return Hits([ids[row] for row in at_rows], make), r
+    def _maker(self, r: _core.Recall, rows: list[int], at: datetime, made: dict[int, Hit]) -> Callable[[int], Hit]:
+        """What builds the ``i``-th hit of the page ``r`` (rows ``rows``), reusing one already in ``made``."""
+        home, scores, parts = self._home, r.scores, r.breakdown
+        ids, fresh, stale_below = home.indexes.ids, self._freshness(at), self._profile.stale_below
 
-        hits, r = _page(page, k, exclude_stale, self._home.lifecycle.superseded_by)
-        if isinstance(hits, Hits):
-            page_rows = rows[: len(hits)]
-        else:
-            row_of = {id(h): row for row, h in made.items()}
-            page_rows = [row_of[id(h)] for h in hits]
-        led = self._lead(hits, page_rows, k, at, cues, exclude)
-        return RecallResult(hits=led, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
+        def make(i: int) -> Hit:
+            row = rows[i]
+            hit = made.get(row)
+            if hit is None:
+                hit = made[row] = Hit(ids[row], float(scores[i]), parts[i].tolist(), home.loader(row))
+                hit._fresh = fresh
+                hit.stale_below = stale_below
+            return hit
+
+        return make
 
     def text(
         self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
@@ -227,28 +238,47 @@ def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str
     return out
 
 
+def _crowded(hits: Sequence[Hit], superseded: Container[str]) -> bool:
+    """Whether a superseded version is among ``hits`` (it goes behind the current ones)."""
+    if not superseded:
+        return False  # no version was ever superseded: nothing to look up
+    return any(i in superseded for i in (hits.ids if isinstance(hits, Hits) else [h.id for h in hits]))
+
+
 def _page(
     fetch: Callable[[int], tuple[Sequence[H], R]], k: int, exclude_stale: bool, superseded: Container[str],
+    hits: Sequence[H] | None = None, raw: R | None = None,
 ) -> tuple[Sequence[H], R]:
     """The first ``k`` hits ``fetch`` ranks, those whose id is ``superseded`` placed after
     the rest — and with ``exclude_stale`` only fresh ones — fetching a page four times
-    larger while superseded or stale hits crowd the page. A page with neither is
-    returned as it came (its hits unbuilt, if it builds them lazily)."""
+    larger while superseded or stale hits crowd the page. ``hits`` and ``raw``: the first
+    page, if the caller fetched it already. A page with neither is returned as it came
+    (its hits unbuilt, if it builds them lazily)."""
     wanted = k
     while True:
-        hits, raw = fetch(wanted)
-        ids = hits.ids if isinstance(hits, Hits) else [h.id for h in hits]
-        behind = [i in superseded for i in ids] if superseded else [False] * len(ids)
-        if not exclude_stale and not any(behind):
+        if hits is None or raw is None:
+            hits, raw = fetch(wanted)
+        if not exclude_stale and not _crowded(hits, superseded):
             return (hits if len(hits) <= k else hits[:k]), raw
-        marked = list(zip(hits, behind))
-        kept = [(h, b) for h, b in marked if not h.stale] if exclude_stale else marked
-        front = [h for h, b in kept if not b]
+        kept = [h for h in hits if not h.stale] if exclude_stale else list(hits)
+        front = [h for h in kept if h.id not in superseded]
         if len(front) >= k or len(hits) < wanted:
             if len(front) < len(kept):
-                front.extend(h for h, b in kept if b)
+                front.extend(h for h in kept if h.id in superseded)
             return front[:k], raw
         wanted *= 4  # superseded or stale hits crowded the first page: look further down the ranking
+        hits = raw = None
+
+
+def cites_any(rows: Sequence[int], citers: Sequence[int] | npt.NDArray[np.int64]) -> bool:
+    """Whether a later record cites any of ``rows`` (``citers``: row -> its citer, -1 if none).
+
+    Example:
+        >>> cites_any([0, 2], [-1, 3, -1, -1]), cites_any([1], [-1, 3, -1, -1])
+        (False, True)
+    """
+    n = len(citers)
+    return bool(len(rows)) and (max(rows) >= n or max(map(citers.__getitem__, rows)) >= 0)
 
 
 def lead_with_abstractions(rows: Sequence[int], citers: Sequence[int] | npt.NDArray[np.int64], k: int) -> list[int]:
@@ -265,7 +295,7 @@ def lead_with_abstractions(rows: Sequence[int], citers: Sequence[int] | npt.NDAr
         [0, 3, 1]
     """
     n = len(citers)
-    if not len(rows) or (max(rows) < n and max(map(citers.__getitem__, rows)) < 0):
+    if not cites_any(rows, citers):
         return list(rows[:k])  # nothing cites any of them: the common case, one look
     out: list[int] = []
     seen: set[int] = set()

@@ -86,13 +86,19 @@ class Hits(Sequence[H]):
     equal to a list or tuple of the same hits.
     """
 
-    __slots__ = ("ids", "_make", "_made")
+    __slots__ = ("_rows", "_id_of", "_make", "_made")
 
-    def __init__(self, ids: Sequence[str], make: Callable[[int], H]) -> None:
-        #: The hits' ids, best first (read without building a hit).
-        self.ids = ids
+    def __init__(self, rows: Sequence[int], id_of: Callable[[int], str], make: Callable[[int], H]) -> None:
+        self._rows = rows
+        self._id_of = id_of
         self._make = make
-        self._made: list[H | None] = [None] * len(ids)
+        self._made: list[H | None] = [None] * len(rows)
+
+    @property
+    def ids(self) -> list[str]:
+        """The hits' ids, best first, read without building a hit."""
+        id_of = self._id_of
+        return [id_of(row) for row in self._rows]
 
     def __len__(self) -> int:
         return len(self._made)
