@@ -263,7 +263,8 @@ class Journal:
             trusted: the records come from cuemem's own schema (``to_json``), whose keys
                 are strings by construction: skip the walk that checks every key.
             defer: under ``ALWAYS``, return before the sync; the caller must
-                :meth:`wait_synced` before it acknowledges the write.
+                :meth:`wait_synced` before it acknowledges the write. A mirrored
+                journal (``upstream``) syncs at once whatever ``defer`` says.
 
         Raises:
             ReadOnlyError: the journal was opened read-only or has been closed.
