@@ -156,10 +156,10 @@ impl BlockMax {
         (span.lo == span.hi).then_some(span.lo)
     }
 
-    /// Hints the CPU to fetch the span of row `r`'s block (read when scoring `r`).
+    /// Reads the span of row `r`'s block (read again when scoring `r`): its bits, to be discarded.
     #[inline]
-    pub(super) fn prefetch(&self, r: usize) {
-        super::score::prefetch(&self.blocks, r >> BLOCK_SHIFT);
+    pub(super) fn touch(&self, r: usize) -> u32 {
+        self.blocks[r >> BLOCK_SHIFT].max[7].to_bits()
     }
 
     pub(super) fn nbytes(&self) -> usize {

@@ -180,20 +180,9 @@ impl Clock {
     }
 }
 
-/// Candidates are scored in batches of this many, each batch's rows prefetched
-/// before any is scored, which hides most of the memory latency of a sparse gather.
+/// Candidates are scored in batches of this many, each batch's rows loaded before any is
+/// scored, which hides most of the memory latency of a sparse gather.
 const BLOCK: usize = 32;
-
-#[inline]
-pub(super) fn prefetch<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(item) = items.get(i) {
-        // SAFETY: prefetching a valid address has no side effects.
-        unsafe { core::arch::x86_64::_mm_prefetch(item as *const T as *const i8, core::arch::x86_64::_MM_HINT_T0) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
-}
 
 /// The best `k` rows of a candidate set, best first.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -233,13 +222,16 @@ impl Best {
         }
     }
 
-    /// Scores the live rows of `block` (prefetched first) and offers them.
+    /// Scores the live rows of `block` (loaded first) and offers them.
     #[inline]
     fn offer_block(&mut self, table: &SalienceTable, clock: &Clock, block: &[u32]) {
+        // Loads, not prefetch hints: a hint that misses the TLB may be dropped, while the
+        // independent loads of a batch overlap their page walks and cache misses.
+        let mut touched = 0u32;
         for &r in block {
-            prefetch(&table.rows, r as usize);
-            table.blocks.prefetch(r as usize);
+            touched ^= table.rows[r as usize].0[7].to_bits() ^ table.blocks.touch(r as usize);
         }
+        std::hint::black_box(touched);
         for &row in block {
             let r = row as usize;
             if table.rows[r].is_live() {
@@ -359,7 +351,7 @@ const SMALL: u64 = 256;
 /// log2 of the blocks walked between two tests of the prefix bound.
 const CHUNK_SHIFT: u32 = 4;
 
-/// Candidates waiting to be scored as one prefetched batch. A batch may span
+/// Candidates waiting to be scored as one batch. A batch may span
 /// blocks, so the threshold a block is tested against can lag: it never prunes
 /// wrongly, it only prunes a little later.
 #[derive(Default)]
