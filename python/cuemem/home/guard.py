@@ -36,19 +36,21 @@ class Guard:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        deferred: list[Callable[[], None]] = []
+        deferred = None
         try:
             if self._depth == 1:
-                deferred, self._deferred = self._deferred, []
+                if self._deferred:
+                    deferred, self._deferred = self._deferred, []
                 if self.on_release is not None:
                     self.on_release()
         finally:
             self._depth -= 1
-            if self._depth == 0:
+            if not self._depth:
                 self._owner = None
             self._lock.release()
-            for wait in deferred:  # before the call returns: it acknowledges no unsynced write
-                wait()
+            if deferred:
+                for wait in deferred:  # before the call returns: it acknowledges no unsynced write
+                    wait()
 
     def holds(self) -> bool:
         """Whether the calling thread holds the guard."""
