@@ -20,28 +20,17 @@ def recall_table(result: dict[str, Any]) -> Table:
     Args:
         result: A measurement from :func:`cuemem.bench.report.measure`.
     """
-    systems = result["systems"]
-    base = systems.get(BASE)
     table = titled_table(f"recall, k={K}, {result['episodes']:,} episodes", caption=result["machine"])
     table.add_column("system", no_wrap=True)
     for header in ("p50\nµs", "p99\nµs", "build\ns", "bytes/\nepisode", "examined\n%"):
         table.add_column(header, justify="right")
-    if base:
-        table.add_column(f"p50 ×\n{BASE}", justify="right")
-        table.add_column(f"p99 ×\n{BASE}", justify="right")
-    for name, row in systems.items():
-        cells = [
-            name,
-            number_cell(row["p50_us"]),
-            number_cell(row["p99_us"]),
-            f"{row['build_s']:.2f}",
-            number_cell(row["bytes_per_episode"]),
-            f"{row['examined_pct']:.2f}",
-        ]
-        if base:
-            cells += [_ratio(row["p50_us"], base["p50_us"]), _ratio(row["p99_us"], base["p99_us"])]
-        table.add_row(*cells)
-    return fit_width(table)
+    return _against_base(table, result["systems"], "p50_us", "p99_us", lambda row: [
+        number_cell(row["p50_us"]),
+        number_cell(row["p99_us"]),
+        f"{row['build_s']:.2f}",
+        number_cell(row["bytes_per_episode"]),
+        f"{row['examined_pct']:.2f}",
+    ])
 
 
 def cold_table(result: dict[str, Any]) -> Table:
@@ -50,27 +39,31 @@ def cold_table(result: dict[str, Any]) -> Table:
     Args:
         result: A measurement from :func:`cuemem.bench.report.measure`.
     """
-    systems, cold = result["systems"], result["cold"]
-    base = systems.get(BASE)
+    cold = result["cold"]
     caption = f"before each call, untimed: read {cold['evict_bytes'] / 2**20:,.0f} MiB (LLC {cold['llc_bytes'] / 2**20:,.0f} MiB)"
     table = titled_table(f"recall, k={K}, cold caches, {result['episodes']:,} episodes", caption=caption)
     table.add_column("system", no_wrap=True)
     for header in ("p50\nµs", "p99\nµs", "p50 ×\nwarm", "p99 ×\nwarm"):
         table.add_column(header, justify="right")
+    return _against_base(table, result["systems"], "cold_p50_us", "cold_p99_us", lambda row: [
+        number_cell(row["cold_p50_us"]),
+        number_cell(row["cold_p99_us"]),
+        _ratio(row["cold_p50_us"], row["p50_us"]),
+        _ratio(row["cold_p99_us"], row["p99_us"]),
+    ])
+
+
+def _against_base(
+    table: Table, systems: dict[str, Any], p50: str, p99: str, cells: Callable[[dict[str, Any]], list[str]]
+) -> Table:
+    """Add one row per system (its ``cells``) and, when cuemem was measured, the ``p50``/``p99`` ratios to it."""
+    base = systems.get(BASE)
     if base:
         table.add_column(f"p50 ×\n{BASE}", justify="right")
         table.add_column(f"p99 ×\n{BASE}", justify="right")
     for name, row in systems.items():
-        cells = [
-            name,
-            number_cell(row["cold_p50_us"]),
-            number_cell(row["cold_p99_us"]),
-            _ratio(row["cold_p50_us"], row["p50_us"]),
-            _ratio(row["cold_p99_us"], row["p99_us"]),
-        ]
-        if base:
-            cells += [_ratio(row["cold_p50_us"], base["cold_p50_us"]), _ratio(row["cold_p99_us"], base["cold_p99_us"])]
-        table.add_row(*cells)
+        ratios = [_ratio(row[p50], base[p50]), _ratio(row[p99], base[p99])] if base else []
+        table.add_row(name, *cells(row), *ratios)
     return fit_width(table)
 
 
