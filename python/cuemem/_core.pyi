@@ -26,6 +26,7 @@ __all__ = [
     "text_recall",
     "Threads",
     "cosine_top",
+    "unseen_entries",
 ]
 
 __version__: str
@@ -317,3 +318,14 @@ def cosine_top(
     matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32], candidates: _Rows, k: int = 10,
 ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
     """The best ``k`` candidates by the dot product of their rows of ``matrix`` with ``query``."""
+
+
+def unseen_entries(
+    directory: str | PathLike[str], suffix: str, seen: Mapping[str, tuple[int, int, int, int, *tuple[object, ...]]],
+    expected: Mapping[str, object], *, digest: bool, follow: bool,
+) -> tuple[list[str], list[str]]:
+    """The hidden entries of ``directory`` and those ending in ``suffix`` that are not a
+    regular file (through a link, with ``follow``) as ``seen`` holds it (size, mtime_ns,
+    ctime_ns, inode, and with ``digest`` the sha256 ``expected`` holds for it), and the keys
+    of ``expected`` no entry is named after, sorted (stats in parallel, GIL released).
+    ``seen`` and ``expected`` must be dicts."""

@@ -4,7 +4,8 @@
 //! cues" by intersecting roaring posting lists smallest first; [`salience`] stores
 //! seven decaying axes per memory and ranks candidates by their composite at a given
 //! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
-//! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine. The optional `python`
+//! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine; [`files`]
+//! stats a directory's files in parallel. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //!
@@ -16,6 +17,7 @@ pub(crate) mod codec;
 pub(crate) mod rank;
 pub mod cue;
 pub mod error;
+pub mod files;
 pub mod recall;
 pub mod salience;
 pub mod text;

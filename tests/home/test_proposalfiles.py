@@ -121,3 +121,18 @@ def test_an_open_renders_no_unchanged_pending_file_and_still_finds_an_edit(tmp_p
     with Memory.open(home, fsync="never"):
         pass
     assert rendered == [pid]
+
+
+def test_a_link_where_a_proposal_file_goes_is_written_over(tmp_path: Path) -> None:
+    """A link standing where a proposal's file goes is not its file: the open puts the file there and leaves the target alone."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    original = path.read_bytes()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_bytes(b"someone else's file")
+    path.unlink()
+    path.symlink_to(elsewhere)
+    with Memory.open(home, fsync="never"):
+        pass
+    assert not path.is_symlink() and path.read_bytes() == original and elsewhere.read_bytes() == b"someone else's file"

@@ -260,3 +260,28 @@ def test_a_torn_journal_tail_is_skipped_not_fatal(home: Path) -> None:
         eid = mem.remember("after the crash", now=NOW)
     with Memory.open(home, user="*") as mem:
         assert mem.get(eid).narrative == "after the crash" and len(mem) == 122
+
+
+def test_a_cached_json_file_only_the_json_module_reads_still_loads(tmp_path: Path) -> None:
+    """A cache file orjson refuses (a NaN that json.dumps wrote) is read by json: the cache still loads."""
+    import math
+
+    from cuemem.home.indexes import Indexes
+    from cuemem.salience import SalienceTable
+
+    indexes = Indexes(SalienceTable())
+    indexes.jobs = {"probe": {"op": "job", "score": float("nan")}}
+    indexes.save(tmp_path / "index", last_record_sha=None)
+    loaded, why = Indexes.load(tmp_path / "index", SalienceTable())
+    assert loaded is not None, why
+    assert math.isnan(loaded.jobs["probe"]["score"])
+
+
+def test_typed_rows_take_exactly_the_types() -> None:
+    """Rows of exactly the given types come back as tuples; a bool for an int, a number as text or a short row is refused."""
+    from cuemem.home.indexes import typed_rows
+
+    assert typed_rows([[1, "a"], [2, "b"]], (int, str)) == [(1, "a"), (2, "b")]
+    assert typed_rows([], (int, str)) == []
+    for bad in ([[True, "a"]], [["1", "a"]], [[1]], [[1, "a", "b"]], [[1, "a"], [1.0, "b"]]):
+        assert typed_rows(bad, (int, str)) is None

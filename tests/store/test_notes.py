@@ -351,3 +351,70 @@ def test_hand_written_dates_read_through_the_store(store: NoteStore) -> None:
     store.directory.mkdir()
     (store.directory / "deploy-day.md").write_text(HAND_WRITTEN, encoding="utf-8")
     assert store.read("deploy-day").recorded_at.date() == date(2026, 6, 7)
+
+
+# --- the survey of changes: one listing and a stat per file, in the core -----------------
+
+def _journaled(store: NoteStore, *ids: str) -> dict[str, str]:
+    """Id -> the digest of its file now, for every note written (what the journal holds)."""
+    return {nid: store.fingerprint(nid) for nid in ids}
+
+
+def test_a_survey_of_unchanged_files_names_none_and_reads_none(store: NoteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files as written (their stat and digest as seen) are not looked at: the scan after the survey reads nothing."""
+    for nid in ("a", "b", "c"):
+        store.write(make(id=nid))
+    journaled = _journaled(store, "a", "b", "c")
+    survey = store.survey(journaled)
+    assert survey is not None and survey.names == [] and survey.missing == []
+    monkeypatch.setattr(NoteStore, "_bytes", lambda *_: pytest.fail("an unchanged note file was read"))
+    assert store.scan(known=journaled, survey=survey) == NoteScan()
+
+
+def test_a_survey_names_edited_hidden_odd_and_missing_entries(store: NoteStore) -> None:
+    """An edit, a hidden file, a FIFO, a folder-less odd name and a journaled id without a file are all looked at."""
+    for nid in ("a", "b", "gone"):
+        store.write(make(id=nid))
+    journaled = _journaled(store, "a", "b", "gone")
+    d = store.directory
+    (d / "gone.md").unlink()
+    text = (d / "a.md").read_bytes()
+    (d / "a.md").write_bytes(text.replace(b"Vim", b"Vim!!"))
+    (d / ".b.md.pending").write_bytes(b"partial")
+    os.mkfifo(d / "pipe.md")
+    (d / "new.md").write_text(make(id="new").to_markdown(), encoding="utf-8")
+    (d / "readme.txt").write_text("not a note", encoding="utf-8")
+    survey = store.survey(journaled)
+    assert survey is not None
+    assert sorted(survey.names) == [".b.md.pending", "a.md", "new.md", "pipe.md"] and survey.missing == ["gone"]
+    scan = store.scan(known=journaled, survey=survey)
+    assert [n.id for n in scan.notes] == ["a", "new"] and scan.missing == ["gone"]
+    assert [e.path for e in scan.errors] == [str(d / "pipe.md")]
+
+
+def test_a_survey_looks_at_a_file_whose_entry_is_of_another_shape_or_digest(store: NoteStore) -> None:
+    """What the store holds of a file is a hint: an entry of another shape, or of another digest, makes the file be read."""
+    for nid in ("a", "b", "c"):
+        store.write(make(id=nid))
+    journaled = _journaled(store, "a", "b", "c")
+    seen = dict(store.seen)
+    store.adopt({"a": seen["a"][:4] + ("x",) * 3, "b": (*seen["b"][:4], "0" * 64, "preference", False)})  # type: ignore[dict-item]
+    survey = store.survey(journaled)
+    assert survey is not None and sorted(survey.names) == ["a.md", "b.md"]
+
+
+def test_a_survey_looks_at_a_name_that_is_not_utf8(store: NoteStore) -> None:
+    """A file name that is not UTF-8 is looked at, and the scan reports it rather than failing."""
+    store.write(make(id="a"))
+    journaled = _journaled(store, "a")
+    odd = os.path.join(os.fsencode(store.directory), b"\xff.md")
+    with open(odd, "wb") as f:
+        f.write(b"---\n")
+    survey = store.survey(journaled)
+    assert survey is not None and survey.names == [os.fsdecode(b"\xff.md")]
+    assert len(store.scan(known=journaled, survey=survey).errors) == 1
+
+
+def test_a_survey_of_a_missing_directory_is_none(tmp_path: Path) -> None:
+    """No directory, no survey (a new home)."""
+    assert NoteStore(tmp_path / "absent").survey({"a": "0" * 64}) is None

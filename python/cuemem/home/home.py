@@ -172,9 +172,13 @@ class Home:
                 files = Mirror.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line))
                 if files:
                     notes.place(notes.stage(files))  # the notes other processes wrote
-            recovered = notes.recover({nid: sha for nid, (_, sha) in indexes.notes.items()}) if not read_only else Recovery()
-            # Only files that differ from the journal's versions are parsed (a person's edits).
-            scan = notes.scan(known={nid: sha for nid, (_, sha) in indexes.notes.items()})
+            journaled = {nid: sha for nid, (_, sha) in indexes.notes.items()}
+            survey = notes.survey(journaled)  # one listing and a stat per file serve the recovery and the scan
+            names = None if survey is None else survey.names
+            recovered = notes.recover(journaled, names=names) if not read_only else Recovery()
+            # Only files that differ from the journal's versions are parsed (a person's edits);
+            # a note the recovery placed is new to the survey: the scan looks again.
+            scan = notes.scan(known=journaled, survey=None if recovered.placed else survey)
             text, text_report, candidate = open_text(
                 layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync
             )

@@ -17,29 +17,32 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 import orjson
 
 from ..errors import StorageError
 from ..store.fsync import FsyncPolicy, replace_file, sync_directory
-from ..store.notes import Seen
-from .indexes import clear_foreign
+from ..store.notes import SeenRow
+from .indexes import clear_foreign, typed_rows
 
 __all__ = ["FILE", "load", "save"]
 
 #: The file's name inside ``home/index``.
 FILE = "notes-seen.json"
 _VERSION = 1
+#: The types of a :class:`~cuemem.store.notes.Seen`'s fields, exactly (a bool is no size).
+_TYPES = (int, int, int, int, str, str, bool)
 
 
-def save(directory: Path, seen: Mapping[str, Seen], journaled: Mapping[str, tuple[int, str]], fsync: FsyncPolicy) -> None:
+def save(directory: Path, seen: Mapping[str, SeenRow], journaled: Mapping[str, tuple[int, str]], fsync: FsyncPolicy) -> None:
     """Keeps the entries of ``seen`` whose digest is the journaled one (id -> (version,
     sha)), leaving out racy ones (see the module docstring).
 
     Raises:
         StorageError: the file system refused.
     """
-    kept = {nid: list(s) for nid, s in seen.items() if nid in journaled and journaled[nid][1] == s.sha256}
+    kept = {nid: list(s) for nid, s in seen.items() if nid in journaled and journaled[nid][1] == s[4]}
     save_stats(directory / FILE, kept, fsync)
 
 
@@ -88,17 +91,9 @@ def load_stats(path: Path) -> dict[str, list[object]]:
     return entries if all(isinstance(e, list) for e in entries.values()) else {}
 
 
-def load(directory: Path) -> dict[str, Seen]:
+def load(directory: Path) -> dict[str, SeenRow]:
     """The entries kept in ``directory``; none when the file is missing, unreadable or not
     what :func:`save` writes."""
-    out: dict[str, Seen] = {}
-    make = Seen._make
-    for nid, entry in load_stats(directory / FILE).items():
-        if len(entry) != 7:
-            return {}
-        size, mtime, ctime, inode, sha, kind, generated = entry
-        if not (type(size) is type(mtime) is type(ctime) is type(inode) is int and type(sha) is type(kind) is str
-                and type(generated) is bool):
-            return {}
-        out[nid] = make(entry)
-    return out
+    entries = load_stats(directory / FILE)
+    rows = typed_rows(entries.values(), _TYPES)
+    return {} if rows is None else dict(zip(entries, cast(list[SeenRow], rows)))

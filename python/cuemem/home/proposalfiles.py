@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
+import stat as stat_mode
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from .. import _core
 from ..errors import StorageError
 from ..lifecycle.proposals import Proposal, render
 from ..lifecycle.state import LifecycleState
@@ -27,6 +29,7 @@ __all__ = ["ProposalFiles"]
 
 _log = logging.getLogger("cuemem.home")
 _PROPOSAL, _DECISION, _FORGET = rec.Op.PROPOSAL.value, rec.Op.DECISION.value, rec.Op.FORGET.value
+_SUFFIX = ".md"
 
 
 def proposals_of(state: LifecycleState, ids: Iterable[str] | None = None) -> list[Proposal]:
@@ -109,46 +112,39 @@ class ProposalFiles:
         otherwise every file was written after its commit, and only the pending ones,
         which a person may edit, are read — unless a file's stat is as cuemem last wrote
         or found it (:attr:`seen`; an edit keeping size, mtime, ctime and inode is unseen).
+        The stats are taken in the core (:func:`cuemem._core.unseen_entries`), which names
+        only the entries to look at: no Python work per file as seen.
         """
-        problems: list[str] = []
         try:
-            for left in self.directory.glob(f".*.md{PENDING_SUFFIX}"):  # a batch a crash cut short: rewritten below
-                left.unlink(missing_ok=True)
-            present = {e.name[:-3]: e for e in os.scandir(self.directory)
-                       if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)}
+            looks, missing = _core.unseen_entries(
+                self.directory, _SUFFIX, {} if replayed else self.seen, state.proposals, digest=False, follow=False
+            )
         except OSError as exc:
-            return [f"{self.directory}: cannot list: {exc.strerror}"]
-        stale: list[Proposal] = []
-        for pid in state.proposals:
-            entry = present.pop(pid, None)
-            if entry is not None and not replayed and pid in state.proposal_verdicts:
+            return [f"{self.directory}: cannot list: {exc.strerror or exc}"]
+        problems: list[str] = []
+        stale = proposals_of(state, missing)
+        for name in sorted(looks):
+            path = self.directory / name
+            if name.startswith("."):
+                if name.endswith(_SUFFIX + PENDING_SUFFIX):  # a batch a crash cut short: rewritten below
+                    path.unlink(missing_ok=True)
                 continue
-            if entry is not None and not replayed and pid in self.seen:
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                    if self.seen[pid] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
-                        continue
-                except OSError:
-                    pass
-            (p,) = proposals_of(state, [pid])
-            if entry is None:
-                stale.append(p)
-                continue
-            path = self.directory / entry.name
-            want = render(p).encode("utf-8")
+            pid = name[: -len(_SUFFIX)]
             try:
-                have = path.read_bytes()[: len(want) + 1]
-            except OSError as exc:
-                problems.append(f"{path}: unreadable ({exc.strerror}); the journal holds proposal {p.id}")
+                regular = stat_mode.S_ISREG(os.lstat(path).st_mode)
+            except OSError:
+                regular = False
+            if pid not in state.proposals:
+                if regular:
+                    problems.append(f"{path}: no proposal in the journal has this id; ignored")
                 continue
-            if have != want:
-                if p.status.value == "pending" and _status_line(have) == "status: pending":
-                    problems.append(f"{path}: edited by hand; the journal holds proposal {p.id} (decide it with `cuemem review`)")
-                else:
-                    stale.append(p)  # a decision the file does not show yet
-            else:
-                self._saw(pid, path)
-        problems.extend(f"{self.directory / e.name}: no proposal in the journal has this id; ignored" for e in present.values())
+            (p,) = proposals_of(state, [pid])
+            if not regular:
+                stale.append(p)  # no file of its own there (a link, a folder): written over
+                continue
+            if not replayed and pid in state.proposal_verdicts:
+                continue
+            problems.extend(self._compare(p, path, stale))
         try:
             self.write(stale)
         except StorageError as exc:
@@ -156,6 +152,22 @@ class ProposalFiles:
         for problem in problems:
             _log.warning("%s", problem)
         return problems
+
+    def _compare(self, p: Proposal, path: Path, stale: list[Proposal]) -> list[str]:
+        """Compares ``p``'s file with its rendering: the same is seen, a pending one edited by
+        hand is a problem, anything else is behind its decision (``stale``)."""
+        want = render(p).encode("utf-8")
+        try:
+            have = path.read_bytes()[: len(want) + 1]
+        except OSError as exc:
+            return [f"{path}: unreadable ({exc.strerror}); the journal holds proposal {p.id}"]
+        if have == want:
+            self._saw(p.id, path)
+        elif p.status.value == "pending" and _status_line(have) == "status: pending":
+            return [f"{path}: edited by hand; the journal holds proposal {p.id} (decide it with `cuemem review`)"]
+        else:
+            stale.append(p)  # a decision the file does not show yet
+        return []
 
 
 def _status_line(data: bytes) -> str | None:

@@ -15,7 +15,9 @@ Seen files: the store remembers, per note, the file it last wrote or read whole 
 size, modification time, change time and inode with the SHA-256 of its bytes, and the
 note's kind and whether it is generated (:class:`Seen`; the home keeps them across
 sessions in ``index/notes-seen.json``). A scan hashes only a file whose stat differs
-from what was seen, so opening a home of 25k notes costs a stat per note. **The limit**:
+from what was seen, so opening a home of 25k notes costs a stat per note — taken in the
+core, in parallel, by :meth:`NoteStore.survey`, which hands back only the entries to
+look at: no Python object is made for a file as seen. **The limit**:
 an edit that keeps the file's size, modification *and* change time, and inode goes
 unseen until the file changes again; ``touch -d`` alone cannot do it (it sets the
 change time), only an edit within the same file-system timestamp tick as cuemem's own
@@ -24,21 +26,24 @@ write of that file, or a tool that restores the change time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import stat as stat_mode
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from .. import _core
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
 from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, stage_files, sync_directory
 
-__all__ = ["NoteScan", "NoteStore", "Recovery", "Seen"]
+__all__ = ["NoteScan", "NoteStore", "Recovery", "Seen", "SeenRow", "Survey"]
 
 _SUFFIX = ".md"
 #: Temporary files of an interrupted atomic write (``replace_file``'s ``.<name>.tmp``).
@@ -61,8 +66,32 @@ class Seen(NamedTuple):
     generated: bool
 
 
-def _stat_of(st: os.stat_result) -> tuple[int, int, int, int]:
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+#: A :class:`Seen` as the store keeps it: a plain tuple of the same fields (the cyclic
+#: garbage collector stops tracking a plain tuple of strings and numbers; not a subclass's).
+SeenRow = tuple[int, int, int, int, str, str, bool]
+
+
+def _row(st: os.stat_result, sha: str, kind: str, generated: bool) -> SeenRow:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha, kind, generated
+
+
+@contextmanager
+def _stat_by_name(directory: Path) -> Iterator[Callable[[str], os.stat_result]]:
+    """``os.stat`` of a name in ``directory`` (following links, as reading would), relative
+    to an open descriptor of it where the platform allows: no path walk per file.
+
+    Raises:
+        OSError: the directory cannot be opened.
+    """
+    if os.stat not in os.supports_dir_fd:
+        prefix = f"{directory}{os.sep}"
+        yield lambda name: os.stat(prefix + name)
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        yield functools.partial(os.stat, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 #: ``kind`` and ``generated`` as the note renderer writes them: whole lines at column 0 of
@@ -90,6 +119,16 @@ class Recovery:
     placed: list[str] = field(default_factory=list)
     #: Leftover files removed (pending writes never journaled, temporary files).
     dropped: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a look at the notes directory found against the journaled digests (:meth:`NoteStore.survey`)."""
+
+    #: The hidden entries and the ``.md`` ones not as last seen with their journaled digest.
+    names: list[str]
+    #: Journaled ids with no ``.md`` entry, sorted.
+    missing: list[str]
 
 
 @dataclass(frozen=True)
@@ -130,15 +169,15 @@ class NoteStore:
     def __init__(self, directory: Path, fsync: FsyncPolicy = FsyncPolicy.ALWAYS) -> None:
         self._dir = Path(directory)
         self._fsync = FsyncPolicy(fsync)
-        self._seen: dict[str, Seen] = {}
+        self._seen: dict[str, SeenRow] = {}
         self._staged: dict[Path, tuple[str, str, tuple[str, bool] | None]] = {}  # pending file -> id, sha, facts
 
     @property
-    def seen(self) -> Mapping[str, Seen]:
-        """Note id -> its file as last written or read whole (see the module docstring)."""
+    def seen(self) -> Mapping[str, SeenRow]:
+        """Note id -> its file as last written or read whole (:class:`Seen`'s fields; see the module docstring)."""
         return self._seen
 
-    def adopt(self, seen: Mapping[str, Seen]) -> None:
+    def adopt(self, seen: Mapping[str, SeenRow]) -> None:
         """Takes ``seen`` (kept from an earlier session) as what was seen of the files; a
         scan checks each entry against the file's stat before relying on it."""
         self._seen.update(seen)
@@ -239,7 +278,7 @@ class NoteStore:
                     st = os.stat(final_path(temp))
                 except OSError:
                     continue
-                self._seen[nid] = Seen(*_stat_of(st), sha, *facts)
+                self._seen[nid] = _row(st, sha, *facts)
 
     def discard(self, staged: Sequence[Path]) -> None:
         """Removes staged pending files (their journal records were not written)."""
@@ -268,7 +307,7 @@ class NoteStore:
         if ids:
             sync_directory(self._dir, self._fsync)
 
-    def recover(self, journaled: Mapping[str, str]) -> Recovery:
+    def recover(self, journaled: Mapping[str, str], *, names: list[str] | None = None) -> Recovery:
         """Finishes or drops what a crash left in the directory.
 
         A pending file whose bytes hash to its note's journaled SHA-256 (``journaled``:
@@ -277,19 +316,27 @@ class NoteStore:
         (``.<id>.md.tmp``), was never recorded: it is removed, so that no write the
         journal does not hold can pass for a person's edit. Other hidden files are left.
 
+        Args:
+            journaled: Note id -> the SHA-256 of its journaled version.
+            names: The directory's entries to look at (:attr:`Survey.names`), when the
+                caller has them: the hidden ones are a recovery's.
+
         Raises:
             StorageError: the directory cannot be listed.
         """
-        entries = self._entries()
-        if entries is None:
+        if names is None:
+            names = self.names()
+        if names is None:
             return Recovery()
         placed: list[str] = []
         dropped: list[str] = []
-        for entry in entries:
-            name = entry.name
-            if not name.startswith(".") or not entry.is_file(follow_symlinks=False):
-                continue
+        for name in sorted(n for n in names if n.startswith(".")):
             path = self._dir / name
+            try:
+                if not stat_mode.S_ISREG(os.lstat(path).st_mode):
+                    continue
+            except OSError:
+                continue
             if name.endswith(_SUFFIX + PENDING_SUFFIX):
                 nid = name[1 : -len(_SUFFIX + PENDING_SUFFIX)]
                 try:
@@ -328,7 +375,9 @@ class NoteStore:
         path = self.path_for(id)
         return _parse(self._bytes(path, id), path, id)
 
-    def scan(self, known: Mapping[str, str] | None = None, *, skip: Callable[[Seen], bool] | None = None) -> NoteScan:
+    def scan(
+        self, known: Mapping[str, str] | None = None, *, skip: Callable[[Seen], bool] | None = None, survey: Survey | None = None,
+    ) -> NoteScan:
         """Every note in the directory, and an error for each ``.md`` file that is not one.
 
         Files that do not end in ``.md``, hidden files (temporary files among them) and
@@ -343,66 +392,89 @@ class NoteStore:
             skip: Leaves out, unread, every note (not in ``known``) whose file is as
                 last seen and whose :class:`Seen` it holds for (listed in
                 :attr:`NoteScan.passed`): what a caller does not need parsed.
+            survey: What :meth:`survey` found against ``known``: only its entries are
+                looked at (every other file is as last seen with its digest).
 
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
-        entries = self._entries(ordered=False)  # what is found is sorted below
-        if entries is None:
+        names = self.names() if survey is None else survey.names
+        if names is None:
             return NoteScan()
         notes: list[Note] = []
         errors: list[NoteFormatError] = []
         passed: dict[str, str] = {}
-        seen: set[str] = set()
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(_SUFFIX) or name.startswith("."):
-                continue
-            stem = name[: -len(_SUFFIX)]
-            seen.add(stem)
-            try:
-                try:
-                    st = entry.stat()  # follows a link, as reading the file would
-                except OSError:
-                    st = None
-                if st is None or not stat_mode.S_ISREG(st.st_mode):
-                    if st is not None and stat_mode.S_ISDIR(st.st_mode):
-                        continue  # a folder a person keeps beside the notes
-                    # a FIFO (never opened: it would block), a device, a broken or looping link
-                    path = self._dir / name
-                    raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
-                last = self._seen.get(stem)
-                same = last is not None and last[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-                if known is not None and stem in known:
-                    if same and last is not None and last.sha256 == known[stem]:
+        found: set[str] = set()
+        seen = self._seen
+        is_file = stat_mode.S_ISREG
+        try:
+            with _stat_by_name(self._dir) as stat:
+                for name in names:
+                    if name[0] == "." or not name.endswith(_SUFFIX):
                         continue
-                    path = self._dir / name
-                    data = self._bytes(path, stem)
-                    sha = hashlib.sha256(data).hexdigest()
-                    if sha == known[stem]:
-                        facts = _rendered_facts(data)
-                        if facts is not None:
-                            self._seen[stem] = Seen(*_stat_of(st), sha, *facts)
-                        continue
-                    notes.append(_parse(data, path, stem))
-                    continue
-                if same and last is not None and skip is not None and skip(last):
-                    passed[stem] = last.kind
-                    continue
-                path = self.path_for(stem)
-                data = self._bytes(path, stem)
-                note = _parse(data, path, stem)
-                self._seen[stem] = Seen(*_stat_of(st), hashlib.sha256(data).hexdigest(), note.kind.value, note.generated)
-                notes.append(note)
-            except NoteFormatError as exc:
-                errors.append(exc)
-            except (SchemaError, NotFoundError, StorageError) as exc:
-                path = self._dir / name
-                errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
+                    stem = name[: -len(_SUFFIX)]
+                    found.add(stem)
+                    try:
+                        st = stat(name)
+                    except OSError:
+                        st = None
+                    last = seen.get(stem)
+                    sha = None if known is None else known.get(stem)
+                    if (st is not None and last is not None and last[4] == sha and last[0] == st.st_size and last[1] == st.st_mtime_ns
+                            and last[2] == st.st_ctime_ns and last[3] == st.st_ino and is_file(st.st_mode)):
+                        continue  # as last seen with the digest the caller holds: not read
+                    try:
+                        self._take(name, stem, st, last, sha, skip, notes, passed)
+                    except NoteFormatError as exc:
+                        errors.append(exc)
+                    except (SchemaError, NotFoundError, StorageError) as exc:
+                        path = self._dir / name
+                        errors.append(NoteFormatError(f"{path}: {exc}", path=str(path), field=getattr(exc, "field", None)))
+        except FileNotFoundError:
+            return NoteScan()
+        except OSError as exc:
+            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
         notes.sort(key=lambda n: n.id)
         errors.sort(key=lambda e: e.path or "")
-        missing = sorted(set(known) - seen) if known is not None else []
+        missing = survey.missing if survey is not None else sorted(set(known) - found) if known is not None else []
         return NoteScan(notes=notes, errors=errors, missing=missing, passed=passed)
+
+    def _take(
+        self, name: str, stem: str, st: os.stat_result | None, last: SeenRow | None, sha: str | None,
+        skip: Callable[[Seen], bool] | None, notes: list[Note], passed: dict[str, str],
+    ) -> None:
+        """What :meth:`scan` makes of one ``.md`` entry not as last seen with the caller's
+        digest: nothing (a folder, bytes still of that digest), a passed note, or a parsed one.
+
+        Raises:
+            NoteFormatError, SchemaError, NotFoundError, StorageError: the entry is no readable note.
+        """
+        if st is None or not stat_mode.S_ISREG(st.st_mode):
+            if st is not None and stat_mode.S_ISDIR(st.st_mode):
+                return  # a folder a person keeps beside the notes
+            # a FIFO (never opened: it would block), a device, a broken or looping link
+            path = self._dir / name
+            raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
+        same = last is not None and last[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if sha is not None:
+            path = self._dir / name
+            data = self._bytes(path, stem)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != sha:
+                notes.append(_parse(data, path, stem))
+                return
+            facts = _rendered_facts(data)
+            if facts is not None:
+                self._seen[stem] = _row(st, digest, *facts)
+            return
+        if same and last is not None and skip is not None and skip(Seen._make(last)):
+            passed[stem] = last[5]
+            return
+        path = self.path_for(stem)
+        data = self._bytes(path, stem)
+        note = _parse(data, path, stem)
+        self._seen[stem] = _row(st, hashlib.sha256(data).hexdigest(), note.kind.value, note.generated)
+        notes.append(note)
 
     def fingerprint(self, id: str) -> str:
         """The SHA-256 of note ``id``'s file bytes, in hex: it changes whenever the file does.
@@ -417,15 +489,33 @@ class NoteStore:
         """
         return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
 
-    def _entries(self, *, ordered: bool = True) -> list[os.DirEntry[str]] | None:
-        """The directory's entries (sorted by name, if ``ordered``); None when there is no directory.
+    def survey(self, journaled: dict[str, str]) -> Survey | None:
+        """The entries a recovery and a scan of changes against ``journaled`` (id -> sha)
+        look at, and the journaled ids with no file; None when there is no directory.
+
+        One listing and one stat per file, in the core (in parallel, no Python object per
+        file as last seen); the rule is :meth:`scan`'s: a file is as seen only while its
+        size, modification time, change time and inode are those seen with that digest.
 
         Raises:
             StorageError: the directory exists but cannot be listed.
         """
         try:
-            with os.scandir(self._dir) as found:
-                return sorted(found, key=lambda e: e.name) if ordered else list(found)
+            names, missing = _core.unseen_entries(self._dir, _SUFFIX, self._seen, journaled, digest=True, follow=True)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot list {self._dir}: {exc}") from exc
+        return Survey(names=names, missing=missing)
+
+    def names(self) -> list[str] | None:
+        """The names in the directory, unordered; None when there is no directory.
+
+        Raises:
+            StorageError: the directory exists but cannot be listed.
+        """
+        try:
+            return os.listdir(self._dir)
         except FileNotFoundError:
             return None
         except OSError as exc:

@@ -8,6 +8,7 @@
 mod arrays;
 mod cue;
 mod errors;
+mod files;
 mod query;
 mod recall;
 mod salience;
@@ -50,5 +51,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;
     m.add_class::<thread::PyThreads>()?;
     m.add_function(wrap_pyfunction!(vector::cosine_top, m)?)?;
+    m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
     Ok(())
 }

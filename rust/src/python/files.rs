@@ -1,0 +1,90 @@
+//! `unseen_entries` for Python: which entries of a notes directory a scan of changes reads.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use crate::files::{stat_entries, FileStat};
+
+/// The entries of `directory` a scan of changes must look at, and the keys of `expected`
+/// no entry is named after (sorted).
+///
+/// An entry is looked at when it is hidden, or ends in `suffix` and is not a regular
+/// file (through a link, with `follow`) whose stem `expected` holds and `seen` maps to
+/// `(size, mtime_ns, ctime_ns, inode, ...)` equal to its stat — with `digest`, followed by
+/// the digest `expected` holds for the stem. Anything in `seen` that is not of that shape
+/// only makes the file be looked at. The stats are taken with the GIL released, in
+/// parallel; names that are not UTF-8 are looked at.
+#[pyfunction]
+#[pyo3(signature = (directory, suffix, seen, expected, *, digest, follow))]
+pub fn unseen_entries(
+    py: Python<'_>,
+    directory: PathBuf,
+    suffix: &str,
+    seen: &Bound<'_, PyDict>,
+    expected: &Bound<'_, PyDict>,
+    digest: bool,
+    follow: bool,
+) -> PyResult<(Vec<OsString>, Vec<String>)> {
+    let tail = suffix.as_bytes();
+    let entries = py.detach(|| {
+        stat_entries(&directory, follow, |name| {
+            let bytes = name.as_encoded_bytes();
+            !bytes.starts_with(b".") && bytes.ends_with(tail)
+        })
+    })?;
+    let mut look = Vec::new();
+    let mut stems = HashSet::with_capacity(entries.len());
+    for (name, stat) in &entries {
+        let bytes = name.as_encoded_bytes();
+        if !bytes.starts_with(b".") && !bytes.ends_with(tail) {
+            continue;
+        }
+        let stem = match name.to_str() {
+            Some(n) if !n.starts_with('.') => &n[..n.len() - suffix.len()],
+            _ => {
+                look.push(name.clone());
+                continue;
+            }
+        };
+        stems.insert(stem);
+        let same = stat.is_some_and(|s| as_seen(py, stem, &s, seen, expected, digest).unwrap_or(false));
+        if !same {
+            look.push(name.clone());
+        }
+    }
+    let mut missing = Vec::new();
+    for (key, _) in expected.iter() {
+        let key = key.cast::<PyString>()?.to_str()?.to_owned();
+        if !stems.contains(key.as_str()) {
+            missing.push(key);
+        }
+    }
+    missing.sort_unstable();
+    Ok((look, missing))
+}
+
+/// Whether `seen[stem]` holds `stat` (and, with `digest`, the digest `expected[stem]`).
+fn as_seen(
+    py: Python<'_>,
+    stem: &str,
+    stat: &FileStat,
+    seen: &Bound<'_, PyDict>,
+    expected: &Bound<'_, PyDict>,
+    digest: bool,
+) -> PyResult<bool> {
+    let key = PyString::new(py, stem);
+    let (Some(row), Some(wanted)) = (seen.get_item(&key)?, expected.get_item(&key)?) else {
+        return Ok(false);
+    };
+    let row = row.cast::<PyTuple>()?;
+    Ok(row.len() >= if digest { 5 } else { 4 }
+        && row.get_item(0)?.extract::<u64>()? == stat.size
+        && row.get_item(1)?.extract::<i64>()? == stat.mtime_ns
+        && row.get_item(2)?.extract::<i64>()? == stat.ctime_ns
+        && row.get_item(3)?.extract::<u64>()? == stat.inode
+        && (!digest || row.get_item(4)?.eq(wanted)?))
+}
