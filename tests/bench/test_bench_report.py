@@ -47,7 +47,7 @@ def test_run_bench_writes_the_documented_json(tmp_path: Path, monkeypatch: pytes
 
 
 def test_plot_scaling_draws_a_png(tmp_path: Path) -> None:
-    """The scaling plot is written for measurements at several sizes."""
+    """The scaling plot is written for measurements at several sizes, with cold-cache lines when measured."""
     results = [
         {
             "episodes": n,
@@ -60,3 +60,9 @@ def test_plot_scaling_draws_a_png(tmp_path: Path) -> None:
     path = tmp_path / "scaling.png"
     plot_scaling(results, path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for r in results:
+        for row in r["systems"].values():
+            row["cold_p50_us"] = row["p50_us"] * 3
+    with_cold = tmp_path / "cold.png"
+    plot_scaling(results, with_cold)
+    assert with_cold.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and with_cold.read_bytes() != path.read_bytes()

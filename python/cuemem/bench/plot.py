@@ -11,7 +11,8 @@ PLOT_SIZES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 
 
 def plot_scaling(results: Sequence[dict[str, Any]], path: str | Path) -> None:
-    """Draw p50 (solid) and p99 (dashed) recall latency against corpus size, log-log.
+    """Draw p50 (solid) and p99 (dashed) recall latency against corpus size, log-log, and the
+    cold-cache p50 (dotted) where the measurement has one.
 
     matplotlib is imported here, and drawn through its Agg canvas without
     touching pyplot's global state.
@@ -35,6 +36,9 @@ def plot_scaling(results: Sequence[dict[str, Any]], path: str | Path) -> None:
         xs = [n for n, _ in points]
         ax.plot(xs, [row["p50_us"] for _, row in points], "o-", color=color, label=f"{name} p50")
         ax.plot(xs, [row["p99_us"] for _, row in points], "s--", color=color, label=f"{name} p99")
+        cold = [(n, row["cold_p50_us"]) for n, row in points if "cold_p50_us" in row]
+        if cold:
+            ax.plot(*zip(*cold), "^:", color=color, label=f"{name} p50 cold")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
