@@ -43,12 +43,12 @@ pub fn stat_entries(
 fn file_stat(path: &Path, follow: bool) -> Option<FileStat> {
     use std::os::unix::fs::MetadataExt;
     let m = if follow { fs::metadata(path) } else { fs::symlink_metadata(path) }.ok()?;
-    m.is_file().then(|| FileStat {
-        size: m.size(),
-        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-        ctime_ns: m.ctime() * 1_000_000_000 + m.ctime_nsec(),
-        inode: m.ino(),
-    })
+    if !m.is_file() {
+        return None;
+    }
+    // A time past what nanoseconds in an i64 hold (after 2262) matches nothing kept: the file is read.
+    let ns = |s: i64, n: i64| s.checked_mul(1_000_000_000)?.checked_add(n);
+    Some(FileStat { size: m.size(), mtime_ns: ns(m.mtime(), m.mtime_nsec())?, ctime_ns: ns(m.ctime(), m.ctime_nsec())?, inode: m.ino() })
 }
 
 /// No stat a caller could have kept matches off Unix: every file is read.

@@ -31,6 +31,7 @@ def test_hits_read_like_a_list_and_build_each_hit_once() -> None:
     assert hits == list(hits) and hits == tuple(hits) and list(hits) == [hits[i] for i in range(4)]
     assert sorted(made) == [0, 1, 2, 3]
     assert hits != ["id0"] and _page(0, []) == []
+    assert [h.id for h in hits + [last]] == ["id0", "id1", "id2", "id3", "id3"] and [last] + hits == [last, *hits]
     with pytest.raises(IndexError):
         hits[4]
     with pytest.raises(IndexError):

@@ -159,3 +159,96 @@ def test_threads_sharing_a_handle_append_while_one_syncs(tmp_path: Path, monkeyp
         assert len(slow.covered) < 80 / 2
     with Memory.open(tmp_path / "home") as mem:
         assert len(mem) == 80
+
+
+def test_a_note_file_is_placed_only_after_its_record_is_synced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside a facade call the journal's sync comes before the note's file is renamed into place."""
+    from cuemem.store.notes import NoteStore
+
+    events: list[str] = []
+    real_sync, real_place = groupsync.sync, NoteStore.place
+
+    def sync_spy(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        events.append("sync")
+        real_sync(fd, policy, **kwargs)
+
+    def place_spy(self: NoteStore, staged: Any) -> Any:
+        events.append("place")
+        return real_place(self, staged)
+
+    with Memory.open(tmp_path / "home", fsync="always") as mem:
+        monkeypatch.setattr(groupsync, "sync", sync_spy)
+        monkeypatch.setattr(NoteStore, "place", place_spy)
+        mem.write_note("editor", "I use vim.", kind="preference", now=NOW)
+        assert events[:2] == ["sync", "place"]
+
+
+def test_after_a_failed_sync_an_append_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a sync failed, a later append raises before a byte reaches the segment."""
+
+    def broken(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        raise StorageError(5, "EIO")
+
+    with Journal(tmp_path / "j", writable=True) as journal:
+        journal.append([{"id": "a"}])
+        monkeypatch.setattr(groupsync, "sync", broken)
+        with pytest.raises(StorageError, match="EIO"):
+            journal.append([{"id": "b"}])
+        size = sum(p.stat().st_size for p in (tmp_path / "j").iterdir())
+        with pytest.raises(StorageError, match="earlier journal sync failed"):
+            journal.append([{"id": "c"}])
+        assert sum(p.stat().st_size for p in (tmp_path / "j").iterdir()) == size
+        monkeypatch.setattr(groupsync, "sync", sync)
+        with pytest.raises(StorageError):
+            journal.close()
+
+
+def test_a_descriptor_that_cannot_be_duplicated_fails_typed_and_blocks_no_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.dup failing is a StorageError, and the next waiter leads instead of waiting forever."""
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    real_dup = os.dup
+
+    def no_dup(fd: int) -> int:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(groupsync.os, "dup", no_dup)
+    with pytest.raises(StorageError, match="Too many open files"):
+        group.wait(ticket)
+    monkeypatch.setattr(groupsync.os, "dup", real_dup)
+    done = threading.Event()
+    threading.Thread(target=lambda: (group.wait(ticket), done.set()), daemon=True).start()
+    assert done.wait(5)
+    os.close(fd)
+
+
+def test_a_synced_write_is_not_failed_by_a_later_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ticket an earlier sync covered returns, even after a later sync failed."""
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"a\n")
+    first = group.written(fd)
+    group.wait(first)
+
+    def broken(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        raise StorageError(5, "EIO")
+
+    monkeypatch.setattr(groupsync, "sync", broken)
+    os.write(fd, b"b\n")
+    with pytest.raises(StorageError):
+        group.wait(group.written(fd))
+    group.wait(first)  # on disk before the failure: no error
+    os.close(fd)
+
+
+def test_a_mirror_catch_up_syncs_the_lines_it_places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Journal.place under fsync="always" returns with its lines synced (nothing left owed)."""
+    from cuemem.store.journal import Position
+
+    slow = _SlowSync(delay=0)
+    monkeypatch.setattr(groupsync, "sync", slow)
+    with Journal(tmp_path / "j", writable=True) as journal:
+        journal.place([(Position(1, 0), b'{"id":"a"}\n')])
+        assert slow.covered == [len(b'{"id":"a"}\n')]

@@ -418,3 +418,25 @@ def test_a_survey_looks_at_a_name_that_is_not_utf8(store: NoteStore) -> None:
 def test_a_survey_of_a_missing_directory_is_none(tmp_path: Path) -> None:
     """No directory, no survey (a new home)."""
     assert NoteStore(tmp_path / "absent").survey({"a": "0" * 64}) is None
+
+
+def test_a_survey_looks_at_a_same_size_edit_whose_times_moved(store: NoteStore) -> None:
+    """An edit that keeps the size (and inode) but moves the modification time is looked at."""
+    store.write(make(id="a"))
+    journaled = _journaled(store, "a")
+    path = store.directory / "a.md"
+    text = path.read_bytes()
+    with open(path, "r+b") as f:  # in place: same inode, same size
+        f.write(text.replace(b"Vim", b"Vi!", 1))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    survey = store.survey(journaled)
+    assert survey is not None and survey.names == ["a.md"]
+
+
+def test_a_survey_leaves_out_a_journaled_key_that_is_not_utf8(store: NoteStore) -> None:
+    """A hostile cache's key with a lone surrogate names no file: no error, not reported missing."""
+    store.write(make(id="a"))
+    journaled = {**_journaled(store, "a"), "\ud800": "0" * 64}
+    survey = store.survey(journaled)
+    assert survey is not None and survey.names == [] and survey.missing == []

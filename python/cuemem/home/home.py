@@ -360,8 +360,10 @@ class Home:
         staged = self._notes.stage(files) if files else []  # hidden until journaled
         # Group commit: inside a facade call the sync waits until the call lets the guard go,
         # so other threads append meanwhile and one sync serves them all (a cache syncs at once).
+        # Whatever durable step depends on these records waits for it first (:meth:`_settle`).
+        journal = self.journal
         defer = self.mirror is None and self.guard.holds()
-        owed = self.journal.owed
+        owed = journal.owed
         try:
             positions = self.journal.append(records, trusted=True, defer=defer)
         except (SchemaError, CueTypeError, ReadOnlyError):
@@ -374,11 +376,12 @@ class Home:
                 self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})
             raise
         finally:
-            if defer and self.journal.owed != owed:
-                ticket = self.journal.owed
-                self.guard.defer(lambda: self.journal.wait_synced(ticket))
+            if defer and journal.owed != owed:
+                ticket = journal.owed
+                self.guard.defer(lambda: journal.wait_synced(ticket))
         try:
             if staged:
+                self._settle()  # a note's file is placed only once its record is on disk
                 self._notes.place(staged)  # what fails here stays pending: the next open places it
         finally:
             applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
@@ -390,10 +393,19 @@ class Home:
                 rows, texts = zip(*applier.texts)
                 self.text.add(rows, texts)
         if self.proposal_files is not None:
-            self.proposal_files.committed(self.indexes.lifecycle, records)
+            self.proposal_files.committed(self.indexes.lifecycle, records, before=self._settle)
         if notify:
             self.committed(records)
         return positions
+
+    def _settle(self) -> None:
+        """Waits until every record this handle appended is on disk (group commit defers the
+        sync): a file or cache that follows from them is written only after them.
+
+        Raises:
+            StorageError: the sync failed.
+        """
+        self.journal.wait_synced(self.journal.owed)
 
     # -- the one exception to append-only: forget ----------------------------------
 
@@ -784,6 +796,7 @@ class Home:
         self._save_index()
 
     def _save_index(self) -> None:
+        self._settle()  # the caches, and a forget's cleared intent after them, prove only what is on disk
         last = None
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))

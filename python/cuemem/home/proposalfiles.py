@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import stat as stat_mode
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .. import _core
@@ -79,15 +79,18 @@ class ProposalFiles:
             if len(e) == 4 and all(type(v) is int for v in e):
                 self.seen[pid] = (int(e[0]), int(e[1]), int(e[2]), int(e[3]))  # type: ignore[call-overload]
 
-    def committed(self, state: LifecycleState, records: Sequence[rec.Record]) -> None:
+    def committed(self, state: LifecycleState, records: Sequence[rec.Record], before: Callable[[], None] | None = None) -> None:
         """Rewrites the files of the proposals a commit made or decided, and deletes those
-        of the proposals a forget took out (made from what it forgot)."""
+        of the proposals a forget took out (made from what it forgot); ``before`` runs first
+        if any file changes (it waits for the records to be on disk)."""
         touched = [str(r["id"]) for r in records if r["op"] == _PROPOSAL or (r["op"] == _DECISION and r["id"] in state.proposals)]
+        forgets = [r for r in records if r["op"] == _FORGET]
+        if (touched or forgets) and before is not None:
+            before()
         if touched:
             self.write(proposals_of(state, dict.fromkeys(touched)))
-        for r in records:
-            if r["op"] == _FORGET:
-                self.remove([pid for pid in r["approvals"] if pid not in state.proposals])
+        for r in forgets:
+            self.remove([pid for pid in r["approvals"] if pid not in state.proposals])
 
     def remove(self, ids: Iterable[str]) -> None:
         """Deletes the files of proposals ``ids`` (a forget took them out); missing ones are fine.

@@ -271,7 +271,8 @@ def _page(
 
 
 def cites_any(rows: Sequence[int], citers: Sequence[int] | npt.NDArray[np.int64]) -> bool:
-    """Whether a later record cites any of ``rows`` (``citers``: row -> its citer, -1 if none).
+    """Whether a later record cites any of ``rows`` (``citers``: row -> its citer, -1 if none),
+    or a row lies past ``citers`` (then the page takes the general path, which checks).
 
     Example:
         >>> cites_any([0, 2], [-1, 3, -1, -1]), cites_any([1], [-1, 3, -1, -1])

@@ -82,8 +82,9 @@ class Hits(Sequence[H]):
     A recall returns its ranking as columns from one native call; a hit object (and,
     later, its record) exists only once the caller looks at it, so a recall whose
     hits are never read costs no Python object per hit. It reads like a list: it
-    has a length, indexes and slices (a slice is a list), iterates and compares
-    equal to a list or tuple of the same hits.
+    has a length, indexes and slices (a slice is a list), iterates, concatenates (into
+    a list) and compares equal to a list or tuple of the same hits; it is read-only
+    (``list(hits)`` for a list to change).
     """
 
     __slots__ = ("_rows", "_id_of", "_make", "_made")
@@ -132,6 +133,12 @@ class Hits(Sequence[H]):
         if isinstance(other, (list, tuple)):
             return list(self) == list(other)
         return NotImplemented
+
+    def __add__(self, other: Sequence[H]) -> list[H]:
+        return [*self, *other]
+
+    def __radd__(self, other: Sequence[H]) -> list[H]:
+        return [*other, *self]
 
     __hash__ = None  # type: ignore[assignment]
 

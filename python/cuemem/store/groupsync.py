@@ -9,12 +9,14 @@ to cover it. While one thread syncs, the others append: with several writers, on
 many calls, and no call returns before its bytes are on disk.
 
 The segment a ticket was written to stays open until its sync: the journal calls
-:meth:`GroupSync.flush` before it closes a segment (rotation, close), and the leader syncs a
-duplicate of the descriptor, so a rotation during a sync never syncs a closed or reused one.
+:meth:`GroupSync.flush` before it closes a segment (rotation, a rewind, close), and the
+leader syncs a duplicate of the descriptor, so a rotation during a sync never syncs a closed
+or reused one.
 
-A sync that fails fails every call whose ticket it covered, and every later one: what the
-kernel kept of those bytes is unknown, so the handle writes no more (:class:`StorageError`;
-reopen the home, whose open reads the journal as it is on disk).
+A sync that fails fails every call whose ticket it had not yet covered, and every later
+write: what the kernel kept of those bytes is unknown, so the journal appends no more
+(:meth:`GroupSync.check` before each append; :class:`StorageError`; reopen the home, whose
+open reads the journal as it is on disk). A call whose bytes an earlier sync covered returns.
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ class GroupSync:
         self._leading = False
         self._failed: StorageError | None = None
 
+    def check(self) -> None:
+        """Refuses a write once a sync has failed (call it before writing a byte).
+
+        Raises:
+            StorageError: an earlier sync failed.
+        """
+        with self._cond:
+            self._raise()
+
     def written(self, fd: int) -> int:
         """A ticket for bytes just written to ``fd`` (the open segment); pass it to :meth:`wait`.
 
@@ -60,13 +71,18 @@ class GroupSync:
             StorageError: the sync covering ``ticket`` failed, or an earlier one did.
         """
         with self._cond:
+            ticket = min(ticket, self._written)  # no ticket beyond those handed out: no endless wait
             while self._synced < ticket:
                 self._raise()
                 if self._leading:
                     self._cond.wait()
                     continue
+                target = self._written
+                try:
+                    fd = os.dup(self._require_fd())
+                except OSError as exc:
+                    raise StorageError(exc.errno or 0, f"cannot sync the journal: {exc.strerror}") from None
                 self._leading = True
-                target, fd = self._written, os.dup(self._require_fd())
                 self._cond.release()
                 failure: StorageError | None = None
                 try:
@@ -82,7 +98,6 @@ class GroupSync:
                     self._failed = failure
                     raise failure
                 self._synced = max(self._synced, target)
-            self._raise()
 
     def flush(self) -> None:
         """Syncs every ticket now, before the journal closes the segment they are in.

@@ -282,6 +282,8 @@ class Journal:
         lines = [_encode(record, i, trusted) for i, record in enumerate(records)]
         if not lines:
             return []
+        if self._group is not None:
+            self._group.check()  # after a failed sync not a byte more
         if self._needs_seal:
             self._seal()
         # Where each line goes: a line that would overflow the segment starts the next one.
@@ -338,6 +340,10 @@ class Journal:
 
     def _rewind(self, segment: int, size: int) -> None:
         """Cuts the journal back to ``(segment, size)`` (a mirror whose write failed midway)."""
+        try:
+            self._settle()
+        except StorageError:
+            pass  # the lines past ``size`` are cut; a failed sync already refuses later appends
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -377,7 +383,10 @@ class Journal:
             elif position != Position(segment, size):
                 raise InvalidArgumentError(f"a line for {position} does not follow this journal's head {Position(segment, size)}")
             size += len(line)
+        if self._group is not None:
+            self._group.check()
         self._write_placed(lines)
+        self.wait_synced(self._owed)
 
     def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines whose positions were checked: one write per segment."""
@@ -475,7 +484,8 @@ class Journal:
         """Closes the writing handle; reads keep working, appends raise ``ReadOnlyError``.
 
         Raises:
-            StorageError: under ``fsync="interval"``, the last sync failed (the handle is closed anyway).
+            StorageError: the last sync (``fsync="interval"``), or the one of appends still
+                waiting for it (``"always"``), failed; the handle is closed anyway.
         """
         fd, self._fd = self._fd, None
         self._needs_seal = False

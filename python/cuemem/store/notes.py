@@ -17,7 +17,8 @@ note's kind and whether it is generated (:class:`Seen`; the home keeps them acro
 sessions in ``index/notes-seen.json``). A scan hashes only a file whose stat differs
 from what was seen, so opening a home of 25k notes costs a stat per note — taken in the
 core, in parallel, by :meth:`NoteStore.survey`, which hands back only the entries to
-look at: no Python object is made for a file as seen. **The limit**:
+look at: no Python object is made for a file as seen (off Unix the core keeps no stat,
+and every note is hashed). **The limit**:
 an edit that keeps the file's size, modification *and* change time, and inode goes
 unseen until the file changes again; ``touch -d`` alone cannot do it (it sets the
 change time), only an edit within the same file-system timestamp tick as cuemem's own

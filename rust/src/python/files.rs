@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use crate::files::{stat_entries, FileStat};
 
 /// The entries of `directory` a scan of changes must look at, and the keys of `expected`
-/// no entry is named after (sorted).
+/// no entry is named after (sorted; a key that is not a UTF-8 string is left out).
 ///
 /// An entry is looked at when it is hidden, or ends in `suffix` and is not a regular
 /// file (through a link, with `follow`) whose stem `expected` holds and `seen` maps to
@@ -56,9 +56,12 @@ pub fn unseen_entries(
             look.push(name.clone());
         }
     }
+    // A key that is not a string of UTF-8 (a hostile cache) names no file: it is missing.
     let mut missing = Vec::new();
     for (key, _) in expected.iter() {
-        let key = key.cast::<PyString>()?.to_str()?.to_owned();
+        let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+            continue;
+        };
         if !stems.contains(key.as_str()) {
             missing.push(key);
         }
