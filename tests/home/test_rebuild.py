@@ -285,3 +285,21 @@ def test_typed_rows_take_exactly_the_types() -> None:
     assert typed_rows([], (int, str)) == []
     for bad in ([[True, "a"]], [["1", "a"]], [[1]], [[1, "a", "b"]], [[1, "a"], [1.0, "b"]]):
         assert typed_rows(bad, (int, str)) is None
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '"notes"', '{"a": [1]}', '{"a": 7}'])
+def test_a_notes_cache_of_another_shape_is_rebuilt_not_fatal(tmp_path: Path, body: str) -> None:
+    """A notes.json that is not note id -> [version, sha256], even with a recipe that vouches for it, is rebuilt."""
+    import hashlib
+
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.remember("a memory", now=NOW)
+        mem.write_note("editor", "I use vim.", kind="preference", now=NOW)
+    index = tmp_path / "index"
+    (index / "notes.json").write_text(body, encoding="utf-8")
+    recipe = json.loads((index / "recipe.json").read_text(encoding="utf-8"))
+    recipe["files"]["notes.json"] = "sha256=" + hashlib.sha256(body.encode()).hexdigest()
+    (index / "recipe.json").write_text(json.dumps(recipe), encoding="utf-8")
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert str(mem.open_report.index) == "rebuilt" and mem.open_report.rebuilt_because
+        assert len(mem) == 1

@@ -327,7 +327,7 @@ class Indexes:
             indexes.segments = array("Q", positions[:, 0].tobytes())
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = _json(read["notes.json"])
-            rows = typed_rows(notes.values(), (int, str))
+            rows = typed_rows(notes.values(), (int, str)) if isinstance(notes, dict) else None
             if rows is None:
                 return None, "notes.json is not of note id -> [version, sha256]"
             indexes.notes = dict(zip(notes, cast(list[tuple[int, str]], rows)))
