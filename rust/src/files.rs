@@ -30,13 +30,15 @@ pub fn stat_entries(
     wanted: impl Fn(&OsStr) -> bool + Sync,
 ) -> io::Result<Vec<(OsString, Option<FileStat>)>> {
     let names = fs::read_dir(dir)?.map(|entry| entry.map(|e| e.file_name())).collect::<io::Result<Vec<_>>>()?;
-    Ok(names
-        .into_par_iter()
-        .map(|name| {
-            let stat = if wanted(&name) { file_stat(&dir.join(&name), follow) } else { None };
-            (name, stat)
-        })
-        .collect())
+    Ok(crate::pool::install(|| {
+        names
+            .into_par_iter()
+            .map(|name| {
+                let stat = if wanted(&name) { file_stat(&dir.join(&name), follow) } else { None };
+                (name, stat)
+            })
+            .collect()
+    }))
 }
 
 #[cfg(unix)]

@@ -5,7 +5,8 @@
 //! seven decaying axes per memory and ranks candidates by their composite at a given
 //! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
 //! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine; [`files`]
-//! stats a directory's files in parallel. The optional `python`
+//! stats a directory's files in parallel; every parallel kernel runs on [`pool`]'s threads,
+//! one pool per process, made anew in a forked child. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //!
@@ -18,6 +19,7 @@ pub(crate) mod rank;
 pub mod cue;
 pub mod error;
 pub mod files;
+pub(crate) mod pool;
 pub mod recall;
 pub mod salience;
 pub mod text;

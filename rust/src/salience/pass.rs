@@ -92,7 +92,7 @@ impl SalienceTable {
             below
         };
         let parts: Vec<Vec<u32>> = if self.len() >= PARALLEL_ROWS {
-            out.par_chunks_mut(CHUNK * N_AXES).enumerate().map(chunk).collect()
+            crate::pool::install(|| out.par_chunks_mut(CHUNK * N_AXES).enumerate().map(chunk).collect())
         } else {
             out.chunks_mut(CHUNK * N_AXES).enumerate().map(chunk).collect()
         };
