@@ -59,3 +59,19 @@ def test_the_cli_refuses_and_accepts_with_the_flag(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "allow-clock-jump" in refused.output.replace("_", "-")
     ran = CliRunner().invoke(main, ["maintain", "--home", str(tmp_path), "--now", "2099-01-01", "--allow-clock-jump"])
     assert ran.exit_code == 0, ran.output
+
+
+def test_the_clock_reads_past_a_last_memory_that_was_erased(tmp_path: Path) -> None:
+    """Forgetting the home's latest record (a consolidated one) leaves consolidate and
+    maintain running, now and after a reopen: the clock is the latest record forget left."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        for _ in range(3):
+            mem.remember("Acme renewal call went well", tier="short", subject="acme-renewal", now=T0)
+        promoted = mem.consolidate(now=T0 + timedelta(days=3)).promoted
+        assert len(promoted) == 1
+        mem.forget(promoted[0], now=T0 + timedelta(days=4))
+        assert mem.consolidate(now=T0 + timedelta(days=5)).promoted == ()
+        mem.maintain(now=T0 + timedelta(days=6))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.maintain(now=T0 + timedelta(days=7))
+        assert mem.last_run("consolidate") == T0 + timedelta(days=7)

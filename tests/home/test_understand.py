@@ -160,3 +160,17 @@ def test_a_retired_name_is_not_read_as_a_name(tmp_path: Path) -> None:
         first = _ids(mem, "what did zed say about the report")
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         assert _ids(mem, "what did zed say about the report") == first == ["r"]
+
+
+def test_a_memory_erased_before_the_reader_saw_it_leaves_text_recall_working(tmp_path: Path) -> None:
+    """The vocabulary learnt by one text recall does not read a row a later forget erased
+    (a CorruptRecordError for the life of the handle), and keeps none of its names."""
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        kept = mem.remember("The renewal is due in May", actors=["zed"], now=now)
+        assert _ids(mem, "renewal") == [kept]  # the reader learns the home's names here
+        gone = mem.remember("A diagnosis of hypertension, Quentin told us", actors=["quentin"], now=now)
+        mem.forget(gone, now=now + timedelta(days=1))
+        assert [h.id for h in mem.recall(text="renewal", now=now + timedelta(days=1)).hits] == [kept]
+        assert mem.context("what about the renewal?", budget_tokens=200, now=now + timedelta(days=1)).items
+        assert mem.recall(text="What did Quentin say about hypertension?", now=now + timedelta(days=1)).hits == []

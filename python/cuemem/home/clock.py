@@ -38,12 +38,14 @@ class Clock:
         self._acknowledged: datetime | None = None
 
     def latest(self) -> datetime | None:
-        """The latest instant the journal records: the last memory's recording or the last job run."""
+        """The latest instant the journal records: the last memory's recording (the last
+        one forget left: an erased record keeps no time) or the last job run."""
         home = self._home
         seen: list[datetime] = []
-        n = len(home.indexes)
-        if n:
-            seen.append(home.episode(n - 1).recorded_at)
+        ids, erased = home.indexes.ids, home.indexes.lifecycle.erased
+        last = next((row for row in range(len(ids) - 1, -1, -1) if ids[row] not in erased), None)
+        if last is not None:
+            seen.append(home.episode(last).recorded_at)
         for record in home.indexes.jobs.values():
             try:
                 seen.append(_utc(datetime.fromisoformat(str(record["ran_at"]))))

@@ -164,6 +164,9 @@ class Indexes:
         self.jobs: dict[str, dict[str, Any]] = {}
         #: Thread and live neighbours of each row, built from the cue index on first use.
         self.threads = Threads()
+        #: How many erasures these indexes have taken: what is derived from rows in place
+        #: (a text recall's vocabulary) is derived afresh once this moves.
+        self.erasures = 0
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -240,6 +243,7 @@ class Indexes:
         tombstones makes)."""
         rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
         if len(rows):
+            self.erasures += 1
             self.retire([self.ids[r] for r in rows.tolist()])
             self.salience.erase(rows)
             np.frombuffer(self.citers, dtype=np.int64)[rows.astype(np.int64)] = NOT_CITED

@@ -70,20 +70,27 @@ class Reader:
         self._vocabulary: Vocabulary | None = None
         self._built_for: weakref.ref[Indexes] | None = None  # the indexes it was built from
         self._learnt = 0  # rows it has learnt
+        self._erasures = 0  # the indexes' erasures when it was built
 
     def vocabulary(self) -> Vocabulary:
         """The cue values a question may name: built from the cue index once, then
-        extended by the rows written since (a few records read), rebuilt after a
-        rebuild or a large import. It may keep values whose memories were retired
-        since; :meth:`read` asks the cue index whether a named value is still live."""
+        extended by the live rows written since (a few records read), built afresh after
+        a rebuild, an erasure or a large import. It may keep values whose memories were
+        retired since; :meth:`read` asks the cue index whether a named value is still
+        live. An erased memory's values leave it: they are in no live row."""
         indexes = self._home.indexes
         n = len(indexes)
         built_for = self._built_for() if self._built_for is not None else None
-        if self._vocabulary is None or built_for is not indexes or n < self._learnt or n - self._learnt > _LEARN_AT_MOST:
+        if (
+            self._vocabulary is None or built_for is not indexes or self._erasures != indexes.erasures
+            or n < self._learnt or n - self._learnt > _LEARN_AT_MOST
+        ):
             inner = indexes.cues._inner
             self._vocabulary = Vocabulary({d: inner.values(d) for d in NAME_DIMENSIONS}, filter(is_year, inner.values("time")))
         elif n > self._learnt:
-            for episode in self._home.stored(range(self._learnt, n)):
+            fresh = np.arange(self._learnt, n, dtype=np.uint32)
+            live = fresh[indexes.cues.admits({}, fresh)]  # a retired or erased row is not read
+            for episode in self._home.stored(live):
                 for dimension, named in cue_values_json(episode).items():
                     if dimension in NAME_DIMENSIONS:
                         for value in named:
@@ -91,7 +98,7 @@ class Reader:
                     elif dimension == "time":
                         for bucket in filter(is_year, named):
                             self._vocabulary.add_year(bucket)
-        self._built_for, self._learnt = weakref.ref(indexes), n
+        self._built_for, self._learnt, self._erasures = weakref.ref(indexes), n, indexes.erasures
         return self._vocabulary
 
     def read(self, text: str, at: datetime, weights: TextWeights) -> Question:
