@@ -226,6 +226,8 @@ class TextIndex:
     def commit(self, payload: str) -> None: ...
     def close(self) -> None:
         """Releases the writer and its lock; the index stays searchable."""
+    def abandon(self) -> None:
+        """Lets go of an inherited writer untouched (a forked child's): nothing is waited for, joined or removed."""
     def rollback(self) -> None: ...
     def erase(self, rows: Union[npt.NDArray[np.uint32], BitMap], payload: str) -> int:
         """Erases the documents of ``rows``; how many it removed."""

@@ -29,6 +29,7 @@ __all__ = [
     "ReadOnlyError",
     "NotFoundError",
     "CorruptRecordError",
+    "ForkedHandleError",
 ]
 
 
@@ -123,6 +124,11 @@ class HomeLockedError(CuememError, BlockingIOError):
 
 class ReadOnlyError(CuememError, PermissionError):
     """A write through a handle that may not write (a reader, or a worker to long-term)."""
+
+
+class ForkedHandleError(CuememError, RuntimeError):
+    """A call through a handle a forked child inherited from its parent: the child opens
+    the home again (its parent's handle, locks and threads are not its own)."""
 
 
 class NotFoundError(CuememError, KeyError):

@@ -355,12 +355,13 @@ class Memory:
             raise SchemaError("session must be 1-100 printable characters, got None", "session")
         return label in self._home.lifecycle.tainted_sessions
 
-    @_serialized
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent.
-        A view made by :meth:`user` closes nothing."""
-        if self._owner:
-            self._home.close()
+        A view made by :meth:`user` closes nothing, and neither does a handle a forked
+        child inherited (its parent's to close: :mod:`cuemem.home.forks`)."""
+        if self._owner and not self._home.closed:
+            with self._home.guard:
+                self._home.close()
 
     def __enter__(self) -> Memory:
         return self

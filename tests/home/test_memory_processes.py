@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _memory_writer import LOCKED, NOW, acknowledged, errors, narrative_for, spawn, wait_for_acks
 
 from cuemem import Memory
-from cuemem.errors import HomeLockedError
+from cuemem.errors import ForkedHandleError, HomeLockedError
 
 
 def journal_bytes(home: Path) -> bytes:
@@ -146,3 +149,101 @@ def test_two_writer_handles_in_one_process_exclude_each_other(home: Path) -> Non
         with Memory.open(home, read_only=True) as reader:
             assert len(reader) == 0
     Memory.open(home).close()
+
+
+# -- fork: a child opens its own handle; its parent's is refused, and untouched ---------------
+
+_FORK = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+
+
+def _used_every_parallel_path(path: Path) -> Memory:
+    """A writer that has surveyed many note files, built and searched the text index, rebuilt
+    its caches and run a decay pass (maintain): each parallel path of the core has run."""
+    mem = Memory.open(path, fsync="never")
+    for i in range(200):
+        mem.write_note(f"pref-{i}", f"Preference {i}: tea before meetings", now=NOW)
+    for i in range(50):
+        mem.remember(f"The renewal call number {i} went well", actors=["kim"], now=NOW)
+    mem.sync(now=NOW)
+    assert mem.recall(text="renewal call", now=NOW).hits
+    mem.rebuild()
+    mem.maintain(now=NOW)
+    return mem
+
+
+def _child_work(path: str, other: str, queue: Any) -> None:
+    """In the child: the parent's home opened read-only, another home opened and written."""
+    try:
+        with Memory.open(path, read_only=True) as reader:
+            found = len(reader.recall(text="renewal call", now=NOW).hits)
+        with Memory.open(other, fsync="never") as mem:
+            for i in range(120):
+                mem.write_note(f"n-{i}", "a child's note", now=NOW)
+            mem.remember("the child's own memory", now=NOW)
+            mem.sync(now=NOW)
+            mine = len(mem.recall(text="child memory", now=NOW).hits)
+        queue.put(("ok", found, mine))
+    except BaseException as exc:  # the parent asserts on what happened
+        queue.put(("error", repr(exc), 0))
+
+
+@_FORK
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_a_child_forked_after_every_parallel_path_opens_and_uses_a_home(tmp_path: Path, method: str) -> None:
+    """A child forked (or forkserver-started) after the parent ran the notes survey, the text
+    index, a rebuild and a decay pass opens homes and uses them normally: no hang."""
+    ctx = multiprocessing.get_context(method)
+    with _used_every_parallel_path(tmp_path / "home"):
+        queue = ctx.Queue()
+        child = ctx.Process(target=_child_work, args=(str(tmp_path / "home"), str(tmp_path / "other"), queue))
+        child.start()
+        child.join(120)
+        alive = child.is_alive()
+        if alive:
+            child.kill()
+        assert not alive, "the child hung"
+        assert queue.get(timeout=10) == ("ok", 10, 1)
+        assert child.exitcode == 0
+
+
+@_FORK
+def test_a_handle_inherited_across_fork_is_refused_in_the_child_and_left_to_the_parent(tmp_path: Path) -> None:
+    """The child's inherited handle raises ForkedHandleError and closing it touches nothing:
+    the parent still holds the writer lock, writes and closes as before, and once the parent
+    has closed, the home is free for another writer although the child still lives."""
+    path = tmp_path / "home"
+    mem = _used_every_parallel_path(path)
+    read, write = os.pipe()
+    go_read, go_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, wait for the parent to close, then exit without finalizers
+        code = 0
+        try:
+            try:
+                mem.remember("written from the child", now=NOW)
+                code = 1
+            except ForkedHandleError:
+                pass
+            try:
+                mem.recall(text="renewal", now=NOW)
+                code = code or 2
+            except ForkedHandleError:
+                pass
+            mem.close()
+            os.write(write, b"ready")
+            os.read(go_read, 1)
+        finally:
+            os._exit(code)
+    try:
+        assert os.read(read, 5) == b"ready"
+        with pytest.raises(HomeLockedError):
+            Memory.open(path).close()  # the child's close let nothing go
+        mem.remember("written by the parent after the fork", now=NOW)
+        mem.close()
+        with Memory.open(path) as again:  # the child lives on with its copy of the descriptor closed
+            assert again.recall(text="written by the parent after the fork", now=NOW, k=1).hits
+            assert all("from the child" not in h.record.narrative for h in again.recall(text="written from the child", now=NOW).hits)
+    finally:
+        os.write(go_write, b"x")
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -10,8 +10,11 @@ before the call returns, so other threads' calls go on meanwhile (group commit).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+
+from ..errors import ForkedHandleError
 
 __all__ = ["Guard"]
 
@@ -19,9 +22,10 @@ __all__ = ["Guard"]
 class Guard:
     """A reentrant lock that runs :attr:`on_release` when its outermost holder lets go."""
 
-    __slots__ = ("_lock", "_depth", "_owner", "_deferred", "on_release")
+    __slots__ = ("_lock", "_depth", "_owner", "_deferred", "_pid", "on_release")
 
     def __init__(self) -> None:
+        self._pid = os.getpid()  # the process whose threads may take it (see home/forks.py)
         self._lock = threading.RLock()
         self._depth = 0
         self._owner: int | None = None
@@ -30,6 +34,7 @@ class Guard:
         self.on_release: Callable[[], None] | None = None
 
     def __enter__(self) -> Guard:
+        self._check_process()
         self._lock.acquire()
         self._depth += 1
         self._owner = threading.get_ident()
@@ -52,6 +57,19 @@ class Guard:
                 for wait in deferred:  # before the call returns: it acknowledges no unsynced write
                     wait()
 
+    def _check_process(self) -> None:
+        """Refuses a thread of a forked child: the lock's state is its parent's (another
+        thread may have held it at the fork, and would never let go here).
+
+        Raises:
+            ForkedHandleError: this process is not the one that made the guard.
+        """
+        if os.getpid() != self._pid:
+            raise ForkedHandleError(
+                f"this handle was opened in process {self._pid}, and this is process {os.getpid()} (a forked child): "
+                "open the home again in this process"
+            )
+
     def holds(self) -> bool:
         """Whether the calling thread holds the guard."""
         return self._owner == threading.get_ident()
@@ -67,7 +85,12 @@ class Guard:
         self._deferred.append(wait)
 
     def acquire(self, timeout: float) -> bool:
-        """Takes the lock within ``timeout`` seconds, or returns False; pair with :meth:`release`."""
+        """Takes the lock within ``timeout`` seconds, or returns False; pair with :meth:`release`.
+
+        Raises:
+            ForkedHandleError: as entering the guard.
+        """
+        self._check_process()
         if not self._lock.acquire(timeout=timeout):
             return False
         self._depth += 1

@@ -44,7 +44,7 @@ from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, next_versions, synced_versions
 from ..store.notes import NoteScan, NoteStore, Recovery, Seen
-from . import noteseen, policycache, proof
+from . import forks, noteseen, policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
@@ -54,7 +54,7 @@ from .mirror import Mirror
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
-from .textindex import TextCache
+from .textindex import WRITER_LOCK, TextCache
 from .proposalfiles import ProposalFiles
 from .textswap import Candidate, open_text
 
@@ -108,6 +108,7 @@ class Home:
         self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
         #: Called as a writer closes, before the index cache is saved: views leaving hints for the next open.
         self.closing: list[Callable[[], None]] = []
+        forks.track(self)
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
         #: A text index of a new recipe built beside the one in use, until the golden set
@@ -270,6 +271,19 @@ class Home:
     def root(self) -> Path:
         """The home directory."""
         return self.layout.root
+
+    def abandon(self) -> None:
+        """Lets go of this home in a forked child (:mod:`.forks`): closed without a step of its
+        own — nothing saved, synced or joined, the lock kept for the parent (only this
+        process's descriptor of it is closed), the text writer dropped untouched."""
+        self._closed = True
+        if self._lock is not None:
+            self._lock.abandon()
+        for text in (self.text, self.text_candidate.cache if self.text_candidate is not None else None):
+            if text is not None and text.writable:
+                text.core.abandon()
+                text.writable = False
+                forks.close_descriptors_of((text.directory / WRITER_LOCK).resolve())
 
     @property
     def closed(self) -> bool:

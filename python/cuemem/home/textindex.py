@@ -49,6 +49,9 @@ from .indexes import Indexes, record_sha
 #: Rows handed to the core at a time while (re)building.
 _BATCH = 10_000
 
+#: The lock file the text index's writer holds (tantivy's, taken with ``flock``).
+WRITER_LOCK = ".tantivy-writer.lock"
+
 
 class TextCache:
     """The text index of one home and recipe, kept in step with the row indexes."""

@@ -124,6 +124,16 @@ class WriterLock:
             pass  # the pid is advisory; the lock itself goes with the descriptor
         os.close(fd)  # closing the descriptor is what lets the lock go, on every platform
 
+    def abandon(self) -> None:
+        """Closes this process's descriptor of an inherited lock without letting the lock go
+        (a forked child's copy: the parent's descriptor keeps it) and without touching the file."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
     def __enter__(self) -> WriterLock:
         self.acquire()
         return self

@@ -103,6 +103,12 @@ impl PyTextIndex {
         detached(py, "closing the text index", || inner.close())
     }
 
+    /// Lets go of an inherited writer untouched (a forked child's): nothing is waited for,
+    /// joined or removed.
+    fn abandon(&mut self) {
+        self.inner.abandon();
+    }
+
     /// Erases the documents of `rows` (deleted, their segments merged without them);
     /// how many it removed.
     fn erase(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, payload: &str) -> PyResult<u64> {

@@ -377,6 +377,17 @@ impl TextIndex {
         }
     }
 
+    /// Lets go of the writer without a step of its own: no merge waited for, no thread
+    /// joined, no lock file removed. What a forked child does with the writer it inherited:
+    /// the threads and the files are its parent's. The index stays searchable.
+    pub fn abandon(&mut self) {
+        self.tail.clear();
+        self.pending = 0;
+        if let Some(writer) = self.writer.take() {
+            std::mem::forget(writer);
+        }
+    }
+
     /// Erases the documents of `rows` for good, recording `payload` with the commit;
     /// how many documents it removed.
     ///

@@ -1,0 +1,65 @@
+"""A handle across ``fork``: the child lets go of its parent's handles and opens its own.
+
+A forked child (multiprocessing's ``fork`` start method, a pre-forking server's
+workers) inherits a copy of every open :class:`~cuemem.home.home.Home` but none of the
+threads behind them: the text index's writer threads, a guard another thread held, the
+flusher. Its copy of the writer lock's descriptor would keep the home locked after the
+parent lets go, and a close in the child would save the parent's caches and unlock the
+parent's lock. So right after a fork, in the child, every home open in the parent is
+*abandoned* (:meth:`Home.abandon <cuemem.home.home.Home.abandon>`): marked closed
+without a step of its own — no file written, no lock released, no thread joined — its
+lock's descriptor closed (the parent keeps the lock) and its native writer dropped
+untouched. A call through such a handle raises :class:`~cuemem.errors.ForkedHandleError`;
+the child opens the home again, as any process does. The core's thread pool is made
+anew in the child by the core itself.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .home import Home
+
+__all__ = ["close_descriptors_of", "track"]
+
+_open: weakref.WeakSet[Home] = weakref.WeakSet()
+#: Homes a child abandoned: kept, so that nothing of them is ever finalized here.
+_abandoned: list[Home] = []
+
+
+def track(home: Home) -> None:
+    """Keeps ``home`` in the set a forked child abandons."""
+    _open.add(home)
+
+
+def close_descriptors_of(path: Path) -> None:
+    """Closes this process's descriptors of the file at ``path`` (Linux: as ``/proc/self/fd``
+    lists them; elsewhere nothing). A lock taken by ``flock`` stays with the other copies of
+    its descriptor: a forked child closing its own lets nothing go for the parent."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return
+    target = str(path)
+    for name in names:
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") == target:
+                os.close(int(name))
+        except (OSError, ValueError):
+            continue
+
+
+def _after_fork_in_child() -> None:
+    inherited = list(_open)
+    _open.clear()
+    for home in inherited:
+        home.abandon()
+    _abandoned.extend(inherited)
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
