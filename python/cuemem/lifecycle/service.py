@@ -79,14 +79,17 @@ class Lifecycle:
         for candidate in extract(text, now=at, session=session, patterns=patterns):
             if admission.was_forgotten(user, candidate.text):
                 continue  # a forget took it out: hearing it again does not bring it back
+            taint = False
             if candidate.tier is Tier.WORKING:
-                tainted = origin is Origin.EXTERNAL or (session is not None and admission.session_tainted(session))
+                # Held, not written, yet read all the same: external text taints the session as any external write does.
+                tainted, marked = admission.session_taint(session, user, None, origin is Origin.EXTERNAL)
+                records.extend(marked)
                 held = self._working.hold(candidate, origin, tainted, user)
                 if held.count != 2:
                     ids.append(held.id)
                     continue
-                candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
-            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
+                candidate, taint = _promoted(candidate), held.taint  # said twice this turn: worth keeping a while, as tainted as it was held
+            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows, taint=taint))
             ids.append(admitted.id)
             records.extend(admitted.records)
             rows += sum(r["op"] == _REMEMBER for r in admitted.records)
