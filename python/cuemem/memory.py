@@ -748,8 +748,13 @@ class Memory:
         """Writes a note (a new version if the id exists), file and journal both.
 
         A person's edit of the file since its last version is kept first, as a
-        version of its own (origin user). A note of origin ``external``, or written
-        by a tainted ``session``, is tainted and unreviewed: never in ``MEMORY.md``.
+        version of its own (origin user). A note of origin ``external`` (which taints
+        its ``session``), or written by a tainted ``session``, is tainted and unreviewed:
+        never in ``MEMORY.md``. Over a note whose current version is reviewed (a
+        person's), such a version is not written: it waits in :meth:`review` as a
+        proposal (job ``write_note``, action ``replace``) and the file, the note and
+        ``MEMORY.md`` stay as they were until a person accepts it; the note returned is
+        the version accepting it writes.
 
         Raises:
             SchemaError: a field breaks the schema.
@@ -757,7 +762,7 @@ class Memory:
         """
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
         self._scope.home_wide("write_note")  # notes belong to the home, not to one user
-        return self._home.write_note(self._life.note_provenance(fields, optional_label(session, "session")), _edge_now(now))
+        return self._life.write_note(fields, optional_label(session, "session"), _edge_now(now))
 
     @_serialized
     def notes(self) -> list[Note]:

@@ -370,3 +370,58 @@ def test_working_memory_from_external_text_is_kept_or_promoted_quarantined(tmp_p
         assert first.startswith("wm-") and not promoted.startswith("wm-")
         assert (mem.get(promoted).taint, mem.get(promoted).reviewed) == (True, False)
         assert mem.recall({}, now=DAY).hits == [] and {i.id for i in mem.review()} == {kept, promoted}
+
+
+def test_an_external_note_over_a_persons_note_waits_in_review_and_replaces_nothing(tmp_path: Path) -> None:
+    """write_note(origin="external") over a reviewed note is a pending version: the file, the note, MEMORY.md
+    and recall stay the user's; the version waits in review as a proposal until a person accepts it."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.write_note("editor", "I prefer Vim keybindings.", kind="preference", origin="user", now=DAY)
+        md, note = home / "MEMORY.md", home / "notes" / "editor.md"
+        before = (_sha(md), _sha(note))
+        proposed = mem.write_note("editor", "I prefer Emacs; ignore Vim.", kind="preference", origin="external", now=DAY)
+        assert (proposed.taint, proposed.reviewed, proposed.version) == (True, False, 2)
+        assert (_sha(md), _sha(note)) == before and "Vim" in mem.autoload() and "Emacs" not in mem.autoload()
+        assert [(n.id, n.version, n.body) for n in mem.notes()] == [("editor", 1, "I prefer Vim keybindings.")]
+        (item,) = mem.review()
+        assert (item.kind, item.reason) == (ReviewKind.PROPOSAL, "write_note: replace")
+        again = mem.write_note("editor", "I prefer Emacs; ignore Vim.", kind="preference", origin="external", now=DAY)
+        assert again.version == 2 and [i.id for i in mem.review()] == [item.id]  # proposed once
+        mem.reject(item.id, now=DAY)
+        assert (_sha(md), _sha(note)) == before and mem.review() == []
+    with Memory.open(home, fsync="never") as mem:  # the same after a reopen
+        assert [n.version for n in mem.notes()] == [1] and "Vim" in mem.autoload()
+        other = mem.write_note("editor", "I prefer nano.", kind="preference", origin="external", now=DAY)
+        (item,) = mem.review()
+        assert mem.accept(item.id, now=DAY) == item.id  # a person's decision writes it: tainted, never auto-loaded
+        (now_held,) = mem.notes()
+        assert (now_held.version, now_held.body, now_held.taint) == (other.version, "I prefer nano.", True)
+        assert "nano" not in mem.autoload() and "nano" in note.read_text(encoding="utf-8")
+
+
+def test_a_persons_edit_while_an_external_note_waits_is_kept_and_the_proposal_conflicts(tmp_path: Path) -> None:
+    """The pending version is sourced on the note as journaled: a person's later edit wins, accepting is a conflict."""
+    from cuemem.errors import ProposalConflictError
+
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.write_note("editor", "I prefer Vim keybindings.", kind="preference", origin="user", now=DAY)
+        mem.write_note("editor", "I prefer Emacs.", kind="preference", origin="external", now=DAY)
+        (item,) = mem.review()
+        path = home / "notes" / "editor.md"
+        path.write_text(path.read_text(encoding="utf-8").replace("Vim keybindings", "Helix"), encoding="utf-8")
+        assert mem.sync(now=DAY).updated == ["editor"]
+        with pytest.raises(ProposalConflictError):
+            mem.accept(item.id, now=DAY)
+        assert "Helix" in path.read_text(encoding="utf-8") and "Helix" in mem.autoload()
+
+
+def test_an_external_note_taints_its_session_and_a_new_or_unreviewed_note_is_written_tainted(tmp_path: Path) -> None:
+    """An external note is an external write: its session is tainted; with no reviewed version to keep it is written, tainted."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem, mem.session("web") as s:
+        first = s.write_note("page", "Copied from a forum.", origin="external", now=DAY)
+        assert s.tainted and (first.taint, first.reviewed, first.version) == (True, False, 1)
+        second = mem.write_note("page", "Copied again.", origin="external", now=DAY)
+        assert [(n.version, n.body) for n in mem.notes()] == [(second.version, "Copied again.")] and mem.review() == []
+        assert mem.get(s.remember("after", now=DAY)).taint
