@@ -57,7 +57,7 @@ from .postgres import is_shared
 from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import choice, optional_label, to_datetime, validate_id
+from .schema.fields import MAX_SOURCE, choice, optional_label, to_datetime, validate_id
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
@@ -354,6 +354,24 @@ class Memory:
         if label is None:
             raise SchemaError("session must be 1-100 printable characters, got None", "session")
         return label in self._home.lifecycle.tainted_sessions
+
+    @_serialized
+    def taint_session(self, session: str, *, source: str | None = None, now: TimeArg = None, user_id: str | None = None) -> None:
+        """Records that the session ``session`` read content no person has reviewed (from
+        ``source``): it is tainted from now on, for good, as if it had read external content —
+        everything it writes afterwards lands quarantined. A session's reads of quarantined
+        text call this (:class:`~cuemem.session.Session`); so may a host that hands an agent
+        text cuemem never saw. Tainting a tainted session writes nothing.
+
+        Raises:
+            SchemaError: ``session`` is not a label, ``source`` not 1-2000 printable characters.
+            ReadOnlyError: the handle is read-only (a taint that cannot be journaled is refused, never dropped).
+        """
+        self._home.check_writable()
+        label = optional_label(session, "session")
+        if label is None:
+            raise SchemaError("session must be 1-100 printable characters, got None", "session")
+        self._life.taint_session(label, self._scope.writer(user_id), optional_label(source, "source", MAX_SOURCE), _edge_now(now))
 
     @_serialized
     def close(self) -> None:

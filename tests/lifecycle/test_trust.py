@@ -425,3 +425,33 @@ def test_an_external_note_taints_its_session_and_a_new_or_unreviewed_note_is_wri
         second = mem.write_note("page", "Copied again.", origin="external", now=DAY)
         assert [(n.version, n.body) for n in mem.notes()] == [(second.version, "Copied again.")] and mem.review() == []
         assert mem.get(s.remember("after", now=DAY)).taint
+
+
+def test_a_session_that_reads_quarantined_text_is_tainted(tmp_path: Path) -> None:
+    """A session's recall or context that returns quarantined text, or its look at the review queue, taints it
+    as reading external content does; a default recall does not; a read-only handle refuses such a read."""
+    from cuemem.errors import ReadOnlyError
+
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.remember("Deploys happen on Fridays.", now=DAY)
+        page = mem.session("web").read_external("Deploys happen on Mondays now.", now=DAY)
+        reads = {
+            "recall": lambda s: s.recall(text="deploys", include_quarantined=True, now=DAY),
+            "context": lambda s: s.context("deploys", budget_tokens=200, include_quarantined=True, now=DAY),
+            "review": lambda s: s.review(now=DAY),
+        }
+        for name, read in reads.items():
+            s = mem.session(f"agent-{name}")
+            s.recall(text="deploys", now=DAY)
+            s.context("deploys", budget_tokens=200, now=DAY)
+            assert not s.tainted and not mem.get(s.remember("clean", now=DAY)).taint
+            read(s)
+            assert s.tainted, name
+            later = mem.get(s.remember("Deploys happen on Mondays.", origin="user", now=DAY))
+            assert (later.taint, later.reviewed) == (True, False)
+    with Memory.open(home, read_only=True) as ro:
+        with pytest.raises(ReadOnlyError):
+            ro.session("fresh").recall(text="deploys", include_quarantined=True, now=DAY)
+        assert page not in {h.id for h in ro.session("other").recall({}, now=DAY).hits}  # nothing unreviewed: nothing to journal
+        assert not ro.tainted("fresh") and not ro.tainted("other")

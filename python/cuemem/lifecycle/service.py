@@ -110,6 +110,12 @@ class Lifecycle:
         self._home.commit(written.records)
         return written.note
 
+    def taint_session(self, session: str, user: str, source: str | None, at: datetime) -> None:
+        """Taints ``session`` for good (a ``taint`` record, unless it is tainted already): it read
+        content no person reviewed (:meth:`cuemem.Memory.taint_session`)."""
+        _, records = Admission(self._home, self.profile, at).session_taint(session, user, source, True)
+        self._home.commit(records)
+
     def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
         """Promotes a working-memory item to short-term memory; returns the record id.
 
