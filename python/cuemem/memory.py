@@ -511,7 +511,9 @@ class Memory:
         the old one, and it passes the write gate as any write does: a fact's update is its
         subject's next version (``history`` shows both; the gate may queue it), any other
         record is retired in the same commit. Its trust is the caller's (``origin``), its
-        provenance as for :meth:`remember`.
+        provenance as for :meth:`remember`, and never more than the record it replaces: the
+        successor of a tainted or quarantined record is tainted and quarantined (out of
+        default recall and ``MEMORY.md``, in :meth:`review`) until a person accepts it.
 
         Raises:
             NotFoundError: no such record this handle sees. ForgottenError: it was erased.

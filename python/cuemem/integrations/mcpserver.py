@@ -261,7 +261,7 @@ def build_server(mem: Memory, *, review: bool = False) -> MCPServer:
 
     def untainted(ctx: Context, what: str) -> None:
         if sessions.of(ctx).tainted:  # what this connection read may be asking for exactly this
-            raise ToolError(f"ScopeError: this connection has read external content; it cannot {what} on its own say-so")
+            raise ToolError(f"ScopeError: this connection has read external content (or quarantined text); it cannot {what} on its own say-so")
 
     if review:  # a person's client: the decisions are the person's
         @server.tool()
