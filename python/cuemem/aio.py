@@ -187,6 +187,7 @@ class AsyncMemory:
     # -- every other public method of Memory, awaited ---------------------------------
 
     tainted = _off_loop(Memory.tainted)
+    taint_session = _off_loop(Memory.taint_session)
     remember = _off_loop(Memory.remember)
     import_jsonl = _off_loop(Memory.import_jsonl)
     import_records = _off_loop(Memory.import_records)

@@ -57,7 +57,7 @@ from .postgres import is_shared
 from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import choice, optional_label, to_datetime, validate_id
+from .schema.fields import MAX_SOURCE, choice, optional_label, to_datetime, validate_id
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
@@ -355,6 +355,24 @@ class Memory:
             raise SchemaError("session must be 1-100 printable characters, got None", "session")
         return label in self._home.lifecycle.tainted_sessions
 
+    @_serialized
+    def taint_session(self, session: str, *, source: str | None = None, now: TimeArg = None, user_id: str | None = None) -> None:
+        """Records that the session ``session`` read content no person has reviewed (from
+        ``source``): it is tainted from now on, for good, as if it had read external content —
+        everything it writes afterwards lands quarantined. A session's reads of quarantined
+        text call this (:class:`~cuemem.session.Session`); so may a host that hands an agent
+        text cuemem never saw. Tainting a tainted session writes nothing.
+
+        Raises:
+            SchemaError: ``session`` is not a label, ``source`` not 1-2000 printable characters.
+            ReadOnlyError: the handle is read-only (a taint that cannot be journaled is refused, never dropped).
+        """
+        self._home.check_writable()
+        label = optional_label(session, "session")
+        if label is None:
+            raise SchemaError("session must be 1-100 printable characters, got None", "session")
+        self._life.taint_session(label, self._scope.writer(user_id), optional_label(source, "source", MAX_SOURCE), _edge_now(now))
+
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent.
         A view made by :meth:`user` closes nothing, and neither does a handle a forked
@@ -494,7 +512,9 @@ class Memory:
         the old one, and it passes the write gate as any write does: a fact's update is its
         subject's next version (``history`` shows both; the gate may queue it), any other
         record is retired in the same commit. Its trust is the caller's (``origin``), its
-        provenance as for :meth:`remember`.
+        provenance as for :meth:`remember`, and never more than the record it replaces: the
+        successor of a tainted or quarantined record is tainted and quarantined (out of
+        default recall and ``MEMORY.md``, in :meth:`review`) until a person accepts it.
 
         Raises:
             NotFoundError: no such record this handle sees. ForgottenError: it was erased.
@@ -749,8 +769,13 @@ class Memory:
         """Writes a note (a new version if the id exists), file and journal both.
 
         A person's edit of the file since its last version is kept first, as a
-        version of its own (origin user). A note of origin ``external``, or written
-        by a tainted ``session``, is tainted and unreviewed: never in ``MEMORY.md``.
+        version of its own (origin user). A note of origin ``external`` (which taints
+        its ``session``), or written by a tainted ``session``, is tainted and unreviewed:
+        never in ``MEMORY.md``. Over a note whose current version is reviewed (a
+        person's), such a version is not written: it waits in :meth:`review` as a
+        proposal (job ``write_note``, action ``replace``) and the file, the note and
+        ``MEMORY.md`` stay as they were until a person accepts it; the note returned is
+        the version accepting it writes.
 
         Raises:
             SchemaError: a field breaks the schema.
@@ -758,7 +783,7 @@ class Memory:
         """
         fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
         self._scope.home_wide("write_note")  # notes belong to the home, not to one user
-        return self._home.write_note(self._life.note_provenance(fields, optional_label(session, "session")), _edge_now(now))
+        return self._life.write_note(fields, optional_label(session, "session"), _edge_now(now))
 
     @_serialized
     def notes(self) -> list[Note]:

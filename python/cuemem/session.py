@@ -1,12 +1,15 @@
 """``Session``: an agent session on a home — the unit that taint follows (B3).
 
 A session is a name every write made through it carries (``Episode.session``). The
-moment it reads external content — :meth:`Session.read_external`, or any write with
-``origin="external"`` — the journal records that it is tainted, and from then on
-everything it writes, through any handle, in any process, is tainted and lands
-quarantined (:mod:`cuemem.lifecycle.writes`). Provenance comes from these calls,
-never from what the content says: a narrative claiming ``origin: user`` or
-``reviewed: true`` is just text.
+moment it reads external content — :meth:`Session.read_external`, any write with
+``origin="external"`` (an ``observe`` held only in working memory too) — the journal
+records that it is tainted, and from then on everything it writes, through any handle,
+in any process, is tainted and lands quarantined (:mod:`cuemem.lifecycle.writes`).
+**Reading quarantined text is reading external content**: a session's read that returns
+anything no person has reviewed — a recall or context with quarantined items included,
+the review queue, an unreviewed note — taints it the same way (:meth:`Session._read`,
+the one place of that rule). Provenance comes from these calls, never from what the
+content says: a narrative claiming ``origin: user`` or ``reviewed: true`` is just text.
 
 Example:
     >>> import tempfile
@@ -30,6 +33,8 @@ from .schema import Origin
 
 if TYPE_CHECKING:
     from .home.results import ImportReport, RecallResult
+    from .lifecycle.review import ReviewItem
+    from .schema import Note
     from .memory import Memory
     from .views.context import Context
 
@@ -50,8 +55,9 @@ class Session:
     """Writes and reads of one agent session; made by :meth:`cuemem.Memory.session`.
 
     Every write takes the session's default ``origin`` (``agent``) unless the call
-    names one. Reads are the handle's own (they taint nothing). A context manager for
-    convenience; leaving it closes nothing.
+    names one. Reads are the handle's own, but a read returning unreviewed content
+    taints the session (see the module docstring). A context manager for convenience;
+    leaving it closes nothing.
     """
 
     __slots__ = ("_mem", "id", "origin")
@@ -118,9 +124,37 @@ class Session:
         return self._mem.import_records(records, session=self.id, **options)
 
     def recall(self, *args: Any, **kwargs: Any) -> RecallResult:
-        """:meth:`cuemem.Memory.recall` (a read: it taints nothing)."""
-        return self._mem.recall(*args, **kwargs)
+        """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session."""
+        result = self._mem.recall(*args, **kwargs)
+        self._read([h.id for h in result.hits if h.quarantined], kwargs.get("now"))
+        return result
 
     def context(self, query: str, **kwargs: Any) -> Context:
-        """:meth:`cuemem.Memory.context` (a read: it taints nothing)."""
-        return self._mem.context(query, **kwargs)
+        """:meth:`cuemem.Memory.context`; a context holding an unreviewed item taints this session."""
+        found = self._mem.context(query, **kwargs)
+        self._read([i.id for i in found.items if not i.reviewed], kwargs.get("now"))
+        return found
+
+    def review(self, now: datetime | date | None = None) -> list[ReviewItem]:
+        """:meth:`cuemem.Memory.review`: what waits for a person. Every item is text no person
+        has accepted, so a queue that is not empty taints this session."""
+        items = self._mem.review(now=now)
+        self._read([i.id for i in items], now)
+        return items
+
+    def note(self, id: str, now: datetime | date | None = None) -> Note | None:
+        """The readable note ``id`` (None if there is none); an unreviewed one taints this session."""
+        found = next((n for n in self._mem.notes() if n.id == id), None)
+        if found is not None and not found.reviewed:
+            self._read([f"note:{found.id}"], now)
+        return found
+
+    def _read(self, unreviewed: Sequence[str], now: datetime | date | None) -> None:
+        """This session read the unreviewed items ``unreviewed`` (ids): tainted from now on, as
+        if it had read external content (nothing is written for an empty read or a tainted session).
+
+        Raises:
+            ReadOnlyError: the handle is read-only: the taint cannot be journaled, so the read is refused.
+        """
+        if unreviewed and not self.tainted:
+            self._mem.taint_session(self.id, source=f"quarantined:{unreviewed[0]}", now=now)

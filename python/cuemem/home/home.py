@@ -42,7 +42,7 @@ from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
-from ..store.note_versions import NoteReader, next_versions, synced_versions
+from ..store.note_versions import NoteReader, synced_versions
 from ..store.notes import NoteScan, NoteStore, Recovery, Seen
 from . import forks, noteseen, policycache, proof
 from .apply import Applier
@@ -687,20 +687,8 @@ class Home:
 
     @property
     def notes(self) -> NoteReader:
-        """The note files, to read (writing them is :meth:`write_note` or a ``note`` record)."""
+        """The note files, to read (writing them is committing a ``note`` record)."""
         return self._notes
-
-    def write_note(self, fields: dict[str, Any], at: datetime) -> Note:
-        """Writes ``fields`` (``Note.create``'s keywords) as the next version of its note, a
-        person's pending edit of the file kept first as a version of its own; one commit.
-
-        Raises:
-            SchemaError, InvalidIdError: a field breaks the note schema (nothing is written).
-        """
-        self.check_writable()
-        notes = next_versions(self._notes, self.indexes.notes, fields, at)
-        self.commit([rec.note(n) for n in notes])
-        return notes[-1]
 
     def sync_notes(self, at: datetime) -> SyncReport:
         """Picks up note files a person edited or added as new versions (origin user); one commit."""

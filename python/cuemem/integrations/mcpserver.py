@@ -5,7 +5,8 @@ DIR`` and talks to it over stdio, or over streamable HTTP with ``--http HOST:POR
 What it gets:
 
 - **Tools**: ``remember``, ``observe``, ``read_external``, ``recall``, ``context``,
-  ``judge``, ``history``, ``as_of``, ``review``, ``accept``, ``reject`` and ``forget``. Each returns
+  ``judge``, ``history``, ``as_of``, ``review`` and ``forget``; ``accept`` and ``reject`` only
+  for a person's client (``review=True``, ``cuemem mcp --allow-review``). Each returns
   structured content (the same fields as the Python API) and a short text rendering.
 - **Resources**: ``memory://MEMORY.md`` (the auto-load view of the server's scope) and
   ``memory://notes/{id}`` (a note as its file holds it).
@@ -15,8 +16,19 @@ Trust: every connection is one cuemem session (:class:`~cuemem.session.Session`,
 ``mcp-<run>-<n>``: over stdio the server's one connection, over HTTP one per MCP session id);
 what the tools write is origin ``agent``. Content the agent did not
 author — a fetched page, a mail, a tool's output — goes through ``read_external`` or
-any write with ``external=true``: it is written tainted and quarantined, and the
-connection's session is tainted from then on, as the trust layer defines. A call's
+any write with ``external=true`` (an ``observe`` kept only in working memory too): it is
+written tainted and quarantined, and the connection's session is tainted from then on,
+as the trust layer defines. Reading quarantined text is reading external content: a
+``review`` listing, a ``recall`` or ``context`` that returns quarantined items, an
+unreviewed note taint the connection the same way (the session's reads,
+:class:`~cuemem.session.Session`), so what it writes afterwards is quarantined.
+
+Review decisions are a person's: ``accept`` and ``reject`` are not offered at all unless
+the server is started for a person's own client (``build_server(mem, review=True)``,
+``cuemem mcp --allow-review``) — an agent that read a page asking to be trusted must
+have no tool that trusts it. On such a server the decisions are the person's say-so
+and are taken on a connection that has read the queue (reading it is what reviewing
+is); that connection's writes are quarantined all the same. A call's
 arguments are checked by the SDK against the tool's JSON schema, then by cuemem; a bad
 one comes back as a tool error with cuemem's typed message, never a crashed server.
 Calls run in worker threads (the SDK's), one at a time on the home, so a slow call
@@ -123,8 +135,10 @@ def _typed() -> Iterator[None]:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(mem: Memory) -> MCPServer:
-    """The MCP server over the open handle ``mem`` (its scope is the server's)."""
+def build_server(mem: Memory, *, review: bool = False) -> MCPServer:
+    """The MCP server over the open handle ``mem`` (its scope is the server's). With
+    ``review``, the server is a person's client's and offers the decisions ``accept`` and
+    ``reject``; without it, no tool decides a review item."""
     server = MCPServer("cuemem", instructions=INSTRUCTIONS, version=__version__)
     sessions = _Sessions(mem)
 
@@ -173,14 +187,16 @@ def build_server(mem: Memory) -> MCPServer:
 
     @server.tool()
     def recall(
-        query: str | None = None, cues: dict[str, str | list[str]] | None = None, k: int = 10, include_quarantined: bool = False,
-        now: str | None = None,
+        ctx: Context, query: str | None = None, cues: dict[str, str | list[str]] | None = None, k: int = 10,
+        include_quarantined: bool = False, now: str | None = None,
     ) -> CallToolResult:
         """Recall memories. query: a question or keywords (ranked by text relevance and
         salience); cues: exact filters by dimension — actor, type, time ("2026-06", "June
         2026", "last week"), tag, subject, kind, tier, outcome, thread. With neither, the most
-        salient memories. include_quarantined: also unreviewed external content (flagged)."""
-        r = call(lambda: mem.recall(cues, text=query, k=k, now=_now(now), include_quarantined=include_quarantined))
+        salient memories. include_quarantined: also unreviewed external content (flagged;
+        reading it taints this connection as reading external content does)."""
+        session = sessions.of(ctx)
+        r = call(lambda: session.recall(cues, text=query, k=k, now=_now(now), include_quarantined=include_quarantined))
         hits = [_hit(h) for h in r.hits]
         lines = [f"{h['id']} ({h['occurred_at']}){' [quarantined]' if h['quarantined'] else ''}: {h['narrative']}" for h in hits]
         body = {"hits": hits, "total": r.total, "examined": r.examined, "full_scan": r.full_scan}
@@ -188,12 +204,14 @@ def build_server(mem: Memory) -> MCPServer:
 
     @server.tool()
     def context(
-        query: str, budget_tokens: int = 2000, k: int = 20, include_quarantined: bool = False, now: str | None = None,
+        query: str, ctx: Context, budget_tokens: int = 2000, k: int = 20, include_quarantined: bool = False, now: str | None = None,
     ) -> CallToolResult:
         """The memories a task needs, fitted to a token budget: the most relevant and trusted
         first, each shown in full, as a section, an outline line or a bare pointer as the
-        budget allows. Use it to fill your prompt."""
-        c = call(lambda: mem.context(query, budget_tokens=budget_tokens, k=k, now=_now(now), include_quarantined=include_quarantined))
+        budget allows. Use it to fill your prompt. include_quarantined: also unreviewed
+        content (reading it taints this connection)."""
+        session = sessions.of(ctx)
+        c = call(lambda: session.context(query, budget_tokens=budget_tokens, k=k, now=_now(now), include_quarantined=include_quarantined))
         items = [
             {"id": i.id, "view": i.view.value, "text": i.text, "tokens": i.tokens, "tier": i.tier, "provenance": i.provenance.to_json(),
              "evidence": list(i.evidence)}
@@ -226,11 +244,14 @@ def build_server(mem: Memory) -> MCPServer:
         body = {"version": None if found is None else _version(found)}
         return _result(body, "nothing known then" if found is None else found.episode.narrative)
 
-    @server.tool()
-    def review(now: str | None = None) -> CallToolResult:
-        """What waits for a person's decision: quarantined memories and queued writes, with
-        where each came from. A person decides with accept or reject."""
-        items = call(lambda: mem.review(now=_now(now)))
+    @server.tool(name="review")
+    def review_queue(ctx: Context, now: str | None = None) -> CallToolResult:
+        """What waits for a person's decision: quarantined memories, queued writes and
+        proposals, with where each came from. Reading it taints this connection (it is
+        text no person has accepted). Only a person decides (accept or reject, offered
+        on a person's own client)."""
+        session = sessions.of(ctx)
+        items = call(lambda: session.review(now=_now(now)))
         body = {"items": [
             {"id": i.id, "kind": i.kind.value, "reason": i.reason, "narrative": i.narrative, "since": i.since.isoformat(),
              "provenance": [p.to_json() for p in i.provenance]}
@@ -240,24 +261,22 @@ def build_server(mem: Memory) -> MCPServer:
 
     def untainted(ctx: Context, what: str) -> None:
         if sessions.of(ctx).tainted:  # what this connection read may be asking for exactly this
-            raise ToolError(f"ScopeError: this connection has read external content; it cannot {what} on its own say-so")
+            raise ToolError(f"ScopeError: this connection has read external content (or quarantined text); it cannot {what} on its own say-so")
 
-    @server.tool()
-    def accept(id: str, ctx: Context, now: str | None = None) -> CallToolResult:
-        """Accept an item waiting for review (only on a person's say-so): a quarantined
-        memory becomes trusted in recall; a queued write is written. Refused once this
-        connection has read external content."""
-        untainted(ctx, "accept")
-        eid = call(lambda: mem.accept(id, now=_now(now)))
-        return _result({"accepted": eid}, f"accepted {eid}")
+    if review:  # a person's client: the decisions are the person's
+        @server.tool()
+        def accept(id: str, now: str | None = None) -> CallToolResult:
+            """Accept an item waiting for review, on the person's say-so only: a quarantined
+            memory becomes trusted in recall; a queued write is written; a proposal is made."""
+            eid = call(lambda: mem.accept(id, now=_now(now)))
+            return _result({"accepted": eid}, f"accepted {eid}")
 
-    @server.tool()
-    def reject(id: str, ctx: Context, now: str | None = None) -> CallToolResult:
-        """Reject an item waiting for review: it leaves recall (the journal keeps it).
-        Refused once this connection has read external content."""
-        untainted(ctx, "reject")
-        call(lambda: mem.reject(id, now=_now(now)))
-        return _result({"rejected": id}, f"rejected {id}")
+        @server.tool()
+        def reject(id: str, now: str | None = None) -> CallToolResult:
+            """Reject an item waiting for review, on the person's say-so only: it leaves recall
+            (the journal keeps it)."""
+            call(lambda: mem.reject(id, now=_now(now)))
+            return _result({"rejected": id}, f"rejected {id}")
 
     @server.tool()
     def forget(
@@ -283,10 +302,12 @@ def build_server(mem: Memory) -> MCPServer:
         with _typed():
             return mem.autoload()
 
-    @server.resource("memory://notes/{id}", name="note", mime_type="text/markdown", description="A note, as its file holds it.")
-    def note(id: str) -> str:
+    @server.resource("memory://notes/{id}", name="note", mime_type="text/markdown",
+                     description="A note, as its file holds it (an unreviewed one taints the connection that reads it).")
+    def note(id: str, ctx: Context) -> str:
+        session = sessions.of(ctx)
         with _typed():
-            found = next((n for n in mem.notes() if n.id == id), None)
+            found = session.note(id)
         if found is None:
             raise ResourceNotFoundError(f"no note {id!r}")
         return found.body
@@ -298,9 +319,10 @@ def build_server(mem: Memory) -> MCPServer:
     return server
 
 
-def serve(mem: Memory, *, http: tuple[str, int] | None = None) -> None:
-    """Runs the server over stdio, or streamable HTTP on ``http`` (host, port), until stopped."""
-    server = build_server(mem)
+def serve(mem: Memory, *, http: tuple[str, int] | None = None, review: bool = False) -> None:
+    """Runs the server over stdio, or streamable HTTP on ``http`` (host, port), until stopped
+    (``review``: a person's client, offered the review decisions; see :func:`build_server`)."""
+    server = build_server(mem, review=review)
     if http is None:
         server.run("stdio")
     else:

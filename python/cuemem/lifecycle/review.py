@@ -91,11 +91,12 @@ class ReviewItem:
 
 
 def provenance_chain(episode: Episode, lookup: Callable[[str], Episode | None]) -> tuple[Provenance, ...]:
-    """``episode``'s provenance, then its sources', breadth first, each once, at most
+    """``episode``'s provenance, then what it came from — its sources and the record it
+    supersedes (an update's predecessor) — breadth first, each once, at most
     :data:`CHAIN_LIMIT`; ``lookup`` reads a source (None: not in the home)."""
     out = [Provenance.of(episode)]
     seen = {episode.id}
-    queue: list[str] = list(episode.sources)
+    queue: list[str] = _came_from(episode)
     while queue and len(out) < CHAIN_LIMIT:
         sid = queue.pop(0)
         if sid in seen:
@@ -104,8 +105,13 @@ def provenance_chain(episode: Episode, lookup: Callable[[str], Episode | None]) 
         source = lookup(sid)
         if source is not None:
             out.append(Provenance.of(source))
-            queue.extend(source.sources)
+            queue.extend(_came_from(source))
     return tuple(out)
+
+
+def _came_from(episode: Episode) -> list[str]:
+    """The records ``episode`` derives from: its sources, then its predecessor."""
+    return [*episode.sources, *(() if episode.supersedes is None else (episode.supersedes,))]
 
 
 def ordered(items: Sequence[ReviewItem]) -> list[ReviewItem]:

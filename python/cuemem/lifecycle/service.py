@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import (
     CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
 )
-from ..schema import Episode, Origin, Tier
+from ..schema import Episode, Note, Origin, Tier
 from ..store import records as rec
 from . import tiers, versions
 from .approvals import Approval
@@ -33,7 +33,8 @@ from .state import ACCEPTED, REJECTED, VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Supervisor, Worker
-from .writes import Admission, new_episode, source_trust
+from .notewrites import note_write
+from .writes import Admission, new_episode
 
 if TYPE_CHECKING:
     from ..home.home import Home
@@ -79,38 +80,41 @@ class Lifecycle:
         for candidate in extract(text, now=at, session=session, patterns=patterns):
             if admission.was_forgotten(user, candidate.text):
                 continue  # a forget took it out: hearing it again does not bring it back
+            taint = False
             if candidate.tier is Tier.WORKING:
-                tainted = origin is Origin.EXTERNAL or (session is not None and admission.session_tainted(session))
+                # Held, not written, yet read all the same: external text taints the session as any external write does.
+                tainted, marked = admission.session_taint(session, user, None, origin is Origin.EXTERNAL)
+                records.extend(marked)
                 held = self._working.hold(candidate, origin, tainted, user)
                 if held.count != 2:
                     ids.append(held.id)
                     continue
-                candidate = _promoted(candidate)  # said twice this turn: worth keeping a while
-            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows))
+                candidate, taint = _promoted(candidate), held.taint  # said twice this turn: worth keeping a while, as tainted as it was held
+            admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows, taint=taint))
             ids.append(admitted.id)
             records.extend(admitted.records)
             rows += sum(r["op"] == _REMEMBER for r in admitted.records)
         self._home.commit(records)
         return ids
 
-    def note_provenance(self, fields: dict[str, Any], session: str | None) -> dict[str, Any]:
-        """``write_note``'s fields with the provenance rule of :mod:`.writes` applied: tainted
-        and unreviewed when its origin is external, its session is tainted, a record
-        it cites is tainted or unreviewed (:func:`~.writes.source_trust`), or the note's
-        current version is tainted (a new version of it is derived from it)."""
-        home = self._home
-        sources = fields.get("sources")
-        cited = [s for s in sources if isinstance(s, str)] if isinstance(sources, (list, tuple)) else []  # else: Note.create refuses it
-        tainted = fields.get("origin") == Origin.EXTERNAL.value or (session is not None and session in home.lifecycle.tainted_sessions)
-        if cited and not tainted:
-            taint, reviewed = source_trust(home, cited, None)
-            tainted = taint or not reviewed
-        if not tainted and isinstance(fields.get("id"), str) and fields["id"] in home.note_versions:
-            try:
-                tainted = home.read_note(fields["id"]).taint
-            except CuememError:
-                tainted = True  # a broken current version: unknown provenance
-        return {**fields, "taint": True, "reviewed": False} if tainted else fields
+    def write_note(self, fields: dict[str, Any], session: str | None, at: datetime) -> Note:
+        """Writes ``fields`` (``Note.create``'s keywords) as the next version of its note, or —
+        a tainted version over a reviewed note — proposes it (:mod:`.notewrites`); one commit.
+
+        Raises:
+            SchemaError, InvalidIdError: a field breaks the note schema (nothing is written).
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        written = note_write(self._home, Admission(self._home, self.profile, at), fields, session)
+        self._home.commit(written.records)
+        return written.note
+
+    def taint_session(self, session: str, user: str, source: str | None, at: datetime) -> None:
+        """Taints ``session`` for good (a ``taint`` record, unless it is tainted already): it read
+        content no person reviewed (:meth:`cuemem.Memory.taint_session`)."""
+        _, records = Admission(self._home, self.profile, at).session_taint(session, user, source, True)
+        self._home.commit(records)
 
     def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
         """Promotes a working-memory item to short-term memory; returns the record id.

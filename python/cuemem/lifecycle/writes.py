@@ -11,9 +11,12 @@ capacity no longer counts: saying it again writes it again, citing it).
 Every write first gets its provenance, from the call and never from its content
 (:meth:`Admission.provenance`): it is tainted when it says so, when its origin is
 external, when its session has read external content (a ``taint`` record, written
-here when an external write first taints its session) or when any record it derives
-from is tainted; taint is never lifted. A tainted write lands unreviewed — quarantined
-— unless it is a job's derivative of records that are all reviewed; a job's
+here when an external write first taints its session: :meth:`Admission.session_taint`)
+or when any record it derives from is tainted — the records it cites, and the record it
+supersedes (an update's successor carries the least trust of what it came from: the
+successor of a quarantined record is quarantined); taint is never lifted. A tainted
+write lands unreviewed — quarantined — unless it is a job's derivative of records that
+are all reviewed; a job's
 derivative of a quarantined record is quarantined too. Then it meets the gate's trust
 rule (confidence at most the origin's trust; an origin trusted below the profile's
 ``long_term_trust`` writes short-term; a quarantined write as external content does).
@@ -171,15 +174,9 @@ class Admission:
         Raises:
             SchemaError: it cites another user's record.
         """
-        taint = episode.taint or episode.origin is _EXTERNAL
-        records: list[rec.Record] = []
-        session = episode.session
-        if session is not None:
-            if self.session_tainted(session):
-                taint = True
-            elif taint:
-                self._tainted[session] = episode.source
-                records.append(rec.taint(episode.user_id, session, episode.source, self.at))
+        taint, records = self.session_taint(
+            episode.session, episode.user_id, episode.source, episode.taint or episode.origin is _EXTERNAL,
+        )
         reviewed = episode.reviewed
         derived = episode.origin is _JOB and bool(episode.sources)  # a job's derivative of the records it cites
         if episode.sources:
@@ -187,6 +184,10 @@ class Admission:
             taint = taint or tainted
             if derived:
                 reviewed = reviewed and clean
+        if episode.supersedes is not None:  # a successor (an update) is no more trusted than what it replaces
+            tainted, clean = source_trust(self.home, (episode.supersedes,), episode.user_id)
+            taint = taint or tainted
+            reviewed = reviewed and clean
         if taint and not derived:
             reviewed = False
         if taint != episode.taint or reviewed != episode.reviewed:
@@ -218,6 +219,20 @@ class Admission:
         """Whether a forget took out ``user``'s memory ``narrative`` (and this batch does not allow it back)."""
         forgotten = self.home.lifecycle.forgotten
         return bool(forgotten) and not self.allow_forgotten and rec.content_hash(user, narrative) in forgotten
+
+    def session_taint(self, session: str | None, user: str, source: str | None, taint: bool) -> tuple[bool, list[rec.Record]]:
+        """Whether a write (or a read) of ``taint`` by ``session`` is tainted, and the ``taint``
+        record of its session if it is the one that taints it: a tainted session taints all
+        it writes; a tainted write taints its session for good. The one rule of session taint.
+        """
+        if session is None:
+            return taint, []
+        if self.session_tainted(session):
+            return True, []
+        if not taint:
+            return False, []
+        self._tainted[session] = source
+        return True, [rec.taint(user, session, source, self.at)]
 
     def session_tainted(self, session: str) -> bool:
         """Whether ``session`` is tainted: in the home, or by this batch (for any user:
