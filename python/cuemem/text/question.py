@@ -130,6 +130,10 @@ class Vocabulary:
     def __len__(self) -> int:
         return sum(len(v) for v in self._latin.values()) + sum(len(v) for v in self._cjk.values())
 
+    def entries(self) -> list[tuple[str, str]]:
+        """Every ``(dimension, value)`` learnt, sorted: what two vocabularies compare by."""
+        return sorted(pair for table in (self._latin, self._cjk) for known in table.values() for pair in known)
+
     def find(
         self, question: str, live: Callable[[str, str], bool] | None = None,
     ) -> tuple[dict[str, list[str]], list[tuple[int, int]]]:

@@ -1,0 +1,435 @@
+"""The whole public API at once: a hypothesis state machine against a plain-Python model.
+
+Each example opens a home of two users and interleaves every public operation a user's
+agent makes — writes (``remember``, ``observe``, ``update``, a session's
+``read_external`` and its later writes, notes from a person and from outside), reads (cue
+and text recall through each user's view, ``context``, ``autoload``, ``get``, ``ids``),
+decisions (``accept``/``reject`` of what waits in review), jobs (``consolidate``,
+``distill``, ``maintain``) at a clock that moves forward, ``forget`` (erase and retire, by
+id and by session), reopen and rebuild. The model (:class:`Model`) knows, for each record it
+wrote, whose it is, whether it is live, quarantined, retired or erased, and the one word
+(a nonce) only that record holds. After every step the machine checks what any read may
+return:
+
+- only typed refusals a caller can expect (a :class:`~cuemem.CuememError` the rule names);
+  anything else fails the run;
+- nothing erased, retired or (unless asked) quarantined comes back, through any read;
+- no erased word is anywhere a read reaches: recall, context, ``MEMORY.md``, ``get``, and
+  (an embedded home) every file of the home;
+- no other user's record comes back through a user's view;
+- tainted text is never in ``MEMORY.md``;
+- every live, trusted, long-term record the model wrote is recallable by its user.
+
+A reopen and a rebuild each must leave every read as it was, and so must the structures
+kept up in place as the home changes (the question reader's vocabulary, the citers, the
+thread links), compared with what a fresh open builds. The machine runs in the default
+suite with a small budget for both kinds of home (tests/shared_homes.py), and longer under
+``-m slow``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+
+from cuemem import CuememError, ForgottenError, Memory, NotFoundError, Session
+
+T = TypeVar("T")
+UTC = timezone.utc
+START = datetime(2026, 3, 2, 9, tzinfo=UTC)
+USERS = ("ann", "bob")
+#: Sentences the records are made of: topics that overlap, so text recall and dedupe have work.
+TOPICS = (
+    "The renewal with Acme is due in May",
+    "Kim moved the weekly sync to Thursdays",
+    "The budget for the offsite is frozen",
+    "Acme wants a twelve percent discount",
+    "Priya is on vacation until the fourteenth",
+    "The outage was caused by a full disk",
+)
+QUESTIONS = ("renewal Acme", "when is the weekly sync", "discount", "what caused the outage", "budget offsite")
+K = 200  # more than any example writes: a recall returns every match
+
+
+@dataclass
+class Rec:
+    """What the model knows of one record it wrote."""
+
+    id: str
+    user: str
+    nonce: str
+    long_term: bool
+    subject: str | None = None
+    quarantined: bool = False
+    tainted: bool = False
+    state: str = "live"  # live, superseded, retired, erased
+
+
+@dataclass
+class Model:
+    """The records written, and the words forget erased."""
+
+    records: dict[str, Rec] = field(default_factory=dict)
+    erased_words: set[str] = field(default_factory=set)
+    #: Words only tainted content holds: never in MEMORY.md.
+    tainted_words: set[str] = field(default_factory=set)
+    sessions: dict[str, str] = field(default_factory=dict)  # session id -> user
+    tainted_sessions: set[str] = field(default_factory=set)
+
+    def erased_ids(self) -> set[str]:
+        return {r.id for r in self.records.values() if r.state == "erased"}
+
+    def gone(self) -> set[str]:
+        """Ids no default read may return: erased or retired."""
+        return {r.id for r in self.records.values() if r.state in ("erased", "retired")}
+
+
+def _typed(fn: Callable[[], T], *expected: type[CuememError]) -> T | CuememError:
+    """``fn()``; a refusal of one of ``expected`` is returned; any other error fails the run."""
+    try:
+        return fn()
+    except expected as exc:
+        return exc
+    except CuememError as exc:
+        raise AssertionError(f"an unexpected refusal: {type(exc).__name__}: {exc}") from exc
+
+
+class APIMachine(RuleBasedStateMachine):
+    """One home of two users, driven through the public API (see the module docs)."""
+
+    records = Bundle("records")
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.path = root / f"home-{next(_homes)}"
+        self.now = START
+        self.model = Model()
+        self.nonces = itertools.count()
+        self.mem = Memory.open(self.path, fsync="never", user="*")
+        self.sessions: dict[str, Session] = {}
+
+    def teardown(self) -> None:
+        self.mem.close()
+
+    # -- helpers ------------------------------------------------------------------
+
+    def nonce(self) -> str:
+        return f"zq{next(self.nonces)}x"
+
+    def view(self, user: str) -> Memory:
+        return self.mem.user(user)
+
+    def tick(self) -> datetime:
+        self.now += timedelta(minutes=7)
+        return self.now
+
+    def track(self, rid: str, user: str, nonce: str, *, long_term: bool, subject: str | None = None,
+              quarantined: bool = False, tainted: bool = False) -> Rec | None:
+        if not rid.startswith("ep-") and not rid.startswith("lt-") or rid in self.model.records:
+            return None
+        rec = Rec(rid, user, nonce, long_term, subject, quarantined, tainted)
+        self.model.records[rid] = rec
+        if tainted:
+            self.model.tainted_words.add(nonce)
+        return rec
+
+    # -- writes ---------------------------------------------------------------------
+
+    @initialize()
+    def seed(self) -> None:
+        """Each user has a memory from the start (a home of several users from step one)."""
+        for user in USERS:
+            nonce = self.nonce()
+            rid = self.mem.remember(f"{TOPICS[0]} {nonce}", user_id=user, now=self.tick())
+            self.track(rid, user, nonce, long_term=True)
+
+    @rule(target=records, user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS), short=st.booleans(),
+          subject=st.sampled_from([None, None, "pricing"]), thread=st.sampled_from([None, "t1", "t2"]))
+    def remember(self, user: str, topic: str, short: bool, subject: str | None, thread: str | None) -> str:
+        nonce = self.nonce()
+        rid = self.mem.remember(f"{topic} {nonce}", user_id=user, tier="short" if short else "long", subject=subject,
+                                actors=[topic.split()[1]], thread=thread, now=self.tick())
+        if subject is not None:
+            for rec in self.model.records.values():
+                if rec.user == user and rec.subject == subject and rec.state == "live" and rec.long_term and not short:
+                    rec.state = "superseded"
+        self.track(rid, user, nonce, long_term=not short, subject=subject)
+        return rid
+
+    @rule(user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS), kind=st.sampled_from(["prefer", "decide", "plain"]))
+    def observe(self, user: str, topic: str, kind: str) -> None:
+        nonce = self.nonce()
+        text = {"prefer": f"I prefer {topic.lower()} {nonce}.", "decide": f"We decided that {topic.lower()} {nonce}.",
+                "plain": f"{topic} {nonce}."}[kind]
+        for rid in self.mem.observe(text, user_id=user, now=self.tick()):
+            self.track(rid, user, nonce, long_term=False)  # the tier is the extractor's: presence is not asserted
+
+    @rule(target=records, user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS), label=st.sampled_from(["s1", "s2", "s3"]))
+    def read_external(self, user: str, topic: str, label: str) -> str:
+        """A session reads a web page: a tainted, quarantined short-term record; the session is tainted."""
+        sid = f"{user}-{label}"
+        session = self.sessions.setdefault(sid, self.view(user).session(sid))
+        nonce = self.nonce()
+        rid = session.read_external(f"{topic} (from a web page) {nonce}", source=f"https://example.org/{nonce}", now=self.tick())
+        self.model.sessions[sid] = user
+        self.model.tainted_sessions.add(sid)
+        self.track(rid, user, nonce, long_term=False, quarantined=True, tainted=True)
+        assert session.tainted
+        return rid
+
+    @rule(target=records, user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS), label=st.sampled_from(["s1", "s2", "s3"]))
+    def session_remember(self, user: str, topic: str, label: str) -> str:
+        """A session writes: quarantined exactly when it has read external content."""
+        sid = f"{user}-{label}"
+        session = self.sessions.setdefault(sid, self.view(user).session(sid))
+        self.model.sessions[sid] = user
+        nonce = self.nonce()
+        rid = session.remember(f"{topic} {nonce}", now=self.tick())
+        tainted = sid in self.model.tainted_sessions
+        assert session.tainted == tainted
+        self.track(rid, user, nonce, long_term=True, quarantined=tainted, tainted=tainted)
+        return rid
+
+    @rule(target=records, old=records, topic=st.sampled_from(TOPICS))
+    def update(self, old: str, topic: str) -> str | None:
+        rec = self.model.records[old]
+        nonce = self.nonce()
+        out = _typed(lambda: self.view(rec.user).update(old, f"{topic} {nonce}", now=self.tick()), NotFoundError, ForgottenError)
+        if rec.state == "erased":
+            assert isinstance(out, ForgottenError), out
+            return None
+        if isinstance(out, CuememError) or rec.state != "live":
+            return None  # a retired or superseded record may refuse an update; never a crash
+        assert isinstance(out, str)
+        rec.state = "superseded"
+        new = self.track(out, rec.user, nonce, long_term=rec.long_term, subject=rec.subject,
+                         quarantined=rec.quarantined or rec.tainted, tainted=rec.tainted)
+        return out if new is not None else None
+
+    @rule(user=st.sampled_from(USERS), note=st.sampled_from(["prefs", "style"]), external=st.booleans())
+    def write_note(self, user: str, note: str, external: bool) -> None:
+        """A person's note, or text from outside written over it."""
+        nonce = self.nonce()
+        _typed(lambda: self.view(user).write_note(f"{user}-{note}", f"Keep the answers short {nonce}",
+                                                  origin="external" if external else "user", now=self.tick()))
+        if external:
+            self.model.tainted_words.add(nonce)
+
+    # -- decisions ----------------------------------------------------------------------
+
+    @rule(user=st.sampled_from(USERS), accept=st.booleans(), pick=st.integers(0, 5))
+    def decide(self, user: str, accept: bool, pick: int) -> None:
+        """A person accepts or rejects a quarantined record of the review queue (proposals are rejected)."""
+        items = self.view(user).review(now=self.now)
+        for item in items:
+            assert item.user_id == user
+        if not items:
+            return
+        item = items[pick % len(items)]
+        rec = self.model.records.get(item.id)
+        if item.reason != "quarantined" or rec is None:
+            _typed(lambda: self.view(user).reject(item.id, now=self.tick()))
+            return
+        if accept:
+            self.view(user).accept(item.id, now=self.tick())
+            rec.quarantined = False
+        else:
+            self.view(user).reject(item.id, now=self.tick())
+            rec.state = "retired"
+
+    # -- jobs -------------------------------------------------------------------------
+
+    @rule(days=st.integers(1, 40))
+    def time_passes(self, days: int) -> None:
+        self.now += timedelta(days=days)
+
+    @rule(job=st.sampled_from(["consolidate", "distill", "maintain"]))
+    def run_job(self, job: str) -> None:
+        getattr(self.mem, job)(now=self.tick())
+        if job == "maintain":  # expiry may retire any short-term record: the model stops asserting them
+            for rec in self.model.records.values():
+                if not rec.long_term and rec.state == "live":
+                    rec.state = "maybe"
+
+    # -- forget -----------------------------------------------------------------------
+
+    @rule(target_id=records, erase=st.booleans())
+    def forget(self, target_id: str, erase: bool) -> None:
+        rec = self.model.records[target_id]
+        out = _typed(lambda: self.view(rec.user).forget(target_id, retention="erase" if erase else "retire", now=self.tick()),
+                     ForgottenError)
+        if rec.state == "erased":
+            assert isinstance(out, ForgottenError), out
+            return
+        assert not isinstance(out, CuememError), out
+        self._forgotten(rec, erase)
+
+    @rule(user=st.sampled_from(USERS), label=st.sampled_from(["s1", "s2", "s3"]))
+    def forget_session(self, user: str, label: str) -> None:
+        sid = f"{user}-{label}"
+        if sid not in self.model.sessions:
+            return
+        receipt = self.view(user).forget(session=sid, now=self.tick())
+        for rid in receipt.ids:
+            if rid in self.model.records:
+                self._forgotten(self.model.records[rid], True)
+
+    def _forgotten(self, rec: Rec, erase: bool) -> None:
+        if erase:
+            rec.state = "erased"
+            self.model.erased_words.add(rec.nonce)
+        elif rec.state != "erased":
+            rec.state = "retired"
+
+    # -- reopen, rebuild ----------------------------------------------------------------
+
+    @rule()
+    def reopen(self) -> None:
+        before = self.snapshot()
+        self.mem.close()
+        self.mem = Memory.open(self.path, fsync="never", user="*")
+        self.sessions = {sid: self.view(user).session(sid) for sid, user in self.model.sessions.items()}
+        assert self.snapshot() == before
+
+    @rule()
+    def rebuild(self) -> None:
+        before = self.snapshot()
+        self.mem.rebuild()
+        assert self.snapshot() == before
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every read this machine compares across a reopen or a rebuild, and the
+        structures kept up in place (a fresh open builds them from scratch)."""
+        out: dict[str, Any] = {}
+        for user in USERS:
+            view = self.view(user)
+            cue = view.recall(None, k=K, now=self.now)
+            out[user] = {
+                "cue": [(h.id, round(h.score, 5)) for h in cue.hits],
+                "ids": sorted(view.ids()),
+                "text": [sorted(h.id for h in view.recall(text=q, k=K, now=self.now).hits) for q in QUESTIONS],
+                "quarantined": sorted(h.id for h in view.recall(None, k=K, now=self.now, include_quarantined=True).hits),
+                "autoload": view.autoload(),
+                "tainted": sorted(s for s in self.model.sessions if self.mem.tainted(s)),
+            }
+        home = self.mem._home  # the structures kept up in place, as a fresh open builds them
+        reader = self.mem._recall._reader
+        vocabulary = reader.vocabulary()
+        inner = home.indexes.cues._inner
+        out["vocabulary"] = [(d, v) for d, v in vocabulary.entries() if inner.count({d: [v]}) > 0]
+        out["citers"] = list(home.indexes.citers)
+        return out
+
+    # -- reads and the invariants ---------------------------------------------------------
+
+    @rule(user=st.sampled_from(USERS), question=st.sampled_from(QUESTIONS), quarantined=st.booleans())
+    def recall_text(self, user: str, question: str, quarantined: bool) -> None:
+        hits = self.view(user).recall(text=question, k=10, now=self.now, include_quarantined=quarantined).hits
+        self.check_hits(user, [(h.id, h.record) for h in hits], quarantined)
+
+    @rule(user=st.sampled_from(USERS), tier=st.sampled_from([None, "long", "short"]))
+    def recall_cues(self, user: str, tier: str | None) -> None:
+        cues = {"tier": [tier]} if tier else None
+        result = self.view(user).recall(cues, k=K, now=self.now)
+        self.check_hits(user, [(h.id, h.record) for h in result.hits], False)
+        assert result.total == len(result.hits)
+
+    @rule(user=st.sampled_from(USERS), question=st.sampled_from(QUESTIONS))
+    def context(self, user: str, question: str) -> None:
+        ctx = self.view(user).context(question, budget_tokens=400, now=self.now)
+        gone = self.model.gone()
+        for item in ctx.items:
+            assert item.id not in gone, item.id
+            rec = self.model.records.get(item.id)
+            if rec is not None:
+                assert rec.user == user and not rec.quarantined, item
+        self.no_erased_words(ctx.text, "context")
+
+    @rule(rid=records)
+    def get(self, rid: str) -> None:
+        rec = self.model.records[rid]
+        own = self.view(rec.user)
+        other = self.view(next(u for u in USERS if u != rec.user))
+        got = _typed(lambda: own.get(rid), ForgottenError)
+        if rec.state == "erased":
+            assert isinstance(got, ForgottenError)
+        else:
+            assert not isinstance(got, CuememError) and got.user_id == rec.user
+            self.no_erased_words(got.narrative, "get")
+        # another user's view cannot tell this record from one that never existed
+        assert type(_typed(lambda: other.get(rid), NotFoundError)) is type(_typed(lambda: other.get("ep-0000000000000000"), NotFoundError))
+
+    @invariant()
+    def reads_hold(self) -> None:
+        """What every user's view returns by default, checked against the model."""
+        for user in USERS:
+            view = self.view(user)
+            hits = view.recall(None, k=K, now=self.now).hits
+            self.check_hits(user, [(h.id, h.record) for h in hits], False)
+            returned = {h.id for h in hits}
+            for rec in self.model.records.values():
+                if rec.user == user and rec.state == "live" and rec.long_term and not rec.quarantined and rec.subject is None:
+                    assert rec.id in returned, f"{rec} is not recalled"
+            ids = set(view.ids())
+            assert not ids & self.model.erased_ids(), "ids() lists erased records"
+            assert returned <= ids
+            memory_md = view.autoload()
+            self.no_erased_words(memory_md, "MEMORY.md")
+            leaked = [w for w in self.model.tainted_words if w in memory_md]
+            assert not leaked, f"tainted text in MEMORY.md: {leaked}"
+
+    @invariant()
+    def no_erased_words_on_disk(self) -> None:
+        """No file of an embedded home holds an erased word (a shared home's cache directory too)."""
+        if not self.model.erased_words or not self.path.is_dir():
+            return
+        for path in self.path.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                data = path.read_bytes()
+                found = [w for w in self.model.erased_words if w.encode() in data]
+                assert not found, f"{path.relative_to(self.path)} holds erased {found}"
+
+    def check_hits(self, user: str, hits: list[tuple[str, Any]], quarantined: bool) -> None:
+        gone = self.model.gone()
+        for rid, record in hits:
+            assert rid not in gone, f"{rid} ({self.model.records[rid].state}) was returned"
+            assert record.user_id == user, f"{rid} of {record.user_id} through {user}'s view"
+            rec = self.model.records.get(rid)
+            if rec is not None and not quarantined:
+                assert not rec.quarantined, f"quarantined {rid} returned by default"
+            self.no_erased_words(record.narrative, "a recall")
+
+    def no_erased_words(self, text: str, where: str) -> None:
+        found = [w for w in self.model.erased_words if w in text]
+        assert not found, f"{where} shows erased {found}"
+
+
+_homes = itertools.count()
+
+
+def _run(root: Path, examples: int, steps: int) -> None:
+    run_state_machine_as_test(
+        lambda: APIMachine(root),
+        settings=settings(max_examples=examples, stateful_step_count=steps, deadline=None,
+                          suppress_health_check=list(HealthCheck)),
+    )
+
+
+def test_the_whole_api_against_the_model(tmp_path: Path) -> None:
+    """A bounded run in the default suite (both homes)."""
+    _run(tmp_path, examples=6, steps=35)
+
+
+@pytest.mark.slow
+def test_the_whole_api_against_the_model_at_length(tmp_path: Path) -> None:
+    """The long run: many more and longer sequences."""
+    _run(tmp_path, examples=150, steps=80)
