@@ -113,9 +113,10 @@ class TimeCueError(CuememError, ValueError):
     """A time cue that is not a date, a month, a year or a known relative phrase."""
 
 
-class ClockError(CuememError, ValueError):
-    """Work that retires memories by age, asked at a ``now`` far past the home's own
-    clock without ``allow_clock_jump=True``."""
+class ClockError(InvalidArgumentError):
+    """A ``now`` the home's clock refuses: work that retires memories by age asked far past
+    the home's own clock without ``allow_clock_jump=True``, or a call acting on a record,
+    queued write or proposal at a ``now`` before it was recorded."""
 
 
 class HomeLockedError(CuememError, BlockingIOError):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from . import _arrays
-from .errors import CueTypeError, InvalidArgumentError, NotFoundError, SchemaError, UnknownDimensionError
+from .errors import CueTypeError, InvalidArgumentError, SchemaError, UnknownDimensionError
 from .forget.receipt import ForgetReceipt
 from .forget.service import Forgetting
 from .forget.target import ForgetTarget, check_retention
@@ -529,7 +529,7 @@ class Memory:
         )
         changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         changes |= {k: v for k, v in (("outcome", outcome), ("subject", subject), ("valid_to", valid_to), ("metadata", metadata)) if v is not KEEP}
-        return self._life.update(_arrays.string(id, "id"), changes, _edge_now(now), _caller_origin(origin), self._scope.sees)
+        return self._life.update(_arrays.string(id, "id"), changes, _edge_now(now), _caller_origin(origin), self._scope.user)
 
     @_serialized
     def import_jsonl(
@@ -687,15 +687,18 @@ class Memory:
 
     @_serialized
     def get(self, id: str) -> Episode:
-        """The episode with this id.
+        """The episode with this id: live, retired or superseded.
+
+        To a scoped handle another user's record — live, retired or forgotten — is one
+        that does not exist (the same ``NotFoundError``); its own forgotten ones are a
+        ``ForgottenError``.
 
         Raises:
+            ScopeError: an unscoped handle on a home of several users (as :meth:`recall`).
             NotFoundError: no such id in this home (or in this handle's scope).
+            ForgottenError: it was erased by :meth:`forget`.
         """
-        episode = self._home.get(id)
-        if not self._scope.sees(episode.user_id):
-            raise NotFoundError(f"no episode with id {id!r}")
-        return episode
+        return self._home.get(id, self._scope.reader(self._users))
 
     @_serialized
     def cue_values(self, dimension: str) -> list[tuple[str, int]]:
@@ -716,22 +719,24 @@ class Memory:
 
     @_serialized
     def __contains__(self, id: object) -> bool:
-        return id in self._home and self._scope.sees(self._home.get(id).user_id)
+        """Whether :meth:`get` reads ``id`` (ScopeError: as :meth:`get`)."""
+        return self._home.holds(id, self._scope.reader(self._users))
 
     @_serialized
     def __len__(self) -> int:
-        if self._scope.user is None:
-            self._scope.check_single(self._users)
-            return len(self._home)
-        return len(self._home.select({"user": [self._scope.user]}))  # a scoped handle counts its user's live memories
+        """How many records :meth:`ids` lists (ScopeError: as :meth:`get`)."""
+        return len(self._home.ids(self._scope.reader(self._users)))
 
     @_serialized
     def ids(self) -> list[str]:
-        """Every episode id (in this handle's scope), in journal order."""
-        if self._scope.user is None:
-            self._scope.check_single(self._users)
-            return self._home.ids()
-        return [self._home.id_at(r) for r in self._home.select({"user": [self._scope.user]}).tolist()]
+        """Every record id :meth:`get` reads through this handle — live, retired and
+        superseded records of its scope, never erased ones — in journal order. Recall
+        returns the live ones among them.
+
+        Raises:
+            ScopeError: an unscoped handle on a home of several users (as :meth:`recall`).
+        """
+        return self._home.ids(self._scope.reader(self._users))
 
     def _reader(self, user_id: str | None) -> str:
         """The user a per-user read is about: the one named, else the scope's; an unscoped
@@ -813,7 +818,8 @@ class Memory:
 
     @_serialized
     def rebuild(self) -> int:
-        """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
+        """Discards the index cache and rebuilds it from the journal; returns the records
+        indexed, erased ones left out (as ``len`` of an unscoped handle counts them)."""
         return self._home.rebuild()
 
     @_serialized

@@ -75,3 +75,16 @@ def test_the_clock_reads_past_a_last_memory_that_was_erased(tmp_path: Path) -> N
     with Memory.open(tmp_path, fsync="never") as mem:
         mem.maintain(now=T0 + timedelta(days=7))
         assert mem.last_run("consolidate") == T0 + timedelta(days=7)
+
+
+def test_update_and_forget_refuse_a_now_before_the_record_and_change_nothing(tmp_path: Path) -> None:
+    """A 1970 now against a 2026 record: update and forget (dry run too) are a ClockError; the record stays as it was."""
+    past = datetime(1970, 1, 2, tzinfo=timezone.utc)
+    with _home(tmp_path) as mem:
+        (eid,) = [i for i in mem.ids() if mem.get(i).narrative == "we ship on Fridays"]
+        for call in (lambda: mem.update(eid, "we ship on Mondays", now=past), lambda: mem.forget(eid, now=past),
+                     lambda: mem.forget(eid, dry_run=True, now=T0 - timedelta(seconds=1))):
+            with pytest.raises(ClockError, match="before"):
+                call()
+        assert mem.get(eid).narrative == "we ship on Fridays" and len(mem) == 2
+        assert mem.update(eid, "we ship on Mondays", now=T0) in mem

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime, timezone
@@ -10,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from cuemem import Memory
+from cuemem.cli import main
 from cuemem.errors import (
     CueTypeError,
     CuememError,
@@ -445,6 +448,26 @@ def test_import_of_a_missing_file_is_a_storage_error(mem: Memory, tmp_path: Path
     with pytest.raises(StorageError) as info:
         mem.import_jsonl(tmp_path / "missing.jsonl", now=NOW)
     assert isinstance(info.value, OSError) and len(mem) == len(RECORDS)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/proc/self/mem").exists(), reason="needs FIFOs and /proc")
+def test_import_refuses_what_is_not_a_regular_file_without_blocking(mem: Memory, tmp_path: Path) -> None:
+    """A FIFO (also through a link) or a directory is an InvalidArgumentError naming it, never a read that blocks;
+    /proc/self/mem (a regular file that cannot be read) is a StorageError; the CLI says the same in one line."""
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(fifo)
+    for path in (fifo, link, tmp_path):
+        with pytest.raises(InvalidArgumentError, match="not a regular|FIFO|directory") as info:
+            mem.import_jsonl(path, now=NOW)
+        assert str(path) in str(info.value)
+    with pytest.raises(StorageError, match="/proc/self/mem"):
+        mem.import_jsonl("/proc/self/mem", now=NOW)
+    assert len(mem) == len(RECORDS)
+    mem.close()
+    result = CliRunner().invoke(main, ["import", str(link), "--home", str(mem.path)])
+    assert result.exit_code == 1 and str(link) in result.output and "Traceback" not in result.output
 
 
 def test_import_records_is_all_or_nothing_with_item_numbers(mem: Memory) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cuemem import Memory
-from cuemem.errors import InvalidIdError, NotFoundError, ScopeError
+from cuemem.errors import ForgottenError, InvalidIdError, NotFoundError, ScopeError
 
 DAY = date(2026, 6, 1)
 SECRET = "Alice's salary is 98000 and her badge code is 4471."
@@ -135,3 +135,68 @@ def test_no_user_reaches_another_through_sources_workers_or_review(home: Path) -
         assert all(p.id in set(bob.ids()) or p.id not in set(alice.ids()) for i in bob.review() for p in i.provenance)
         with pytest.raises(ScopeError):
             bob.write_note("bob-note", "a note of the home", now=DAY)
+
+
+def test_an_unscoped_read_by_id_of_a_home_of_several_users_is_refused_as_recall_is(home: Path) -> None:
+    """get, in, ids, len: the same ScopeError as an unscoped recall; user='*' and a scoped handle read."""
+    with Memory.open(home, user="alice") as alice:
+        secret = next(h.id for h in alice.recall(text="salary badge", now=DAY).hits)
+    with Memory.open(home) as mem:
+        with pytest.raises(ScopeError) as recalled:
+            mem.recall({}, now=DAY)
+        for read in (lambda: mem.get(secret), lambda: secret in mem, mem.ids, lambda: len(mem)):
+            with pytest.raises(ScopeError) as info:
+                read()
+            assert str(info.value) == str(recalled.value)
+    with Memory.open(home, user="*") as everyone:
+        assert everyone.get(secret).narrative == SECRET and secret in everyone and secret in everyone.ids()
+    with Memory.open(home, user="alice") as alice:
+        assert alice.get(secret).narrative == SECRET
+
+
+def test_a_scoped_handle_cannot_tell_another_users_record_from_one_that_never_existed(home: Path) -> None:
+    """alice's live, retired and erased records are, to bob, NotFoundError like an unknown id; bob's own erased one is ForgottenError."""
+    with Memory.open(home, user="alice") as alice:
+        live = alice.remember("alice keeps a spare key under the mat", now=DAY)
+        retired = alice.remember("alice's old locker is 12", now=DAY)
+        alice.update(retired, "alice's locker is 14", now=DAY)
+        erased = alice.remember("alice's door code is 5521", now=DAY)
+        alice.forget(erased, now=DAY)
+        with pytest.raises(ForgottenError):
+            alice.get(erased)
+        assert alice.get(retired).narrative == "alice's old locker is 12"
+    with Memory.open(home, user="bob") as bob:
+        own = bob.remember("bob's door code is 7788", now=DAY)
+        bob.forget(own, now=DAY)
+        messages = []
+        for eid in (live, retired, erased, "ep-never-was"):
+            with pytest.raises(NotFoundError) as info:
+                bob.get(eid)
+            assert type(info.value) is NotFoundError and eid not in bob
+            messages.append(str(info.value).replace(repr(eid), "ID"))
+            for call in (lambda: bob.update(eid, "x", now=DAY), lambda: bob.forget(eid, now=DAY)):
+                with pytest.raises(NotFoundError) as info:
+                    call()
+                assert type(info.value) is NotFoundError and str(info.value).replace(repr(eid), "ID") == messages[0]
+        assert len(set(messages)) == 1
+        with pytest.raises(ForgottenError):
+            bob.get(own)
+        with pytest.raises(ForgottenError):
+            bob.forget(own, now=DAY)
+
+
+def test_len_and_ids_agree_with_get_and_leave_out_erased_records(home: Path) -> None:
+    """ids() is what get reads — live, retired and superseded records, never erased ones — per scope; len(), in agree."""
+    with Memory.open(home, user="bob") as bob:
+        before = bob.ids()
+        kept = bob.remember("bob parks on level 2", now=DAY)
+        old = bob.remember("bob's desk is 4B", now=DAY)
+        bob.update(old, "bob's desk is 5C", now=DAY)
+        gone = bob.remember("bob's pin is 1234", now=DAY)
+        bob.forget(gone, now=DAY)
+        ids = bob.ids()
+        assert kept in ids and old in ids and gone not in ids and set(before) <= set(ids)
+        assert len(bob) == len(ids) and all(i in bob for i in ids) and gone not in bob
+        assert all(bob.get(i).user_id == "bob" for i in ids)
+    with Memory.open(home, user="*") as everyone:
+        assert set(ids) < set(everyone.ids()) and gone not in everyone.ids() and len(everyone) == len(everyone.ids())

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cuemem import Memory
 from cuemem.errors import InvalidIdError, NoteFormatError, NotFoundError, SchemaError, StorageError
 from cuemem.schema import Kind, Level, Note, Origin, Tier
 from cuemem.store.notes import NoteScan, NoteStore
@@ -266,6 +267,27 @@ def test_a_symlink_out_of_the_directory_is_refused(tmp_path: Path, store: NoteSt
         store.write(make("changed", id="x"))
     assert Note.from_markdown(outside.read_text(encoding="utf-8")).body == "Prefers Vim keybindings."
     assert [e.path for e in store.scan().errors] == [str(store.directory / "x.md")]
+
+
+def test_a_journaled_note_replaced_by_a_link_out_of_the_directory_is_reported_and_sync_still_works(tmp_path: Path) -> None:
+    """A journaled note's file swapped for a link elsewhere: never read, reported by every sync, and other notes still sync."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.write_note("x", "the original", now=T)
+        mem.write_note("y", "another note", now=T)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((home / "notes" / "x.md").read_text(encoding="utf-8").replace("the original", "smuggled in"), encoding="utf-8")
+    (home / "notes" / "x.md").unlink()
+    (home / "notes" / "x.md").symlink_to(outside)
+    for day in (1, 2):
+        with Memory.open(home, fsync="never") as mem:
+            with (home / "notes" / "y.md").open("a", encoding="utf-8") as edit:
+                edit.write(f"Edited on day {day}.\n")
+            report = mem.sync(now=T + timedelta(days=day))
+            assert [e.path for e in report.errors] == [str(home / "notes" / "x.md")]
+            assert report.updated == ["y"]
+            assert all("smuggled" not in n.body for n in mem.notes())
+    assert "smuggled in" in outside.read_text(encoding="utf-8")
 
 
 def test_writes_leave_no_temporary_files(store: NoteStore) -> None:

@@ -90,6 +90,8 @@ class Forgetting:
         ids = [home.id_at(r) for r in rows]
         gone = frozenset(ids)
         stored = dict(zip(ids, home.stored(rows)))
+        for i in ids:  # derivatives are recorded after their sources: each is checked all the same
+            home.clock.not_before(at, datetime.fromisoformat(stored[i]["recorded_at"]), f"the forget of {i!r}")
         # Successors of the derivatives that keep sources, through the gate as a job's writes.
         admission = Admission(home, self._profile, at)
         records: list[rec.Record] = []
@@ -109,7 +111,7 @@ class Forgetting:
         hashes += [rec.content_hash(e["user_id"], e["narrative"]) for e in queued.values()]
         receipt = rec.forget(
             _receipt_id(home, target, at), retention=retention, target=target.journaled(), ids=ids, notes=notes,
-            approvals=list(queued), hashes=hashes, at=at,
+            approvals=list(queued), hashes=hashes, owners=[rec.owner_hash(stored[i]["user_id"]) for i in ids], at=at,
         )
         edits: list[tuple[Position, bytes]] = []
         if erase:
@@ -157,12 +159,15 @@ class Forgetting:
         approvals: dict[str, dict[str, Any]] = {}
         if target.kind == "id":
             for eid in target.values:
-                if eid in state.erased:
-                    raise ForgottenError(f"episode {eid!r} was already erased by forget")
-                if eid in home and target.matches(home.stored(home.rows_of([eid]))[0]):
+                try:  # the one rule of a read by id: another user's record, erased or not, is not found
+                    home.get(eid, target.user)
+                except ForgottenError:
+                    raise ForgottenError(f"episode {eid!r} was already erased by forget") from None
+                except NotFoundError:
+                    if eid not in state.pending and eid not in state.decided:
+                        raise
+                else:
                     seeds[eid] = int(home.rows_of([eid])[0])
-                elif eid not in state.pending and eid not in state.decided:
-                    raise NotFoundError(f"no episode with id {eid!r}")
         matched = [(p, r) for p, r in scan.episodes if isinstance(r.get("episode"), dict) and target.matches(r["episode"])]
         remembered = [(p, r) for p, r in matched if r.get("op") == _REMEMBER and r["episode"]["id"] not in state.erased]
         for (_, record), row in zip(remembered, home.rows_at([p for p, _ in remembered])):

@@ -302,6 +302,9 @@ def _check_lifecycle(record: Mapping[str, Any], rows: Mapping[str, int]) -> None
             raise ValueError("a forget record names its retention and target")
         if not all(_digest(h) for h in record["hashes"]) or len(record["hashes"]) != len(record["ids"]) + len(record["approvals"]):
             raise ValueError("a forget record holds one content hash per record and queued write")
+        owners = record.get("owners", [])
+        if not isinstance(owners, list) or not all(_digest(h) for h in owners) or len(owners) not in (0, len(record["ids"])):
+            raise ValueError("a forget record holds one owner hash per record, or none")
         if any(i not in rows for i in record["ids"]):
             raise ValueError("a forget record names a record the journal does not hold")
         _when(record["at"])

@@ -10,6 +10,10 @@ run — and refuses a ``now`` more than :data:`MAX_LEAP` past it with a
 (``allow_clock_jump=True``: a home left alone for more than a year, or a replay of
 old data, is a real case). Once such work has run at ``now``, ``now`` is part of
 the clock. Reads are never refused: recalling "as of 2099" changes nothing.
+
+A call that acts on something recorded — an update or a forget of a record, a decision
+on a queued write or a proposal — refuses a ``now`` before it (:meth:`Clock.not_before`,
+the same :class:`~cuemem.errors.ClockError`): nothing is decided before it existed.
 """
 
 from __future__ import annotations
@@ -68,6 +72,17 @@ class Clock:
                 f"{what} at {at.isoformat()} is {days} days after this home's latest record ({latest.isoformat()}); "
                 "if that clock is right (a home left alone, old data replayed), pass allow_clock_jump=True"
             )
+
+    @staticmethod
+    def not_before(at: datetime, then: datetime, what: str) -> None:
+        """Refuses ``what`` at ``at`` when ``at`` is before ``then``, the instant of what it
+        acts on (a record's recording, a request, a proposal): no call acts before it.
+
+        Raises:
+            ClockError: ``at`` is earlier than ``then``.
+        """
+        if _utc(at) < _utc(then):
+            raise ClockError(f"now ({at.isoformat()}) is before {what} was recorded ({then.isoformat()})")
 
     @contextmanager
     def acknowledged(self, at: datetime) -> Iterator[None]:

@@ -551,9 +551,28 @@ class Home:
     def __contains__(self, id: object) -> bool:
         return isinstance(id, str) and id in self.indexes.row_of and id not in self.indexes.lifecycle.erased
 
-    def ids(self) -> list[str]:
-        """Every episode id, in journal order (row order)."""
-        return list(self.indexes.ids)
+    def holds(self, id: object, user: str | None) -> bool:
+        """Whether :meth:`get` reads ``id`` for ``user``: a record of theirs (any user's for
+        None), live, retired or superseded, not erased."""
+        try:
+            self.get(id, user)
+        except NotFoundError:
+            return False
+        return True
+
+    def ids(self, user: str | None = None) -> list[str]:
+        """The id of every record :meth:`get` reads for ``user`` (every user's for None) —
+        live, retired and superseded, not erased — in journal order (row order)."""
+        lifecycle = self.indexes.lifecycle
+        if user is None:
+            erased = lifecycle.erased
+            return [i for i in self.indexes.ids if i not in erased] if erased else list(self.indexes.ids)
+        rows = set(self.select({"user": [user]}).tolist())
+        # Retired rows have left the cue postings: their user is read from the journal.
+        retired = [r for r in self.rows_of(i for i in lifecycle.retired if i not in lifecycle.erased).tolist() if r not in rows]
+        rows.update(r for r, e in zip(retired, self.stored(retired)) if e.get("user_id") == user)
+        ids = self.indexes.ids
+        return [ids[r] for r in sorted(rows)]
 
     def rows_of(self, ids: Iterable[str]) -> npt.NDArray[np.uint32]:
         """The rows of those of ``ids`` the home holds, ascending."""
@@ -605,19 +624,25 @@ class Home:
         """A function reading row ``row``'s episode when called (a lazy hit)."""
         return lambda: self.episode(row)
 
-    def get(self, id: object) -> Episode:
-        """The episode with this id.
+    def get(self, id: object, user: str | None = None) -> Episode:
+        """The episode with this id, as ``user`` reads it (None: every user). To one user,
+        another user's record — live, retired or erased — is one that does not exist:
+        the same :class:`NotFoundError`, with the same message.
 
         Raises:
-            NotFoundError: no such id in this home.
-            ForgottenError: it was erased by forget.
+            NotFoundError: no such id in this home (for ``user``).
+            ForgottenError: it was erased by forget (and, for ``user``, was theirs).
         """
         row = self.indexes.row_of.get(id) if isinstance(id, str) else None
-        if row is None:
-            raise NotFoundError(f"no episode with id {id!r}")
-        if id in self.indexes.lifecycle.erased:
+        lifecycle = self.indexes.lifecycle
+        if row is None or (user is not None and id in lifecycle.erased and not lifecycle.erased_for(str(id), user)):
+            raise NotFoundError(missing(id))
+        if id in lifecycle.erased:
             raise ForgottenError(f"episode {id!r} was erased by forget")
-        return self.episode(row)
+        episode = self.episode(row)
+        if user is not None and episode.user_id != user:
+            raise NotFoundError(missing(id))
+        return episode
 
     def stored(self, rows: Sequence[int] | npt.NDArray[Any]) -> list[dict[str, Any]]:
         """The stored episodes (``Episode.to_json`` form) of ``rows``, one open per segment.
@@ -814,11 +839,12 @@ class Home:
             self.vectors.save(self)
 
     def rebuild(self) -> int:
-        """Discards the index cache and rebuilds it from the journal; returns the episodes indexed."""
+        """Discards the index cache and rebuilds it from the journal; returns the records
+        indexed, erased ones left out (as :meth:`ids` counts them)."""
         self._check_handle()
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
-        count = apply_journal(fresh, self.journal, None)
+        apply_journal(fresh, self.journal, None)
         proof.discard(self.layout.index)
         self.indexes = fresh
         if self.text is not None:
@@ -826,7 +852,7 @@ class Home:
         if self.vectors is not None:
             self.vectors.discard()
         self._save_index()
-        return count
+        return len(self.ids())
 
     def repair_text(self, why: str) -> None:
         """Rebuilds the text index from the journal after it was found damaged under the
@@ -856,6 +882,11 @@ class Home:
             journal_segments=len(segments),
             journal_problems=len(self.journal.problems),
         )
+
+
+def missing(id: object) -> str:
+    """The one message of a record that does not exist (or not for the reader)."""
+    return f"no episode with id {id!r}"
 
 
 def _pending_forget(layout: Layout, journal: Journal) -> Intent | None:

@@ -13,13 +13,14 @@ staged and are rolled back if the import fails.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from datetime import datetime
 from typing import Any, BinaryIO
 
 import orjson
 
-from ..errors import ImportFileError, SchemaError, ScopeError, StorageError
+from ..errors import ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
@@ -53,16 +54,37 @@ Item = tuple[int, Any, "str | None"]
 
 
 def open_jsonl(path: str) -> tuple[BinaryIO, int]:
-    """The file at ``path``, open for reading, and its size.
+    """The file at ``path``, open for reading, and its size. Only a regular file (after
+    links are resolved) is opened — a FIFO, a device, a socket or a directory is refused
+    before any open, and the file is opened without blocking and checked again, so a file
+    swapped for a FIFO in between is refused too, never waited on.
 
     Raises:
+        InvalidArgumentError: it is not a regular file.
         StorageError: it cannot be opened.
     """
     try:
-        handle = open(path, "rb")
-        return handle, os.fstat(handle.fileno()).st_size
+        _regular(os.stat(path).st_mode, path)
+        handle = open(path, "rb", opener=_nonblocking)
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
+    try:
+        info = os.fstat(handle.fileno())
+        _regular(info.st_mode, path)
+    except BaseException:
+        handle.close()
+        raise
+    return handle, info.st_size
+
+
+def _regular(mode: int, path: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+        raise InvalidArgumentError(f"cannot import {path}: it is {kind}; an import reads a regular JSONL file")
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Item]:
@@ -71,10 +93,11 @@ def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None
 
     Raises:
         ImportFileError: a line longer than :data:`MAX_LINE` (a device, a binary file).
+        StorageError: the file cannot be read (``/proc/self/mem``, an I/O error).
     """
     done = 0
     with handle:
-        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE + 1), b""), start=1):
+        for number, line in enumerate(iter(lambda: _line(handle), b""), start=1):
             if len(line) > MAX_LINE:
                 raise ImportFileError(f"line {number} is longer than {MAX_LINE} bytes (is this a JSONL file?), nothing imported",
                                       [(number, "line too long")])
@@ -89,6 +112,18 @@ def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None
                 yield number, None, f"not JSON (or not UTF-8): {exc}"
     if progress is not None:
         progress(size, size)
+
+
+def _line(handle: BinaryIO) -> bytes:
+    """The next line of ``handle`` (at most :data:`MAX_LINE` + 1 bytes).
+
+    Raises:
+        StorageError: the read failed.
+    """
+    try:
+        return handle.readline(MAX_LINE + 1)
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot read {getattr(handle, 'name', 'the import file')}: {exc.strerror or exc}") from None
 
 
 def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item]:

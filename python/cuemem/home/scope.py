@@ -100,6 +100,16 @@ class Scope:
                     f"or user='*' (all of them), or name a 'user' cue (command line: cuemem --user ID ...)"
                 )
 
+    def reader(self, users: Callable[[], Iterable[str]]) -> str | None:
+        """The user a read of records by id (``get``, ``in``, ``ids``, ``len``) is about: the
+        scope's, or None (every user). The same rule as a recall naming no user.
+
+        Raises:
+            ScopeError: an unscoped, non-explicit handle on a home holding several users.
+        """
+        self.check_single(users)
+        return self.user
+
     def home_wide(self, what: str) -> None:
         """Refuses a home-wide operation (a maintenance job) through a scoped handle.
 

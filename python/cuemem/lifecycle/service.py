@@ -130,7 +130,7 @@ class Lifecycle:
         self._home.commit(admitted.records)
         return admitted.id
 
-    def update(self, id: object, changes: dict[str, Any], at: datetime, origin: Origin, sees: Callable[[str], bool] = _EVERYONE) -> str:
+    def update(self, id: object, changes: dict[str, Any], at: datetime, origin: Origin, user: str | None = None) -> str:
         """Writes ``changes`` to record ``id`` as a new record that supersedes it (never an
         edit in place); returns the new id. A version of a subject becomes the subject's
         next version through the gate (which may queue it); any other record is retired
@@ -142,9 +142,8 @@ class Lifecycle:
             SchemaError: a change breaks the schema (nothing is written).
         """
         home = self._home
-        old = home.get(id)
-        if not sees(old.user_id):
-            raise NotFoundError(f"no episode with id {id!r}")
+        old = home.get(id, user)
+        home.clock.not_before(at, old.recorded_at, f"update of {old.id!r}")
         state = home.lifecycle
         if old.id in state.superseded_by:
             raise InvalidArgumentError(f"{old.id!r} is a superseded version; update the current one ({state.superseded_by[old.id]!r})")
@@ -294,8 +293,7 @@ class Lifecycle:
         if id in state.proposal_verdicts:
             raise ApprovalError(f"the proposal {id!r} is already {state.proposal_verdicts[id][0]}")
         proposal = Proposal.of(record, None)
-        if at < proposal.made_at:
-            raise InvalidArgumentError(f"now ({at.isoformat()}) is before proposal {id} was made ({proposal.made_at.isoformat()})")
+        self._home.clock.not_before(at, proposal.made_at, f"proposal {id}")
         return proposal
 
     def stats(self) -> HomeStats:
@@ -348,8 +346,7 @@ class Lifecycle:
             raise NotFoundError(f"no queued write with id {id!r}")
         if at >= datetime.fromisoformat(str(record["expires_at"])):
             raise ApprovalExpiredError(f"the approval of {id!r} expired at {record['expires_at']}")
-        if at < datetime.fromisoformat(str(record["requested_at"])):
-            raise InvalidArgumentError(f"now ({at.isoformat()}) is before the approval of {id!r} was requested ({record['requested_at']})")
+        self._home.clock.not_before(at, datetime.fromisoformat(str(record["requested_at"])), f"the approval of {id!r}")
         return record
 
     # -- versions -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.records import Op, op_of
+from ..store.records import Op, op_of, owner_hash
 
 __all__ = ["ACCEPTED", "ERASE", "FORGOTTEN", "REJECTED", "RETENTIONS", "RETIRE", "REVIEW_VERDICTS", "LifecycleState", "ShortItem", "VersionEntry"]
 
@@ -74,6 +74,9 @@ class LifecycleState:
     tainted_sessions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     #: Erased record id -> its content hash (:func:`~cuemem.store.records.content_hash`).
     erased: dict[str, str] = field(default_factory=dict)
+    #: Erased record id -> the :func:`~cuemem.store.records.owner_hash` of its user (receipts
+    #: that carry ``owners``): whose forgotten record it is, for a scoped read.
+    owners: dict[str, str] = field(default_factory=dict)
     #: Content hashes of every forgotten record (erased or retired): never ingested again.
     forgotten: set[str] = field(default_factory=set)
     #: The ids of the forget receipts applied, in order.
@@ -162,6 +165,8 @@ class LifecycleState:
             if erase:
                 self.decided.pop(aid, None)
         out = []
+        if erase:
+            self.owners.update(zip(ids, map(str, record.get("owners", []))))
         for rid, digest in zip(ids, map(str, record["hashes"])):
             if self.retired.get(rid) is None:
                 out.append(rid)
@@ -174,6 +179,11 @@ class LifecycleState:
         self.forgotten.update(map(str, record["hashes"][len(ids):]))  # the queued writes' (after the records')
         self.receipts.append(str(record["id"]))
         return out
+
+    def erased_for(self, id: str, user: str) -> bool:
+        """Whether ``id`` is an erased record of ``user`` (False for a receipt without owners:
+        a scoped read of it fails closed, as a record that does not exist)."""
+        return id in self.erased and self.owners.get(id) == owner_hash(user)
 
     def current(self, key: str) -> VersionEntry | None:
         """The current (latest adopted) version of a subject key."""
@@ -203,6 +213,8 @@ class LifecycleState:
         }
         if self.receipts or self.erased:  # a home that never forgot keeps its bytes
             image |= {"erased": self.erased, "forgotten": sorted(self.forgotten), "receipts": self.receipts}
+        if self.owners:  # only receipts that carry owners: older caches keep their bytes
+            image["owners"] = self.owners
         return image
 
     @classmethod
@@ -222,6 +234,7 @@ class LifecycleState:
             reviewed={str(k): str(v) for k, v in data["reviewed"].items()},
             tainted_sessions={str(s): (str(u), None if v is None else str(v)) for s, u, v in data["tainted_sessions"]},
             erased={str(k): str(v) for k, v in data.get("erased", {}).items()},
+            owners={str(k): str(v) for k, v in data.get("owners", {}).items()},
             forgotten={str(h) for h in data.get("forgotten", [])},
             receipts=[str(r) for r in data.get("receipts", [])],
             proposals={str(k): dict(v) for k, v in data.get("proposals", {}).items()},

@@ -383,7 +383,8 @@ class NoteStore:
 
         Files that do not end in ``.md``, hidden files (temporary files among them) and
         sub-directories are ignored; any other ``.md`` entry that is not a regular file
-        (a FIFO, a device, a broken or looping link) is reported among the errors. A missing directory holds no notes.
+        (a FIFO, a device, a broken or looping link) or that is a link leading out of the
+        directory (never followed) is reported among the errors. A missing directory holds no notes.
 
         Args:
             known: Note id -> SHA-256 of a version the caller already holds. A file
@@ -457,8 +458,8 @@ class NoteStore:
             path = self._dir / name
             raise NoteFormatError(f"{path}: not a regular file; a note is a Markdown file", path=str(path))
         same = last is not None and last[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        path = self.path_for(stem)  # a link leading out of the directory is never followed: StorageError, reported
         if sha is not None:
-            path = self._dir / name
             data = self._bytes(path, stem)
             digest = hashlib.sha256(data).hexdigest()
             if digest != sha:
@@ -471,7 +472,6 @@ class NoteStore:
         if same and last is not None and skip is not None and skip(Seen._make(last)):
             passed[stem] = last[5]
             return
-        path = self.path_for(stem)
         data = self._bytes(path, stem)
         note = _parse(data, path, stem)
         self._seen[stem] = _row(st, hashlib.sha256(data).hexdigest(), note.kind.value, note.generated)

@@ -28,12 +28,15 @@ The kinds and their fields:
 - ``job``: ``{"op", "job", "ran_at", "report"}`` — a maintenance job ran; the last one
   of each name is when it last ran.
 - ``forget``: ``{"op", "id", "retention", "target", "ids", "notes", "approvals", "hashes",
-  "at"}`` — the receipt of a forget: the records (``ids``), notes and queued writes it
+  "owners", "at"}`` — the receipt of a forget: the records (``ids``), notes and queued writes it
   took out of the home, by ``retention`` ``"erase"`` (their lines are tombstones now) or
   ``"retire"`` (kept for audit, out of every recall path); ``target`` names what was
   asked for by kind and the SHA-256 of its value; ``hashes`` are the
   :func:`content_hash` of every forgotten record (in the order of ``ids``), then of every
-  queued write (in the order of ``approvals``), so none is ever ingested again.
+  queued write (in the order of ``approvals``), so none is ever ingested again;
+  ``owners`` (absent from older receipts and from one that forgets no record), the :func:`owner_hash` of
+  each record's user (in the order of ``ids``), so a handle scoped to that user is told
+  its own record was forgotten and any other is told it does not exist.
 - ``erased``: ``{"op", "id", "was", "sha256"}`` followed by spaces — the tombstone a forget
   writes over a line it erases, of exactly that line's length (so no position in the
   journal moves); ``was`` is the erased line's kind; ``sha256``, the :func:`content_hash`
@@ -66,6 +69,7 @@ __all__ = [
     "approval",
     "checked",
     "content_hash",
+    "owner_hash",
     "decision",
     "erased",
     "forget",
@@ -187,14 +191,20 @@ def content_hash(user: str, narrative: str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def owner_hash(user: str) -> str:
+    """What a forget receipt keeps of a forgotten record's user: the SHA-256 of the user id
+    (as much as its ``target`` keeps of a user it names), never the id itself."""
+    return hashlib.sha256(f"cuemem-owner\0{user}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def forget(
     id: str, *, retention: str, target: Mapping[str, str], ids: Sequence[str], notes: Sequence[str], approvals: Sequence[str],
-    hashes: Sequence[str], at: datetime,
+    hashes: Sequence[str], at: datetime, owners: Sequence[str] = (),
 ) -> Record:
     """The receipt of forget ``id``: what left the home, and how (see the module docstring)."""
     return {
         "op": Op.FORGET.value, "id": id, "retention": retention, "target": dict(target), "ids": list(ids), "notes": list(notes),
-        "approvals": list(approvals), "hashes": list(hashes), "at": at.isoformat(),
+        "approvals": list(approvals), "hashes": list(hashes), **({"owners": list(owners)} if owners else {}), "at": at.isoformat(),
     }
 
 
@@ -288,8 +298,11 @@ def checked(record: Mapping[str, Any]) -> Record:
         hashes = _strings(record["hashes"])
         if len(hashes) != len(ids) + len(approvals):
             raise ValueError("a forget record holds one content hash per record and queued write")
+        owners = _strings(record.get("owners", []))
+        if len(owners) not in (0, len(ids)):
+            raise ValueError("a forget record holds one owner hash per record, or none")
         return forget(
             record["id"], retention=record["retention"], target={str(k): str(v) for k, v in target.items()}, ids=ids,
-            notes=_strings(record["notes"]), approvals=approvals, hashes=hashes, at=_instant(record["at"]),
+            notes=_strings(record["notes"]), approvals=approvals, hashes=hashes, owners=owners, at=_instant(record["at"]),
         )
     raise ValueError(f"not a record cuemem writes here: {record.get('op')!r}")
