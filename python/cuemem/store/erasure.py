@@ -112,7 +112,7 @@ class Intent:
 
     def to_bytes(self) -> bytes:
         """The intent as its file (and a shared home's ``forgets`` row) holds it."""
-        body = {
+        body: dict[str, object] = {
             "receipt": self.receipt,
             "edits": [[p.segment, p.offset, line.decode("ascii")] for p, line in self.edits],
             "notes": list(self.notes),
