@@ -12,6 +12,7 @@ from cuemem.home.indexes import Indexes
 from cuemem.salience import SalienceTable
 from cuemem.schema import Episode
 from cuemem.store import records as rec
+from cuemem.store.journal import Position
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -112,3 +113,49 @@ def test_a_remember_record_with_cue_values_the_core_refuses_is_skipped(change: d
     applier.add(rec.remember(_episode("ep-a")), 1, 50)
     applier.flush()
     assert indexes.ids == ["ep-a"] and len(indexes.skipped) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"importance": 5.0},
+        {"risk": -0.5},
+        {"confidence": 1.5},
+        {"confidence": float("nan")},
+        {"salience": {"importance": 0.5, "risk": 0.2, "novelty": float("inf")}},
+        {"importance": 0.9},  # the importance band disagrees
+        {"recorded_at": "yesterday"},
+        {"valid_to": "2026-13-40T00:00:00+00:00"},
+        {"occurred_at": "0000-01-01"},
+        {"tier": "forever"},
+    ],
+)
+def test_a_remember_record_with_values_out_of_range_is_skipped_on_replay(change: dict[str, Any], tmp_path: Any) -> None:
+    """A hand-forged record whose values break the schema is a bad record: skipped on reopen and rebuild,
+    listed in the report, and recall and get agree that it is not there."""
+    import json
+    from datetime import date
+
+    from cuemem import Memory, NotFoundError
+
+    root = tmp_path / "h"
+    with Memory.open(root, fsync="never") as mem:
+        kept = mem.remember("a plain memory", now=date(2026, 1, 1))
+    segment = root / "journal" / "000001.jsonl"
+    first = segment.read_bytes()
+    stored = json.loads(first.splitlines()[0])["episode"]
+    forged = {**stored, "id": "ep-forged", **change}
+    with open(segment, "ab") as f:
+        f.write((json.dumps({"op": "remember", "episode": forged}, sort_keys=True) + "\n").encode())
+    at = Position(1, len(first))
+    with Memory.open(root, fsync="never") as mem:
+        report = mem.open_report
+        assert at in [p for p, _ in report.skipped_records] + [p.position for p in report.journal_problems]
+        for rebuilt in (False, True):  # the reopen's replay, then a rebuild from the start
+            if rebuilt:
+                mem.rebuild()
+                assert at in [p for p, _ in mem._home.indexes.skipped] or at in [p.position for p in report.journal_problems]
+            assert [h.id for h in mem.recall({}, k=5, now=date(2026, 1, 2)).hits] == [kept]
+            assert "ep-forged" not in mem and len(mem) == 1
+            with pytest.raises(NotFoundError):
+                mem.get("ep-forged")

@@ -24,7 +24,6 @@ from ..lifecycle.approvals import Approval
 from ..lifecycle.state import ACCEPTED, ERASE, RETENTIONS, REVIEW_VERDICTS
 from ..schema import Episode
 from ..schema.fields import MAX_SOURCE
-from ..schema.metadata import metadata
 from ..store import records as rec
 from ..store.journal import Position
 from .indexes import Batch, IndexRow, Indexes
@@ -146,23 +145,20 @@ class Applier:
     # -- one record ---------------------------------------------------------------
 
     def _row(self, record: Mapping[str, Any]) -> IndexRow:
-        """The index row of a ``remember`` record; an untrusted one is checked, and a
-        record a person broke is validated in full so that the error names the field.
+        """The index row of a ``remember`` record; an untrusted one is validated in full
+        (:meth:`Episode.from_json`), so that replay indexes exactly what :meth:`Home.get` reads.
 
         Raises:
             SchemaError: the stored episode breaks the schema, or its id is taken.
         """
+        stored = record.get("episode")
         if self._trusted:
-            return IndexRow.of_json(record["episode"])
-        try:
-            row = IndexRow.of_json(record["episode"])
-            if not _as_written(record["episode"], row):
-                raise ValueError("needs full validation")
-        except (KeyError, TypeError, ValueError, AttributeError):
-            stored = record.get("episode")
-            if not isinstance(stored, Mapping):
-                raise SchemaError("a remember record holds no episode", "episode") from None
-            row = IndexRow.of(Episode.from_json(stored))  # raises SchemaError naming the field
+            return IndexRow.of_json(stored)  # type: ignore[arg-type]
+        if not isinstance(stored, Mapping):
+            raise SchemaError("a remember record holds no episode", "episode")
+        # The one validation get() reads it back with, shapes and values alike (a unit out of
+        # [0, 1], a non-finite number, a time that is none): what it refuses is never indexed.
+        row = IndexRow.of(Episode.from_json(stored))
         if row.id in self._indexes.row_of or row.id in self._ids:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
@@ -221,45 +217,10 @@ class Applier:
 
 
 _VERDICTS = frozenset({"approved", "rejected", "expired", ACCEPTED})
-_UNIT_TYPES = (float, int)
-
-
-def _as_written(stored: Mapping[str, Any], row: IndexRow) -> bool:
-    """Whether a stored episode has the plain shape ``Episode.to_json`` writes, as far as
-    the indexes and later reads rely on it (else it is validated in full). Cheap: a
-    replay of a million rows runs it a million times.
-    """
-    return (
-        type(row.id) is str
-        and type(stored["narrative"]) is str
-        and type(stored["recorded_at"]) is str
-        and type(stored["actors"]) is list
-        and type(stored["tags"]) is list
-        and type(stored.get("sources", [])) is list
-        and all(type(x) is str for x in row.sources)
-        and all(type(x) in _UNIT_TYPES and 0.0 <= x <= 1.0 for x in (*row.axes, row.confidence))
-        and all(type(v) is str and v for values in row.cues.values() for v in values)  # the core takes non-empty strings
-        and _plain_label(stored.get("thread"))
-        and _plain_label(stored.get("session"))
-        and _plain_source(stored.get("source"))
-        and _plain_metadata(stored.get("metadata"))
-        and type(stored["reviewed"]) is bool
-        and type(stored["taint"]) is bool
-    )
-
-
-def _plain_metadata(value: object) -> bool:
-    """Whether stored metadata is absent or an object ``Episode.create`` accepts (checked in full: few records carry it)."""
-    if value is None:
-        return True
-    try:
-        return type(value) is dict and bool(metadata(value))
-    except SchemaError:
-        return False
 
 
 def _plain_label(value: object) -> bool:
-    """Whether a stored label (a thread) is absent or as ``Episode.create`` leaves it."""
+    """Whether a stored label (a session) is absent or as ``Episode.create`` leaves it."""
     return value is None or (type(value) is str and 0 < len(value) <= 100 and value == value.strip() and value.isprintable())
 
 

@@ -38,7 +38,7 @@ from ..salience import SalienceTable
 from ..policy.model import Policy
 from ..schema import Episode, Note
 from ..store import records as rec
-from ..store.erasure import Intent
+from ..store.erasure import Intent, Mark
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.lock import WriterLock
@@ -165,7 +165,7 @@ class Home:
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=None if mirror is None else mirror.log)
             if mirror is not None:
                 fetched = mirror.pull(journal)
-            intent = None if read_only or mirror is not None else _pending_forget(layout, journal)
+            intent, refused = (None, None) if read_only or mirror is not None else _pending_forget(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
@@ -197,6 +197,7 @@ class Home:
                 text_rebuilt_because=text_why,
                 notes_recovered=recovered.placed,
                 leftovers_removed=recovered.dropped,
+                forget_intent_refused=refused,
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
@@ -442,7 +443,9 @@ class Home:
                 the next open).
         """
         self.check_writable()
-        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
+        self._settle()  # the intent vouches for the journal's lines before it: they are on disk first
+        mark = Mark.of(self.journal)
+        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals), mark)
         if self.mirror is not None:
             # One transaction of the shared log: the tombstones, the intent and its records.
             # From then on the forget has happened; this cache follows it as every other does.
@@ -889,31 +892,25 @@ def missing(id: object) -> str:
     return f"no episode with id {id!r}"
 
 
-def _pending_forget(layout: Layout, journal: Journal) -> Intent | None:
+def _pending_forget(layout: Layout, journal: Journal) -> tuple[Intent | None, str | None]:
     """The forget a crash interrupted, its tombstones written again (before anything reads
-    the journal); None when there is none, or when the file there is not an intent (it is
-    reported and left alone: nothing of it is done)."""
+    the journal), or None; and why the file there was refused, or None. An intent is
+    carried out only when the journal vouches for it (:meth:`Intent.check`); any other
+    file there — stale, forged, malformed — is reported and left in place, and nothing
+    of it is done."""
+    path = layout.forget_intent
     try:
-        intent = Intent.load(layout.forget_intent)
-    except CorruptRecordError as exc:
-        _log.warning("%s: %s; it is left in place, and nothing of it is done", layout.root, exc)
-        return None
-    if intent is None:
-        return None
-    try:  # a tombstone may only replace a line that names what it stands for (or itself)
-        lines = journal.lines([p for p, _ in intent.edits])
-    except CuememError as exc:
-        _log.warning("%s: the forget intent names lines the journal does not hold (%s); nothing of it is done", layout.root, exc)
-        return None
-    for (position, stone), line in zip(intent.edits, lines):
-        named = b'"id":' + orjson.dumps(orjson.loads(stone)["id"])
-        if line != stone and named not in line:
-            _log.warning("%s: the forget intent would erase a line at %s that is not about what it forgets; nothing of it is done",
-                         layout.root, position)
-            return None
+        intent = Intent.load(path)
+        if intent is None:
+            return None, None
+        intent.check(journal)
+    except (CuememError, ValueError) as exc:
+        why = f"the forget intent {path} is not carried out: {exc}; it is left in place, and nothing of it is done"
+        _log.warning("%s: %s", layout.root, why)
+        return None, why
     _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
     journal.overwrite(intent.edits)
-    return intent
+    return intent, None
 
 
 def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:

@@ -230,6 +230,8 @@ class OpenReport:
         text_rebuilt_because: Why the text index was rebuilt, or why there is none.
         notes_recovered: Notes whose journaled version a crash had left unplaced, now placed.
         leftovers_removed: Files a crash left in ``notes/`` that no journal record holds, removed.
+        forget_intent_refused: Why the forget intent file (``.forget.json``) was left in
+            place undone: the journal does not vouch for it, or it is not one cuemem wrote.
     """
 
     index: IndexState
@@ -242,6 +244,7 @@ class OpenReport:
     text_rebuilt_because: str | None = None
     notes_recovered: list[str] = field(default_factory=list)
     leftovers_removed: list[str] = field(default_factory=list)
+    forget_intent_refused: str | None = None
 
 
 @dataclass(frozen=True)

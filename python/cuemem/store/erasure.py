@@ -11,26 +11,78 @@ it. A crash before the intent is durable leaves the home as it was.
 The intent holds no erased content: tombstones carry ids and hashes, and the records
 to commit are what the forget writes anyway (a receipt, re-derived records). It is
 checked on load as any file is: an intent whose edits are not tombstones is refused.
+
+**It is carried out only as far as the journal proves it** (:meth:`Intent.check`). It
+records what the journal looked like as it was written (:class:`Mark`: the head, and
+the sha256 of the last line before it); an open carries it out only when the journal
+still holds that line there (or the intent's own tombstone of it) and what follows the
+head is a prefix of the intent's own records, receipt first. A stale intent, one
+copied from another home or one written by hand vouches for nothing and is refused.
+
+What an intent may commit is what a forget writes (:func:`_check_records`): its
+receipt, first and once; the re-derivation of an abstraction that kept sources (a
+job's ``remember``, or its ``approval``, citing sources the receipt does not forget,
+the ``version`` of that episode and the ``retire`` of versions beyond the bound); and
+generated notes, each of a note the receipt forgets (a policy mined again) or of a
+rung it re-derives. The notes whose files it deletes are notes its receipt forgets.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
-from ..errors import CorruptRecordError, SchemaError
+from ..errors import CorruptRecordError, CuememError, StorageError
+from ..schema import Note, Origin
 from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
-from .journal import Position
+from .journal import Journal, Position
 from .records import Op, Record, checked
 
-__all__ = ["Intent"]
+__all__ = ["Intent", "Mark"]
 
 _TOMBSTONE_KEYS = {"op", "id", "was", "sha256"}
 _ID_KEYS = {"op", "id", "was"}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What the journal looked like as an intent was written.
+
+    Attributes:
+        head: The journal's head.
+        last: Where the last line before the head starts (None: the journal was empty).
+        sha256: The sha256 of that line, ``\\n`` included.
+    """
+
+    head: Position
+    last: Position | None
+    sha256: str
+
+    @classmethod
+    def of(cls, journal: Journal) -> Mark:
+        """The mark of ``journal`` as it is now."""
+        head, line = journal.last_line()
+        last = Position(head.segment, head.offset - len(line)) if line else None
+        return cls(head, last, hashlib.sha256(line).hexdigest())
+
+    def to_json(self) -> dict[str, object]:
+        last = None if self.last is None else [self.last.segment, self.last.offset]
+        return {"head": [self.head.segment, self.head.offset], "last": last, "sha256": self.sha256}
+
+    @classmethod
+    def from_json(cls, value: object) -> Mark:
+        if not isinstance(value, dict) or set(value) != {"head", "last", "sha256"}:
+            raise ValueError("its journal mark is not a head, a last line and a sha256")
+        digest = value["sha256"]
+        if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ValueError("its journal mark's sha256 is not a digest")
+        last = None if value["last"] is None else _position(value["last"])
+        return cls(_position(value["head"]), last, digest)
 
 
 @dataclass(frozen=True)
@@ -43,6 +95,8 @@ class Intent:
         notes: The notes whose files it deletes.
         records: What it commits, the ``forget`` receipt first.
         proposals: The maintenance proposals whose files it deletes.
+        mark: The journal as the intent was written (None: a shared log's forget row
+            written before marks, which its log's transaction vouches for instead).
     """
 
     receipt: str
@@ -50,6 +104,7 @@ class Intent:
     notes: tuple[str, ...]
     records: tuple[Record, ...]
     proposals: tuple[str, ...] = ()
+    mark: Mark | None = None
 
     def write(self, path: Path) -> None:
         """Writes the intent atomically and durably (always synced: the forget starts here)."""
@@ -57,13 +112,15 @@ class Intent:
 
     def to_bytes(self) -> bytes:
         """The intent as its file (and a shared home's ``forgets`` row) holds it."""
-        body = {
+        body: dict[str, object] = {
             "receipt": self.receipt,
             "edits": [[p.segment, p.offset, line.decode("ascii")] for p, line in self.edits],
             "notes": list(self.notes),
             "records": list(self.records),
             "proposals": list(self.proposals),
         }
+        if self.mark is not None:
+            body["journal"] = self.mark.to_json()
         return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
     @classmethod
@@ -90,10 +147,11 @@ class Intent:
         """
         try:
             body = json.loads(raw)
-            edits = tuple((Position(int(s), int(o)), _tombstone(line)) for s, o, line in body["edits"])
-            notes = tuple(str(n) for n in body["notes"])
+            edits = tuple((_position([s, o]), _tombstone(line)) for s, o, line in body["edits"])
+            notes = tuple(validate_id(n, "note") for n in body["notes"])
             records = tuple(checked(_record(r)) for r in body["records"])
             proposals = tuple(validate_id(p, "proposal") for p in body.get("proposals", []))
+            mark = Mark.from_json(body["journal"]) if "journal" in body else None
             receipt = body["receipt"]
             if not isinstance(receipt, str) or not records or records[0].get("op") != Op.FORGET.value or records[0].get("id") != receipt:
                 raise ValueError("the intent does not start with its receipt")
@@ -102,9 +160,49 @@ class Intent:
             stray = [json.loads(line)["id"] for _, line in edits if json.loads(line)["id"] not in named]
             if stray:
                 raise ValueError(f"tombstones of {stray[:3]} that its receipt does not forget")
-        except (SchemaError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            if not set(notes) <= set(records[0]["notes"]):
+                raise ValueError("it deletes note files its receipt does not forget")
+            _check_records(records)
+        except (CuememError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise CorruptRecordError(f"{where} is not a forget intent cuemem wrote: {exc}") from None
-        return cls(receipt, edits, notes, records, proposals)
+        return cls(receipt, edits, notes, records, proposals, mark)
+
+    def check(self, journal: Journal) -> None:
+        """Raises unless ``journal`` vouches for this intent: it holds the line the intent
+        was written after, at its head (or the intent's own tombstone of it), and what
+        follows the head is a prefix of the intent's records, receipt first. Checks the
+        tombstones too: each replaces a line of its length that is about what it stands for.
+
+        Raises:
+            CorruptRecordError: the journal does not vouch for it (nothing of it is done).
+            StorageError: the journal cannot be read.
+        """
+        mark = self.mark
+        if mark is None:
+            raise CorruptRecordError("it records no journal head, so the journal cannot vouch for it")
+        try:
+            if mark.last is None:
+                if mark.head != Position.start():
+                    raise ValueError("its journal mark has a head and no last line")
+            else:
+                line = journal.lines([mark.last])[0]
+                if mark.last.segment != mark.head.segment or mark.last.offset + len(line) != mark.head.offset:
+                    raise ValueError(f"the journal's line at {mark.last} does not end at the head {mark.head} it was written at")
+                if hashlib.sha256(line).hexdigest() != mark.sha256 and dict(self.edits).get(mark.last) != line:
+                    raise ValueError(f"the journal's line at {mark.last} is not the one it was written after")
+            own = [_canonical(r) for r in self.records]
+            for n, entry in enumerate(journal.read(mark.head)):
+                if n >= len(own) or _canonical(entry.record) != own[n]:
+                    raise ValueError(f"the journal holds a record at {entry.position} that is not one of its own")
+            lines = journal.lines([p for p, _ in self.edits])
+        except StorageError:
+            raise
+        except (ValueError, CuememError) as exc:
+            raise CorruptRecordError(f"the journal does not vouch for it: {exc}") from None
+        for (position, stone), line in zip(self.edits, lines):
+            named = b'"id":' + orjson.dumps(orjson.loads(stone)["id"])
+            if len(line) != len(stone) or (line != stone and named not in line):
+                raise CorruptRecordError(f"it would erase a line at {position} that is not about what it forgets")
 
     @staticmethod
     def clear(path: Path) -> None:
@@ -124,6 +222,51 @@ def _tombstone(line: object) -> bytes:
     if not isinstance(record, dict) or set(record) not in (_TOMBSTONE_KEYS, _ID_KEYS) or record["op"] != Op.ERASED.value:
         raise ValueError("an edit writes a tombstone")
     return data
+
+
+def _position(value: object) -> Position:
+    if not isinstance(value, list) or len(value) != 2 or not all(type(v) is int for v in value):
+        raise ValueError("a position is two integers")
+    return Position(value[0], value[1])
+
+
+def _canonical(record: Record) -> bytes:
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+
+
+#: What a forget commits after its receipt: the re-derivation of an abstraction, and notes.
+_REDERIVED = frozenset({Op.REMEMBER.value, Op.APPROVAL.value, Op.VERSION.value, Op.RETIRE.value, Op.NOTE.value})
+
+
+def _check_records(records: tuple[Record, ...]) -> None:
+    """Raises ValueError unless ``records`` (after the receipt, already :func:`checked`)
+    are what a forget writes: see the module docstring. So no intent commits a memory
+    of a person's (or a trusted origin's), only a job's re-derivation from what remains."""
+    receipt = records[0]
+    forgotten = set(receipt["ids"])
+    episodes: set[str] = set()
+    versioned = False
+    for record in records[1:]:
+        op = record["op"]
+        if op not in _REDERIVED:
+            raise ValueError(f"a forget does not write a {op!r} record after its receipt")
+        if op in (Op.REMEMBER.value, Op.APPROVAL.value):
+            episode = record["episode"]
+            sources = episode.get("sources") or []
+            if episode.get("origin") != Origin.JOB.value or not sources or not forgotten.isdisjoint(sources):
+                raise ValueError(f"{episode['id']!r} is not a re-derivation from what its receipt keeps")
+            episodes.add(episode["id"])
+        elif op == Op.VERSION.value:
+            if record["id"] not in episodes:
+                raise ValueError(f"a version of {record['id']!r}, which it does not re-derive")
+            versioned = True
+        elif op == Op.RETIRE.value:
+            if record["reason"] != "versions" or not versioned:
+                raise ValueError("a retire that is not of versions beyond the bound of one it re-derives")
+        else:
+            note = Note.from_markdown(record["markdown"])
+            if not note.generated or (note.id not in receipt["notes"] and note.id not in episodes):
+                raise ValueError(f"a note {note.id!r} that is neither one it forgets nor a rung it re-derives")
 
 
 def _record(value: object) -> Record:

@@ -337,7 +337,7 @@ impl TextIndex {
             let mut doc = TantivyDocument::new();
             doc.add_text(body, t.as_ref());
             doc.add_u64(row, u64::from(r));
-            writer.add_document(doc).map_err(tantivy_error)?;
+            writer.add_document(doc).map_err(|e| thread_cause(writer, e))?;
             tail.push(r, t.as_ref());
             *pending += 1;
         }
@@ -739,5 +739,22 @@ mod tests {
         first.close().unwrap();
         assert!(TextIndex::open(dir.path(), Analyzer::StemBigram, true).is_ok());
         assert!(matches!(TextIndex::open(&dir.path().join("absent"), Analyzer::StemBigram, false), Err(CoreError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
+    }
+}
+
+/// The error behind a killed writer: tantivy's `ErrorInThread` says only that an indexing
+/// worker failed (an I/O error most likely, a full disk typically); preparing a commit
+/// joins the workers and returns the worker's own error, mapped as any other (a full
+/// disk is then `Io` with `ENOSPC`). A prepared commit is aborted, never committed.
+fn thread_cause(writer: &mut IndexWriter, e: TantivyError) -> CoreError {
+    if !matches!(e, TantivyError::ErrorInThread(_)) {
+        return tantivy_error(e);
+    }
+    match writer.prepare_commit() {
+        Err(inner) => tantivy_error(inner),
+        Ok(prepared) => {
+            let _ = prepared.abort();
+            tantivy_error(e)
+        }
     }
 }
