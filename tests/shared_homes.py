@@ -53,6 +53,7 @@ BOTH = frozenset(
         "views/test_context.py",
         "integrations/test_langgraph.py",
         "text/test_text.py",
+        "home/test_api_machine.py",
     }
 )
 

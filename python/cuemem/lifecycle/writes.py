@@ -174,9 +174,9 @@ class Admission:
         Raises:
             SchemaError: it cites another user's record.
         """
-        taint, records = self.session_taint(
-            episode.session, episode.user_id, episode.source, episode.taint or episode.origin is _EXTERNAL,
-        )
+        # The session's taint record names no source: the record that taints it holds its
+        # source, so a forget that erases that record leaves no trace of where it came from.
+        taint, records = self.session_taint(episode.session, episode.user_id, None, episode.taint or episode.origin is _EXTERNAL)
         reviewed = episode.reviewed
         derived = episode.origin is _JOB and bool(episode.sources)  # a job's derivative of the records it cites
         if episode.sources:
