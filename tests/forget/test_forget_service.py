@@ -314,3 +314,19 @@ def test_a_proposal_made_from_a_forgotten_record_goes_with_it(tmp_path: Path, re
         assert mem.proposals() == []
     if retention == "erase":  # its narrative, and the proposal's evidence quoting it, are gone from every file
         assert _holding(tmp_path / "h", "The quokka office") == []
+
+
+def test_erasing_what_a_session_read_leaves_no_trace_of_its_source(tmp_path: Path) -> None:
+    """Found by the API state machine: the session's taint record held the page's address,
+    so the journal kept the source of an erased external record. The session stays tainted."""
+    with Memory.open(tmp_path, fsync="never") as mem:
+        session = mem.session("s1")
+        page = session.read_external("The clinic's opening hours", source="https://clinic.example/quokka-4417", now=LATER)
+        mem.forget(page, now=LATER)
+        assert _holding(tmp_path, "quokka-4417") == []
+        assert session.tainted
+        assert mem.recall(None, k=5, now=LATER, include_quarantined=True).hits == []
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.tainted("s1")
+        assert mem.session("s1").remember("Book a visit", now=LATER) in mem.ids()
+        assert mem.get(mem.ids()[-1]).taint
