@@ -134,15 +134,21 @@ def _open_and_check_untouched(root: Path, keep: str, note: bytes, caplog: pytest
     assert (root / ".forget.json").read_bytes() == intent
 
 
-def test_a_forged_intent_the_journal_does_not_vouch_for_does_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """Well-formed forgeries — no journal mark, a wrong digest, a stale head, a forged trusted memory — erase
-    nothing, delete no note file and commit nothing; each is reported and left in place, and the home opens."""
-    root = tmp_path / "h"
+def _marked_forgery(root: Path) -> tuple[str, dict[str, object], bytes, list[object], dict[str, object]]:
+    """:func:`_forgery`, with its records and the journal's mark as it stands."""
     keep, body, note = _forgery(root)
     records = body["records"]
     assert isinstance(records, list)
     with Journal(root / "journal") as journal:
         mark = Mark.of(journal).to_json()
+    return keep, body, note, records, mark
+
+
+def test_a_forged_intent_the_journal_does_not_vouch_for_does_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Well-formed forgeries — no journal mark, a wrong digest, a stale head, a forged trusted memory — erase
+    nothing, delete no note file and commit nothing; each is reported and left in place, and the home opens."""
+    root = tmp_path / "h"
+    keep, body, note, records, mark = _marked_forgery(root)
     stale = {**mark, "head": [1, 0], "last": None}  # as if written before the first line
     forgeries = [
         {**body, "records": records[:1]},  # no mark at all
@@ -158,11 +164,7 @@ def test_a_forged_intent_the_journal_does_not_vouch_for_does_nothing(tmp_path: P
 def test_a_malformed_intent_never_makes_a_home_unopenable(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Malformed intents of many kinds are reported by name and left in place; the home opens as it was."""
     root = tmp_path / "h"
-    keep, body, note = _forgery(root)
-    records = body["records"]
-    assert isinstance(records, list)
-    with Journal(root / "journal") as journal:
-        mark = Mark.of(journal).to_json()
+    keep, body, note, records, mark = _marked_forgery(root)
     good = {**body, "records": records[:1], "journal": mark}
     stone = rec.erased(keep, "remember", "0" * 64, 400).decode()
     malformed: list[bytes] = [
