@@ -154,11 +154,12 @@ class APIMachine(RuleBasedStateMachine):
             self.track(rid, user, nonce, long_term=True)
 
     @rule(target=records, user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS), short=st.booleans(),
-          subject=st.sampled_from([None, None, "pricing"]), thread=st.sampled_from([None, "t1", "t2"]))
-    def remember(self, user: str, topic: str, short: bool, subject: str | None, thread: str | None) -> str:
+          subject=st.sampled_from([None, None, "pricing"]), thread=st.sampled_from([None, "t1", "t2"]),
+          outcome=st.sampled_from([None, None, "positive", "negative"]))
+    def remember(self, user: str, topic: str, short: bool, subject: str | None, thread: str | None, outcome: str | None) -> str:
         nonce = self.nonce()
         rid = self.mem.remember(f"{topic} {nonce}", user_id=user, tier="short" if short else "long", subject=subject,
-                                actors=[topic.split()[1]], thread=thread, now=self.tick())
+                                actors=[topic.split()[1]], thread=thread, outcome=outcome, type="call", now=self.tick())
         if subject is not None:
             for rec in self.model.records.values():
                 if rec.user == user and rec.subject == subject and rec.state == "live" and rec.long_term and not short:
@@ -259,7 +260,16 @@ class APIMachine(RuleBasedStateMachine):
     def time_passes(self, days: int) -> None:
         self.now += timedelta(days=days)
 
-    @rule(job=st.sampled_from(["consolidate", "distill", "maintain"]))
+    @rule(user=st.sampled_from(USERS), topic=st.sampled_from(TOPICS))
+    def judge(self, user: str, topic: str) -> None:
+        """Policies mined from outcomes, judged for a situation: their evidence is live and the user's."""
+        judgement = self.view(user).judge({"type": "call"}, text=topic, now=self.now)
+        for policy in judgement.policies:
+            for eid in (*policy.evidence, *policy.counter_examples):
+                assert eid not in self.model.erased_ids(), f"policy {policy.id} rests on erased {eid}"
+            self.no_erased_words(policy.statement, "a policy")
+
+    @rule(job=st.sampled_from(["consolidate", "distill", "maintain", "distill_policies"]))
     def run_job(self, job: str) -> None:
         getattr(self.mem, job)(now=self.tick())
         if job == "maintain":  # expiry may retire any short-term record: the model stops asserting them
@@ -334,6 +344,15 @@ class APIMachine(RuleBasedStateMachine):
         inner = home.indexes.cues._inner
         out["vocabulary"] = [(d, v) for d, v in vocabulary.entries() if inner.count({d: [v]}) > 0]
         out["citers"] = list(home.indexes.citers)
+        threads = home.indexes.threads.ensure(home.indexes.cues)
+        members: dict[int, list[int]] = {}
+        for row in range(len(home.indexes)):
+            thread = threads.thread(row)
+            if thread is not None:
+                members.setdefault(thread, []).append(row)
+        # which rows share a thread and who neighbours whom (a thread's number is the index's own)
+        out["threads"] = (sorted(members.values()), [threads.neighbours(r) for r in range(len(home.indexes))])
+        out["policies"] = sorted((p.id, p.statement) for p in self.mem.policies())
         return out
 
     # -- reads and the invariants ---------------------------------------------------------
