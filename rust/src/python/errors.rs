@@ -57,12 +57,27 @@ pub fn check_classes(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-/// `OSError`-style arguments: `(errno, message)` when there is an OS error code.
-fn os_error<E: pyo3::PyTypeInfo>(e: &std::io::Error, msg: String) -> PyErr {
-    match e.raw_os_error() {
+/// `OSError`-style arguments: `(errno, message)` when there is an OS error code, or
+/// when the error's kind names one (an error passed on by a library's thread may keep
+/// its kind and message but not its code: a full disk is still `ENOSPC`).
+fn os_error<E: pyo3::PyTypeInfo>(py: Python<'_>, e: &std::io::Error, msg: String) -> PyErr {
+    match e.raw_os_error().or_else(|| errno_of(py, e.kind())) {
         Some(code) => PyErr::new::<E, _>((code, e.to_string())),
         None => PyErr::new::<E, _>((msg,)),
     }
+}
+
+/// The errno of this platform that an I/O error kind stands for, as Python's `errno` module has it.
+fn errno_of(py: Python<'_>, kind: std::io::ErrorKind) -> Option<i32> {
+    use std::io::ErrorKind;
+    let name = match kind {
+        ErrorKind::StorageFull => "ENOSPC",
+        ErrorKind::ReadOnlyFilesystem => "EROFS",
+        ErrorKind::PermissionDenied => "EACCES",
+        ErrorKind::NotFound => "ENOENT",
+        _ => return None,
+    };
+    py.import("errno").and_then(|m| m.getattr(name)).and_then(|v| v.extract()).ok()
 }
 
 /// `errno.EWOULDBLOCK` of this platform, as Python's `errno` module has it.
@@ -93,9 +108,9 @@ pub fn to_py(py: Python<'_>, err: CoreError) -> PyErr {
         },
         CoreError::Io(e) => {
             if e.kind() == std::io::ErrorKind::NotFound {
-                os_error::<MissingFileError>(&e, msg)
+                os_error::<MissingFileError>(py, &e, msg)
             } else {
-                os_error::<StorageError>(&e, msg)
+                os_error::<StorageError>(py, &e, msg)
             }
         }
         // Damaged bytes the engine trusted, nearly always: a rebuild is the remedy.
