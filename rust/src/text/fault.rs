@@ -28,15 +28,21 @@ fn text(fault: TextFault, detail: String) -> CoreError {
     CoreError::TextIndex { fault, detail }
 }
 
-/// The `io::Error` inside tantivy's `Arc`, its kind and OS error code kept.
+/// The `io::Error` inside tantivy's `Arc`, its kind and OS error code kept (the code of
+/// an I/O error it wraps, too: tantivy wraps some in another).
 fn io_error(shared: Arc<io::Error>) -> io::Error {
+    if let Some(code) = os_code(&shared) {
+        return io::Error::from_raw_os_error(code);
+    }
     match Arc::try_unwrap(shared) {
         Ok(e) => e,
-        Err(shared) => match shared.raw_os_error() {
-            Some(code) => io::Error::from_raw_os_error(code),
-            None => io::Error::new(shared.kind(), shared.to_string()),
-        },
+        Err(shared) => io::Error::new(shared.kind(), shared.to_string()),
     }
+}
+
+/// The OS error code of `e`, or of the I/O error it wraps.
+fn os_code(e: &io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| e.get_ref().and_then(|inner| inner.downcast_ref::<io::Error>()).and_then(os_code))
 }
 
 /// An I/O error, unless its kind says the bytes read were bad (then corruption).
@@ -130,6 +136,9 @@ mod tests {
     #[test]
     fn io_errors_keep_their_kind_and_code() {
         assert_eq!(io_kind(io::Error::from_raw_os_error(28).into()).1, Some(28));
+        let wrapped = Arc::new(io::Error::other(io::Error::from_raw_os_error(28)));
+        let _other_owner = Arc::clone(&wrapped);
+        assert_eq!(io_error(wrapped).raw_os_error(), Some(28));
         let shared = Arc::new(io::Error::from_raw_os_error(2));
         let kept = shared.clone();
         assert_eq!(io_kind(TantivyError::IoError(shared)), (io::ErrorKind::NotFound, Some(2)));
