@@ -367,7 +367,7 @@ class APIMachine(RuleBasedStateMachine):
         cues = {"tier": [tier]} if tier else None
         result = self.view(user).recall(cues, k=K, now=self.now)
         self.check_hits(user, [(h.id, h.record) for h in result.hits], False)
-        assert result.total == len(result.hits)
+        assert len(result.hits) >= min(result.total, K)  # an abstraction leads its sources whatever its tier
 
     @rule(user=st.sampled_from(USERS), question=st.sampled_from(QUESTIONS))
     def context(self, user: str, question: str) -> None:

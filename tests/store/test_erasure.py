@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import logging
 from datetime import date, datetime, timezone
@@ -151,6 +153,7 @@ def test_a_forged_intent_the_journal_does_not_vouch_for_does_nothing(tmp_path: P
     keep, body, note, records, mark = _marked_forgery(root)
     stale = {**mark, "head": [1, 0], "last": None}  # as if written before the first line
     forgeries = [
+        {**body, "records": records[:1], "journal": mark},  # a mark that quotes the journal's last line: not its erasing record
         {**body, "records": records[:1]},  # no mark at all
         {**body, "records": records[:1], "journal": {**mark, "sha256": "f" * 64}},  # a guessed digest
         {**body, "records": records[:1], "journal": stale},  # the journal has records after its head that are not its own
@@ -197,13 +200,37 @@ def test_a_genuine_intent_is_carried_out_only_as_far_as_its_records_are_missing(
         stone = rec.erased("a", "remember", "b" * 64, size)
         receipt = rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["a"], notes=[],
                              approvals=[], hashes=["b" * 64], at=datetime(2026, 1, 2, tzinfo=timezone.utc))
-        intent = Intent("fg-1", ((first, stone),), (), (receipt,), (), Mark.of(journal))
-        back = Intent.from_bytes(intent.to_bytes(), "here")
+        intent = Intent("fg-1", ((first, stone),), (), (receipt,), ())
+        with pytest.raises(CorruptRecordError, match="no erasing record"):  # the journal's last line quoted: no proof
+            Intent.from_bytes(dataclasses.replace(intent, mark=Mark.of(journal)).to_bytes(), "here").check(journal)
+        journal.append([rec.erasing("fg-1", intent.digest())])  # what a forget appends before its intent
+        back = Intent.from_bytes(dataclasses.replace(intent, mark=Mark.of(journal)).to_bytes(), "here")
         back.check(journal)  # nothing done yet
         journal.overwrite(back.edits)
-        back.check(journal)  # the last line is its own tombstone now
+        back.check(journal)  # its tombstone written
         journal.append([receipt], trusted=True)
         back.check(journal)  # its receipt committed: still its own
         journal.append([{"op": "job", "job": "j"}])
         with pytest.raises(CorruptRecordError, match="not one of its own"):
             back.check(journal)
+
+
+def test_an_intent_carried_out_twice_commits_only_what_the_journal_lacks(tmp_path: Path) -> None:
+    """Recovery after recovery: whatever of its records the journal holds past its mark is not written
+    again (a retire and a re-derived approval have no other trace to recognise them by)."""
+    at = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    with Journal(tmp_path / "j", writable=True) as journal:
+        journal.append([{"op": "remember", "episode": {"id": "a", "narrative": "x"}}])
+        receipt = rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["a"], notes=[],
+                             approvals=[], hashes=["b" * 64], at=at)
+        retire = rec.retire(["v1"], "versions", at)
+        intent = Intent("fg-1", (), (), (receipt, retire), ())
+        journal.append([rec.erasing("fg-1", intent.digest())])
+        intent = dataclasses.replace(intent, mark=Mark.of(journal))
+        assert intent.missing(journal) == [receipt, retire]
+        journal.append([receipt], trusted=True)  # a crash after the receipt
+        intent.check(journal)
+        assert intent.missing(journal) == [retire]
+        journal.append(intent.missing(journal))  # the first recovery, then a crash before the intent is cleared
+        intent.check(journal)
+        assert intent.missing(journal) == []

@@ -443,9 +443,13 @@ class Home:
                 the next open).
         """
         self.check_writable()
-        self._settle()  # the intent vouches for the journal's lines before it: they are on disk first
-        mark = Mark.of(self.journal)
-        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals), mark)
+        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
+        if self.mirror is None:
+            # The journal's word for the intent, on disk before the file: an intent is carried
+            # out only after its own erasing record (store/erasure.py), so no file alone makes one.
+            self.commit([rec.erasing(intent.receipt, intent.digest())], notify=False)
+            self._settle()
+            intent = dataclasses.replace(intent, mark=Mark.of(self.journal))
         if self.mirror is not None:
             # One transaction of the shared log: the tombstones, the intent and its records.
             # From then on the forget has happened; this cache follows it as every other does.
@@ -472,10 +476,10 @@ class Home:
         if self.mirror is not None:
             # A shared log commits the intent's records in one transaction with its tombstones:
             # all of them are in, or (a forget cuemem did not finish writing) none.
-            left = [] if _committed(intent.records[0], self.indexes, state) else list(intent.records)
+            left = [] if _receipt_committed(intent, state) else list(intent.records)
         else:
             # A crash may have committed a prefix of the records: only the rest are written.
-            left = [r for r in intent.records if not _committed(r, self.indexes, state)]
+            left = intent.missing(self.journal)
         if left:
             self.commit(left)
         receipt = intent.records[0]
@@ -806,7 +810,7 @@ class Home:
             where = f"forget {number} of {self.mirror.log.shown}"
             try:
                 intent = Intent.from_bytes(raw, where)
-                if not _committed(intent.records[0], self.indexes, self.indexes.lifecycle):
+                if not _receipt_committed(intent, self.indexes.lifecycle):
                     raise CorruptRecordError(f"{where} has no receipt in the log")
                 self.journal.overwrite(intent.edits)
             except (CorruptRecordError, InvalidArgumentError) as exc:
@@ -926,18 +930,9 @@ def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
     return out
 
 
-def _committed(record: rec.Record, indexes: Indexes, state: LifecycleState) -> bool:
-    """Whether ``record`` (of a forget's intent) is in the journal already."""
-    op = record["op"]
-    if op == rec.Op.REMEMBER.value:
-        return record["episode"]["id"] in indexes.row_of
-    if op == rec.Op.NOTE.value:
-        return bool(indexes.notes.get(record["id"], (0, ""))[0] >= record["version"])
-    if op == rec.Op.FORGET.value:
-        return record["id"] in state.receipts
-    if op == rec.Op.VERSION.value:
-        return any(v.id == record["id"] for v in state.versions.get(record["subject"], []))
-    return False
+def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:
+    """Whether the receipt of ``intent`` (a shared log's forget) is in the journal already."""
+    return intent.receipt in state.receipts
 
 
 def _log_open(home: Home, read_only: bool) -> None:

@@ -12,12 +12,15 @@ The intent holds no erased content: tombstones carry ids and hashes, and the rec
 to commit are what the forget writes anyway (a receipt, re-derived records). It is
 checked on load as any file is: an intent whose edits are not tombstones is refused.
 
-**It is carried out only as far as the journal proves it** (:meth:`Intent.check`). It
-records what the journal looked like as it was written (:class:`Mark`: the head, and
-the sha256 of the last line before it); an open carries it out only when the journal
-still holds that line there (or the intent's own tombstone of it) and what follows the
-head is a prefix of the intent's own records, receipt first. A stale intent, one
-copied from another home or one written by hand vouches for nothing and is refused.
+**It is carried out only as far as the journal proves it** (:meth:`Intent.check`). Before
+the file is written, the journal is given an ``erasing`` record naming the receipt and
+the digest of the intent's body (:meth:`Intent.digest`), synced; the intent then records
+what the journal looked like (:class:`Mark`: the head, and the sha256 of that last
+line). An open carries it out only when the journal still holds that line there, it is
+the ``erasing`` record of this very intent, and what follows the head is a prefix of the
+intent's own records, receipt first. A stale intent, one copied from another home or one
+written by hand — even one that quotes the journal's last line — vouches for nothing and
+is refused: only an append to the journal, the truth itself, makes an intent.
 
 What an intent may commit is what a forget writes (:func:`_check_records`): its
 receipt, first and once; the re-derivation of an abstraction that kept sources (a
@@ -29,6 +32,7 @@ rung it re-derives. The notes whose files it deletes are notes its receipt forge
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -41,7 +45,7 @@ from ..schema import Note, Origin
 from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
 from .journal import Journal, Position
-from .records import Op, Record, checked
+from .records import Op, Record, checked, erasing
 
 __all__ = ["Intent", "Mark"]
 
@@ -105,6 +109,10 @@ class Intent:
     records: tuple[Record, ...]
     proposals: tuple[str, ...] = ()
     mark: Mark | None = None
+
+    def digest(self) -> str:
+        """The sha256 of the intent's body less its journal mark: what its ``erasing`` record names."""
+        return hashlib.sha256(dataclasses.replace(self, mark=None).to_bytes()).hexdigest()
 
     def write(self, path: Path) -> None:
         """Writes the intent atomically and durably (always synced: the forget starts here)."""
@@ -188,8 +196,10 @@ class Intent:
                 line = journal.lines([mark.last])[0]
                 if mark.last.segment != mark.head.segment or mark.last.offset + len(line) != mark.head.offset:
                     raise ValueError(f"the journal's line at {mark.last} does not end at the head {mark.head} it was written at")
-                if hashlib.sha256(line).hexdigest() != mark.sha256 and dict(self.edits).get(mark.last) != line:
+                if hashlib.sha256(line).hexdigest() != mark.sha256:
                     raise ValueError(f"the journal's line at {mark.last} is not the one it was written after")
+            if mark.last is None or json.loads(line) != erasing(self.receipt, self.digest()):
+                raise ValueError("the journal holds no erasing record of this intent before its head")
             own = [_canonical(r) for r in self.records]
             for n, entry in enumerate(journal.read(mark.head)):
                 if n >= len(own) or _canonical(entry.record) != own[n]:
@@ -203,6 +213,18 @@ class Intent:
             named = b'"id":' + orjson.dumps(orjson.loads(stone)["id"])
             if len(line) != len(stone) or (line != stone and named not in line):
                 raise CorruptRecordError(f"it would erase a line at {position} that is not about what it forgets")
+
+    def missing(self, journal: Journal) -> list[Record]:
+        """The intent's records the journal does not hold past its mark (all of them without
+        a mark): what carrying it out still commits. A crash may have committed a prefix.
+
+        Raises:
+            StorageError: the journal cannot be read.
+        """
+        if self.mark is None:
+            return list(self.records)
+        held = {_canonical(entry.record) for entry in journal.read(self.mark.head)}
+        return [r for r in self.records if _canonical(r) not in held]
 
     @staticmethod
     def clear(path: Path) -> None:

@@ -100,6 +100,7 @@ class Op(str, enum.Enum):
     JOB = "job"
     TAINT = "taint"
     FORGET = "forget"
+    ERASING = "erasing"
     ERASED = "erased"
     PROPOSAL = "proposal"
 
@@ -174,6 +175,12 @@ def retire(ids: Sequence[str], reason: str, at: datetime) -> Record:
 def taint(user: str, session: str, source: str | None, at: datetime) -> Record:
     """``user``'s session ``session`` read external content (from ``source``) at ``at``: tainted for good."""
     return {"op": Op.TAINT.value, "user": user, "session": session, "source": source, "at": at.isoformat()}
+
+
+def erasing(receipt: str, intent_sha256: str) -> Record:
+    """The forget ``receipt`` is about to be carried out by the intent whose body (less its
+    journal mark) has this digest: the journal's word for the intent file (:mod:`.erasure`)."""
+    return {"op": Op.ERASING.value, "receipt": receipt, "intent": intent_sha256}
 
 
 def job(name: str, ran_at: datetime, report: Mapping[str, Any]) -> Record:
