@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from .home.forks import refuse_another_process
 from .home.results import OpenReport
 from .lifecycle.profiles import Profile
 from .memory import Memory
@@ -99,12 +101,13 @@ class AsyncMemory:
     ``len(mem)`` and ``id in mem`` become ``await mem.count()`` and ``await mem.contains(id)``.
     """
 
-    __slots__ = ("_memory", "_worker", "_owner")
+    __slots__ = ("_memory", "_worker", "_owner", "_pid")
 
     def __init__(self, memory: Memory, worker: ThreadPoolExecutor, *, owner: bool = True) -> None:
         self._memory = memory
         self._worker = worker
         self._owner = owner  # a view (``user()``) shares its parent's worker and does not close it
+        self._pid = os.getpid()  # a forked child has no worker thread: its calls are refused (home/forks.py)
 
     open = staticmethod(_opener(Memory.open))
 
@@ -121,6 +124,7 @@ class AsyncMemory:
         executor: as with a closed ``Memory``, reads still answer and writes raise
         ``ReadOnlyError``.
         """
+        refuse_another_process(self._pid)
         loop = asyncio.get_running_loop()
         try:
             pending = loop.run_in_executor(self._worker, call)
@@ -129,8 +133,9 @@ class AsyncMemory:
         return await pending
 
     async def close(self) -> None:
-        """:meth:`Memory.close`, then the worker thread stops. Idempotent; a view closes nothing."""
-        if not self._owner:
+        """:meth:`Memory.close`, then the worker thread stops. Idempotent; a view closes nothing,
+        and neither does a handle a forked child inherited."""
+        if not self._owner or os.getpid() != self._pid:
             return
         await self.run(self._memory.close)  # idempotent, as Memory.close is
         self._worker.shutdown(wait=False)

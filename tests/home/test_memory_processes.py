@@ -247,3 +247,42 @@ def test_a_handle_inherited_across_fork_is_refused_in_the_child_and_left_to_the_
         os.write(go_write, b"x")
         _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@_FORK
+def test_an_async_handle_inherited_across_fork_is_refused_not_hung(tmp_path: Path) -> None:
+    """AsyncMemory's worker thread is its parent's: in a forked child an awaited call raises
+    ForkedHandleError at once (it used to wait forever for a worker that does not exist)."""
+    import asyncio
+
+    from cuemem import AsyncMemory
+
+    async def opened() -> AsyncMemory:
+        mem = await AsyncMemory.open(tmp_path / "home", fsync="never")
+        await mem.remember("from the parent", now=NOW)
+        return mem
+
+    async def in_child(mem: AsyncMemory) -> int:
+        try:
+            await asyncio.wait_for(mem.remember("from the child", now=NOW), 10)
+        except ForkedHandleError:
+            await mem.close()  # closes nothing
+            return 0
+        return 1
+
+    async def afterwards(mem: AsyncMemory) -> int:
+        found = len((await mem.recall(text="from the parent", now=NOW, k=5)).hits)
+        await mem.close()
+        return found
+
+    mem = asyncio.run(opened())
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            code = asyncio.run(in_child(mem))
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert asyncio.run(afterwards(mem)) == 1

@@ -21,14 +21,29 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import ForkedHandleError
+
 if TYPE_CHECKING:
     from .home import Home
 
-__all__ = ["close_descriptors_of", "track"]
+__all__ = ["close_descriptors_of", "refuse_another_process", "track"]
 
 _open: weakref.WeakSet[Home] = weakref.WeakSet()
 #: Homes a child abandoned: kept, so that nothing of them is ever finalized here.
 _abandoned: list[Home] = []
+
+
+def refuse_another_process(pid: int) -> None:
+    """Refuses a call in a process other than ``pid``, the one that opened the handle.
+
+    Raises:
+        ForkedHandleError: this process is a child forked after the handle was opened.
+    """
+    if os.getpid() != pid:
+        raise ForkedHandleError(
+            f"this handle was opened in process {pid}, and this is process {os.getpid()} (a forked child): "
+            "open the home again in this process"
+        )
 
 
 def track(home: Home) -> None:
@@ -56,9 +71,12 @@ def close_descriptors_of(path: Path) -> None:
 def _after_fork_in_child() -> None:
     inherited = list(_open)
     _open.clear()
+    _abandoned.extend(inherited)  # first: nothing of them is finalized here, whatever happens next
     for home in inherited:
-        home.abandon()
-    _abandoned.extend(inherited)
+        try:
+            home.abandon()
+        except Exception:  # e.g. a native object another parent thread was inside at the fork: the next home still goes
+            continue
 
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork

@@ -14,7 +14,7 @@ import os
 import threading
 from collections.abc import Callable
 
-from ..errors import ForkedHandleError
+from .forks import refuse_another_process
 
 __all__ = ["Guard"]
 
@@ -64,11 +64,7 @@ class Guard:
         Raises:
             ForkedHandleError: this process is not the one that made the guard.
         """
-        if os.getpid() != self._pid:
-            raise ForkedHandleError(
-                f"this handle was opened in process {self._pid}, and this is process {os.getpid()} (a forked child): "
-                "open the home again in this process"
-            )
+        refuse_another_process(self._pid)
 
     def holds(self) -> bool:
         """Whether the calling thread holds the guard."""
