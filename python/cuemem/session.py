@@ -123,10 +123,13 @@ class Session:
         _own_session(options)
         return self._mem.import_records(records, session=self.id, **options)
 
-    def recall(self, *args: Any, **kwargs: Any) -> RecallResult:
-        """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session."""
-        result = self._mem.recall(*args, **kwargs)
-        self._read([h.id for h in result.hits if h.quarantined], kwargs.get("now"))
+    def recall(
+        self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | None = None, **kwargs: Any,
+    ) -> RecallResult:
+        """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session
+        (at ``now``, the recall's own: no clock is read for it)."""
+        result = self._mem.recall(cues, text, k, now, **kwargs)
+        self._read([h.id for h in result.hits if h.quarantined], now)
         return result
 
     def context(self, query: str, **kwargs: Any) -> Context:

@@ -337,7 +337,14 @@ impl TextIndex {
             let mut doc = TantivyDocument::new();
             doc.add_text(body, t.as_ref());
             doc.add_u64(row, u64::from(r));
-            writer.add_document(doc).map_err(|e| thread_cause(writer, e))?;
+            if let Err(e) = writer.add_document(doc) {
+                // The writer died (a full disk in its thread): what it held since the last
+                // commit is gone with it (thread_cause aborts it), so the tail lets it go too.
+                let cause = thread_cause(writer, e);
+                tail.clear();
+                *pending = 0;
+                return Err(cause);
+            }
             tail.push(r, t.as_ref());
             *pending += 1;
         }
