@@ -117,8 +117,11 @@ class APIMachine(RuleBasedStateMachine):
         self.nonces = itertools.count()
         self.mem = Memory.open(self.path, fsync="never", user="*")
         self.sessions: dict[str, Session] = {}
+        self.reader: Memory | None = None
 
     def teardown(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
         self.mem.close()
 
     # -- helpers ------------------------------------------------------------------
@@ -316,6 +319,17 @@ class APIMachine(RuleBasedStateMachine):
         self.mem = Memory.open(self.path, fsync="never", user="*")
         self.sessions = {sid: self.view(user).session(sid) for sid, user in self.model.sessions.items()}
         assert self.snapshot() == before
+
+    @rule()
+    def reader_follows(self) -> None:
+        """A read-only handle opened beside the writer catches up with ``refresh`` and then
+        answers every cue recall as the writer does."""
+        if self.reader is None:
+            self.reader = Memory.open(self.path, read_only=True, user="*")
+        self.reader.refresh()
+        for user in USERS:
+            theirs = [(h.id, round(h.score, 5)) for h in self.reader.user(user).recall(None, k=K, now=self.now).hits]
+            assert theirs == [(h.id, round(h.score, 5)) for h in self.view(user).recall(None, k=K, now=self.now).hits]
 
     @rule()
     def rebuild(self) -> None:

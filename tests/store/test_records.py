@@ -19,6 +19,7 @@ def test_every_record_kind_has_a_constructor() -> None:
         rec.note(Note.create("body", id="n", kind="semantic", recorded_at=NOW)),
         rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["x"], notes=[], approvals=[], hashes=["0" * 64], at=NOW),
         rec.proposal("p", job="j", action="merge", user="default", summary="s", why="w", evidence=[], sources=[], records=[], at=NOW),
+        rec.erasing("fg-1", "0" * 64),
     ]
     tombstone = rec.erased("x", "remember", "0" * 64, 200)
     assert len(tombstone) == 200 and tombstone.endswith(b" \n")
