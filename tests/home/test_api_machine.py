@@ -42,7 +42,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, MultipleResults, RuleBasedStateMachine, initialize, invariant, multiple, rule, run_state_machine_as_test
 
-from cuemem import CuememError, ForgottenError, InvalidArgumentError, Memory, NotFoundError, Session
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from cuemem import CuememError, ForgottenError, InvalidArgumentError, Memory, NotFoundError, Session, TextWeights
 
 T = TypeVar("T")
 UTC = timezone.utc
@@ -59,6 +65,30 @@ TOPICS = (
 )
 QUESTIONS = ("renewal Acme", "when is the weekly sync", "discount", "what caused the outage", "budget offsite")
 K = 200  # more than any example writes: a recall returns every match
+
+
+class HashEmbedder:
+    """A small real embedder: each word adds its hashed unit direction (deterministic, no model)."""
+
+    name = "hash-words-v1"
+    dim = 32
+    template = "{actors}: {narrative}"
+
+    def _one(self, text: str) -> npt.NDArray[np.float32]:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().split():
+            v[int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
+
+    def passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._one(text)
+
+
+VECTORS = TextWeights(vector=1.0)
 
 
 @dataclass
@@ -104,6 +134,9 @@ def _typed(fn: Callable[[], T], *expected: type[CuememError]) -> T | CuememError
         raise AssertionError(f"an unexpected refusal: {type(exc).__name__}: {exc}") from exc
 
 
+EMBEDDER = HashEmbedder()
+
+
 class APIMachine(RuleBasedStateMachine):
     """One home of two users, driven through the public API (see the module docs)."""
 
@@ -115,7 +148,7 @@ class APIMachine(RuleBasedStateMachine):
         self.now = START
         self.model = Model()
         self.nonces = itertools.count()
-        self.mem = Memory.open(self.path, fsync="never", user="*")
+        self.mem = Memory.open(self.path, fsync="never", user="*", embedder=EMBEDDER)
         self.sessions: dict[str, Session] = {}
         self.reader: Memory | None = None
 
@@ -316,7 +349,7 @@ class APIMachine(RuleBasedStateMachine):
     def reopen(self) -> None:
         before = self.snapshot()
         self.mem.close()
-        self.mem = Memory.open(self.path, fsync="never", user="*")
+        self.mem = Memory.open(self.path, fsync="never", user="*", embedder=EMBEDDER)
         self.sessions = {sid: self.view(user).session(sid) for sid, user in self.model.sessions.items()}
         assert self.snapshot() == before
 
@@ -348,6 +381,7 @@ class APIMachine(RuleBasedStateMachine):
                 "cue": [(h.id, round(h.score, 5)) for h in cue.hits],
                 "ids": sorted(view.ids()),
                 "text": [sorted(h.id for h in view.recall(text=q, k=K, now=self.now).hits) for q in QUESTIONS],
+                "vectors": [sorted(h.id for h in view.recall(text=q, k=K, now=self.now, weights=VECTORS).hits) for q in QUESTIONS],
                 "quarantined": sorted(h.id for h in view.recall(None, k=K, now=self.now, include_quarantined=True).hits),
                 "autoload": view.autoload(),
                 "tainted": sorted(s for s in self.model.sessions if self.mem.tainted(s)),
@@ -371,9 +405,10 @@ class APIMachine(RuleBasedStateMachine):
 
     # -- reads and the invariants ---------------------------------------------------------
 
-    @rule(user=st.sampled_from(USERS), question=st.sampled_from(QUESTIONS), quarantined=st.booleans())
-    def recall_text(self, user: str, question: str, quarantined: bool) -> None:
-        hits = self.view(user).recall(text=question, k=10, now=self.now, include_quarantined=quarantined).hits
+    @rule(user=st.sampled_from(USERS), question=st.sampled_from(QUESTIONS), quarantined=st.booleans(), vectors=st.booleans())
+    def recall_text(self, user: str, question: str, quarantined: bool, vectors: bool) -> None:
+        weights = VECTORS if vectors else None
+        hits = self.view(user).recall(text=question, k=10, now=self.now, include_quarantined=quarantined, weights=weights).hits
         self.check_hits(user, [(h.id, h.record) for h in hits], quarantined)
 
     @rule(user=st.sampled_from(USERS), tier=st.sampled_from([None, "long", "short"]))

@@ -218,3 +218,16 @@ def test_forget_clears_the_erased_row_s_embedding_and_a_reopen_embeds_around_it(
         with Memory.open(tmp_path / "h", fsync="never", embedder=embedder) as mem:
             got = [h.id for h in mem.recall(text="how does ann relax", k=3, now=NOW, weights=TextWeights(vector=1.0)).hits]
             assert "m0" not in got and got
+
+
+def test_forgetting_after_a_reopen_clears_the_loaded_embeddings(tmp_path: Path) -> None:
+    """Found by the API state machine: the embeddings a reopen loads are mapped read-only, and a
+    forget's clearing of a row raised a bare ValueError (the forget half done). Now it erases."""
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        assert mem.recall(text="guitar", k=1, now=NOW, weights=TextWeights(vector=1.0)).hits  # embedded, then saved on close
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        mem.forget("m2", now=NOW + timedelta(days=1))
+        hits = mem.recall(text="guitar lessons", k=3, now=NOW + timedelta(days=1), weights=TextWeights(vector=1.0)).hits
+        assert "m2" not in [h.id for h in hits]
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        assert mem.open_report is not None and "m2" not in mem.ids()

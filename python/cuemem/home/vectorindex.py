@@ -131,6 +131,8 @@ class VectorCache:
         """Clears the embeddings of erased rows (saved at the next save)."""
         held = [r for r in rows if r < self.rows]
         if held:
+            if not self._matrix.flags.writeable:  # the loaded cache is mapped read-only: written here, it is copied first
+                self._matrix = np.array(self._matrix)
             self._matrix[held] = 0.0
             self._saved = -1
 
