@@ -34,6 +34,7 @@ from .schema import Origin
 if TYPE_CHECKING:
     from .home.results import ImportReport, RecallResult
     from .lifecycle.review import ReviewItem
+    from .lifecycle.versions import Version
     from .schema import Note
     from .memory import Memory
     from .views.context import Context
@@ -136,6 +137,21 @@ class Session:
         """:meth:`cuemem.Memory.context`; a context holding an unreviewed item taints this session."""
         found = self._mem.context(query, **kwargs)
         self._read([i.id for i in found.items if not i.reviewed], kwargs.get("now"))
+        return found
+
+    def history(self, subject: str, *, now: datetime | date | None = None) -> list[Version]:
+        """:meth:`cuemem.Memory.history`; a version no person has reviewed taints this session."""
+        chain = self._mem.history(subject)
+        self._read([v.episode.id for v in chain if not v.episode.reviewed], now)
+        return chain
+
+    def as_of(
+        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, now: datetime | date | None = None,
+    ) -> Version | None:
+        """:meth:`cuemem.Memory.as_of`; an unreviewed version taints this session."""
+        found = self._mem.as_of(subject, valid_at, known_at)
+        if found is not None and not found.episode.reviewed:
+            self._read([found.episode.id], now)
         return found
 
     def review(self, now: datetime | date | None = None) -> list[ReviewItem]:

@@ -230,17 +230,19 @@ def build_server(mem: Memory, *, review: bool = False) -> MCPServer:
         return _result(body, "\n".join(p.statement for p in j.policies) or "no policy applies")
 
     @server.tool()
-    def history(subject: str) -> CallToolResult:
-        """Every version of a fact about a subject, oldest first (which one is current)."""
-        chain = call(lambda: mem.history(subject))
+    def history(ctx: Context, subject: str) -> CallToolResult:
+        """Every version of a fact about a subject, oldest first (which one is current).
+        A version no person has reviewed taints this connection."""
+        chain = call(lambda: sessions.of(ctx).history(subject))
         versions = [_version(v) for v in chain]
         text = "\n".join(f"{v['valid_from'][:10]} {'(current) ' if v['current'] else ''}{v['narrative']}" for v in versions)
         return _result({"versions": versions}, text or f"nothing known about {subject!r}")
 
     @server.tool()
-    def as_of(subject: str, valid_at: str, known_at: str | None = None) -> CallToolResult:
-        """The version of a fact true at valid_at (ISO), as known at known_at (default: all known)."""
-        found = call(lambda: mem.as_of(subject, _now(valid_at) or datetime.now(timezone.utc), _now(known_at)))
+    def as_of(ctx: Context, subject: str, valid_at: str, known_at: str | None = None) -> CallToolResult:
+        """The version of a fact true at valid_at (ISO), as known at known_at (default: all known).
+        An unreviewed version taints this connection."""
+        found = call(lambda: sessions.of(ctx).as_of(subject, _now(valid_at) or datetime.now(timezone.utc), _now(known_at)))
         body = {"version": None if found is None else _version(found)}
         return _result(body, "nothing known then" if found is None else found.episode.narrative)
 
