@@ -156,10 +156,10 @@ def test_two_writer_handles_in_one_process_exclude_each_other(home: Path) -> Non
 _FORK = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 
 
-def _used_every_parallel_path(path: Path) -> Memory:
+def _used_every_parallel_path(path: Path, fsync: str = "never") -> Memory:
     """A writer that has surveyed many note files, built and searched the text index, rebuilt
     its caches and run a decay pass (maintain): each parallel path of the core has run."""
-    mem = Memory.open(path, fsync="never")
+    mem = Memory.open(path, fsync=fsync)
     for i in range(200):
         mem.write_note(f"pref-{i}", f"Preference {i}: tea before meetings", now=NOW)
     for i in range(50):
@@ -207,12 +207,14 @@ def test_a_child_forked_after_every_parallel_path_opens_and_uses_a_home(tmp_path
 
 
 @_FORK
-def test_a_handle_inherited_across_fork_is_refused_in_the_child_and_left_to_the_parent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fsync", ["never", "interval", "always"])
+def test_a_handle_inherited_across_fork_is_refused_in_the_child_and_left_to_the_parent(tmp_path: Path, fsync: str) -> None:
     """The child's inherited handle raises ForkedHandleError and closing it touches nothing:
-    the parent still holds the writer lock, writes and closes as before, and once the parent
-    has closed, the home is free for another writer although the child still lives."""
+    the parent still holds the writer lock, writes and closes as before (its flusher or group
+    commit goes on), and once the parent has closed, the home is free for another writer
+    although the child still lives."""
     path = tmp_path / "home"
-    mem = _used_every_parallel_path(path)
+    mem = _used_every_parallel_path(path, fsync)
     read, write = os.pipe()
     go_read, go_write = os.pipe()
     pid = os.fork()
