@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
+import os
 
 import json
 import logging
@@ -234,3 +236,21 @@ def test_an_intent_carried_out_twice_commits_only_what_the_journal_lacks(tmp_pat
         journal.append(intent.missing(journal))  # the first recovery, then a crash before the intent is cleared
         intent.check(journal)
         assert intent.missing(journal) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_where_the_intent_goes_is_refused_never_waited_on(tmp_path: Path) -> None:
+    """A FIFO at .forget.json would block a read forever: it is reported as no intent cuemem
+    wrote and left in place, and the home opens."""
+    root = tmp_path / "h"
+    with Memory.open(root, fsync="never") as mem:
+        kept = mem.remember("still here", now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    os.mkfifo(root / ".forget.json")
+    opened: list[Memory] = []
+    worker = threading.Thread(target=lambda: opened.append(Memory.open(root, fsync="never")), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "Memory.open waited on the FIFO"
+    with opened[0] as mem:
+        assert kept in mem and "not a regular file" in (mem.open_report.forget_intent_refused or "")
+    assert (root / ".forget.json").is_fifo()

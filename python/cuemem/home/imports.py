@@ -12,8 +12,6 @@ staged and are rolled back if the import fails.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -25,6 +23,7 @@ from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
+from ..store.regular import open_regular
 from .apply import Applier
 from .home import Home
 from .._gc import gc_paused
@@ -54,37 +53,19 @@ Item = tuple[int, Any, "str | None"]
 
 
 def open_jsonl(path: str) -> tuple[BinaryIO, int]:
-    """The file at ``path``, open for reading, and its size. Only a regular file (after
-    links are resolved) is opened — a FIFO, a device, a socket or a directory is refused
-    before any open, and the file is opened without blocking and checked again, so a file
-    swapped for a FIFO in between is refused too, never waited on.
+    """The file at ``path``, open for reading, and its size: only a regular file, never
+    waited on (:func:`~cuemem.store.regular.open_regular`).
 
     Raises:
         InvalidArgumentError: it is not a regular file.
         StorageError: it cannot be opened.
     """
     try:
-        _regular(os.stat(path).st_mode, path)
-        handle = open(path, "rb", opener=_nonblocking)
-    except OSError as exc:
+        return open_regular(path)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"cannot import {path}: {exc}; an import reads a regular JSONL file") from None
+    except FileNotFoundError as exc:
         raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
-    try:
-        info = os.fstat(handle.fileno())
-        _regular(info.st_mode, path)
-    except BaseException:
-        handle.close()
-        raise
-    return handle, info.st_size
-
-
-def _regular(mode: int, path: str) -> None:
-    if not stat.S_ISREG(mode):
-        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
-        raise InvalidArgumentError(f"cannot import {path}: it is {kind}; an import reads a regular JSONL file")
-
-
-def _nonblocking(path: str, flags: int) -> int:
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Item]:

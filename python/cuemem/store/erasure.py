@@ -40,16 +40,19 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import CorruptRecordError, CuememError, StorageError
+from ..errors import CorruptRecordError, CuememError, InvalidArgumentError, StorageError
 from ..schema import Note, Origin
 from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
 from .journal import Journal, Position
 from .records import Op, Record, checked, erasing
+from .regular import open_regular
 
 __all__ = ["Intent", "Mark"]
 
 _TOMBSTONE_KEYS = {"op", "id", "was", "sha256"}
+#: The largest intent file read (a forget of very many records stays far below it).
+_MAX_BYTES = 1 << 30
 _ID_KEYS = {"op", "id", "was"}
 
 
@@ -139,11 +142,15 @@ class Intent:
             CorruptRecordError: the file is not an intent cuemem wrote (nothing of it is done).
         """
         try:
-            raw = path.read_bytes()
+            handle, _ = open_regular(path)  # a FIFO there is refused, never waited on
+            with handle:
+                raw = handle.read(_MAX_BYTES + 1)
         except FileNotFoundError:
             return None
-        except OSError as exc:
+        except (OSError, InvalidArgumentError) as exc:
             raise CorruptRecordError(f"cannot read the forget intent {path}: {exc}") from None
+        if len(raw) > _MAX_BYTES:
+            raise CorruptRecordError(f"the forget intent {path} is larger than {_MAX_BYTES} bytes: not one cuemem wrote")
         return cls.from_bytes(raw, str(path))
 
     @classmethod

@@ -1,0 +1,55 @@
+"""Opening a file that must be a regular file, never waiting on one that is not.
+
+A FIFO in place of a file blocks an ``open`` for reading until something writes to it; a
+device or ``/proc/self/mem`` reads forever or fails. A file the home reads whole (a
+forget's intent) or a user hands over (an import) is refused unless it is a regular file
+(after links are resolved): checked before the open, then opened without blocking and
+checked again, so a file swapped for a FIFO in between is refused too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO
+
+from ..errors import InvalidArgumentError, StorageError
+
+__all__ = ["open_regular"]
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
+    """The regular file at ``path``, open for reading, and its size.
+
+    Raises:
+        InvalidArgumentError: it is not a regular file (the message names what it is).
+        FileNotFoundError: there is nothing there.
+        StorageError: it cannot be opened.
+    """
+    try:
+        _regular(os.stat(path).st_mode, path)
+        handle = open(path, "rb", opener=_nonblocking)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StorageError(exc.errno or 0, f"cannot read {os.fspath(path)}: {exc.strerror}") from None
+    try:
+        info = os.fstat(handle.fileno())
+        _regular(info.st_mode, path)
+    except BaseException:
+        handle.close()
+        raise
+    return handle, info.st_size
+
+
+def _regular(mode: int, path: str | os.PathLike[str]) -> None:
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+        )
+        raise InvalidArgumentError(f"{os.fspath(path)} is {kind}, not a regular file")
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
