@@ -254,3 +254,23 @@ def test_a_fifo_where_the_intent_goes_is_refused_never_waited_on(tmp_path: Path)
     with opened[0] as mem:
         assert kept in mem and "not a regular file" in (mem.open_report.forget_intent_refused or "")
     assert (root / ".forget.json").is_fifo()
+
+
+def test_an_intent_may_keep_a_person_s_pending_edit_of_the_rung_it_re_derives() -> None:
+    """A re-derived rung's note comes after a person's pending edit of its file (kept first, as
+    its own version, origin user): an intent holding both is one cuemem wrote, not refused
+    (a refusal at recovery would leave the forget half done)."""
+    from cuemem.schema import Episode, Note
+
+    at = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    receipt = rec.forget("fg-1", retention="erase", target={"kind": "id", "sha256": "0" * 64}, ids=["gone"], notes=[],
+                         approvals=[], hashes=["b" * 64], at=at)
+    rung = Episode.create("summary of what remains", id="rung-summary-1", recorded_at=at, origin="job", sources=("kept",))
+    edit = Note.create("my own words on it", id="rung-summary-1", kind="semantic", recorded_at=at, origin="user")
+    made = Note.create("summary of what remains", id="rung-summary-1", kind="semantic", recorded_at=at, origin="job", generated=True)
+    intent = Intent("fg-1", (), (), (receipt, rec.remember(rung.to_json()), rec.note(edit), rec.note(made)), ())
+    back = Intent.from_bytes(intent.to_bytes(), "here")
+    assert [r["op"] for r in back.records] == ["forget", "remember", "note", "note"]
+    stray = Note.create("planted", id="someone-else", kind="semantic", recorded_at=at, origin="user")
+    with pytest.raises(CorruptRecordError, match="neither one it forgets"):
+        Intent.from_bytes(dataclasses.replace(intent, records=(*intent.records, rec.note(stray))).to_bytes(), "here")

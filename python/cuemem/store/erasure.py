@@ -26,7 +26,7 @@ What an intent may commit is what a forget writes (:func:`_check_records`): its
 receipt, first and once; the re-derivation of an abstraction that kept sources (a
 job's ``remember``, or its ``approval``, citing sources the receipt does not forget,
 the ``version`` of that episode and the ``retire`` of versions beyond the bound); and
-generated notes, each of a note the receipt forgets (a policy mined again) or of a
+versions of notes (generated, or a person's pending edit kept first), each of a note the receipt forgets (a policy mined again) or of a
 rung it re-derives. The notes whose files it deletes are notes its receipt forgets.
 """
 
@@ -293,8 +293,10 @@ def _check_records(records: tuple[Record, ...]) -> None:
             if record["reason"] != "versions" or not versioned:
                 raise ValueError("a retire that is not of versions beyond the bound of one it re-derives")
         else:
+            # Versions of a note it forgets or of a rung it re-derives: the generated one, and a
+            # person's pending edit of that file, kept first as its own version (note_versions.py).
             note = Note.from_markdown(record["markdown"])
-            if not note.generated or (note.id not in receipt["notes"] and note.id not in episodes):
+            if note.id not in receipt["notes"] and note.id not in episodes:
                 raise ValueError(f"a note {note.id!r} that is neither one it forgets nor a rung it re-derives")
 
 
