@@ -725,7 +725,7 @@ class Memory:
     @_serialized
     def __len__(self) -> int:
         """How many records :meth:`ids` lists (ScopeError: as :meth:`get`)."""
-        return len(self._home.ids(self._scope.reader(self._users)))
+        return self._home.record_count(self._scope.reader(self._users))
 
     @_serialized
     def ids(self) -> list[str]:

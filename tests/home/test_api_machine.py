@@ -456,11 +456,17 @@ class APIMachine(RuleBasedStateMachine):
                     assert rec.id in returned, f"{rec} is not recalled"
             ids = set(view.ids())
             assert not ids & self.model.erased_ids(), "ids() lists erased records"
+            assert len(view) == len(ids) and all(i in view for i in ids)
             assert returned <= ids
             memory_md = view.autoload()
             self.no_erased_words(memory_md, "MEMORY.md")
             leaked = [w for w in self.model.tainted_words if w in memory_md]
             assert not leaked, f"tainted text in MEMORY.md: {leaked}"
+
+    @invariant()
+    def counts_agree(self) -> None:
+        """The whole home's count is its ids' (counted without listing them)."""
+        assert len(self.mem) == len(self.mem.ids()) == sum(len(self.view(u).ids()) for u in USERS)
 
     @invariant()
     def no_erased_words_on_disk(self) -> None:

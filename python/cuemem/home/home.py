@@ -101,6 +101,8 @@ class Home:
         self._closed = False
         #: The embeddings of its rows, when the handle was opened with an embedder.
         self.vectors: VectorCache | None = None
+        #: The users of retired rows read so far (they have left the cue postings).
+        self._retired_users: dict[int, str] = {}
         #: The home's own clock, which destructive work checks its ``now`` against.
         self.clock = Clock(self)
         #: Called with the records of every commit once they are applied, or None after an
@@ -560,12 +562,19 @@ class Home:
 
     def holds(self, id: object, user: str | None) -> bool:
         """Whether :meth:`get` reads ``id`` for ``user``: a record of theirs (any user's for
-        None), live, retired or superseded, not erased."""
-        try:
-            self.get(id, user)
-        except NotFoundError:
+        None), live, retired or superseded, not erased. No record is read but a retired one's."""
+        if id not in self:
             return False
-        return True
+        if user is None:
+            return True
+        row = self.indexes.row_of[id]  # type: ignore[index]
+        return self._of_user(row, user)
+
+    def record_count(self, user: str | None = None) -> int:
+        """How many records :meth:`ids` lists for ``user`` (no list built without one)."""
+        if user is None:
+            return len(self.indexes) - len(self.indexes.lifecycle.erased)
+        return len(self.ids(user))
 
     def ids(self, user: str | None = None) -> list[str]:
         """The id of every record :meth:`get` reads for ``user`` (every user's for None) —
@@ -575,11 +584,21 @@ class Home:
             erased = lifecycle.erased
             return [i for i in self.indexes.ids if i not in erased] if erased else list(self.indexes.ids)
         rows = set(self.select({"user": [user]}).tolist())
-        # Retired rows have left the cue postings: their user is read from the journal.
-        retired = [r for r in self.rows_of(i for i in lifecycle.retired if i not in lifecycle.erased).tolist() if r not in rows]
-        rows.update(r for r, e in zip(retired, self.stored(retired)) if e.get("user_id") == user)
+        retired = self.rows_of(i for i in lifecycle.retired if i not in lifecycle.erased).tolist()
+        rows.update(r for r in retired if r not in rows and self._of_user(r, user))
         ids = self.indexes.ids
         return [ids[r] for r in sorted(rows)]
+
+    def _of_user(self, row: int, user: str) -> bool:
+        """Whether row ``row`` (not erased) is ``user``'s: its ``user`` cue while live; a retired
+        row has left the postings, so its record is read, once (a row's user never changes)."""
+        if self.indexes.ids[row] not in self.indexes.lifecycle.retired:
+            return bool(self.indexes.cues.admits({"user": [user]}, np.array([row], dtype=np.uint32))[0])
+        known = self._retired_users.get(row)
+        if known is None:
+            known = str(self.stored([row])[0].get("user_id"))
+            self._retired_users[row] = known
+        return known == user
 
     def rows_of(self, ids: Iterable[str]) -> npt.NDArray[np.uint32]:
         """The rows of those of ``ids`` the home holds, ascending."""
@@ -859,7 +878,7 @@ class Home:
         if self.vectors is not None:
             self.vectors.discard()
         self._save_index()
-        return len(self.ids())
+        return self.record_count()
 
     def repair_text(self, why: str) -> None:
         """Rebuilds the text index from the journal after it was found damaged under the
