@@ -29,6 +29,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidArgumentError
+from .lifecycle.proposals import NOTE_SOURCE
 from .schema import Origin
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class Session:
         """The readable note ``id`` (None if there is none); an unreviewed one taints this session."""
         found = next((n for n in self._mem.notes() if n.id == id), None)
         if found is not None and not found.reviewed:
-            self._read([f"note:{found.id}"], now)
+            self._read([f"{NOTE_SOURCE}{found.id}"], now)
         return found
 
     def _read(self, unreviewed: Sequence[str], now: datetime | date | None) -> None:

@@ -90,8 +90,10 @@ class Forgetting:
         ids = [home.id_at(r) for r in rows]
         gone = frozenset(ids)
         stored = dict(zip(ids, home.stored(rows)))
-        for i in ids:  # derivatives are recorded after their sources: each is checked all the same
-            home.clock.not_before(at, datetime.fromisoformat(stored[i]["recorded_at"]), f"the forget of {i!r}")
+        if ids:  # the latest recorded of them all (a derivative is recorded after its sources, but need not be listed last)
+            when = {i: datetime.fromisoformat(stored[i]["recorded_at"]) for i in ids}
+            latest = max(ids, key=when.__getitem__)
+            home.clock.not_before(at, when[latest], f"the forget of {latest!r}")
         # Successors of the derivatives that keep sources, through the gate as a job's writes.
         admission = Admission(home, self._profile, at)
         records: list[rec.Record] = []

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
-    CuememError, ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
+    ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
 )
 from ..schema import Episode, Note, Origin, Tier
 from ..store import records as rec
