@@ -238,6 +238,29 @@ class APIMachine(RuleBasedStateMachine):
         self.track(rid, user, nonce, long_term=False, quarantined=tainted, tainted=tainted)
         return rid
 
+    @rule(user=st.sampled_from(USERS), label=st.sampled_from(["s1", "s2", "s3"]))
+    def host_taints(self, user: str, label: str) -> None:
+        """A host hands a session text cuemem never saw: the session is tainted for good."""
+        sid = f"{user}-{label}"
+        self.view(user).taint_session(sid, source="tool:shell", now=self.tick())
+        self.sessions.setdefault(sid, self.view(user).session(sid))
+        self.model.sessions[sid] = user
+        self.model.tainted_sessions.add(sid)
+
+    @rule(user=st.sampled_from(USERS), label=st.sampled_from(["s1", "s2", "s3"]), question=st.sampled_from(QUESTIONS))
+    def session_reads(self, user: str, label: str, question: str) -> None:
+        """A session that reads quarantined text (a recall asking for it, the review queue) is
+        tainted from then on; one that reads none stays as it was."""
+        sid = f"{user}-{label}"
+        session = self.sessions.setdefault(sid, self.view(user).session(sid))
+        self.model.sessions[sid] = user
+        hits = session.recall(text=question, k=K, now=self.tick(), include_quarantined=True).hits
+        self.check_hits(user, [(h.id, h.record) for h in hits], True)
+        queue = session.review(now=self.now)
+        if any(h.quarantined for h in hits) or queue:
+            self.model.tainted_sessions.add(sid)
+        assert session.tainted == (sid in self.model.tainted_sessions)
+
     @rule(target=records, old=records, topic=st.sampled_from(TOPICS))
     def update(self, old: str, topic: str) -> MultipleResults[str]:
         """A new version of a record; only a live one may be updated, and the successor is
