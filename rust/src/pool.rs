@@ -36,9 +36,15 @@ fn pool() -> Option<&'static ThreadPool> {
     match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
         // SAFETY: `fresh` was just leaked and is never freed.
         Ok(_) => Some(unsafe { &(*fresh).pool }),
-        // Another thread made this process's pool first: use that one (ours stays idle).
         Err(won) => match unsafe { won.as_ref() } {
-            Some(owned) if owned.pid == pid => Some(&owned.pool),
+            // Another thread made this process's pool first: that one is used, and ours,
+            // never published, is freed (its threads stop).
+            Some(owned) if owned.pid == pid => {
+                // SAFETY: `fresh` came from `Box::leak` above and no other thread has seen it.
+                drop(unsafe { Box::from_raw(fresh) });
+                Some(&owned.pool)
+            }
+            // SAFETY: `fresh` was just leaked and is never freed.
             _ => Some(unsafe { &(*fresh).pool }),
         },
     }
