@@ -15,7 +15,7 @@ from cuemem.cli import main
 def _home(root: Path) -> tuple[str, str]:
     with Memory.open(root, fsync="never") as mem:
         return (
-            mem.remember("The garage code is 5512", subject="garage", now=date(2026, 1, 1)),
+            mem.remember("The garage code is 5512wx", subject="garage", now=date(2026, 1, 1)),
             mem.remember("The garden needs water", now=date(2026, 1, 1)),
         )
 
@@ -28,11 +28,11 @@ def test_forget_prints_a_receipt_and_a_dry_run_changes_nothing(tmp_path: Path) -
     assert plan.exit_code == 0, plan.output
     body = json.loads(plan.output)
     assert body["dry_run"] and body["forgotten"] == [secret]
-    assert b"5512" in (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes()
+    assert b"5512wx" in (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes()
     done = runner.invoke(main, ["forget", "--home", str(tmp_path / "h"), secret])
     assert done.exit_code == 0, done.output
     assert "erased 1 record(s)" in done.output and "1 journal line(s) overwritten" in done.output
-    assert b"5512" not in (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes()
+    assert b"5512wx" not in (tmp_path / "h" / "journal" / "000001.jsonl").read_bytes()
     with Memory.open(tmp_path / "h", read_only=True) as mem:
         assert mem.get(other).narrative == "The garden needs water"
 
