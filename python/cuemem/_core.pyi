@@ -200,6 +200,41 @@ def recall(
 ) -> Recall: ...
 
 @final
+class Decoder:
+    """The episode schema compiled (``cuemem.schema.spec``), decoding runs of journal lines."""
+
+    def __new__(
+        cls,
+        fields: list[tuple[str, str, bool, int | None, list[str] | None, bool, str | None]],
+        cues: list[tuple[str, str, list[str], bool, list[tuple[float, str]] | None, tuple[str, str] | None]],
+        axes: list[str],
+        op: str,
+        track: tuple[str, str, list[str]] | None = None,
+    ) -> Decoder: ...
+    @property
+    def dimensions(self) -> list[str]: ...
+    def decode(self, run: bytes) -> Decoded:
+        """Decodes whole journal lines (the GIL released)."""
+
+@final
+class Decoded:
+    """A decoded run: its lines in order and the rows of the proven ones."""
+
+    def __len__(self) -> int: ...
+    def plan(self) -> list[tuple[bool, int, int]]:
+        """``(True, lo, hi)`` for rows ``lo..hi``; ``(False, start, end)`` for a line left to the caller."""
+    def ids(self, lo: int, hi: int) -> list[str]: ...
+    def offsets(self, lo: int, hi: int, base: int) -> npt.NDArray[np.uint64]: ...
+    def spans(self, lo: int, hi: int) -> list[tuple[int, int]]: ...
+    def tracked(self, lo: int, hi: int) -> list[tuple[int, list[str]]]: ...
+    def citing(self, lo: int, hi: int) -> list[tuple[int, list[str]]]: ...
+    def values(self, dimension: str, lo: int, hi: int) -> tuple[list[str], npt.NDArray[np.uint32]]: ...
+    def feed(self, lo: int, hi: int, first: int, cues: CueIndex, salience: SalienceTable) -> None:
+        """Adds rows ``lo..hi`` as rows ``first ..`` of the cue index and the salience table."""
+    def feed_text(self, lo: int, hi: int, first: int, text: TextIndex) -> None:
+        """Adds their narratives as documents of rows ``first ..``."""
+
+@final
 class TextIndex:
     """BM25 over row texts in a directory (tantivy inside the core)."""
 

@@ -9,6 +9,7 @@
 //! one pool per process, made anew in a forked child. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
+//! [`records`] decodes runs of journal lines into index rows under the schema Python declares.
 //!
 //! Invariants: no wall clock (every time-dependent call takes `now`); bad input is a
 //! [`CoreError`] and leaves the structure unchanged; saved files are canonical, so the
@@ -21,6 +22,7 @@ pub mod error;
 pub mod files;
 pub(crate) mod pool;
 pub mod recall;
+pub mod records;
 pub mod salience;
 pub mod text;
 pub mod thread;

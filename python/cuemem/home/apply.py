@@ -23,10 +23,12 @@ from ..errors import SchemaError
 from ..lifecycle.approvals import Approval
 from ..lifecycle.state import ACCEPTED, ERASE, RETENTIONS, REVIEW_VERDICTS
 from ..schema import Episode
+from ..schema.enums import Tier
 from ..schema.fields import MAX_SOURCE
 from ..store import records as rec
 from ..store.journal import Position
-from .indexes import Batch, IndexRow, Indexes
+from .decoding import SHORT_KEPT
+from .indexes import Batch, DecodedRows, IndexRow, Indexes
 
 __all__ = ["Applier"]
 
@@ -36,6 +38,7 @@ REPLAY_BATCH = 10_000
 # The kinds, looked up once (an enum member's class attribute is a descriptor call).
 _REMEMBER, _NOTE, _JOB, _RETIRE = rec.Op.REMEMBER, rec.Op.NOTE, rec.Op.JOB, rec.Op.RETIRE
 _ERASED, _FORGET = rec.Op.ERASED, rec.Op.FORGET
+_SHORT = Tier.SHORT.value
 #: What the indexes hold of an erased record: a row, and nothing in it.
 _NO_AXES = [0.0] * 7
 _LIFECYCLE = rec.LIFECYCLE_OPS
@@ -49,7 +52,7 @@ class Applier:
         trusted: The records were built by this process (skip their validation).
         deferred: Touch nothing until :meth:`flush` (an import, whose records join the
             journal only at its commit); otherwise rows join in batches as they come.
-        texts: Keep ``(row, narrative)`` of every row added in :attr:`texts`.
+        texts: Keep ``(row, narrative)`` of every row :meth:`add` adds in :attr:`texts`.
     """
 
     __slots__ = ("_indexes", "_trusted", "_deferred", "_steps", "_batch", "_short", "_ids", "_next_row", "_keep_texts", "texts")
@@ -59,7 +62,7 @@ class Applier:
         self._trusted = trusted
         self._deferred = deferred
         # What is waiting to be applied, in order: row batches and other records.
-        self._steps: list[Batch | tuple[Mapping[str, Any], int, int]] = []
+        self._steps: list[Batch | DecodedRows | tuple[Mapping[str, Any], int, int]] = []
         self._batch: Batch | None = None
         self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
         self._ids: set[str] = set()
@@ -119,11 +122,31 @@ class Applier:
             if not self._deferred:
                 self.flush()
 
+    def fresh(self, ids: list[str]) -> bool:
+        """Whether none of ``ids`` repeats, among themselves or in what is applied or waiting."""
+        return len(set(ids)) == len(ids) and self._indexes.row_of.keys().isdisjoint(ids) and self._ids.isdisjoint(ids)
+
+    def add_decoded(self, rows: DecodedRows) -> None:
+        """Applies (or queues) rows the core decoded and proved valid (:mod:`.decoding`),
+        whose ids are :meth:`fresh`."""
+        self._batch = None
+        self._steps.append(rows)
+        step = len(self._steps) - 1
+        for i, kept in rows.decoded.tracked(rows.lo, rows.hi):
+            self._short.append((step, {**dict(zip(SHORT_KEPT, kept)), "tier": _SHORT}))
+        if not self._trusted:
+            self._ids.update(rows.ids)
+        self._next_row += rows.hi - rows.lo
+        if not self._deferred:
+            self.flush()
+
     def place(self, segment: int) -> None:
         """Sets the segment of every waiting row and record (staged records learn it at commit)."""
         for i, step in enumerate(self._steps):
             if isinstance(step, Batch):
                 step.place(segment)
+            elif isinstance(step, DecodedRows):
+                self._steps[i] = step._replace(segment=segment)
             else:
                 self._steps[i] = (step[0], segment, step[2])
 
@@ -134,8 +157,11 @@ class Applier:
         self._ids.clear()
         s = 0
         for i, step in enumerate(steps):
-            if isinstance(step, Batch):
-                self._indexes.extend(step)
+            if isinstance(step, (Batch, DecodedRows)):
+                if isinstance(step, Batch):
+                    self._indexes.extend(step)
+                else:
+                    self._indexes.extend_decoded(step)
                 while s < len(short) and short[s][0] == i:
                     self._indexes.lifecycle.note_remember(short[s][1])
                     s += 1

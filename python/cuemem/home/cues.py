@@ -4,71 +4,94 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
+from ..schema.enums import band_of
 from ..schema.fields import text
 from ..schema.metadata import meta_cues, metadata
 from ..timecues import is_bucket, resolve_time_cue
 
-#: Every cue dimension of a home, in index order.
-DIMENSIONS: tuple[str, ...] = (
-    "actor", "user", "type", "outcome", "time", "subject", "tag", "kind", "tier", "band", "thread", "trust", "meta",
-)
-#: The dimensions whose values match without regard to case (and runs of spaces): the
-#: index holds them folded (:func:`fold`), the records keep them as written.
-FOLDED = frozenset({"actor", "subject", "tag"})
+class Cue(NamedTuple):
+    """How one cue dimension is derived from a stored episode's fields.
+
+    ``derive`` is ``value`` (the field's value, if any), ``values`` (each of a list),
+    ``buckets`` (a date's year, month and day), ``band`` (the importance band),
+    ``trust`` (:data:`QUARANTINED` unless reviewed, :data:`TAINTED` unless untainted) or
+    ``meta`` (``key=value`` of each scalar of the metadata).
+    """
+
+    dimension: str
+    derive: str
+    fields: tuple[str, ...]
+    folded: bool = False
+
 
 #: The ``trust`` cue of a memory nobody has reviewed yet: recall leaves it out unless asked.
 QUARANTINED = "quarantined"
 #: The ``trust`` cue of a memory derived from external content (for good: taint is provenance).
 TAINTED = "tainted"
 
+#: Every cue dimension of a home, in index order, and how it is derived: the one
+#: declaration both :func:`cue_values_json` and the core's decoder (:mod:`.decoding`) run.
+CUES: tuple[Cue, ...] = (
+    Cue("actor", "values", ("actors",), folded=True),
+    Cue("user", "value", ("user_id",)),
+    Cue("type", "value", ("type",)),
+    Cue("outcome", "value", ("outcome",)),
+    Cue("time", "buckets", ("occurred_at",)),
+    Cue("subject", "value", ("subject",), folded=True),
+    Cue("tag", "values", ("tags",), folded=True),
+    Cue("kind", "value", ("kind",)),
+    Cue("tier", "value", ("tier",)),
+    Cue("band", "band", ("importance",)),
+    Cue("thread", "value", ("thread",)),
+    Cue("trust", "trust", ("reviewed", "taint")),
+    Cue("meta", "meta", ("metadata",)),
+)
+#: Every cue dimension of a home, in index order.
+DIMENSIONS: tuple[str, ...] = tuple(c.dimension for c in CUES)
+#: The dimensions whose values match without regard to case (and runs of spaces): the
+#: index holds them folded (:func:`fold`), the records keep them as written.
+FOLDED = frozenset(c.dimension for c in CUES if c.folded)
+
 
 def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The cue values of an episode as stored in the journal (``Episode.to_json``).
+    """The cue values of an episode as stored in the journal (``Episode.to_json``), by :data:`CUES`.
 
-    Reads the stored fields directly, without rebuilding the episode, so replaying a
-    journal costs a dictionary walk per record.
+    Reads the stored fields directly, without rebuilding the episode.
 
     Raises:
         KeyError, TypeError: the record lacks a field or holds the wrong type.
     """
-    occurred = record["occurred_at"]
-    values: dict[str, list[str]] = {
-        "actor": list(record["actors"]),
-        "user": [record["user_id"]],
-        "type": [record["type"]],
-        "outcome": [record["outcome"]] if record["outcome"] is not None else [],
-        "time": [occurred[:4], occurred[:7], occurred],
-        "subject": [record["subject"]] if record["subject"] else [],
-        "tag": list(record["tags"]),
-        "kind": [record["kind"]],
-        "tier": [record["tier"]],
-        "band": [record["importance_band"]],
-        "thread": [record["thread"]] if record.get("thread") else [],
-        "trust": _trust(record),
-        "meta": meta_cues(record["metadata"]) if record.get("metadata") else [],
-    }
-    for dimension in FOLDED:
-        values[dimension] = list(dict.fromkeys(map(fold, values[dimension])))
-    return {d: v for d, v in values.items() if v}
+    out: dict[str, list[str]] = {}
+    for dimension, derive, names, folded in CUES:
+        value = record.get(names[0])
+        if derive == "value":
+            values = [value] if value else []
+        elif derive == "values":
+            values = list(value)  # type: ignore[arg-type]
+        elif derive == "buckets":
+            values = [value[:4], value[:7], value]  # type: ignore[index]
+        elif derive == "band":
+            values = [band_of(value)._value_]  # type: ignore[arg-type]
+        elif derive == "trust":
+            values = [QUARANTINED] if value is not True else []
+            if record[names[1]] is not False:
+                values.append(TAINTED)
+        else:
+            values = meta_cues(value) if value else []
+        if folded:
+            values = list(dict.fromkeys(map(fold, values)))
+        if values:
+            out[dimension] = values
+    return out
 
 
 def fold(value: str) -> str:
     """A cue value as the index holds it in a :data:`FOLDED` dimension: case-folded, runs
     of whitespace one space, trimmed ("Acme  Corp" and "acme corp" are one actor)."""
     return " ".join(value.casefold().split()) or value
-
-
-def _trust(record: Mapping[str, Any]) -> list[str]:
-    """The ``trust`` cues of a stored episode: quarantined while unreviewed, tainted for good."""
-    marks = []
-    if record["reviewed"] is not True:
-        marks.append(QUARANTINED)
-    if record["taint"] is not False:
-        marks.append(TAINTED)
-    return marks
 
 
 def _strings(dimension: str, value: Any) -> list[str]:

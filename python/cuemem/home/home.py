@@ -18,7 +18,7 @@ import dataclasses
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -805,7 +805,7 @@ class Home:
         if self.indexes.head != self.journal.head():
             # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
             # of it, the records whose files follow them here (notes, proposals) are kept aside.
-            records = [e.record for e in self.journal.read(self.indexes.head) if e.record.get("op") in _FILED]
+            records = [r for r in _records(_filed_lines(self.journal, self.indexes.head)) if r.get("op") in _FILED]
             files = Mirror.note_files(records)
             if files:
                 self._notes.place(self._notes.stage(files))
@@ -934,6 +934,20 @@ def _pending_forget(layout: Layout, journal: Journal) -> tuple[Intent | None, st
     _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
     journal.overwrite(intent.edits)
     return intent, None
+
+
+def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
+    """The lines from ``start`` that may be records of the :data:`_FILED` kinds (a kind's
+    ``"op":"..."`` appears in their bytes; a string's quotes are escaped, so no narrative
+    holds it), read in runs: the rest of a long catch-up is never parsed here."""
+    needles = [f'"op":"{op}"'.encode() for op in sorted(_FILED)]
+    for run in journal.runs(start):
+        data = run.data
+        if not any(n in data for n in needles):
+            continue
+        for line in data.splitlines():
+            if any(n in line for n in needles):
+                yield line
 
 
 def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
+from ..schema.spec import IMPORT_KEYS
 from ..store.regular import open_regular
 from .apply import Applier
 from .home import Home
@@ -31,11 +32,9 @@ from .results import ImportReport
 
 __all__ = ["REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
 
-#: The keys an imported item may hold: ``narrative`` and every keyword of ``remember``.
-REMEMBER_KEYS = frozenset(
-    {"narrative", "id", "user_id", "type", "outcome", "actors", "occurred_at", "importance", "risk", "salience", "confidence", "subject",
-     "tags", "origin", "tier", "kind", "level", "sources", "taint", "valid_from", "valid_to", "thread", "metadata"}
-)
+#: The keys an imported item may hold: the fields a caller gives in a memory's content
+#: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
+REMEMBER_KEYS = IMPORT_KEYS
 
 _REMEMBER = rec.Op.REMEMBER.value
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 import orjson
 
+from .. import _core
 from ..errors import CuememError
 from ..index import CueIndex
 from ..lifecycle.state import LifecycleState
@@ -138,6 +139,18 @@ class Batch:
         self.segments = array("Q", [segment]) * len(self.ids)
 
 
+class DecodedRows(NamedTuple):
+    """Rows ``lo..hi`` of a run the core decoded (their ``ids``), whose lines start at
+    ``base`` in ``segment``."""
+
+    decoded: _core.Decoded
+    lo: int
+    hi: int
+    ids: list[str]
+    segment: int
+    base: int
+
+
 class Indexes:
     """Cue postings, salience and the row map of one home, kept in memory."""
 
@@ -217,6 +230,35 @@ class Indexes:
         if batch.citing:
             row_of = self.row_of
             for citer, sources in batch.citing:
+                for source in sources:
+                    cited = row_of.get(source)
+                    if cited is not None and cited != citer:
+                        self.citers[cited] = citer
+
+    def extend_decoded(self, rows: DecodedRows) -> None:
+        """Appends rows the core decoded (:mod:`.decoding`): the cues and salience go from
+        the core's rows to the core's indexes directly; ids, positions, threads and
+        citations join here as :meth:`extend` joins them."""
+        decoded, lo, hi = rows.decoded, rows.lo, rows.hi
+        if hi <= lo:
+            return
+        start, n = len(self.ids), hi - lo
+        decoded.feed(lo, hi, start, self.cues._inner, self.salience._inner)
+        ids = rows.ids
+        if self._row_of is not None:
+            self._row_of.update(zip(ids, range(start, start + n)))
+        self.ids.extend(ids)
+        self.segments.extend(array("Q", [rows.segment]) * n)
+        self.offsets.frombytes(decoded.offsets(lo, hi, rows.base).tobytes())
+        self.citers.extend(array("q", [NOT_CITED]) * n)
+        names, at = decoded.values("thread", lo, hi)
+        if names:
+            self.threads.append(names, at + np.uint32(start))
+        citing = decoded.citing(lo, hi)
+        if citing:
+            row_of = self.row_of
+            for i, sources in citing:
+                citer = start + i
                 for source in sources:
                     cited = row_of.get(source)
                     if cited is not None and cited != citer:

@@ -42,8 +42,9 @@ import numpy as np
 
 from .. import _core
 from ..errors import CorruptIndexError, CuememError
-from ..store.journal import Journal
+from ..store.journal import Journal, Position
 from ..text.recipe import text_directory, text_recipe
+from .decoding import DECODER
 from .indexes import Indexes, record_sha
 
 #: Rows handed to the core at a time while (re)building.
@@ -136,29 +137,52 @@ class TextCache:
         return count
 
     def feed(self, indexes: Indexes, journal: Journal) -> int:
-        """Adds the narratives of rows ``self.rows ..`` from the journal; returns how many."""
+        """Adds the narratives of rows ``self.rows ..`` from the journal; returns how many.
+
+        The journal is read in runs the core decodes (:data:`~.decoding.DECODER`): the
+        narratives of the rows it proves go to the text index without leaving the core;
+        the core leaves the rest to :meth:`Journal.entry <cuemem.store.journal.Journal.entry>`.
+        """
         n = len(indexes)
         start = self.rows
         if start >= n:
             return 0
+        segments = np.frombuffer(indexes.segments, dtype=np.uint64)
+        offsets = np.frombuffer(indexes.offsets, dtype=np.uint64)
         rows: list[int] = []
         texts: list[str] = []
         r = start
-        want = indexes.position(r)
-        for entry in journal.read(want):
-            if entry.position != want:
-                continue  # a note, or a record a person broke (no row)
-            episode = entry.record.get("episode")
-            if isinstance(episode, dict):  # else the tombstone of an erased record: no document
-                rows.append(r)
-                texts.append(episode["narrative"])
-            r += 1
-            if len(rows) >= _BATCH:
-                self.add(rows, texts)
-                rows, texts = [], []
-            if r == n:
+        for run in journal.runs(indexes.position(r)):
+            decoded = DECODER.decode(run.data)
+            for is_rows, a, b in decoded.plan():
+                if is_rows:
+                    found = decoded.offsets(a, b, run.offset)
+                    k = min(b - a, n - r)
+                    if k == b - a and bool((segments[r:r + k] == run.segment).all()) and bool((offsets[r:r + k] == found).all()):
+                        self.add(rows, texts)  # what came before, first
+                        rows, texts = [], []
+                        decoded.feed_text(a, b, r, self.core)
+                        r += k
+                        self.rows = max(self.rows, r)
+                        continue
+                    spans = decoded.spans(a, b)  # rows the indexes do not hold as they come
+                else:
+                    spans = [(a, b)]
+                for lo, hi in spans:
+                    if r < n and Position(run.segment, run.offset + lo) == indexes.position(r):
+                        entry = journal.entry(indexes.position(r), run.data[lo:hi])
+                        episode = None if entry is None else entry.record.get("episode")
+                        if isinstance(episode, dict):  # else the tombstone of an erased record: no document
+                            rows.append(r)
+                            texts.append(episode["narrative"])
+                        r += 1
+                if len(rows) >= _BATCH:
+                    self.add(rows, texts)
+                    rows, texts = [], []
+                if r >= n:
+                    break
+            if r >= n:
                 break
-            want = indexes.position(r)
         self.add(rows, texts)
         self.rows = max(self.rows, r)
         return r - start

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Any, NoReturn
 
@@ -15,12 +15,14 @@ from . import fields as f
 from .enums import Band, Kind, Level, Origin, Outcome, Tier, band_of
 from .metadata import EMPTY, Metadata
 from .metadata import metadata as metadata_of
+from .spec import DERIVED_KEYS, FIELDS, REQUIRED, TYPE_MAX
 
 __all__ = ["Episode", "Salience"]
 
-_TYPE = re.compile(r"[a-z0-9_-]{1,64}")
-_DERIVED = ("time_buckets", "importance_band")
-_REQUIRED = ("id", "narrative", "recorded_at")
+_TYPE = re.compile(rf"[a-z0-9_-]{{1,{TYPE_MAX}}}")
+_DERIVED = DERIVED_KEYS
+_REQUIRED = tuple(fl.name for fl in FIELDS if fl.default is REQUIRED)
+_ALLOWED = (*(fl.name for fl in FIELDS), *DERIVED_KEYS)
 
 
 class Salience(dict[str, float]):
@@ -48,6 +50,8 @@ class Salience(dict[str, float]):
 @dataclass(frozen=True, slots=True)
 class Episode:
     """One remembered event (A1) with its salience (A2) and both time axes (B6).
+
+    Its fields are those :data:`cuemem.schema.spec.FIELDS` declares, in that order.
 
     Build one with :meth:`create`, which validates every field; the constructor itself
     trusts its arguments. ``salience`` always holds all seven axes of
@@ -285,8 +289,7 @@ class Episode:
             SchemaError: ``data`` is not a mapping, holds an unknown key, lacks a required
                 one, has a derived key that disagrees, or breaks a field's rule.
         """
-        allowed = [*(fl.name for fl in fields(cls)), *_DERIVED]
-        record = f.check_keys(data, allowed=allowed, required=_REQUIRED, what="episode")
+        record = f.check_keys(data, allowed=_ALLOWED, required=_REQUIRED, what="episode")
         episode = cls.create(**{k: v for k, v in record.items() if k not in _DERIVED})
         if "time_buckets" in record:
             given = record["time_buckets"]

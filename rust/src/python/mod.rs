@@ -11,6 +11,7 @@ mod errors;
 mod files;
 mod query;
 mod recall;
+mod records;
 mod salience;
 mod text;
 mod thread;
@@ -46,6 +47,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<salience::PyDecayPass>()?;
     m.add_class::<recall::PyRecall>()?;
     m.add_function(wrap_pyfunction!(recall::recall, m)?)?;
+    m.add_class::<records::PyDecoder>()?;
+    m.add_class::<records::PyDecoded>()?;
     m.add_class::<text::PyTextIndex>()?;
     m.add_class::<text::PyTextRecall>()?;
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;

@@ -1,0 +1,186 @@
+//! `Decoder` and `Decoded` for Python: the schema compiled once, journal runs decoded
+//! with the GIL released, and the rows handed to the indexes without crossing back.
+
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+
+use super::cue::PyCueIndex;
+use super::errors::{detached, guarded};
+use super::salience::PySalienceTable;
+use super::text::PyTextIndex;
+use crate::error::CoreError;
+use crate::records::{add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule, Schema};
+
+/// A field as Python declares it: name, rule, optional, limit, choices, required, default (JSON text; None: derived).
+type FieldTuple = (String, String, bool, Option<usize>, Option<Vec<String>>, bool, Option<String>);
+/// A cue as Python declares it: dimension, derivation, fields, folded, band floors, trust marks.
+type CueTuple = (String, String, Vec<String>, bool, Option<Vec<(f64, String)>>, Option<(String, String)>);
+
+fn bad(reason: String) -> CoreError {
+    CoreError::InvalidArgument { name: "schema", reason }
+}
+
+/// The episode schema compiled, and the record kind it decodes.
+#[pyclass(module = "cuemem._core", name = "Decoder", frozen)]
+pub struct PyDecoder {
+    inner: Decoder,
+    dimensions: Vec<String>,
+}
+
+#[pymethods]
+impl PyDecoder {
+    #[new]
+    #[pyo3(signature = (fields, cues, axes, op, track=None))]
+    fn new(py: Python<'_>, fields: Vec<FieldTuple>, cues: Vec<CueTuple>, axes: Vec<String>, op: String, track: Option<(String, String, Vec<String>)>) -> PyResult<Self> {
+        guarded(py, "compiling the schema", || {
+            let mut specs = Vec::with_capacity(fields.len());
+            for (name, rule, optional, max, values, required, default) in fields {
+                let default = match default {
+                    None => None,
+                    Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(format!("the default of {name:?} is not JSON: {e}")))?),
+                };
+                specs.push(FieldSpec { rule: Rule::from_name(&rule, max, values, optional)?, name, required, default });
+            }
+            let mut derived = Vec::with_capacity(cues.len());
+            for (dimension, how, fields, folded, floors, marks) in cues {
+                let derive = match how.as_str() {
+                    "value" => Derive::Value,
+                    "values" => Derive::Values,
+                    "buckets" => Derive::Buckets,
+                    "band" => Derive::Band(floors.ok_or_else(|| bad("the band cue needs its floors".into()))?),
+                    "trust" => {
+                        let (q, t) = marks.ok_or_else(|| bad("the trust cue needs its marks".into()))?;
+                        Derive::Trust([q, t])
+                    }
+                    "meta" => Derive::Meta,
+                    other => return Err(bad(format!("unknown cue derivation {other:?}"))),
+                };
+                derived.push(CueSpec { dimension, fields, derive, folded });
+            }
+            let schema = Schema::new(specs, derived, axes)?;
+            let dimensions = schema.dimensions().map(str::to_owned).collect();
+            Ok(Self { inner: Decoder::new(schema, op, track)?, dimensions })
+        })
+    }
+
+    /// The cue dimensions, in the schema's order.
+    #[getter]
+    fn dimensions(&self) -> Vec<String> {
+        self.dimensions.clone()
+    }
+
+    /// Decodes a run of whole journal lines (the GIL released).
+    fn decode(&self, py: Python<'_>, run: &[u8]) -> PyResult<PyDecoded> {
+        let inner = &self.inner;
+        let decoded = detached(py, "decoding journal lines", || Ok(inner.decode(run)))?;
+        Ok(PyDecoded { inner: decoded, dimensions: self.dimensions.clone() })
+    }
+}
+
+/// A decoded run: its lines in order (rows and deferred byte ranges) and the rows.
+#[pyclass(module = "cuemem._core", name = "Decoded", frozen)]
+pub struct PyDecoded {
+    inner: Decoded,
+    dimensions: Vec<String>,
+}
+
+impl PyDecoded {
+    fn rows(&self, lo: usize, hi: usize) -> Result<&[crate::records::Row], CoreError> {
+        if lo > hi || hi > self.inner.rows.len() {
+            return Err(CoreError::InvalidArgument { name: "rows", reason: format!("{lo}..{hi} is not within the {} rows decoded", self.inner.rows.len()) });
+        }
+        Ok(&self.inner.rows[lo..hi])
+    }
+}
+
+#[pymethods]
+impl PyDecoded {
+    fn __len__(&self) -> usize {
+        self.inner.rows.len()
+    }
+
+    /// The run in order: `(True, lo, hi)` for rows `lo..hi`, `(False, start, end)` for a
+    /// line left to the caller (its bytes `start..end` of the run).
+    fn plan(&self) -> Vec<(bool, usize, usize)> {
+        let mut out: Vec<(bool, usize, usize)> = Vec::new();
+        for line in &self.inner.lines {
+            match *line {
+                Line::Row(i) => match out.last_mut() {
+                    Some((true, _, hi)) if *hi == i as usize => *hi += 1,
+                    _ => out.push((true, i as usize, i as usize + 1)),
+                },
+                Line::Deferred { start, end } => out.push((false, start, end)),
+            }
+        }
+        out
+    }
+
+    /// The ids of rows `lo..hi`.
+    fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<String>> {
+        let rows = guarded(py, "reading decoded ids", || self.rows(lo, hi))?;
+        Ok(rows.iter().map(|r| r.id.clone()).collect())
+    }
+
+    /// Where each of rows `lo..hi` starts: `base` plus its offset in the run.
+    fn offsets<'py>(&self, py: Python<'py>, lo: usize, hi: usize, base: u64) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let rows = guarded(py, "reading decoded offsets", || self.rows(lo, hi))?;
+        Ok(rows.iter().map(|r| base + r.start as u64).collect::<Vec<u64>>().into_pyarray(py))
+    }
+
+    /// `(i, kept values)` of the tracked rows among `lo..hi` (`i` counted from `lo`).
+    fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+        let rows = guarded(py, "reading tracked rows", || self.rows(lo, hi))?;
+        Ok(rows.iter().enumerate().filter_map(|(i, r)| r.tracked.clone().map(|t| (i, t))).collect())
+    }
+
+    /// The byte range `(start, end)` of each of rows `lo..hi` in the run.
+    fn spans(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, usize)>> {
+        let rows = guarded(py, "reading decoded spans", || self.rows(lo, hi))?;
+        Ok(rows.iter().map(|r| (r.start, r.end)).collect())
+    }
+
+    /// `(i, sources)` of the rows among `lo..hi` that cite others.
+    fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+        let rows = guarded(py, "reading decoded sources", || self.rows(lo, hi))?;
+        Ok(rows.iter().enumerate().filter(|(_, r)| !r.sources.is_empty()).map(|(i, r)| (i, r.sources.clone())).collect())
+    }
+
+    /// The values of cue `dimension` among rows `lo..hi`, and each one's row (counted from `lo`).
+    fn values<'py>(&self, py: Python<'py>, dimension: &str, lo: usize, hi: usize) -> PyResult<(Vec<String>, Bound<'py, PyArray1<u32>>)> {
+        let rows = guarded(py, "reading decoded cues", || self.rows(lo, hi))?;
+        let d = guarded(py, "reading decoded cues", || self.dimensions.iter().position(|n| n == dimension).ok_or_else(|| CoreError::UnknownDimension(dimension.into())))?;
+        let mut names = Vec::new();
+        let mut at = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            for (cd, v) in &row.cues {
+                if *cd as usize == d {
+                    names.push(v.clone());
+                    at.push(i as u32);
+                }
+            }
+        }
+        Ok((names, at.into_pyarray(py)))
+    }
+
+    /// Adds rows `lo..hi` as rows `first ..` of the cue index and the salience table.
+    fn feed(&self, py: Python<'_>, lo: usize, hi: usize, first: u32, cues: &Bound<'_, PyCueIndex>, salience: &Bound<'_, PySalienceTable>) -> PyResult<()> {
+        let rows = guarded(py, "feeding decoded rows", || self.rows(lo, hi))?;
+        let dimensions = &self.dimensions;
+        {
+            let mut cues = cues.borrow_mut();
+            let index = &mut cues.inner;
+            detached(py, "indexing decoded cues", || index_cues(index, dimensions, rows, first))?;
+        }
+        let mut salience = salience.borrow_mut();
+        let table = &mut salience.inner;
+        detached(py, "putting decoded salience", || put_salience(table, rows, first))
+    }
+
+    /// Adds the narratives of rows `lo..hi` as documents of rows `first ..` of `text`.
+    fn feed_text(&self, py: Python<'_>, lo: usize, hi: usize, first: u32, text: &Bound<'_, PyTextIndex>) -> PyResult<()> {
+        let rows = guarded(py, "feeding decoded narratives", || self.rows(lo, hi))?;
+        let mut text = text.borrow_mut();
+        let index = &mut text.inner;
+        detached(py, "indexing decoded narratives", || add_texts(index, rows, first))
+    }
+}

@@ -1,0 +1,57 @@
+//! Decoded rows into the indexes, without leaving the core.
+
+use crate::cue::CueIndex;
+use crate::error::{CoreError, Result};
+use crate::salience::SalienceTable;
+use crate::text::TextIndex;
+
+use super::decode::Row;
+
+/// Adds the cues of `rows` as rows `first ..` of `index`; `dimensions` names the
+/// schema's cue dimensions in order.
+///
+/// # Errors
+/// What [`CueIndex::insert_values`] reports (an unknown dimension); dimensions before
+/// the failing one are added.
+pub fn index_cues<S: AsRef<str>>(index: &mut CueIndex, dimensions: &[S], rows: &[Row], first: u32) -> Result<()> {
+    let mut values: Vec<Vec<&str>> = vec![Vec::new(); dimensions.len()];
+    let mut at: Vec<Vec<u32>> = vec![Vec::new(); dimensions.len()];
+    for (i, row) in rows.iter().enumerate() {
+        for (d, v) in &row.cues {
+            let d = *d as usize;
+            if d >= dimensions.len() {
+                return Err(CoreError::InvalidArgument { name: "dimensions", reason: format!("a row has a cue of dimension {d}, of {} named", dimensions.len()) });
+            }
+            values[d].push(v);
+            at[d].push(first + i as u32);
+        }
+    }
+    for (d, name) in dimensions.iter().enumerate() {
+        if !values[d].is_empty() {
+            index.insert_values(name.as_ref(), &values[d], &at[d])?;
+        }
+    }
+    Ok(())
+}
+
+/// Puts the axes, confidence and reference time of `rows` as rows `first ..` of `table`.
+///
+/// # Errors
+/// What [`SalienceTable::put`] reports.
+pub fn put_salience(table: &mut SalienceTable, rows: &[Row], first: u32) -> Result<()> {
+    let numbers: Vec<u32> = (0..rows.len() as u32).map(|i| first + i).collect();
+    let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes.iter().copied()).collect();
+    let confidence: Vec<f32> = rows.iter().map(|r| r.confidence).collect();
+    let times: Vec<f64> = rows.iter().map(|r| r.t).collect();
+    table.put(&numbers, &axes, &confidence, &times)
+}
+
+/// Adds the narratives of `rows` as documents of rows `first ..` of `text`.
+///
+/// # Errors
+/// What [`TextIndex::add`] reports.
+pub fn add_texts(text: &mut TextIndex, rows: &[Row], first: u32) -> Result<()> {
+    let numbers: Vec<u32> = (0..rows.len() as u32).map(|i| first + i).collect();
+    let texts: Vec<&str> = rows.iter().map(|r| r.narrative.as_str()).collect();
+    text.add(&numbers, &texts)
+}

@@ -1,0 +1,242 @@
+//! What the core can prove of one value under its rule.
+//!
+//! Each check answers "is this value valid *and already in the form the validator
+//! would leave it in*?" It says yes only when it is sure: text is judged character by
+//! character only over ASCII and a set of long-assigned letters and digits (whose
+//! whitespace, printability and case every Unicode version agrees on); anything else
+//! is "not proven", and the record goes to the full validator.
+
+use serde_json::Value;
+
+use super::schema::Rule;
+
+/// Python's whitespace among ASCII characters (`str.isspace`, `str.split`, `str.strip`).
+pub(super) fn ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
+}
+
+/// A letter or digit outside ASCII that every Unicode version since long ago assigns
+/// (Latin-1 and Latin Extended, Greek, Cyrillic, kana, CJK ideographs, Hangul): never
+/// whitespace, always printable.
+pub(super) fn plain_nonascii(c: char) -> bool {
+    let u = c as u32;
+    let old = matches!(u, 0x00C0..=0x024F | 0x0370..=0x03FF | 0x0400..=0x052F | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FEF | 0xAC00..=0xD7A3);
+    old && c != '\u{00D7}' && c != '\u{00F7}' && c.is_alphanumeric()
+}
+
+/// A character that is surely printable and not whitespace.
+fn plain(c: char) -> bool {
+    if c.is_ascii() {
+        (0x21..=0x7e).contains(&(c as u8))
+    } else {
+        plain_nonascii(c)
+    }
+}
+
+/// A character that is surely printable (a plain one, or the ASCII space).
+fn printable(c: char) -> bool {
+    c == ' ' || plain(c)
+}
+
+/// Non-blank text (`text(value)`): some character is surely not whitespace.
+pub(super) fn non_blank(s: &str) -> bool {
+    s.chars().any(plain)
+}
+
+/// Text that `.strip()` leaves as it is and that is not blank.
+pub(super) fn stripped(s: &str) -> bool {
+    match (s.chars().next(), s.chars().next_back()) {
+        (Some(first), Some(last)) => plain(first) && plain(last),
+        _ => false,
+    }
+}
+
+/// A label: stripped, 1 to `max` characters, every one printable.
+fn label(s: &str, max: usize) -> bool {
+    stripped(s) && s.chars().count() <= max && s.chars().all(printable)
+}
+
+/// An id: `[A-Za-z0-9._:-]`, 1 to `max` characters, no leading dot.
+pub(super) fn id(s: &str, max: usize) -> bool {
+    !s.is_empty() && s.len() <= max && !s.starts_with('.') && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+fn slug(s: &str, max: usize) -> bool {
+    !s.is_empty() && s.len() <= max && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+/// A finite number in [0, 1] (JSON has no booleans among its numbers).
+pub(super) fn unit(v: &Value) -> Option<f64> {
+    let x = v.as_f64()?;
+    (x.is_finite() && (0.0..=1.0).contains(&x)).then_some(x)
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil algorithm).
+pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn digits(b: &[u8]) -> Option<i64> {
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(b.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0')))
+}
+
+/// `YYYY-MM-DD`, a real date of years 1-9999: days since 1970-01-01.
+pub(super) fn date(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if y < 1 || !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+/// An instant as cuemem writes one (`datetime.isoformat()` of a UTC time:
+/// `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00`, the fraction only when not zero):
+/// microseconds since the epoch.
+pub(super) fn instant(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let (body, fraction) = match b.len() {
+        25 => (b, 0),
+        32 if b[19] == b'.' => {
+            let f = digits(&b[20..26])?;
+            (b, if f == 0 { return None } else { f })
+        }
+        _ => return None,
+    };
+    if body[10] != b'T' || body[13] != b':' || body[16] != b':' || &body[body.len() - 6..] != b"+00:00" {
+        return None;
+    }
+    let day = date(std::str::from_utf8(&body[..10]).ok()?)?;
+    let (h, mi, sec) = (digits(&body[11..13])?, digits(&body[14..16])?, digits(&body[17..19])?);
+    if h > 23 || mi > 59 || sec > 59 {
+        return None;
+    }
+    Some(((day * 86_400 + h * 3600 + mi * 60 + sec) * 1_000_000) + fraction)
+}
+
+/// Whether `v` is, under `rule`, valid and in the form validation leaves it in.
+/// (`Salience` and `Metadata` are the decoder's own: it needs their contents.)
+pub(super) fn proves(rule: &Rule, v: &Value) -> bool {
+    match (rule, v) {
+        (Rule::Id { max }, Value::String(s)) | (Rule::OptionalId { max }, Value::String(s)) => id(s, *max),
+        (Rule::OptionalId { .. } | Rule::OptionalText | Rule::Label { .. }, Value::Null) => true,
+        (Rule::Slug { max }, Value::String(s)) => slug(s, *max),
+        (Rule::Text, Value::String(s)) => non_blank(s),
+        (Rule::OptionalText, Value::String(s)) => stripped(s),
+        (Rule::Label { max }, Value::String(s)) => label(s, *max),
+        (Rule::Unit, v) => unit(v).is_some(),
+        (Rule::Flag, Value::Bool(_)) => true,
+        (Rule::Choice { optional: true, .. }, Value::Null) => true,
+        (Rule::Choice { values, .. }, Value::String(s)) => values.iter().any(|c| c == s),
+        (Rule::Date, Value::String(s)) => date(s).is_some(),
+        (Rule::Instant { optional: true }, Value::Null) => true,
+        (Rule::Instant { .. }, Value::String(s)) => instant(s).is_some(),
+        (Rule::Texts, Value::Array(items)) => distinct(items, |s| stripped(s)),
+        (Rule::Ids { max }, Value::Array(items)) => distinct(items, |s| id(s, *max)),
+        _ => false,
+    }
+}
+
+/// Every item a string passing `each`, none repeated.
+fn distinct(items: &[Value], each: impl Fn(&str) -> bool) -> bool {
+    let mut seen: Vec<&str> = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(s) = item else { return false };
+        if !each(s) || seen.contains(&s.as_str()) {
+            return false;
+        }
+        seen.push(s);
+    }
+    true
+}
+
+/// A cue value as a folded dimension holds it (`" ".join(v.casefold().split()) or v`),
+/// or `None` when the core cannot be sure of the fold (a cased letter outside ASCII).
+pub(super) fn fold(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.chars() {
+        if c.is_ascii() {
+            if ascii_space(c as u8) {
+                pending_space = !out.is_empty();
+                continue;
+            }
+            if !(0x20..=0x7e).contains(&(c as u8)) {
+                return None; // a control character: Python's split may see more
+            }
+        } else if !(plain_nonascii(c) && uncased(c)) {
+            return None;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    Some(if out.is_empty() { s.to_owned() } else { out })
+}
+
+fn uncased(c: char) -> bool {
+    let mut lower = c.to_lowercase();
+    let mut upper = c.to_uppercase();
+    lower.next() == Some(c) && lower.next().is_none() && upper.next() == Some(c) && upper.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_days() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1, 1, 1), -719_162);
+        assert_eq!(date("2026-06-07"), Some(days_from_civil(2026, 6, 7)));
+        assert_eq!(date("2026-02-29"), None);
+        assert_eq!(date("0000-01-01"), None);
+    }
+
+    #[test]
+    fn instants_in_canonical_form_only() {
+        assert_eq!(instant("1970-01-01T00:00:01+00:00"), Some(1_000_000));
+        assert_eq!(instant("1970-01-01T00:00:00.000001+00:00"), Some(1));
+        assert_eq!(instant("1970-01-01T00:00:00.000000+00:00"), None);
+        assert_eq!(instant("1970-01-01T00:00:00Z"), None);
+        assert_eq!(instant("1970-01-01 00:00:00+00:00"), None);
+        assert_eq!(instant("1970-01-01T24:00:00+00:00"), None);
+    }
+
+    #[test]
+    fn folds_what_it_is_sure_of() {
+        assert_eq!(fold("Acme  Corp").as_deref(), Some("acme corp"));
+        assert_eq!(fold(" a\tb ").as_deref(), Some("a b"));
+        assert_eq!(fold("山田").as_deref(), Some("山田"));
+        assert_eq!(fold("Straße"), None);
+        assert_eq!(fold("É"), None);
+        assert_eq!(fold("a\u{1}b"), None);
+    }
+
+    #[test]
+    fn text_checks() {
+        assert!(non_blank(" x "));
+        assert!(!non_blank(" \u{3000} "));
+        assert!(stripped("会議"));
+        assert!(!stripped(" a"));
+        assert!(!stripped("a\u{3000}"));
+        assert!(label("a b", 3) && !label("a b", 2) && !label("a\u{7}b", 5));
+        assert!(id("ep-1.x:y", 128) && !id(".x", 128) && !id("a/b", 128) && !id("", 128));
+    }
+}

@@ -1,0 +1,187 @@
+"""The core's decoder of journal runs against the Python validator, its oracle.
+
+Whatever the core proves must be exactly what ``Episode.from_json`` accepts and indexes
+(the same id, cues, axes, confidence, reference time and sources); whatever it cannot
+prove it leaves to Python. Episodes as cuemem writes them must be proven, or the batch
+path is never taken.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cuemem.errors import SchemaError
+from cuemem.home.cues import DIMENSIONS
+from cuemem.home.decoding import DECODER
+from cuemem.home.indexes import IndexRow
+from cuemem.index import CueIndex
+from cuemem.salience import SalienceTable
+from cuemem.schema import Episode
+from cuemem.schema.spec import FIELDS
+
+
+def _line(episode: dict[str, Any]) -> bytes:
+    return orjson.dumps({"op": "remember", "episode": episode}, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def _oracle(episode: dict[str, Any]) -> IndexRow | None:
+    try:
+        return IndexRow.of(Episode.from_json(episode))
+    except SchemaError:
+        return None
+
+
+def _core_row(line: bytes) -> dict[str, Any] | None:
+    decoded = DECODER.decode(line)
+    plan = decoded.plan()
+    assert len(plan) == 1
+    if not plan[0][0]:
+        return None
+    cues = {}
+    for d in DIMENSIONS:
+        names, _ = decoded.values(d, 0, 1)
+        if names:
+            cues[d] = names
+    citing = decoded.citing(0, 1)
+    return {"id": decoded.ids(0, 1)[0], "cues": cues, "sources": tuple(citing[0][1]) if citing else ()}
+
+
+def _agrees(episode: dict[str, Any]) -> bool:
+    """Checks one episode; returns whether the core proved it."""
+    line = _line(episode)
+    core = _core_row(line)
+    if core is None:
+        return False
+    oracle = _oracle(episode)
+    assert oracle is not None, f"the core proved an episode the validator refuses: {episode!r}"
+    assert core["id"] == oracle.id
+    assert core["cues"] == oracle.cues
+    assert core["sources"] == oracle.sources
+    # Axes, confidence and time, through the salience table the core fills: byte for byte.
+    filled, expected = SalienceTable(), SalienceTable()
+    DECODER.decode(line).feed(0, 1, 0, CueIndex(list(DIMENSIONS))._inner, filled._inner)
+    expected.put(np.array([0], np.uint32), np.array([oracle.axes], np.float32), np.array([oracle.confidence], np.float32),
+                 np.array([oracle.t], np.float64))
+    assert filled.to_bytes() == expected.to_bytes()
+    return True
+
+
+def _written(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"id": "ep-1", "recorded_at": datetime(2026, 6, 7, 9, 30, tzinfo=timezone.utc)}
+    base.update(fields)
+    narrative = base.pop("narrative", "Signed the Acme renewal")
+    return Episode.create(narrative, **base).to_json()
+
+
+def test_episodes_as_cuemem_writes_them_are_proven() -> None:
+    cases = [
+        _written(),
+        _written(type="deal", actors=["Acme  Corp", "kim"], tags=["Q3", "q3"], outcome="positive", importance=0.8, risk=0.1,
+                 subject="Renewal", thread="t-1", session="s-1", source="https://example.com/x", sources=["ep-0"],
+                 salience={"urgency": 0.5}, confidence=0.25, tier="short", reviewed=False, taint=True),
+        _written(narrative="会議は木曜日に移動", actors=["山田"], subject="週次", valid_to="2026-12-01T00:00:00+00:00"),
+        _written(recorded_at=datetime(2026, 6, 7, 9, 30, 1, 250_000, tzinfo=timezone.utc), occurred_at="2025-01-31", metadata={}),
+    ]
+    for episode in cases:
+        assert _agrees(episode), episode
+
+
+def test_tracked_rows_keep_what_the_life_cycle_follows() -> None:
+    episode = _written(tier="short", type="todo", kind="semantic")
+    decoded = DECODER.decode(_line(episode))
+    assert decoded.tracked(0, 1) == [(0, ["ep-1", episode["recorded_at"], "todo", "semantic"])]
+    assert DECODER.decode(_line(_written())).tracked(0, 1) == []
+
+
+def test_what_the_core_cannot_prove_is_left_to_python() -> None:
+    good = _written()
+    left = [
+        {**good, "recorded_at": "2026-06-07T09:30:00Z"},  # valid, not as cuemem writes it
+        {**good, "actors": ["Straße"]},  # a fold only Python knows
+        {**good, "subject": " padded "},  # valid, stripped by the validator
+        {**good, "importance": 1.5},  # invalid
+        {**good, "unknown": 1},
+        {**good, "importance_band": "high"},
+        {**good, "time_buckets": ["2026", "2026-06", "2026-06-08"]},
+        {**good, "metadata": {"project": "apollo"}},
+        {k: v for k, v in good.items() if k != "occurred_at"},
+        {**good, "supersedes": good["id"]},
+        {**good, "valid_to": good["valid_from"]},
+        {**good, "tags": ["a", "a"]},
+        {**good, "thread": "a\u0007b"},
+    ]
+    for episode in left:
+        assert _core_row(_line(episode)) is None, episode
+
+
+def test_other_lines_are_deferred_in_order() -> None:
+    run = _line(_written(id="a")) + b'{"op":"note","id":"n"}\n' + b"not json\n" + _line(_written(id="b")) + _line(_written(id="c")) + b"{torn"
+    decoded = DECODER.decode(run)
+    plan = decoded.plan()
+    kinds = [p[0] for p in plan]
+    assert kinds == [True, False, False, True, False]
+    assert [plan[3][1], plan[3][2]] == [1, 3]
+    assert decoded.ids(0, 3) == ["a", "b", "c"]
+    start, end = plan[1][1], plan[1][2]
+    assert run[start:end] == b'{"op":"note","id":"n"}\n'
+
+
+_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_values: dict[str, st.SearchStrategy[Any]] = {
+    "id": st.one_of(st.sampled_from(["ep-1", "a.b:c_d", ".x", "", "a/b"]), _text),
+    "user_id": st.one_of(st.sampled_from(["default", "u-1"]), _text),
+    "type": st.one_of(st.sampled_from(["note", "deal", "Deal", "a" * 65]), _text),
+    "narrative": _text,
+    "outcome": st.sampled_from([None, "positive", "negative", "none", "bad"]),
+    "actors": st.lists(_text, max_size=3),
+    "tags": st.lists(_text, max_size=3),
+    "occurred_at": st.sampled_from(["2026-06-07", "2026-02-30", "0001-01-01", "9999-12-31", "2026-6-7", "20260607"]),
+    "importance": st.one_of(st.floats(allow_nan=True), st.integers(-1, 2), st.booleans()),
+    "risk": st.floats(0, 1),
+    "confidence": st.one_of(st.floats(0, 1), st.just(1), st.just("1")),
+    "salience": st.one_of(st.none(), st.dictionaries(st.sampled_from(["urgency", "importance", "risk", "bogus"]), st.floats(0, 1.2), max_size=3)),
+    "subject": st.one_of(st.none(), _text),
+    "recorded_at": st.sampled_from(["2026-06-07T09:30:00+00:00", "2026-06-07T09:30:00.000001+00:00", "2026-06-07T09:30:00+02:00",
+                                     "2026-06-07T09:30:00", "2026-06-07T25:00:00+00:00"]),
+    "valid_from": st.sampled_from(["2026-06-07T00:00:00+00:00", "2026-06-08T00:00:00+00:00", "2026-06-06T23:59:59.999999+00:00"]),
+    "valid_to": st.sampled_from([None, "2026-06-07T00:00:00+00:00", "2027-01-01T00:00:00+00:00"]),
+    "origin": st.sampled_from(["user", "agent", "external", "job", "x"]),
+    "tier": st.sampled_from(["long", "short", "working", "x"]),
+    "kind": st.sampled_from(["episodic", "semantic", "x"]),
+    "level": st.sampled_from(["raw", "x"]),
+    "sources": st.lists(st.sampled_from(["ep-0", "ep-1", "bad id"]), max_size=3),
+    "supersedes": st.sampled_from([None, "ep-0", "ep-1"]),
+    "taint": st.sampled_from([False, True, 0]),
+    "reviewed": st.sampled_from([True, False, 1]),
+    "thread": st.one_of(st.none(), _text),
+    "session": st.one_of(st.none(), _text),
+    "source": st.one_of(st.none(), _text),
+    "metadata": st.sampled_from([None, {}]),
+}
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_whatever_the_core_proves_the_validator_accepts_and_indexes_alike(data: st.DataObject) -> None:
+    episode = _written()
+    for name in data.draw(st.lists(st.sampled_from(sorted(_values)), max_size=6, unique=True)):
+        episode[name] = data.draw(_values[name], label=name)
+    if data.draw(st.booleans(), label="drop derived"):
+        episode.pop("importance_band", None)
+        episode.pop("time_buckets", None)
+    _agrees(episode)
+
+
+def test_the_schema_declares_what_the_episode_holds() -> None:
+    from dataclasses import fields
+
+    assert [f.name for f in fields(Episode)] == [f.name for f in FIELDS]
+    assert list(_written(thread="t", session="s", source="x", metadata={"a": 1})) == [
+        *[f.name for f in FIELDS[:7]], "time_buckets", "importance", "importance_band", *[f.name for f in FIELDS[8:]]
+    ]
