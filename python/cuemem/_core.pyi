@@ -21,6 +21,8 @@ __all__ = [
     "DecayPass",
     "Recall",
     "recall",
+    "Decoder",
+    "Decoded",
     "TextIndex",
     "TextRecall",
     "text_recall",
