@@ -215,8 +215,9 @@ class Decoder:
     ) -> Decoder: ...
     @property
     def dimensions(self) -> list[str]: ...
-    def decode(self, run: bytes) -> Decoded:
-        """Decodes whole journal lines (the GIL released)."""
+    def decode(self, run: bytes, narratives_only: bool = False) -> Decoded:
+        """Decodes whole journal lines (the GIL released); with ``narratives_only`` a row is
+        any line of the record kind, with its id and narrative only."""
 
 @final
 class Decoded:

@@ -44,6 +44,8 @@ def demo(directory: Path, episodes: int) -> None:
               help="Run the write-then-recall benchmark instead: a text recall right after a remember against one without.")
 @click.option("--durable", "durable", is_flag=True,
               help="Run the durable-write benchmark instead: remember under each fsync policy against write + fdatasync, and threads.")
+@click.option("--records", "records", is_flag=True,
+              help="Run the records benchmark instead: import, rebuild and an open from the journal, against tantivy-py's build.")
 @click.option("--agents", "agents", is_flag=True,
               help="Run the agents benchmark instead: recall through cuemem mcp over stdio against the in-process call, "
                    "and the LangGraph store's search against InMemoryStore's.")
@@ -53,7 +55,7 @@ def demo(directory: Path, episodes: int) -> None:
 @click.option("--pg", "pg", metavar="DSN", help="With --shared: the PostgreSQL database to use (default: a throwaway local cluster).")
 def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: tuple[str, ...], seed: int, no_home: bool,
           policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool, durable: bool, shared: bool,
-          pg: str | None) -> None:
+          pg: str | None, records: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
     if pg is not None and not shared:
         raise click.UsageError("--pg goes with --shared")
@@ -73,10 +75,11 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         return
     from ..bench import run_bench
 
-    if questions or text or trust or agents or forget or tail or durable:
+    if questions or text or trust or agents or forget or tail or durable or records:
         from ..bench import agents as agents_bench
         from ..bench import durable as durable_bench
         from ..bench import forget as forget_bench
+        from ..bench import records as records_bench
         from ..bench import tail as tail_bench
         from ..bench import trust as trust_bench
         from ..bench.questions import measure_questions, render_questions
@@ -84,7 +87,8 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
         from ..bench.text import measure_text, render_text
 
         measure, render = (
-            (agents_bench.measure, agents_bench.render) if agents
+            (records_bench.measure, records_bench.render) if records
+            else (agents_bench.measure, agents_bench.render) if agents
             else (durable_bench.measure, durable_bench.render) if durable
             else (tail_bench.measure, tail_bench.render) if tail
             else (forget_bench.measure, forget_bench.render) if forget

@@ -122,6 +122,11 @@ class Applier:
             if not self._deferred:
                 self.flush()
 
+    @property
+    def next_row(self) -> int:
+        """The row the next episode added gets."""
+        return self._next_row
+
     def fresh(self, ids: list[str]) -> bool:
         """Whether none of ``ids`` repeats, among themselves or in what is applied or waiting."""
         return len(set(ids)) == len(ids) and self._indexes.row_of.keys().isdisjoint(ids) and self._ids.isdisjoint(ids)

@@ -870,11 +870,11 @@ class Home:
         self._check_handle()
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
-        apply_journal(fresh, self.journal, None)
+        if self.text is not None:
+            self.text.restart()  # refilled by the same pass
+        apply_journal(fresh, self.journal, None, text=self.text)
         proof.discard(self.layout.index)
         self.indexes = fresh
-        if self.text is not None:
-            self.text.rebuild(fresh, self.journal)
         if self.vectors is not None:
             self.vectors.discard()
         self._save_index()

@@ -11,6 +11,8 @@ is skipped and reported.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._gc import gc_paused
 from ..errors import CuememError
 from ..salience import SalienceTable
@@ -20,6 +22,9 @@ from .apply import Applier
 from .decoding import DECODER
 from .indexes import DecodedRows, Indexes, record_sha
 from .layout import Layout
+
+if TYPE_CHECKING:
+    from .textindex import TextCache
 
 def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int, bool]:
     """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
@@ -62,7 +67,7 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
     return fresh_indexes, f"rebuilt ({why})", 0, changed
 
 @gc_paused
-def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) -> int:
+def apply_journal(indexes: Indexes, journal: Journal, start: Position | None, text: TextCache | None = None) -> int:
     """Applies journal records from ``start`` to the indexes; returns how many episodes.
 
     The journal is read in runs of whole lines, and the core decodes each run
@@ -70,9 +75,12 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
     indexes as rows without a Python object each; every other line goes, checked, through
     the :class:`~.apply.Applier` a live write uses (the journal is a file a person may
     edit): a broken record is skipped and reported in :attr:`Indexes.skipped`.
+
+    With ``text`` (a text index that holds every row the indexes do), the narratives of
+    the rows added go to it in the same pass.
     """
     before = len(indexes)
-    applier = Applier(indexes, trusted=False)
+    applier = Applier(indexes, trusted=False, texts=text is not None)
     head = start
     for run in journal.runs(start):
         decoded = DECODER.decode(run.data)
@@ -80,7 +88,10 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
             if is_rows:
                 ids = decoded.ids(a, b)
                 if applier.fresh(ids):
+                    first = applier.next_row
                     applier.add_decoded(DecodedRows(decoded, a, b, ids, run.segment, run.offset))
+                    if text is not None:
+                        decoded.feed_text(a, b, first, text.core)
                     head = Position(run.segment, run.offset + decoded.spans(b - 1, b)[0][1])
                     continue
                 lines = decoded.spans(a, b)  # an id repeats: the applier says which
@@ -92,6 +103,11 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None) ->
                     applier.add(entry.record, run.segment, run.offset + s)
                     head = entry.end
     applier.flush()
+    if text is not None:
+        if applier.texts:
+            rows, texts = zip(*applier.texts)
+            text.add(rows, texts)
+        text.rows = len(indexes)
     if head is not None:
         indexes.head = head
     return len(indexes) - before

@@ -128,10 +128,14 @@ class TextCache:
         shutil.rmtree(self.directory, ignore_errors=True)
         return _core.TextIndex(self.directory, self.analyzer, True)
 
-    def rebuild(self, indexes: Indexes, journal: Journal) -> int:
-        """Discards the index and builds it again from the journal; returns the rows."""
+    def restart(self) -> None:
+        """Discards the index: it holds no row now (:meth:`feed` or a replay fills it)."""
         self.core = self._fresh()
         self.rows = 0
+
+    def rebuild(self, indexes: Indexes, journal: Journal) -> int:
+        """Discards the index and builds it again from the journal; returns the rows."""
+        self.restart()
         count = self.feed(indexes, journal)
         self.commit(indexes, journal)
         return count
@@ -139,8 +143,9 @@ class TextCache:
     def feed(self, indexes: Indexes, journal: Journal) -> int:
         """Adds the narratives of rows ``self.rows ..`` from the journal; returns how many.
 
-        The journal is read in runs the core decodes (:data:`~.decoding.DECODER`): the
-        narratives of the rows it proves go to the text index without leaving the core;
+        The journal is read in runs the core reads (:data:`~.decoding.DECODER`, for
+        narratives only: a row is a line at a row's position, which the indexes proved): their
+        narratives go to the text index without leaving the core;
         the core leaves the rest to :meth:`Journal.entry <cuemem.store.journal.Journal.entry>`.
         """
         n = len(indexes)
@@ -153,7 +158,8 @@ class TextCache:
         texts: list[str] = []
         r = start
         for run in journal.runs(indexes.position(r)):
-            decoded = DECODER.decode(run.data)
+            # The indexes proved their rows: the text index needs only where each is and its narrative.
+            decoded = DECODER.decode(run.data, narratives_only=True)
             for is_rows, a, b in decoded.plan():
                 if is_rows:
                     found = decoded.offsets(a, b, run.offset)

@@ -37,7 +37,7 @@ impl PyDecoder {
             for (name, rule, optional, max, values, required, default) in fields {
                 let default = match default {
                     None => None,
-                    Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(format!("the default of {name:?} is not JSON: {e}")))?),
+                    Some(text) => Some(serde_json::from_str::<Box<serde_json::value::RawValue>>(&text).map_err(|e| bad(format!("the default of {name:?} is not JSON: {e}")))?),
                 };
                 specs.push(FieldSpec { rule: Rule::from_name(&rule, max, values, optional)?, name, required, default });
             }
@@ -69,10 +69,12 @@ impl PyDecoder {
         self.dimensions.clone()
     }
 
-    /// Decodes a run of whole journal lines (the GIL released).
-    fn decode(&self, py: Python<'_>, run: &[u8]) -> PyResult<PyDecoded> {
+    /// Decodes a run of whole journal lines (the GIL released); with `narratives_only`, a
+    /// row is any line of the record kind, holding its id and narrative only.
+    #[pyo3(signature = (run, narratives_only=false))]
+    fn decode(&self, py: Python<'_>, run: &[u8], narratives_only: bool) -> PyResult<PyDecoded> {
         let inner = &self.inner;
-        let decoded = detached(py, "decoding journal lines", || Ok(inner.decode(run)))?;
+        let decoded = detached(py, "decoding journal lines", || Ok(inner.decode(run, narratives_only)))?;
         Ok(PyDecoded { inner: decoded, dimensions: self.dimensions.clone() })
     }
 }

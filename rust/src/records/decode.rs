@@ -1,10 +1,10 @@
 //! Decoding runs of journal lines into index rows, in parallel, proving what it keeps.
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 use super::rules::{self, proves};
 use super::schema::{Derive, Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
+use super::value::{object, Carrier, Object, Val};
 use crate::error::{CoreError, Result};
 
 /// What a line of the run became.
@@ -17,7 +17,7 @@ pub enum Line {
 }
 
 /// One proven episode, as the indexes take it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
     pub id: String,
     /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
@@ -73,7 +73,10 @@ impl Decoder {
     }
 
     /// Decodes `run`: whole lines, each ending in `\n` (a last line without one is deferred).
-    pub fn decode(&self, run: &[u8]) -> Decoded {
+    ///
+    /// With `narratives_only`, a row is any line of the record kind, and holds its id and
+    /// narrative only (what a text index needs of rows another pass has proved).
+    pub fn decode(&self, run: &[u8], narratives_only: bool) -> Decoded {
         let mut spans = Vec::new();
         let mut start = 0;
         while start < run.len() {
@@ -82,7 +85,7 @@ impl Decoder {
             start = end;
         }
         let parsed: Vec<Option<Row>> = crate::pool::install(|| {
-            spans.par_iter().with_min_len(256).map(|&(s, e)| if run[e - 1] == b'\n' { self.row(&run[s..e], s, e) } else { None }).collect()
+            spans.par_iter().with_min_len(256).map(|&(s, e)| if run[e - 1] == b'\n' { self.row(&run[s..e], s, e, narratives_only) } else { None }).collect()
         });
         let mut out = Decoded { lines: Vec::with_capacity(spans.len()), rows: Vec::with_capacity(spans.len()) };
         for ((s, e), row) in spans.into_iter().zip(parsed) {
@@ -98,105 +101,113 @@ impl Decoder {
     }
 
     /// The row of one line, if it is an episode record the core can prove.
-    fn row(&self, line: &[u8], start: usize, end: usize) -> Option<Row> {
+    fn row(&self, line: &[u8], start: usize, end: usize, narratives_only: bool) -> Option<Row> {
         // Records are written with sorted keys: an episode record starts so.
         if !line.starts_with(b"{\"episode\":{") {
             return None;
         }
-        let Value::Object(mut top) = serde_json::from_slice::<Value>(line).ok()? else { return None };
-        if top.len() != 2 || top.get("op").and_then(Value::as_str) != Some(self.op.as_str()) {
+        let record = serde_json::from_slice::<Carrier<'_>>(line).ok()?;
+        if record.op.0 != self.op.as_str() {
             return None;
         }
-        let Value::Object(episode) = top.remove("episode")? else { return None };
-        self.episode(&episode, start, end)
+        if narratives_only {
+            let fields = &self.schema.fields;
+            let member = |slot: usize| record.episode.0.iter().rev().find(|(k, _)| k.0 == fields[slot].name.as_str()).map(|(_, v)| Val::of(v));
+            let (id, raw) = (member(self.schema.slots.id)?, member(self.schema.slots.narrative)?);
+            return Some(Row { id: id.as_str()?.to_owned(), narrative: raw.as_str()?.to_owned(), start, end, ..Row::default() });
+        }
+        self.episode(&record.episode, start, end)
     }
 
-    fn episode(&self, ep: &Map<String, Value>, start: usize, end: usize) -> Option<Row> {
+    fn episode(&self, ep: &Object<'_>, start: usize, end: usize) -> Option<Row> {
         let schema = &self.schema;
         let slots = &schema.slots;
-        // Each field's value (given, or its default), by slot.
-        let mut values: Vec<Option<&Value>> = vec![None; schema.fields.len()];
-        for (key, value) in ep {
-            match schema.index.get(key) {
-                Some(&i) => values[i] = Some(value),
-                None if key == TIME_BUCKETS || key == IMPORTANCE_BAND => {}
+        // Each field's value (given, or its default), by slot; the derived keys' raw values.
+        let mut values: Vec<Option<Val<'_>>> = vec![None; schema.fields.len()];
+        let (mut buckets_given, mut band_given) = (None, None);
+        for (key, raw) in &ep.0 {
+            match schema.index.get(key.0.as_ref()) {
+                Some(&i) => values[i] = Some(Val::of(raw)),
+                None if key.0 == TIME_BUCKETS => buckets_given = Some(Val::of(raw)),
+                None if key.0 == IMPORTANCE_BAND => band_given = Some(Val::of(raw)),
                 None => return None,
             }
         }
         for (i, field) in schema.fields.iter().enumerate() {
-            match values[i] {
+            match &values[i] {
                 Some(v) => {
                     if !matches!(field.rule, Rule::Salience | Rule::Metadata) && !proves(&field.rule, v) {
                         return None;
                     }
                 }
                 None if field.required => return None,
-                None => values[i] = field.default.as_ref(), // None: derived below
+                None => values[i] = field.default.as_deref().map(Val::of), // None: derived below
             }
         }
-        let get = |slot: usize| values[slot];
+        let get = |slot: usize| values[slot].as_ref();
         let id = get(slots.id)?.as_str()?;
         // Absent, occurred_at would be derived from recorded_at: left to the validator.
-        let occurred = get(slots.occurred_at)?.as_str()?.to_owned();
-        let occurred_day = rules::date(&occurred)?;
+        let occurred = get(slots.occurred_at)?.as_str()?;
+        let occurred_day = rules::date(occurred)?;
         let valid_from = match get(slots.valid_from) {
             Some(v) => rules::instant(v.as_str()?)?,
             None => occurred_day * 86_400_000_000,
         };
-        if let Some(Value::String(end)) = get(slots.valid_to) {
+        if let Some(Val::Str(end)) = get(slots.valid_to) {
             if rules::instant(end)? <= valid_from {
                 return None;
             }
         }
-        if get(slots.supersedes).and_then(Value::as_str) == Some(id) {
+        if get(slots.supersedes).and_then(Val::as_str) == Some(id) {
             return None;
         }
         // Derived keys, when present, agree.
-        if let Some(given) = ep.get(TIME_BUCKETS) {
-            let buckets = [&occurred[..4], &occurred[..7], &occurred[..]];
-            let Value::Array(items) = given else { return None };
-            if items.len() != 3 || items.iter().zip(buckets).any(|(v, b)| v.as_str() != Some(b)) {
+        let buckets = [&occurred[..4], &occurred[..7], occurred];
+        if let Some(given) = buckets_given {
+            let Val::Strs(items) = given else { return None };
+            if items.len() != 3 || items.iter().zip(buckets).any(|(v, b)| v != b) {
                 return None;
             }
         }
         let importance = rules::unit(get(slots.band_of)?)?;
         let band = schema.band().iter().find(|(floor, _)| importance >= *floor).map(|(_, name)| name.as_str())?;
-        if let Some(given) = ep.get(IMPORTANCE_BAND) {
+        if let Some(given) = band_given {
             if given.as_str() != Some(band) {
                 return None;
             }
         }
         let axes = self.axes(&values)?;
         let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
+        let mut found: Vec<String> = Vec::new();
         for (d, cue) in schema.cues.iter().enumerate() {
-            let field = |k: usize| cue.fields.get(k).and_then(|name| schema.index.get(name)).and_then(|&slot| values[slot]);
-            let mut found: Vec<String> = Vec::new();
+            let field = |k: usize| cue.fields.get(k).and_then(|name| schema.index.get(name)).and_then(|&slot| values[slot].as_ref());
+            found.clear();
             match &cue.derive {
                 Derive::Value => {
-                    if let Some(Value::String(s)) = field(0) {
+                    if let Some(Val::Str(s)) = field(0) {
                         if !s.is_empty() {
-                            found.push(s.clone());
+                            found.push(s.to_string());
                         }
                     }
                 }
                 Derive::Values => {
-                    if let Some(Value::Array(items)) = field(0) {
-                        found.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
+                    if let Some(Val::Strs(items)) = field(0) {
+                        found.extend(items.iter().map(|s| s.to_string()));
                     }
                 }
-                Derive::Buckets => found.extend([occurred[..4].to_owned(), occurred[..7].to_owned(), occurred.clone()]),
+                Derive::Buckets => found.extend(buckets.iter().map(|b| b.to_string())),
                 Derive::Band(_) => found.push(band.to_owned()),
                 Derive::Trust(marks) => {
-                    if field(0) != Some(&Value::Bool(true)) {
+                    if !matches!(field(0), Some(Val::Bool(true))) {
                         found.push(marks[0].clone());
                     }
-                    if field(1) != Some(&Value::Bool(false)) {
+                    if !matches!(field(1), Some(Val::Bool(false))) {
                         found.push(marks[1].clone());
                     }
                 }
                 Derive::Meta => match field(0) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Object(m)) if m.is_empty() => {}
+                    None | Some(Val::Null) => {}
+                    Some(Val::Object(raw)) if object(raw).is_some_and(|m| m.0.is_empty()) => {}
                     Some(_) => return None, // the caller's own object: left to the validator
                 },
             }
@@ -208,17 +219,18 @@ impl Decoder {
                         folded.push(f);
                     }
                 }
-                found = folded;
+                cues.extend(folded.into_iter().map(|v| (d as u16, v)));
+            } else {
+                cues.extend(found.drain(..).map(|v| (d as u16, v)));
             }
-            cues.extend(found.into_iter().map(|v| (d as u16, v)));
         }
         let sources = match get(slots.sources) {
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            Some(Val::Strs(items)) => items.iter().map(|s| s.to_string()).collect(),
             _ => Vec::new(),
         };
         let tracked = match &self.track {
-            Some((slot, want, keep)) if values[*slot].and_then(Value::as_str) == Some(want.as_str()) => {
-                Some(keep.iter().map(|&k| values[k].and_then(Value::as_str).map(str::to_owned)).collect::<Option<Vec<String>>>()?)
+            Some((slot, want, keep)) if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) => {
+                Some(keep.iter().map(|&k| values[k].as_ref().and_then(Val::as_str).map(str::to_owned)).collect::<Option<Vec<String>>>()?)
             }
             _ => None,
         };
@@ -239,27 +251,30 @@ impl Decoder {
     /// The salience axes: the given ones (each a unit number, no unknown axis), zero for
     /// the missing, and the fields of the same names (importance, risk), which a given
     /// axis must equal.
-    fn axes(&self, values: &[Option<&Value>]) -> Option<Vec<f32>> {
+    fn axes(&self, values: &[Option<Val<'_>>]) -> Option<Vec<f32>> {
         let schema = &self.schema;
         let mut axes = vec![0.0f64; schema.axes.len()];
-        match values[schema.slots.salience] {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(given)) => {
-                for (axis, v) in given {
-                    let a = schema.axes.iter().position(|name| name == axis)?;
-                    axes[a] = rules::unit(v)?;
+        let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
+        match values[schema.slots.salience].as_ref() {
+            None | Some(Val::Null) => {}
+            Some(Val::Object(raw)) => {
+                let given = object(raw)?;
+                let mut named = vec![false; axes.len()];
+                for (axis, v) in &given.0 {
+                    let a = schema.axes.iter().position(|name| *name == axis.0)?;
+                    axes[a] = rules::unit(&Val::of(v))?;
+                    named[a] = true;
                 }
-                for &(field, a) in &schema.slots.axis_fields {
-                    let value = rules::unit(values[field]?)?;
-                    if given.contains_key(&schema.axes[a]) && axes[a] != value {
+                for &(slot, a) in &schema.slots.axis_fields {
+                    if named[a] && axes[a] != field(slot)? {
                         return None;
                     }
                 }
             }
             Some(_) => return None,
         }
-        for &(field, a) in &schema.slots.axis_fields {
-            axes[a] = rules::unit(values[field]?)?;
+        for &(slot, a) in &schema.slots.axis_fields {
+            axes[a] = field(slot)?;
         }
         Some(axes.into_iter().map(|x| x as f32).collect())
     }

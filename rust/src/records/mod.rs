@@ -21,6 +21,7 @@ mod decode;
 mod feed;
 mod rules;
 mod schema;
+mod value;
 
 pub use decode::{Decoded, Decoder, Line, Row};
 pub use feed::{add_texts, index_cues, put_salience};

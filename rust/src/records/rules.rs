@@ -6,9 +6,8 @@
 //! whitespace, printability and case every Unicode version agrees on); anything else
 //! is "not proven", and the record goes to the full validator.
 
-use serde_json::Value;
-
 use super::schema::Rule;
+use super::value::Val;
 
 /// Python's whitespace among ASCII characters (`str.isspace`, `str.split`, `str.strip`).
 pub(super) fn ascii_space(b: u8) -> bool {
@@ -66,8 +65,8 @@ fn slug(s: &str, max: usize) -> bool {
 }
 
 /// A finite number in [0, 1] (JSON has no booleans among its numbers).
-pub(super) fn unit(v: &Value) -> Option<f64> {
-    let x = v.as_f64()?;
+pub(super) fn unit(v: &Val<'_>) -> Option<f64> {
+    let Val::Num(x) = *v else { return None };
     (x.is_finite() && (0.0..=1.0).contains(&x)).then_some(x)
 }
 
@@ -129,38 +128,30 @@ pub(super) fn instant(s: &str) -> Option<i64> {
 
 /// Whether `v` is, under `rule`, valid and in the form validation leaves it in.
 /// (`Salience` and `Metadata` are the decoder's own: it needs their contents.)
-pub(super) fn proves(rule: &Rule, v: &Value) -> bool {
+pub(super) fn proves(rule: &Rule, v: &Val<'_>) -> bool {
     match (rule, v) {
-        (Rule::Id { max }, Value::String(s)) | (Rule::OptionalId { max }, Value::String(s)) => id(s, *max),
-        (Rule::OptionalId { .. } | Rule::OptionalText | Rule::Label { .. }, Value::Null) => true,
-        (Rule::Slug { max }, Value::String(s)) => slug(s, *max),
-        (Rule::Text, Value::String(s)) => non_blank(s),
-        (Rule::OptionalText, Value::String(s)) => stripped(s),
-        (Rule::Label { max }, Value::String(s)) => label(s, *max),
+        (Rule::Id { max }, Val::Str(s)) | (Rule::OptionalId { max }, Val::Str(s)) => id(s, *max),
+        (Rule::OptionalId { .. } | Rule::OptionalText | Rule::Label { .. }, Val::Null) => true,
+        (Rule::Slug { max }, Val::Str(s)) => slug(s, *max),
+        (Rule::Text, Val::Str(s)) => non_blank(s),
+        (Rule::OptionalText, Val::Str(s)) => stripped(s),
+        (Rule::Label { max }, Val::Str(s)) => label(s, *max),
         (Rule::Unit, v) => unit(v).is_some(),
-        (Rule::Flag, Value::Bool(_)) => true,
-        (Rule::Choice { optional: true, .. }, Value::Null) => true,
-        (Rule::Choice { values, .. }, Value::String(s)) => values.iter().any(|c| c == s),
-        (Rule::Date, Value::String(s)) => date(s).is_some(),
-        (Rule::Instant { optional: true }, Value::Null) => true,
-        (Rule::Instant { .. }, Value::String(s)) => instant(s).is_some(),
-        (Rule::Texts, Value::Array(items)) => distinct(items, |s| stripped(s)),
-        (Rule::Ids { max }, Value::Array(items)) => distinct(items, |s| id(s, *max)),
+        (Rule::Flag, Val::Bool(_)) => true,
+        (Rule::Choice { optional: true, .. }, Val::Null) => true,
+        (Rule::Choice { values, .. }, Val::Str(s)) => values.iter().any(|c| c == s),
+        (Rule::Date, Val::Str(s)) => date(s).is_some(),
+        (Rule::Instant { optional: true }, Val::Null) => true,
+        (Rule::Instant { .. }, Val::Str(s)) => instant(s).is_some(),
+        (Rule::Texts, Val::Strs(items)) => distinct(items, |s| stripped(s)),
+        (Rule::Ids { max }, Val::Strs(items)) => distinct(items, |s| id(s, *max)),
         _ => false,
     }
 }
 
-/// Every item a string passing `each`, none repeated.
-fn distinct(items: &[Value], each: impl Fn(&str) -> bool) -> bool {
-    let mut seen: Vec<&str> = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::String(s) = item else { return false };
-        if !each(s) || seen.contains(&s.as_str()) {
-            return false;
-        }
-        seen.push(s);
-    }
-    true
+/// Every item passing `each`, none repeated.
+fn distinct(items: &[std::borrow::Cow<'_, str>], each: impl Fn(&str) -> bool) -> bool {
+    items.iter().enumerate().all(|(i, s)| each(s) && !items[..i].contains(s))
 }
 
 /// A cue value as a folded dimension holds it (`" ".join(v.casefold().split()) or v`),

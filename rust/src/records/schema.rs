@@ -1,6 +1,6 @@
 //! The episode schema as the core runs it, compiled from the specifications Python declares.
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::{CoreError, Result};
 
@@ -76,7 +76,7 @@ pub struct FieldSpec {
     pub required: bool,
     /// The value an absent field takes; `None` when it is derived from other fields
     /// (the core then proves nothing of a record that leaves it out).
-    pub default: Option<Value>,
+    pub default: Option<Box<RawValue>>,
 }
 
 /// How a cue dimension is derived from an episode's fields.
