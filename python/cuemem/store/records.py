@@ -76,11 +76,13 @@ __all__ = [
     "job",
     "note",
     "note_bytes",
+    "note_version",
     "op_of",
     "proposal",
     "remember",
     "retire",
     "taint",
+    "tombstone",
     "version",
 ]
 
@@ -136,10 +138,13 @@ def note_bytes(note: Note) -> bytes:
 def note(note: Note) -> Record:
     """A note version; committing it writes ``notes/<id>.md`` first."""
     data = note_bytes(note)
-    return {
-        "op": Op.NOTE.value, "id": note.id, "version": note.version, "sha256": hashlib.sha256(data).hexdigest(),
-        "markdown": data.decode("utf-8"),
-    }
+    return note_version(note.id, note.version, hashlib.sha256(data).hexdigest(), data.decode("utf-8"))
+
+
+def note_version(id: str, version: int, sha256: str, markdown: str) -> Record:
+    """A note record from its fields (:func:`note` takes them from a note; a record read
+    back is built again from its own)."""
+    return {"op": Op.NOTE.value, "id": id, "version": version, "sha256": sha256, "markdown": markdown}
 
 
 def version(subject: str, id: str, supersedes: str | None, valid_from: datetime, at: datetime) -> Record:
@@ -222,13 +227,15 @@ def erased(id: str, was: str, sha256: str | None, length: int) -> bytes:
     Raises:
         ValueError: the tombstone does not fit (a line shorter than any record cuemem writes).
     """
-    fields = {"op": Op.ERASED.value, "id": id, "was": was}
-    if sha256 is not None:
-        fields["sha256"] = sha256
-    body = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    body = orjson.dumps(tombstone(id, was, sha256), option=orjson.OPT_SORT_KEYS)
     if len(body) + 1 > length:
         raise ValueError(f"a tombstone of {len(body) + 1} bytes does not fit a line of {length}")
     return body + b" " * (length - len(body) - 1) + b"\n"
+
+
+def tombstone(id: str, was: str, sha256: str | None) -> Record:
+    """The fields of the tombstone :func:`erased` writes (less its padding)."""
+    return {"op": Op.ERASED.value, "id": id, "was": was, **({} if sha256 is None else {"sha256": sha256})}
 
 
 #: The kinds a proposal may hold as what accepting it commits.
