@@ -29,6 +29,7 @@ __all__ = [
     "ReadOnlyError",
     "NotFoundError",
     "CorruptRecordError",
+    "MalformedRecordError",
     "ForkedHandleError",
 ]
 
@@ -141,6 +142,17 @@ class NotFoundError(CuememError, KeyError):
 
 class CorruptRecordError(CuememError, ValueError):
     """A committed journal line that is not a JSON object (damaged or foreign bytes)."""
+
+
+class MalformedRecordError(CorruptRecordError):
+    """A record that is not one cuemem writes, read back from the journal, a proposal or a
+    forget's intent (:func:`cuemem.store.kinds.parse`). ``kind`` names its kind (None when it
+    names none cuemem knows) and ``field`` the offending field."""
+
+    def __init__(self, message: str, kind: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.field = field
 
 
 # -- the memory life-cycle --------------------------------------------------------------

@@ -14,6 +14,7 @@ from cuemem.errors import ApprovalError, CorruptRecordError, CueTypeError, NotFo
 from cuemem.lifecycle import PROFILES
 from cuemem.lifecycle.proposals import JobRegret, regret
 from cuemem.lifecycle.state import LifecycleState
+from cuemem.store import kinds
 from cuemem.store import records as rec
 
 UTC = timezone.utc
@@ -241,9 +242,9 @@ def test_regret_counts_only_what_came_back_after_the_acceptance() -> None:
     at = T0.isoformat()
     state = LifecycleState()
     for pid, ids in (("pr-1", ["x"]), ("pr-2", ["y"])):
-        state.apply(rec.proposal(pid, job="j", action="merge", user="u", summary="s", why="w", evidence=[], sources=[],
-                                 records=[rec.retire(ids, "merged", T0)], at=T0))
-        state.apply(rec.decision(pid, "accepted", T0))
+        state.apply(kinds.parse(rec.proposal(pid, job="j", action="merge", user="u", summary="s", why="w", evidence=[], sources=[],
+                                             records=[rec.retire(ids, "merged", T0)], at=T0), kinds.ProposalRecord))
+        state.apply(kinds.parse(rec.decision(pid, "accepted", T0), kinds.DecisionRecord))
     assert state.proposal_verdicts["pr-1"] == ("accepted", at)
     assert regret(state, lambda i, after: i == "x" and after == T0) == [JobRegret("j", 0, 2, 0, 1)]
     assert regret(LifecycleState(), lambda i, after: True) == []

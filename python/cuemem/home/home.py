@@ -29,14 +29,15 @@ import numpy.typing as npt
 
 from .._gc import gc_paused
 from ..errors import (
-    CorruptRecordError, CuememError, CueTypeError, ForgottenError, InvalidArgumentError, MissingFileError, SchemaError, NotFoundError,
-    ReadOnlyError, SharedHomeError, StorageError,
+    CorruptRecordError, CuememError, CueTypeError, ForgottenError, InvalidArgumentError, MalformedRecordError, MissingFileError, SchemaError,
+    NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
 from ..lifecycle.state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
 from ..policy.model import Policy
 from ..schema import Episode, Note
+from ..store import kinds
 from ..store import records as rec
 from ..store.erasure import Intent, Mark
 from ..store.fsync import FsyncPolicy
@@ -63,7 +64,6 @@ from .vectorindex import VectorCache
 
 __all__ = ["Home", "Position"]
 
-_NOTE = rec.Op.NOTE.value
 #: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
 _NOTE_LINE = b'"op":"note"'
 #: The kinds of record whose files a mirror writes as it catches up.
@@ -107,7 +107,7 @@ class Home:
         self.clock = Clock(self)
         #: Called with the records of every commit once they are applied, or None after an
         #: import (too many to pass on): views that follow the home.
-        self.listeners: list[Callable[[Sequence[rec.Record] | None], None]] = []
+        self.listeners: list[Callable[[Sequence[kinds.TypedRecord] | None], None]] = []
         #: Called as a writer closes, before the index cache is saved: views leaving hints for the next open.
         self.closing: list[Callable[[], None]] = []
         forks.track(self)
@@ -124,8 +124,9 @@ class Home:
         """The home's fsync policy."""
         return self.journal.fsync
 
-    def committed(self, records: Sequence[rec.Record] | None) -> None:
-        """Tells every listener what a commit wrote (None: an import, anything)."""
+    def committed(self, records: Sequence[kinds.TypedRecord] | None) -> None:
+        """Tells every listener what a commit wrote, read by :func:`~cuemem.store.kinds.parse`
+        (None: an import, anything)."""
         for listener in self.listeners:
             listener(records)
 
@@ -373,7 +374,8 @@ class Home:
             return []
         # A note's file holds its last version of the batch (a kept hand edit and the new text
         # are two records of one id): one pending file per note.
-        files = list({r["id"]: r["markdown"].encode("utf-8") for r in records if r["op"] == _NOTE}.items())
+        written = [kinds.parse(r, trusted=True) for r in records]  # read once, for the files and views that follow
+        files = list({r.id: r.markdown.encode("utf-8") for r in written if isinstance(r, kinds.NoteRecord)}.items())
         staged = self._notes.stage(files) if files else []  # hidden until journaled
         # Group commit: inside a facade call the sync waits until the call lets the guard go,
         # so other threads append meanwhile and one sync serves them all (a cache syncs at once).
@@ -410,9 +412,9 @@ class Home:
                 rows, texts = zip(*applier.texts)
                 self.text.add(rows, texts)
         if self.proposal_files is not None:
-            self.proposal_files.committed(self.indexes.lifecycle, records, before=self._settle)
+            self.proposal_files.committed(self.indexes.lifecycle, written, before=self._settle)
         if notify:
-            self.committed(records)
+            self.committed(written)
         return positions
 
     def _settle(self) -> None:
@@ -461,7 +463,7 @@ class Home:
             finally:
                 forget = self.mirror.log.unstage_forget()
             self._carry_out([(forget, intent.to_bytes())] if forget is not None else [])
-            self.committed(list(intent.records))  # the views, once the erased notes' files are gone
+            self.committed([_trusted(r) for r in intent.records])  # the views, once the erased notes' files are gone
             return
         intent.write(self.layout.forget_intent)
         self.journal.overwrite(intent.edits)
@@ -470,7 +472,7 @@ class Home:
     def _complete(self, intent: Intent) -> None:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
         # A note written again by the forget gets its new file from its record (or has it).
-        rewritten = {r["id"] for r in intent.records if r["op"] == _NOTE}
+        rewritten = {r.id for r in map(_trusted, intent.records) if isinstance(r, kinds.NoteRecord)}
         self._notes.remove([n for n in intent.notes if n not in rewritten])
         if self.proposal_files is not None:
             self.proposal_files.remove(intent.proposals)
@@ -813,7 +815,7 @@ class Home:
             if self.text is not None:
                 self.text.feed(self.indexes, self.journal)
             if self.proposal_files is not None:
-                self.proposal_files.committed(self.indexes.lifecycle, Mirror.proposal_records(records))
+                self.proposal_files.committed(self.indexes.lifecycle, _as_written(Mirror.proposal_records(records)))
         self._carry_out(fetched.forgets)
         if count or fetched.lines or fetched.forgets:
             self.committed(None)  # after the forgets: a view drawn now sees their note files gone
@@ -960,6 +962,23 @@ def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
             continue
         if isinstance(record, dict):
             out.append(record)
+    return out
+
+
+def _trusted(record: rec.Record) -> kinds.TypedRecord:
+    """A record this process built (or checked), read by its class."""
+    return kinds.parse(record, trusted=True)
+
+
+def _as_written(records: Iterable[rec.Record]) -> list[kinds.TypedRecord]:
+    """The records read back from the journal that are as cuemem writes them (the applier
+    reports the others)."""
+    out = []
+    for record in records:
+        try:
+            out.append(kinds.parse(record))
+        except MalformedRecordError:
+            continue
     return out
 
 

@@ -22,13 +22,12 @@ from .. import _core
 from ..errors import StorageError
 from ..lifecycle.proposals import Proposal, render
 from ..lifecycle.state import LifecycleState
-from ..store import records as rec
+from ..store import kinds
 from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 
 __all__ = ["ProposalFiles"]
 
 _log = logging.getLogger("cuemem.home")
-_PROPOSAL, _DECISION, _FORGET = rec.Op.PROPOSAL.value, rec.Op.DECISION.value, rec.Op.FORGET.value
 _SUFFIX = ".md"
 
 
@@ -79,18 +78,20 @@ class ProposalFiles:
             if len(e) == 4 and all(type(v) is int for v in e):
                 self.seen[pid] = (int(e[0]), int(e[1]), int(e[2]), int(e[3]))  # type: ignore[call-overload]
 
-    def committed(self, state: LifecycleState, records: Sequence[rec.Record], before: Callable[[], None] | None = None) -> None:
+    def committed(self, state: LifecycleState, records: Sequence[kinds.TypedRecord], before: Callable[[], None] | None = None) -> None:
         """Rewrites the files of the proposals a commit made or decided, and deletes those
         of the proposals a forget took out (made from what it forgot); ``before`` runs first
         if any file changes (it waits for the records to be on disk)."""
-        touched = [str(r["id"]) for r in records if r["op"] == _PROPOSAL or (r["op"] == _DECISION and r["id"] in state.proposals)]
-        forgets = [r for r in records if r["op"] == _FORGET]
+        touched = [
+            r.id for r in records if isinstance(r, kinds.ProposalRecord) or (isinstance(r, kinds.DecisionRecord) and r.id in state.proposals)
+        ]
+        forgets = [r for r in records if isinstance(r, kinds.ForgetRecord)]
         if (touched or forgets) and before is not None:
             before()
         if touched:
             self.write(proposals_of(state, dict.fromkeys(touched)))
         for r in forgets:
-            self.remove([pid for pid in r["approvals"] if pid not in state.proposals])
+            self.remove([pid for pid in r.approvals if pid not in state.proposals])
 
     def remove(self, ids: Iterable[str]) -> None:
         """Deletes the files of proposals ``ids`` (a forget took them out); missing ones are fine.

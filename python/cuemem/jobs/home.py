@@ -11,7 +11,7 @@ run of each job is known without a clock.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission
 from ..schema import Episode, Level, Note, Origin, Tier
+from ..store import kinds
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .config import ConsolidationConfig, DistillationConfig
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
 __all__ = [
     "old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_dedupe", "run_distillation",
 ]
-
-_REMEMBER = rec.Op.REMEMBER.value
 
 #: Tag carried by every record a job derives.
 GENERATED_TAG = "generated"
@@ -191,7 +190,7 @@ def rung_episode(rung: Rung, now: datetime) -> Episode:
     )
 
 
-def rung_note_fields(rung: Rung, stored: dict[str, Any]) -> dict[str, Any]:
+def rung_note_fields(rung: Rung, stored: Mapping[str, Any]) -> dict[str, Any]:
     """The note of a rung as the gate wrote its record (its tier and confidence)."""
     return dict(
         body=rung.narrative, id=rung.id, kind=rung.kind, subject=rung.subject, sources=rung.sources, confidence=stored["confidence"],
@@ -228,8 +227,9 @@ def run_distillation(
         admitted = (Admission(home, profile, now) if profile.propose_derivations else admission).admit(rung_episode(rung, now))
         own: list[Note] = []
         for record in admitted.records:
-            if record["op"] == _REMEMBER:
-                own.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, record["episode"]), now))
+            match kinds.parse(record, trusted=True):
+                case kinds.RememberRecord(episode=episode):
+                    own.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, episode), now))
         if profile.propose_derivations and admitted.action in (Action.WRITE, Action.SUPERSEDE):
             proposals.append(_derivation(
                 home, proposal_id("distill", "derive", [rung.id]), "distill", rung.user_id,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..lifecycle.writes import Admission
 from ..schema import Level, Note
+from ..store import kinds
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .config import DistillationConfig
@@ -59,6 +60,7 @@ def rederive(
     records = list(admitted.records)
     if rung is not None:
         for record in admitted.records:
-            if record["op"] == rec.Op.REMEMBER.value:
-                notes.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, record["episode"]), now))
+            match kinds.parse(record, trusted=True):
+                case kinds.RememberRecord(episode=stored):
+                    notes.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, stored), now))
     return episode.id, [*records, *(rec.note(n) for n in notes)]

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml  # type: ignore[import-untyped, unused-ignore]
 
-from ..errors import CorruptRecordError, SchemaError
+from ..errors import CorruptRecordError, MalformedRecordError
 from ..schema import Episode, Note
 from ..schema.frontmatter import render as render_front
+from ..store import kinds
 from ..store import records as rec
 from .state import ACCEPTED, LifecycleState
 
@@ -114,11 +115,11 @@ class Proposal:
     @classmethod
     def of(cls, record: Mapping[str, Any], verdict: tuple[str, str] | None) -> Proposal:
         """The proposal a ``proposal`` record (checked by the applier) holds, with its verdict."""
+        made = kinds.parse(record, kinds.ProposalRecord, trusted=True)
         return cls(
-            id=str(record["id"]), job=str(record["job"]), action=str(record["action"]), user=str(record["user"]),
-            summary=str(record["summary"]), why=str(record["why"]), evidence=tuple(str(e) for e in record["evidence"]),
-            sources=tuple(ProposalSource(str(s["id"]), str(s["sha256"])) for s in record["sources"]),
-            records=tuple(dict(r) for r in record["records"]), made_at=datetime.fromisoformat(str(record["at"])),
+            id=made.id, job=made.job, action=made.action, user=made.user, summary=made.summary, why=made.why,
+            evidence=made.evidence, sources=tuple(ProposalSource(i, d) for i, d in made.sources),
+            records=tuple(dict(r) for r in made.records), made_at=made.at,
             status=ProposalStatus.PENDING if verdict is None else ProposalStatus(verdict[0]),
             decided_at=None if verdict is None else datetime.fromisoformat(verdict[1]),
         )
@@ -126,17 +127,33 @@ class Proposal:
     def changes(self) -> list[str]:
         """What accepting it writes, one line per record."""
         out = []
-        for r in self.records:
-            op = rec.op_of(r)
-            if op is rec.Op.RETIRE:
-                out.append(f"retire {', '.join(map(str, r['ids']))} ({r['reason']})")
-            elif op is rec.Op.REMEMBER:
-                out.append(f"write {r['episode'].get('id')}: {str(r['episode'].get('narrative'))[:120]!r}")
-            elif op is rec.Op.VERSION:
-                out.append(f"make {r['id']} the current version of {r['subject']!r}" + (f" (after {r['supersedes']})" if r["supersedes"] else ""))
-            elif op is rec.Op.NOTE:
-                out.append(f"write version {r['version']} of note {r['id']}")
+        for r, parsed in _parsed(self.records):
+            match parsed:
+                case kinds.RetireRecord():
+                    out.append(f"retire {', '.join(parsed.ids)} ({parsed.reason})")
+                case kinds.RememberRecord(episode=episode):
+                    out.append(f"write {episode.get('id')}: {str(episode.get('narrative'))[:120]!r}")
+                case kinds.VersionRecord():
+                    out.append(
+                        f"make {parsed.id} the current version of {parsed.subject!r}" + (f" (after {parsed.supersedes})" if parsed.supersedes else "")
+                    )
+                case kinds.NoteRecord():
+                    out.append(f"write version {parsed.version} of note {parsed.id}")
+                case None:
+                    out.append(f"a {str(r.get('op'))[:40]} record cuemem did not write (accepting it is refused)")
         return out
+
+
+def _parsed(records: Iterable[rec.Record]) -> list[tuple[rec.Record, kinds.TypedRecord | None]]:
+    """Each record a proposal holds with what :func:`~cuemem.store.kinds.parse` reads of it
+    (None for one that is not as cuemem writes it: accepting the proposal is refused)."""
+    out: list[tuple[rec.Record, kinds.TypedRecord | None]] = []
+    for r in records:
+        try:
+            out.append((r, kinds.parse(r)))
+        except MalformedRecordError:
+            out.append((r, None))
+    return out
 
 
 def proposal_id(job: str, action: str, parts: Iterable[str]) -> str:
@@ -174,27 +191,26 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
             out.append(f"{s.id} does not hold what the proposal was made from (its digest differs)")
     written: set[str] = set()
     notes: dict[str, int] = {}  # note id -> the version it is at, as the records go
-    for r in proposal.records:
-        op = rec.op_of(r)
-        if op is rec.Op.REMEMBER:
-            eid = str(r["episode"]["id"])
-            if home.id_taken(eid):
-                out.append(f"{eid} is taken since")
-            written.add(eid)
-        elif op is rec.Op.VERSION:
-            current = state.current(str(r["subject"]))
-            if (None if current is None else current.id) != r["supersedes"]:
-                out.append(f"the current version of {r['subject']!r} is {None if current is None else current.id} now, not {r['supersedes']}")
-        elif op is rec.Op.RETIRE:
-            out.extend(f"{i} was retired since" for i in r["ids"] if i in state.retired)
-        elif op is rec.Op.NOTE:
-            nid = str(r["id"])
-            if nid not in notes:
-                known = home.note_versions.get(nid)
-                notes[nid] = 0 if known is None else known[0]
-            if notes[nid] + 1 != r["version"]:
-                out.append(f"note {nid} is at version {notes[nid]} now, not {r['version'] - 1}")
-            notes[nid] = int(r["version"])
+    for _, r in _parsed(proposal.records):  # one that cuemem did not write: checked_records refuses it
+        match r:
+            case kinds.RememberRecord(episode=episode):
+                eid = str(episode["id"])
+                if home.id_taken(eid):
+                    out.append(f"{eid} is taken since")
+                written.add(eid)
+            case kinds.VersionRecord():
+                current = state.current(r.subject)
+                if (None if current is None else current.id) != r.supersedes:
+                    out.append(f"the current version of {r.subject!r} is {None if current is None else current.id} now, not {r.supersedes}")
+            case kinds.RetireRecord():
+                out.extend(f"{i} was retired since" for i in r.ids if i in state.retired)
+            case kinds.NoteRecord():
+                if r.id not in notes:
+                    known = home.note_versions.get(r.id)
+                    notes[r.id] = 0 if known is None else known[0]
+                if notes[r.id] + 1 != r.version:
+                    out.append(f"note {r.id} is at version {notes[r.id]} now, not {r.version - 1}")
+                notes[r.id] = r.version
     return list(dict.fromkeys(out))
 
 
@@ -205,15 +221,10 @@ def checked_records(proposal: Proposal) -> list[rec.Record]:
     Raises:
         CorruptRecordError: a record that cuemem did not write.
     """
-    out: list[rec.Record] = []
     try:
-        for r in proposal.records:
-            if rec.op_of(r) not in rec.PROPOSABLE_OPS:
-                raise ValueError(f"a proposal cannot hold a {r.get('op')!r} record")
-            out.append(rec.checked(r))
-    except (SchemaError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [kinds.checked(r, rec.PROPOSABLE_OPS).to_json() for r in proposal.records]
+    except MalformedRecordError as exc:
         raise CorruptRecordError(f"proposal {proposal.id} holds a record cuemem did not write: {exc}") from None
-    return out
 
 
 # -- regret ------------------------------------------------------------------------
@@ -243,12 +254,12 @@ class JobRegret:
 def undone(proposal: Proposal) -> list[str]:
     """The records accepting ``proposal`` takes out of recall: those it retires, the versions it supersedes."""
     out: list[str] = []
-    for r in proposal.records:
-        op = rec.op_of(r)
-        if op is rec.Op.RETIRE:
-            out.extend(str(i) for i in r["ids"])
-        elif op is rec.Op.VERSION and r.get("supersedes"):
-            out.append(str(r["supersedes"]))
+    for _, r in _parsed(proposal.records):
+        match r:
+            case kinds.RetireRecord():
+                out.extend(r.ids)
+            case kinds.VersionRecord(supersedes=str() as old) if old:
+                out.append(old)
     return list(dict.fromkeys(out))
 
 

@@ -19,6 +19,7 @@ from ..errors import (
     ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
 )
 from ..schema import Episode, Note, Origin, Tier
+from ..store import kinds
 from ..store import records as rec
 from . import tiers, versions
 from .approvals import Approval
@@ -41,9 +42,6 @@ if TYPE_CHECKING:
     from ..home.results import HomeStats
 
 __all__ = ["Lifecycle"]
-
-_REMEMBER = rec.Op.REMEMBER.value
-
 
 def _EVERYONE(user: str) -> bool:
     """The scope of an unscoped handle: every user's items."""
@@ -93,7 +91,7 @@ class Lifecycle:
             admitted = admission.admit(self._candidate_episode(candidate, origin, user, at, rows, taint=taint))
             ids.append(admitted.id)
             records.extend(admitted.records)
-            rows += sum(r["op"] == _REMEMBER for r in admitted.records)
+            rows += sum(isinstance(kinds.parse(r, trusted=True), kinds.RememberRecord) for r in admitted.records)
         self._home.commit(records)
         return ids
 
@@ -159,7 +157,8 @@ class Lifecycle:
         episode = new_episode(home, narrative, fields, at)
         admitted = Admission(home, self.profile, at).admit(episode)
         records = list(admitted.records)
-        if any(r["op"] == _REMEMBER for r in records) and not any(r["op"] == rec.Op.VERSION.value for r in records):
+        written = [kinds.parse(r, trusted=True) for r in records]
+        if any(isinstance(r, kinds.RememberRecord) for r in written) and not any(isinstance(r, kinds.VersionRecord) for r in written):
             records.append(rec.retire([old.id], "updated", at))
         home.commit(records)
         return admitted.id

@@ -16,7 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.records import Op, op_of, owner_hash
+from ..store.kinds import (
+    ApprovalRecord, DecisionRecord, ErasedRecord, ForgetRecord, LifecycleRecord, ProposalRecord, RetireRecord, TaintRecord,
+    VersionRecord,
+)
+from ..store.records import Op, owner_hash
 
 __all__ = ["ACCEPTED", "ERASE", "FORGOTTEN", "REJECTED", "RETENTIONS", "RETIRE", "REVIEW_VERDICTS", "LifecycleState", "ShortItem", "VersionEntry"]
 
@@ -96,60 +100,60 @@ class LifecycleState:
             eid = str(episode["id"])
             self.short[eid] = ShortItem(eid, str(episode["recorded_at"]), str(episode["type"]), str(episode["kind"]))
 
-    def apply(self, record: Mapping[str, Any]) -> list[str]:
+    def apply(self, record: LifecycleRecord) -> list[str]:
         """Follows one life-cycle record; returns the ids it retires from the live indexes.
 
         Records are cuemem's own (built by :mod:`cuemem.store.records`, checked on
         replay by :mod:`cuemem.home.apply`); a record that names an unknown approval or
         an already retired id changes nothing.
         """
-        op = op_of(record)
-        if op is Op.VERSION:
-            key, new, old = str(record["subject"]), str(record["id"]), record.get("supersedes")
-            self.versions.setdefault(key, []).append(VersionEntry(new, str(record["valid_from"]), str(record["at"])))
-            if old is not None:
-                self.superseded_by[str(old)] = new
-        elif op is Op.APPROVAL:
-            self.pending[str(record["id"])] = dict(record)
-        elif op is Op.PROPOSAL:
-            self.proposals.setdefault(str(record["id"]), dict(record))
-        elif op is Op.DECISION:
-            aid, verdict = str(record["id"]), str(record["verdict"])
-            if aid in self.proposals:
-                if verdict in REVIEW_VERDICTS:
-                    self.proposal_verdicts.setdefault(aid, (verdict, str(record["at"])))
-            elif self.pending.pop(aid, None) is not None:
-                self.decided[aid] = verdict
-            elif verdict in REVIEW_VERDICTS and aid not in self.reviewed and aid not in self.retired:
-                self.reviewed[aid] = verdict  # a quarantined record: the applier checked it is one
-                if verdict == REJECTED:
-                    self.retired[aid] = REJECTED
-                    self.short.pop(aid, None)
-                    return [aid]
-        elif op is Op.TAINT:
-            self.tainted_sessions.setdefault(str(record["session"]), (str(record["user"]), record["source"]))
-        elif op is Op.RETIRE:
-            gone = [str(i) for i in record["ids"] if str(i) not in self.retired]
-            for rid in gone:
-                self.retired[rid] = str(record["reason"])
-                self.short.pop(rid, None)
-            return gone
-        elif op is Op.FORGET:
-            return self._forget(record)
-        elif op is Op.ERASED and record["was"] == Op.REMEMBER.value:
-            eid = str(record["id"])
-            self.retired[eid] = FORGOTTEN
-            self.erased[eid] = str(record["sha256"])
-            return [eid]
+        match record:
+            case VersionRecord():
+                self.versions.setdefault(record.subject, []).append(
+                    VersionEntry(record.id, record.valid_from.isoformat(), record.at.isoformat())
+                )
+                if record.supersedes is not None:
+                    self.superseded_by[record.supersedes] = record.id
+            case ApprovalRecord():
+                self.pending[record.id] = record.to_json()
+            case ProposalRecord():
+                self.proposals.setdefault(record.id, record.to_json())
+            case DecisionRecord():
+                aid, verdict = record.id, record.verdict
+                if aid in self.proposals:
+                    if verdict in REVIEW_VERDICTS:
+                        self.proposal_verdicts.setdefault(aid, (verdict, record.at.isoformat()))
+                elif self.pending.pop(aid, None) is not None:
+                    self.decided[aid] = verdict
+                elif verdict in REVIEW_VERDICTS and aid not in self.reviewed and aid not in self.retired:
+                    self.reviewed[aid] = verdict  # a quarantined record: the applier checked it is one
+                    if verdict == REJECTED:
+                        self.retired[aid] = REJECTED
+                        self.short.pop(aid, None)
+                        return [aid]
+            case TaintRecord():
+                self.tainted_sessions.setdefault(record.session, (record.user, record.source))
+            case RetireRecord():
+                gone = [i for i in record.ids if i not in self.retired]
+                for rid in gone:
+                    self.retired[rid] = record.reason
+                    self.short.pop(rid, None)
+                return gone
+            case ForgetRecord():
+                return self._forget(record)
+            case ErasedRecord(was=Op.REMEMBER.value, sha256=str() as digest):
+                self.retired[record.id] = FORGOTTEN
+                self.erased[record.id] = digest
+                return [record.id]
         return []
 
-    def _forget(self, record: Mapping[str, Any]) -> list[str]:
+    def _forget(self, record: ForgetRecord) -> list[str]:
         """Follows a forget receipt: its records leave every version chain (the version
         before a forgotten current one is current again), the approval queue and the
         short-term list; erased ones are remembered by their hash alone."""
-        ids = [str(i) for i in record["ids"]]
+        ids = list(record.ids)
         gone = set(ids)
-        erase = record["retention"] == ERASE
+        erase = record.retention == ERASE
         for key in [k for k, chain in self.versions.items() if any(v.id in gone for v in chain)]:
             kept = [v for v in self.versions[key] if v.id not in gone]
             if kept:
@@ -158,7 +162,7 @@ class LifecycleState:
                 del self.versions[key]
         for old in [o for o, new in self.superseded_by.items() if new in gone or o in gone]:
             del self.superseded_by[old]
-        for aid in map(str, record["approvals"]):  # queued writes and maintenance proposals
+        for aid in record.approvals:  # queued writes and maintenance proposals
             self.pending.pop(aid, None)
             self.proposals.pop(aid, None)
             self.proposal_verdicts.pop(aid, None)
@@ -166,8 +170,8 @@ class LifecycleState:
                 self.decided.pop(aid, None)
         out = []
         if erase:
-            self.owners.update(zip(ids, map(str, record.get("owners", []))))
-        for rid, digest in zip(ids, map(str, record["hashes"])):
+            self.owners.update(zip(ids, record.owners))
+        for rid, digest in zip(ids, record.hashes):
             if self.retired.get(rid) is None:
                 out.append(rid)
             self.retired[rid] = FORGOTTEN
@@ -176,8 +180,8 @@ class LifecycleState:
                 self.erased[rid] = digest
                 self.reviewed.pop(rid, None)
             self.forgotten.add(digest)
-        self.forgotten.update(map(str, record["hashes"][len(ids):]))  # the queued writes' (after the records')
-        self.receipts.append(str(record["id"]))
+        self.forgotten.update(record.hashes[len(ids):])  # the queued writes' (after the records')
+        self.receipts.append(record.id)
         return out
 
     def erased_for(self, id: str, user: str) -> bool:

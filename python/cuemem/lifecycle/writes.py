@@ -40,6 +40,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..errors import InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
+from ..store import kinds
 from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
 from .extract import plain, subject_key
@@ -67,7 +68,6 @@ class HomeState(Protocol):
 
 
 _WRITE = Action.WRITE
-_REMEMBER_OP = rec.Op.REMEMBER.value
 
 # Looked up once (an enum member's class attribute is a descriptor call).
 _LONG, _RAW, _EPISODIC = Tier.LONG, Level.RAW, Kind.EPISODIC
@@ -208,9 +208,9 @@ class Admission:
         episode, marked = self.provenance(episode)
         admitted = self._admit(episode)
         for record in admitted.records:
-            if record["op"] == _REMEMBER_OP:
-                stored = record["episode"]
-                self._own[stored["id"]] = (stored["taint"], stored["reviewed"])
+            match kinds.parse(record, trusted=True):
+                case kinds.RememberRecord(episode=stored):
+                    self._own[stored["id"]] = (stored["taint"], stored["reviewed"])
         if marked:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted

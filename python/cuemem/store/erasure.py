@@ -35,25 +35,27 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from ..errors import CorruptRecordError, CuememError, InvalidArgumentError, StorageError
-from ..schema import Note, Origin
+from ..schema import Origin
 from ..schema.fields import validate_id
 from .fsync import FsyncPolicy, sync_directory, write_atomic
 from .journal import Journal, Position
-from .records import Op, Record, checked, erasing
+from .kinds import (
+    ApprovalRecord, ErasedRecord, ForgetRecord, NoteRecord, RememberRecord, RetireRecord, TypedRecord, VersionRecord, checked, parse,
+)
+from .records import Record, erasing
 from .regular import open_regular
 
 __all__ = ["Intent", "Mark"]
 
-_TOMBSTONE_KEYS = {"op", "id", "was", "sha256"}
 #: The largest intent file read (a forget of very many records stays far below it).
 _MAX_BYTES = 1 << 30
-_ID_KEYS = {"op", "id", "was"}
 
 
 @dataclass(frozen=True)
@@ -162,22 +164,25 @@ class Intent:
         """
         try:
             body = json.loads(raw)
-            edits = tuple((_position([s, o]), _tombstone(line)) for s, o, line in body["edits"])
+            stones = [(_position([s, o]), *_tombstone(line)) for s, o, line in body["edits"]]
+            edits = tuple((position, data) for position, data, _ in stones)
             notes = tuple(validate_id(n, "note") for n in body["notes"])
-            records = tuple(checked(_record(r)) for r in body["records"])
+            typed = tuple(checked(r) for r in body["records"])
+            records = tuple(r.to_json() for r in typed)
             proposals = tuple(validate_id(p, "proposal") for p in body.get("proposals", []))
             mark = Mark.from_json(body["journal"]) if "journal" in body else None
             receipt = body["receipt"]
-            if not isinstance(receipt, str) or not records or records[0].get("op") != Op.FORGET.value or records[0].get("id") != receipt:
+            first = typed[0] if typed else None
+            if not isinstance(receipt, str) or not isinstance(first, ForgetRecord) or first.id != receipt:
                 raise ValueError("the intent does not start with its receipt")
             # A tombstone may only stand for what the receipt forgets.
-            named = {*records[0]["ids"], *records[0]["notes"], *records[0]["approvals"]}
-            stray = [json.loads(line)["id"] for _, line in edits if json.loads(line)["id"] not in named]
+            named = {*first.ids, *first.notes, *first.approvals}
+            stray = [stone.id for _, _, stone in stones if stone.id not in named]
             if stray:
                 raise ValueError(f"tombstones of {stray[:3]} that its receipt does not forget")
-            if not set(notes) <= set(records[0]["notes"]):
+            if not set(notes) <= set(first.notes):
                 raise ValueError("it deletes note files its receipt does not forget")
-            _check_records(records)
+            _check_records(first, typed[1:])
         except (CuememError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise CorruptRecordError(f"{where} is not a forget intent cuemem wrote: {exc}") from None
         return cls(receipt, edits, notes, records, proposals, mark)
@@ -243,14 +248,11 @@ class Intent:
         sync_directory(path.parent, FsyncPolicy.ALWAYS)
 
 
-def _tombstone(line: object) -> bytes:
+def _tombstone(line: object) -> tuple[bytes, ErasedRecord]:
     if not isinstance(line, str) or not line.endswith("\n"):
         raise ValueError("an edit is one line")
     data = line.encode("ascii")
-    record = json.loads(data)
-    if not isinstance(record, dict) or set(record) not in (_TOMBSTONE_KEYS, _ID_KEYS) or record["op"] != Op.ERASED.value:
-        raise ValueError("an edit writes a tombstone")
-    return data
+    return data, parse(json.loads(data), ErasedRecord)
 
 
 def _position(value: object) -> Position:
@@ -263,45 +265,31 @@ def _canonical(record: Record) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
 
 
-#: What a forget commits after its receipt: the re-derivation of an abstraction, and notes.
-_REDERIVED = frozenset({Op.REMEMBER.value, Op.APPROVAL.value, Op.VERSION.value, Op.RETIRE.value, Op.NOTE.value})
-
-
-def _check_records(records: tuple[Record, ...]) -> None:
+def _check_records(receipt: ForgetRecord, records: Sequence[TypedRecord]) -> None:
     """Raises ValueError unless ``records`` (after the receipt, already :func:`checked`)
     are what a forget writes: see the module docstring. So no intent commits a memory
     of a person's (or a trusted origin's), only a job's re-derivation from what remains."""
-    receipt = records[0]
-    forgotten = set(receipt["ids"])
+    forgotten = set(receipt.ids)
     episodes: set[str] = set()
     versioned = False
-    for record in records[1:]:
-        op = record["op"]
-        if op not in _REDERIVED:
-            raise ValueError(f"a forget does not write a {op!r} record after its receipt")
-        if op in (Op.REMEMBER.value, Op.APPROVAL.value):
-            episode = record["episode"]
-            sources = episode.get("sources") or []
-            if episode.get("origin") != Origin.JOB.value or not sources or not forgotten.isdisjoint(sources):
-                raise ValueError(f"{episode['id']!r} is not a re-derivation from what its receipt keeps")
-            episodes.add(episode["id"])
-        elif op == Op.VERSION.value:
-            if record["id"] not in episodes:
-                raise ValueError(f"a version of {record['id']!r}, which it does not re-derive")
-            versioned = True
-        elif op == Op.RETIRE.value:
-            if record["reason"] != "versions" or not versioned:
-                raise ValueError("a retire that is not of versions beyond the bound of one it re-derives")
-        else:
-            # Versions of a note it forgets or of a rung it re-derives: the generated one, and a
-            # person's pending edit of that file, kept first as its own version (note_versions.py).
-            note = Note.from_markdown(record["markdown"])
-            if note.id not in receipt["notes"] and note.id not in episodes:
-                raise ValueError(f"a note {note.id!r} that is neither one it forgets nor a rung it re-derives")
-
-
-def _record(value: object) -> Record:
-    if not isinstance(value, dict) or not isinstance(value.get("op"), str):
-        raise ValueError("a record is an object with an op")
-    return dict(value)
-
+    for record in records:
+        match record:
+            case RememberRecord(episode=episode) | ApprovalRecord(episode=episode):
+                sources = episode.get("sources") or []
+                if episode.get("origin") != Origin.JOB.value or not sources or not forgotten.isdisjoint(sources):
+                    raise ValueError(f"{episode['id']!r} is not a re-derivation from what its receipt keeps")
+                episodes.add(episode["id"])
+            case VersionRecord():
+                if record.id not in episodes:
+                    raise ValueError(f"a version of {record.id!r}, which it does not re-derive")
+                versioned = True
+            case RetireRecord():
+                if record.reason != "versions" or not versioned:
+                    raise ValueError("a retire that is not of versions beyond the bound of one it re-derives")
+            case NoteRecord():
+                # Versions of a note it forgets or of a rung it re-derives: the generated one, and a
+                # person's pending edit of that file, kept first as its own version (note_versions.py).
+                if record.id not in receipt.notes and record.id not in episodes:
+                    raise ValueError(f"a note {record.id!r} that is neither one it forgets nor a rung it re-derives")
+            case _:
+                raise ValueError(f"a forget does not write a {record.op.value!r} record after its receipt")

@@ -2,7 +2,8 @@
 
 Every line of a home's journal is a JSON object whose ``op`` names its kind. Nothing
 outside this module builds one; :class:`~cuemem.home.Home` commits what these
-constructors return, and replay reads them back through :func:`op_of`.
+constructors return, and every reader reads them back through :func:`cuemem.store.kinds.parse`
+(one frozen class per kind, each shape checked there and only there).
 
 The kinds and their fields:
 
@@ -59,7 +60,7 @@ from typing import Any
 
 import orjson
 
-from ..schema import Episode, Note
+from ..schema import Note
 
 __all__ = [
     "LIFECYCLE_OPS",
@@ -67,7 +68,6 @@ __all__ = [
     "PROPOSABLE_OPS",
     "Record",
     "approval",
-    "checked",
     "content_hash",
     "owner_hash",
     "decision",
@@ -76,11 +76,13 @@ __all__ = [
     "job",
     "note",
     "note_bytes",
+    "note_version",
     "op_of",
     "proposal",
     "remember",
     "retire",
     "taint",
+    "tombstone",
     "version",
 ]
 
@@ -136,10 +138,13 @@ def note_bytes(note: Note) -> bytes:
 def note(note: Note) -> Record:
     """A note version; committing it writes ``notes/<id>.md`` first."""
     data = note_bytes(note)
-    return {
-        "op": Op.NOTE.value, "id": note.id, "version": note.version, "sha256": hashlib.sha256(data).hexdigest(),
-        "markdown": data.decode("utf-8"),
-    }
+    return note_version(note.id, note.version, hashlib.sha256(data).hexdigest(), data.decode("utf-8"))
+
+
+def note_version(id: str, version: int, sha256: str, markdown: str) -> Record:
+    """A note record from its fields (:func:`note` takes them from a note; a record read
+    back is built again from its own)."""
+    return {"op": Op.NOTE.value, "id": id, "version": version, "sha256": sha256, "markdown": markdown}
 
 
 def version(subject: str, id: str, supersedes: str | None, valid_from: datetime, at: datetime) -> Record:
@@ -222,13 +227,15 @@ def erased(id: str, was: str, sha256: str | None, length: int) -> bytes:
     Raises:
         ValueError: the tombstone does not fit (a line shorter than any record cuemem writes).
     """
-    fields = {"op": Op.ERASED.value, "id": id, "was": was}
-    if sha256 is not None:
-        fields["sha256"] = sha256
-    body = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    body = orjson.dumps(tombstone(id, was, sha256), option=orjson.OPT_SORT_KEYS)
     if len(body) + 1 > length:
         raise ValueError(f"a tombstone of {len(body) + 1} bytes does not fit a line of {length}")
     return body + b" " * (length - len(body) - 1) + b"\n"
+
+
+def tombstone(id: str, was: str, sha256: str | None) -> Record:
+    """The fields of the tombstone :func:`erased` writes (less its padding)."""
+    return {"op": Op.ERASED.value, "id": id, "was": was, **({} if sha256 is None else {"sha256": sha256})}
 
 
 #: The kinds a proposal may hold as what accepting it commits.
@@ -246,70 +253,3 @@ def proposal(
         "evidence": list(evidence), "sources": [{"id": i, "sha256": d} for i, d in sources], "records": [dict(r) for r in records],
         "at": at.isoformat(),
     }
-
-
-def _instant(value: object) -> datetime:
-    moment = datetime.fromisoformat(str(value))
-    if moment.tzinfo is None:
-        raise ValueError("an instant of a record has a zone")
-    return moment
-
-
-def _strings(value: object) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise TypeError("a list of strings")
-    return list(value)
-
-
-def checked(record: Mapping[str, Any]) -> Record:
-    """``record`` (read back from a file a person may have edited: a proposal, a forget's
-    intent) built again by its constructor, so that only what cuemem writes is committed.
-
-    Raises:
-        SchemaError, KeyError, TypeError, ValueError, AttributeError: it is not a
-            ``remember``, ``retire``, ``version``, ``note``, ``approval`` or ``forget``
-            record as cuemem writes it.
-    """
-    op = op_of(record)
-    if op is Op.REMEMBER:
-        return remember(Episode.from_json(record["episode"]).to_json())
-    if op is Op.RETIRE:
-        ids = _strings(record["ids"])
-        if not ids or not isinstance(record["reason"], str):
-            raise TypeError("a retire record lists ids and a reason")
-        return retire(ids, record["reason"], _instant(record["at"]))
-    if op is Op.VERSION:
-        sup = record["supersedes"]
-        if not isinstance(record["subject"], str) or not isinstance(record["id"], str) or not (sup is None or isinstance(sup, str)):
-            raise TypeError("a version record names a subject, an id and what it supersedes")
-        return version(record["subject"], record["id"], sup, _instant(record["valid_from"]), _instant(record["at"]))
-    if op is Op.NOTE:
-        built = note(Note.from_markdown(str(record["markdown"])))
-        if built["sha256"] != record["sha256"] or built["id"] != record["id"] or built["version"] != record["version"]:
-            raise ValueError("a note record's markdown is not its note")
-        return built
-    if op is Op.APPROVAL:
-        episode = Episode.from_json(record["episode"]).to_json()
-        sup = record["supersedes"]
-        if episode["id"] != record["id"] or not isinstance(record["subject"], str) or not (sup is None or isinstance(sup, str)):
-            raise ValueError("an approval queues the episode of its own id")
-        return approval(
-            record["id"], reason=str(record["reason"]), subject=record["subject"], supersedes=sup, episode=episode,
-            requested_at=_instant(record["requested_at"]), expires_at=_instant(record["expires_at"]),
-        )
-    if op is Op.FORGET:
-        target = record["target"]
-        if record["retention"] not in ("erase", "retire") or not isinstance(record["id"], str) or not isinstance(target, dict):
-            raise ValueError("a forget record names its id, retention and target")
-        ids, approvals = _strings(record["ids"]), _strings(record["approvals"])
-        hashes = _strings(record["hashes"])
-        if len(hashes) != len(ids) + len(approvals):
-            raise ValueError("a forget record holds one content hash per record and queued write")
-        owners = _strings(record.get("owners", []))
-        if len(owners) not in (0, len(ids)):
-            raise ValueError("a forget record holds one owner hash per record, or none")
-        return forget(
-            record["id"], retention=record["retention"], target={str(k): str(v) for k, v in target.items()}, ids=ids,
-            notes=_strings(record["notes"]), approvals=approvals, hashes=hashes, owners=owners, at=_instant(record["at"]),
-        )
-    raise ValueError(f"not a record cuemem writes here: {record.get('op')!r}")

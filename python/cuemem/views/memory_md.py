@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,7 +40,7 @@ from ..home.home import Home
 from ..policy.model import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
-from ..store import records as rec
+from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
 from .tokens import TokenCounter, counted, estimate_tokens
 
@@ -191,18 +191,13 @@ def _line(text: str) -> str:
 
 
 
-#: The record kinds that may change what the view draws on.
-_RELEVANT = frozenset({rec.Op.VERSION.value, rec.Op.RETIRE.value, rec.Op.DECISION.value, rec.Op.NOTE.value, rec.Op.FORGET.value})
-
-
-def _relevant(records: Sequence[Mapping[str, object]]) -> bool:
+def _relevant(records: Sequence[kinds.TypedRecord]) -> bool:
+    """Whether a commit of ``records`` may change what the view draws on."""
     for r in records:
-        op = r["op"]
-        if op in _RELEVANT:
-            return True
-        if op == rec.Op.REMEMBER.value:
-            e = r["episode"]
-            if isinstance(e, Mapping) and e.get("tier") == "long" and e.get("kind") in _KINDS:
+        match r:
+            case kinds.VersionRecord() | kinds.RetireRecord() | kinds.DecisionRecord() | kinds.NoteRecord() | kinds.ForgetRecord():
+                return True
+            case kinds.RememberRecord(episode=e) if e.get("tier") == "long" and e.get("kind") in _KINDS:
                 return True
     return False
 
@@ -305,7 +300,7 @@ class MemoryFile:
         except OSError as exc:
             log.warning("could not write %s: %s", stamp, exc)
 
-    def committed(self, records: Sequence[Mapping[str, object]] | None) -> None:
+    def committed(self, records: Sequence[kinds.TypedRecord] | None) -> None:
         """Follows one commit of the home (None: an import): rewrites the file if it may have changed."""
         if records is None or _relevant(records):
             self.refresh()
