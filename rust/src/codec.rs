@@ -32,19 +32,29 @@ pub fn seal(magic: &[u8; 8], version: u32, body: &[u8]) -> Vec<u8> {
 /// Checks magic, version, length and checksum; returns the body.
 pub fn open<'a>(magic: &[u8; 8], version: u32, bytes: &'a [u8]) -> Result<&'a [u8]> {
     if bytes.len() < HEADER + TRAILER {
-        return Err(CoreError::Corrupt(format!("{} bytes is shorter than any index file", bytes.len())));
+        return Err(CoreError::Corrupt(format!(
+            "{} bytes is shorter than any index file",
+            bytes.len()
+        )));
     }
     if &bytes[..8] != magic {
-        return Err(CoreError::Corrupt("wrong magic: not this kind of cuemem index file".into()));
+        return Err(CoreError::Corrupt(
+            "wrong magic: not this kind of cuemem index file".into(),
+        ));
     }
     let found = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if found != version {
-        return Err(CoreError::UnsupportedVersion { found, supported: version });
+        return Err(CoreError::UnsupportedVersion {
+            found,
+            supported: version,
+        });
     }
     let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     let expected = (bytes.len() - HEADER - TRAILER) as u64;
     if len != expected {
-        return Err(CoreError::Corrupt(format!("body length {len} but file holds {expected} (truncated or padded)")));
+        return Err(CoreError::Corrupt(format!(
+            "body length {len} but file holds {expected} (truncated or padded)"
+        )));
     }
     let body = &bytes[HEADER..bytes.len() - TRAILER];
     let crc = u32::from_le_bytes(bytes[bytes.len() - TRAILER..].try_into().expect("4 bytes"));
@@ -101,33 +111,51 @@ impl<'a> Reader<'a> {
         Self { buf, at: 0 }
     }
     pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| {
-            CoreError::Corrupt(format!("needs {n} bytes at offset {}, body has {}", self.at, self.buf.len()))
-        })?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or_else(|| {
+                CoreError::Corrupt(format!(
+                    "needs {n} bytes at offset {}, body has {}",
+                    self.at,
+                    self.buf.len()
+                ))
+            })?;
         let out = &self.buf[self.at..end];
         self.at = end;
         Ok(out)
     }
     pub fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     pub fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     pub fn f64(&mut self) -> Result<f64> {
-        Ok(f64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(f64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     /// A count that must fit in what is left of the body at `min_each` bytes apiece.
     pub fn count(&mut self, min_each: usize) -> Result<usize> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min_each.max(1)) > self.remaining() {
-            return Err(CoreError::Corrupt(format!("count {n} exceeds the remaining {} bytes", self.remaining())));
+            return Err(CoreError::Corrupt(format!(
+                "count {n} exceeds the remaining {} bytes",
+                self.remaining()
+            )));
         }
         Ok(n)
     }
     pub fn str(&mut self) -> Result<&'a str> {
         let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).map_err(|_| CoreError::Corrupt("a name is not UTF-8".into()))
+        std::str::from_utf8(self.take(n)?)
+            .map_err(|_| CoreError::Corrupt("a name is not UTF-8".into()))
     }
     pub fn bytes(&mut self) -> Result<&'a [u8]> {
         let n = self.u64()?;
@@ -139,7 +167,10 @@ impl<'a> Reader<'a> {
     }
     pub fn finish(&self) -> Result<()> {
         if self.remaining() != 0 {
-            return Err(CoreError::Corrupt(format!("{} trailing bytes in body", self.remaining())));
+            return Err(CoreError::Corrupt(format!(
+                "{} trailing bytes in body",
+                self.remaining()
+            )));
         }
         Ok(())
     }
@@ -159,7 +190,10 @@ mod tests {
     fn every_truncation_is_an_error() {
         let sealed = seal(b"TESTMAG\0", 1, b"some body bytes");
         for cut in 0..sealed.len() {
-            assert!(open(b"TESTMAG\0", 1, &sealed[..cut]).is_err(), "cut at {cut}");
+            assert!(
+                open(b"TESTMAG\0", 1, &sealed[..cut]).is_err(),
+                "cut at {cut}"
+            );
         }
     }
 
@@ -167,13 +201,22 @@ mod tests {
     fn flipped_bit_fails_checksum() {
         let mut sealed = seal(b"TESTMAG\0", 1, b"some body bytes");
         sealed[HEADER + 2] ^= 0x10;
-        assert!(matches!(open(b"TESTMAG\0", 1, &sealed), Err(CoreError::Corrupt(_))));
+        assert!(matches!(
+            open(b"TESTMAG\0", 1, &sealed),
+            Err(CoreError::Corrupt(_))
+        ));
     }
 
     #[test]
     fn other_version_is_reported() {
         let sealed = seal(b"TESTMAG\0", 2, b"x");
-        assert!(matches!(open(b"TESTMAG\0", 1, &sealed), Err(CoreError::UnsupportedVersion { found: 2, supported: 1 })));
+        assert!(matches!(
+            open(b"TESTMAG\0", 1, &sealed),
+            Err(CoreError::UnsupportedVersion {
+                found: 2,
+                supported: 1
+            })
+        ));
     }
 
     #[test]

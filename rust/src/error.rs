@@ -19,11 +19,20 @@ pub enum CoreError {
 
     /// Parallel inputs disagree in length or shape.
     #[error("{what}: expected length {expected}, got {got}")]
-    ShapeMismatch { what: &'static str, expected: usize, got: usize },
+    ShapeMismatch {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
 
     /// A value outside its domain (NaN, infinite, outside [0, 1], code out of range).
     #[error("{what}[{index}] = {value} is invalid: {reason}")]
-    InvalidValue { what: &'static str, index: usize, value: String, reason: &'static str },
+    InvalidValue {
+        what: &'static str,
+        index: usize,
+        value: String,
+        reason: &'static str,
+    },
 
     /// An argument outside its domain (k <= 0, a negative half-life, a bad floor).
     #[error("invalid argument {name}: {reason}")]
@@ -77,7 +86,12 @@ pub type Result<T> = std::result::Result<T, CoreError>;
 /// object half-updated, which is why the error says to rebuild. The panic hook still
 /// runs (it prints the message to stderr).
 pub fn catch_panic<T>(what: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(CoreError::Panicked { what, detail: panic_message(payload.as_ref()) }))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        Err(CoreError::Panicked {
+            what,
+            detail: panic_message(payload.as_ref()),
+        })
+    })
 }
 
 /// The message a panic was raised with (`panic!` hands over a `&str` or a `String`).
@@ -107,15 +121,25 @@ mod tests {
             other => panic!("expected Panicked, got {other:?}"),
         }
         let formatted = catch_panic::<()>("load", || panic!("bad {} bytes", 3));
-        assert!(matches!(formatted, Err(CoreError::Panicked { ref detail, .. }) if detail == "bad 3 bytes"));
+        assert!(
+            matches!(formatted, Err(CoreError::Panicked { ref detail, .. }) if detail == "bad 3 bytes")
+        );
         let opaque = catch_panic::<()>("load", || std::panic::panic_any(7u8));
-        assert!(matches!(opaque, Err(CoreError::Panicked { ref detail, .. }) if detail == "a panic without a message"));
-        assert!(opaque.unwrap_err().to_string().starts_with("load: the core panicked"));
+        assert!(
+            matches!(opaque, Err(CoreError::Panicked { ref detail, .. }) if detail == "a panic without a message")
+        );
+        assert!(opaque
+            .unwrap_err()
+            .to_string()
+            .starts_with("load: the core panicked"));
     }
 
     #[test]
     fn results_and_errors_pass_through() {
         assert_eq!(catch_panic("x", || Ok(5)).unwrap(), 5);
-        assert!(matches!(catch_panic::<()>("x", || Err(CoreError::Corrupt("y".into()))), Err(CoreError::Corrupt(_))));
+        assert!(matches!(
+            catch_panic::<()>("x", || Err(CoreError::Corrupt("y".into()))),
+            Err(CoreError::Corrupt(_))
+        ));
     }
 }

@@ -29,12 +29,18 @@ pub fn stat_entries(
     follow: bool,
     wanted: impl Fn(&OsStr) -> bool + Sync,
 ) -> io::Result<Vec<(OsString, Option<FileStat>)>> {
-    let names = fs::read_dir(dir)?.map(|entry| entry.map(|e| e.file_name())).collect::<io::Result<Vec<_>>>()?;
+    let names = fs::read_dir(dir)?
+        .map(|entry| entry.map(|e| e.file_name()))
+        .collect::<io::Result<Vec<_>>>()?;
     Ok(crate::pool::install(|| {
         names
             .into_par_iter()
             .map(|name| {
-                let stat = if wanted(&name) { file_stat(&dir.join(&name), follow) } else { None };
+                let stat = if wanted(&name) {
+                    file_stat(&dir.join(&name), follow)
+                } else {
+                    None
+                };
                 (name, stat)
             })
             .collect()
@@ -44,13 +50,23 @@ pub fn stat_entries(
 #[cfg(unix)]
 fn file_stat(path: &Path, follow: bool) -> Option<FileStat> {
     use std::os::unix::fs::MetadataExt;
-    let m = if follow { fs::metadata(path) } else { fs::symlink_metadata(path) }.ok()?;
+    let m = if follow {
+        fs::metadata(path)
+    } else {
+        fs::symlink_metadata(path)
+    }
+    .ok()?;
     if !m.is_file() {
         return None;
     }
     // A time past what nanoseconds in an i64 hold (after 2262) matches nothing kept: the file is read.
     let ns = |s: i64, n: i64| s.checked_mul(1_000_000_000)?.checked_add(n);
-    Some(FileStat { size: m.size(), mtime_ns: ns(m.mtime(), m.mtime_nsec())?, ctime_ns: ns(m.ctime(), m.ctime_nsec())?, inode: m.ino() })
+    Some(FileStat {
+        size: m.size(),
+        mtime_ns: ns(m.mtime(), m.mtime_nsec())?,
+        ctime_ns: ns(m.ctime(), m.ctime_nsec())?,
+        inode: m.ino(),
+    })
 }
 
 /// No stat a caller could have kept matches off Unix: every file is read.
@@ -72,8 +88,18 @@ mod tests {
         let mut found = stat_entries(&dir, true, |n| n.to_string_lossy().ends_with(".md")).unwrap();
         found.sort_by(|a, b| a.0.cmp(&b.0));
         fs::remove_dir_all(&dir).unwrap();
-        let got: Vec<_> = found.iter().map(|(n, s)| (n.to_string_lossy().into_owned(), s.map(|s| s.size))).collect();
-        assert_eq!(got, vec![("a.md".into(), Some(3)), ("b.txt".into(), None), ("sub.md".into(), None)]);
+        let got: Vec<_> = found
+            .iter()
+            .map(|(n, s)| (n.to_string_lossy().into_owned(), s.map(|s| s.size)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a.md".into(), Some(3)),
+                ("b.txt".into(), None),
+                ("sub.md".into(), None)
+            ]
+        );
     }
 
     #[cfg(unix)]
@@ -85,7 +111,11 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("a.md"), dir.join("b.md")).unwrap();
         let stat = |follow| {
             let found = stat_entries(&dir, follow, |n| n == "b.md").unwrap();
-            found.into_iter().find(|(n, _)| n == "b.md").and_then(|(_, s)| s).map(|s| s.size)
+            found
+                .into_iter()
+                .find(|(n, _)| n == "b.md")
+                .and_then(|(_, s)| s)
+                .map(|s| s.size)
         };
         let (followed, not) = (stat(true), stat(false));
         fs::remove_dir_all(&dir).unwrap();

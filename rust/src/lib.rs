@@ -16,11 +16,11 @@
 //! same content always serializes to the same bytes.
 
 pub(crate) mod codec;
-pub(crate) mod rank;
 pub mod cue;
 pub mod error;
 pub mod files;
 pub(crate) mod pool;
+pub(crate) mod rank;
 pub mod recall;
 pub mod records;
 pub mod salience;

@@ -31,7 +31,10 @@ fn pool() -> Option<&'static ThreadPool> {
     }
     // First use here, or a forked child holding its parent's pool (whose threads it lacks):
     // that pool is left as it is, never touched again.
-    let pool = ThreadPoolBuilder::new().thread_name(|i| format!("cuemem-{i}")).build().ok()?;
+    let pool = ThreadPoolBuilder::new()
+        .thread_name(|i| format!("cuemem-{i}"))
+        .build()
+        .ok()?;
     let fresh: *mut Owned = Box::leak(Box::new(Owned { pid, pool }));
     match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
         // SAFETY: `fresh` was just leaked and is never freed.

@@ -16,7 +16,10 @@ impl Eq for Kept {}
 
 impl Ord for Kept {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then(other.row.cmp(&self.row))
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(other.row.cmp(&self.row))
     }
 }
 
@@ -32,7 +35,11 @@ mod tests {
 
     #[test]
     fn higher_scores_then_later_rows_sort_first() {
-        let mut v = vec![Kept { score: 1.0, row: 1 }, Kept { score: 2.0, row: 0 }, Kept { score: 1.0, row: 5 }];
+        let mut v = vec![
+            Kept { score: 1.0, row: 1 },
+            Kept { score: 2.0, row: 0 },
+            Kept { score: 1.0, row: 5 },
+        ];
         v.sort();
         assert_eq!(v.iter().map(|k| k.row).collect::<Vec<_>>(), vec![0, 5, 1]);
     }

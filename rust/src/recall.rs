@@ -15,8 +15,19 @@ pub struct Recall {
 }
 
 /// Prunes `index` by `query`, then ranks the survivors in `table` at `now`.
-pub fn recall(index: &CueIndex, table: &SalienceTable, query: &Query, now: f64, k: usize) -> Result<Recall> {
+pub fn recall(
+    index: &CueIndex,
+    table: &SalienceTable,
+    query: &Query,
+    now: f64,
+    k: usize,
+) -> Result<Recall> {
     let pruned = index.prune(query)?;
     let top = table.top_k_bitmap(&pruned.rows, now, k)?;
-    Ok(Recall { top, total: pruned.rows.len(), examined: pruned.examined, full_scan: pruned.full_scan })
+    Ok(Recall {
+        top,
+        total: pruned.rows.len(),
+        examined: pruned.examined,
+        full_scan: pruned.full_scan,
+    })
 }

@@ -47,7 +47,10 @@ impl Threads {
 
     /// The threads of `dimension`'s posting lists in `index` (rows in order).
     pub fn from_cues(index: &CueIndex, dimension: &str) -> Result<Self> {
-        let d = index.dimensions().find(|d| d.name() == dimension).ok_or_else(|| CoreError::UnknownDimension(dimension.into()))?;
+        let d = index
+            .dimensions()
+            .find(|d| d.name() == dimension)
+            .ok_or_else(|| CoreError::UnknownDimension(dimension.into()))?;
         let mut out = Self::new();
         for (value, rows) in d.iter() {
             if rows.is_empty() {
@@ -69,18 +72,31 @@ impl Threads {
     /// must come in increasing order, each later than that thread's last row.
     pub fn append<S: AsRef<str>>(&mut self, rows: &[u32], names: &[S]) -> Result<()> {
         if rows.len() != names.len() {
-            return Err(CoreError::InvalidArgument { name: "names", reason: format!("{} names for {} rows", names.len(), rows.len()) });
+            return Err(CoreError::InvalidArgument {
+                name: "names",
+                reason: format!("{} names for {} rows", names.len(), rows.len()),
+            });
         }
         // Check the whole batch first, so a bad one changes nothing.
         let mut last: HashMap<&str, u32> = HashMap::new();
         let mut taken = std::collections::HashSet::new();
         for (i, (&row, name)) in rows.iter().zip(names).enumerate() {
             let name = name.as_ref();
-            let bad = |reason| Err(CoreError::InvalidValue { what: "rows", index: i, value: row.to_string(), reason });
+            let bad = |reason| {
+                Err(CoreError::InvalidValue {
+                    what: "rows",
+                    index: i,
+                    value: row.to_string(),
+                    reason,
+                })
+            };
             if row == NONE {
                 return bad("row out of range");
             }
-            let before = last.get(name).copied().or_else(|| self.codes.get(name).and_then(|c| self.last.get(c).copied()));
+            let before = last
+                .get(name)
+                .copied()
+                .or_else(|| self.codes.get(name).and_then(|c| self.last.get(c).copied()));
             if before.is_some_and(|b| b >= row) {
                 return bad("not after its thread's last row");
             }
@@ -107,7 +123,9 @@ impl Threads {
     pub fn remove(&mut self, rows: &[u32]) {
         for &row in rows {
             let r = row as usize;
-            let Some(&code) = self.thread.get(r) else { continue };
+            let Some(&code) = self.thread.get(r) else {
+                continue;
+            };
             if code == NONE {
                 continue;
             }
@@ -130,7 +148,10 @@ impl Threads {
 
     /// The thread code of `row`, if it is in one.
     pub fn thread(&self, row: u32) -> Option<u32> {
-        self.thread.get(row as usize).copied().filter(|&c| c != NONE)
+        self.thread
+            .get(row as usize)
+            .copied()
+            .filter(|&c| c != NONE)
     }
 
     /// The live rows just before and after `row` in its thread.
@@ -146,20 +167,34 @@ impl Threads {
     /// The pool's rows with their spread scores, the pool first (in its order), then
     /// the rows its scores reached, in the order first reached.
     pub fn spread(&self, pool: &[(u32, f32)], how: &Spread) -> Result<Vec<(u32, f32)>> {
-        for (name, w) in [("neighbour_share", how.neighbour_share), ("thread_share", how.thread_share)] {
+        for (name, w) in [
+            ("neighbour_share", how.neighbour_share),
+            ("thread_share", how.thread_share),
+        ] {
             if !(w.is_finite() && w >= 0.0) {
-                return Err(CoreError::InvalidArgument { name: "spread", reason: format!("{name} must be finite and >= 0, got {w}") });
+                return Err(CoreError::InvalidArgument {
+                    name: "spread",
+                    reason: format!("{name} must be finite and >= 0, got {w}"),
+                });
             }
         }
         if how.window > MAX_WINDOW {
-            return Err(CoreError::InvalidArgument { name: "window", reason: format!("must be at most {MAX_WINDOW}, got {}", how.window) });
+            return Err(CoreError::InvalidArgument {
+                name: "window",
+                reason: format!("must be at most {MAX_WINDOW}, got {}", how.window),
+            });
         }
         let room = pool.len().saturating_mul(1 + 2 * how.window).min(1 << 20);
         let mut slot: HashMap<u32, usize> = HashMap::with_capacity(room);
         let mut out: Vec<(u32, f32)> = Vec::with_capacity(room);
         for &(row, score) in pool {
             if slot.insert(row, out.len()).is_some() {
-                return Err(CoreError::InvalidValue { what: "pool", index: out.len(), value: row.to_string(), reason: "row listed twice" });
+                return Err(CoreError::InvalidValue {
+                    what: "pool",
+                    index: out.len(),
+                    value: row.to_string(),
+                    reason: "row listed twice",
+                });
             }
             out.push((row, score));
         }
@@ -224,14 +259,33 @@ mod tests {
     #[test]
     fn neighbours_skip_removed_rows_and_spread_reaches_the_window() {
         let mut t = Threads::new();
-        t.append(&[0, 2, 3, 5, 7], &["a", "a", "b", "a", "a"]).unwrap();
+        t.append(&[0, 2, 3, 5, 7], &["a", "a", "b", "a", "a"])
+            .unwrap();
         assert_eq!(t.neighbours(2), (Some(0), Some(5)));
         t.remove(&[5]);
         assert_eq!(t.neighbours(2), (Some(0), Some(7)));
         assert_eq!(t.neighbours(7), (Some(2), None));
-        let out = t.spread(&[(2, 1.0)], &Spread { neighbour_share: 0.5, window: 2, thread_share: 0.0 }).unwrap();
+        let out = t
+            .spread(
+                &[(2, 1.0)],
+                &Spread {
+                    neighbour_share: 0.5,
+                    window: 2,
+                    thread_share: 0.0,
+                },
+            )
+            .unwrap();
         assert_eq!(out, vec![(2, 1.0), (0, 0.5), (7, 0.5)]);
-        let out = t.spread(&[(0, 1.0), (3, 0.4)], &Spread { neighbour_share: 0.5, window: 2, thread_share: 0.5 }).unwrap();
+        let out = t
+            .spread(
+                &[(0, 1.0), (3, 0.4)],
+                &Spread {
+                    neighbour_share: 0.5,
+                    window: 2,
+                    thread_share: 0.5,
+                },
+            )
+            .unwrap();
         // 0 -> 2 (0.5), 7 (0.25); every row of thread a gains 0.5 * 1.0; 3 (thread b) gains 0.5 * 0.4.
         assert_eq!(out, vec![(0, 1.5), (3, 0.6), (2, 1.0), (7, 0.75)]);
     }
@@ -242,9 +296,36 @@ mod tests {
         t.append(&[4], &["a"]).unwrap();
         assert!(t.append(&[3], &["a"]).is_err());
         assert!(t.append(&[1, 2], &["a"]).is_err());
-        assert!(t.spread(&[(1, 1.0), (1, 1.0)], &Spread { neighbour_share: 0.5, window: 1, thread_share: 0.0 }).is_err());
-        assert!(t.spread(&[], &Spread { neighbour_share: f32::NAN, window: 1, thread_share: 0.0 }).is_err());
-        assert!(t.spread(&[(4, 1.0)], &Spread { neighbour_share: 0.5, window: 1 << 40, thread_share: 0.0 }).is_err());
+        assert!(t
+            .spread(
+                &[(1, 1.0), (1, 1.0)],
+                &Spread {
+                    neighbour_share: 0.5,
+                    window: 1,
+                    thread_share: 0.0
+                }
+            )
+            .is_err());
+        assert!(t
+            .spread(
+                &[],
+                &Spread {
+                    neighbour_share: f32::NAN,
+                    window: 1,
+                    thread_share: 0.0
+                }
+            )
+            .is_err());
+        assert!(t
+            .spread(
+                &[(4, 1.0)],
+                &Spread {
+                    neighbour_share: 0.5,
+                    window: 1 << 40,
+                    thread_share: 0.0
+                }
+            )
+            .is_err());
         assert_eq!(t.neighbours(4), (None, None));
         assert_eq!(t.thread(4), Some(0));
     }

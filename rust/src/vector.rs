@@ -15,15 +15,28 @@ use crate::rank::Kept;
 
 /// The best `k` candidates by `matrix[row] . query`, best first; ties to the later row.
 /// Candidates beyond the matrix's rows (not embedded yet) are skipped.
-pub fn cosine_top(matrix: &[f32], dim: usize, query: &[f32], candidates: &RoaringBitmap, k: usize) -> Result<Vec<(u32, f32)>> {
+pub fn cosine_top(
+    matrix: &[f32],
+    dim: usize,
+    query: &[f32],
+    candidates: &RoaringBitmap,
+    k: usize,
+) -> Result<Vec<(u32, f32)>> {
     if dim == 0 || query.len() != dim || matrix.len() % dim != 0 {
         return Err(CoreError::InvalidArgument {
             name: "query",
-            reason: format!("a query of {} dimensions against a matrix of {} values in rows of {dim}", query.len(), matrix.len()),
+            reason: format!(
+                "a query of {} dimensions against a matrix of {} values in rows of {dim}",
+                query.len(),
+                matrix.len()
+            ),
         });
     }
     if !query.iter().all(|x| x.is_finite()) {
-        return Err(CoreError::InvalidArgument { name: "query", reason: "must hold finite values".into() });
+        return Err(CoreError::InvalidArgument {
+            name: "query",
+            reason: "must hold finite values".into(),
+        });
     }
     let rows = (matrix.len() / dim) as u32;
     let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
@@ -33,7 +46,14 @@ pub fn cosine_top(matrix: &[f32], dim: usize, query: &[f32], candidates: &Roarin
         }
         let v = &matrix[row as usize * dim..(row as usize + 1) * dim];
         let score: f32 = v.iter().zip(query).map(|(a, b)| a * b).sum();
-        let s = Kept { score: if score.is_finite() { score } else { f32::NEG_INFINITY }, row };
+        let s = Kept {
+            score: if score.is_finite() {
+                score
+            } else {
+                f32::NEG_INFINITY
+            },
+            row,
+        };
         if heap.len() < k {
             heap.push(s);
         } else if heap.peek().is_some_and(|worst| s < *worst) {
@@ -41,7 +61,11 @@ pub fn cosine_top(matrix: &[f32], dim: usize, query: &[f32], candidates: &Roarin
             heap.push(s);
         }
     }
-    Ok(heap.into_sorted_vec().into_iter().map(|s| (s.row, s.score)).collect())
+    Ok(heap
+        .into_sorted_vec()
+        .into_iter()
+        .map(|s| (s.row, s.score))
+        .collect())
 }
 
 #[cfg(test)]
@@ -52,9 +76,15 @@ mod tests {
     fn ranks_candidates_by_dot_product_and_skips_the_rest() {
         let m = [1.0, 0.0, 0.0, 1.0, 0.6, 0.8, 0.6, 0.8];
         let all: RoaringBitmap = (0..6).collect();
-        assert_eq!(cosine_top(&m, 2, &[0.6, 0.8], &all, 3).unwrap(), vec![(3, 1.0), (2, 1.0), (1, 0.8)]);
+        assert_eq!(
+            cosine_top(&m, 2, &[0.6, 0.8], &all, 3).unwrap(),
+            vec![(3, 1.0), (2, 1.0), (1, 0.8)]
+        );
         let some: RoaringBitmap = [0, 1].into_iter().collect();
-        assert_eq!(cosine_top(&m, 2, &[1.0, 0.0], &some, 5).unwrap(), vec![(0, 1.0), (1, 0.0)]);
+        assert_eq!(
+            cosine_top(&m, 2, &[1.0, 0.0], &some, 5).unwrap(),
+            vec![(0, 1.0), (1, 0.0)]
+        );
         assert!(cosine_top(&m, 2, &[1.0], &all, 1).is_err());
         assert!(cosine_top(&m, 3, &[1.0, 0.0, 0.0], &all, 1).is_err());
         assert!(cosine_top(&m, 2, &[f32::NAN, 0.0], &all, 1).is_err());

@@ -11,12 +11,26 @@ const VALUES: [&str; 4] = ["a", "b", "c", "d"];
 
 /// (dimension, value, rows) writes.
 fn writes() -> impl Strategy<Value = Vec<(usize, usize, Vec<u32>)>> {
-    prop::collection::vec((0..3usize, 0..4usize, prop::collection::vec(0..300u32, 0..40)), 0..20)
+    prop::collection::vec(
+        (
+            0..3usize,
+            0..4usize,
+            prop::collection::vec(0..300u32, 0..40),
+        ),
+        0..20,
+    )
 }
 
 /// A query: per dimension, an optional non-empty set of values to include and to exclude.
 fn queries() -> impl Strategy<Value = Vec<(usize, Vec<usize>, bool)>> {
-    prop::collection::vec((0..3usize, prop::collection::vec(0..4usize, 1..3), any::<bool>()), 0..4)
+    prop::collection::vec(
+        (
+            0..3usize,
+            prop::collection::vec(0..4usize, 1..3),
+            any::<bool>(),
+        ),
+        0..4,
+    )
 }
 
 type Oracle = BTreeMap<(usize, usize), BTreeSet<u32>>;
@@ -42,11 +56,22 @@ fn build(ws: &[(usize, usize, Vec<u32>)], removed: &[u32]) -> (CueIndex, Oracle,
     (index, oracle, live)
 }
 
-fn expected(oracle: &Oracle, live: &BTreeSet<u32>, q: &[(usize, Vec<usize>, bool)]) -> BTreeSet<u32> {
+fn expected(
+    oracle: &Oracle,
+    live: &BTreeSet<u32>,
+    q: &[(usize, Vec<usize>, bool)],
+) -> BTreeSet<u32> {
     let mut out = live.clone();
     for (d, values, include) in q {
-        let union: BTreeSet<u32> = values.iter().flat_map(|v| oracle.get(&(*d, *v)).into_iter().flatten().copied()).collect();
-        out = if *include { &out & &union } else { &out - &union };
+        let union: BTreeSet<u32> = values
+            .iter()
+            .flat_map(|v| oracle.get(&(*d, *v)).into_iter().flatten().copied())
+            .collect();
+        out = if *include {
+            &out & &union
+        } else {
+            &out - &union
+        };
     }
     out
 }
@@ -55,7 +80,11 @@ fn to_query(q: &[(usize, Vec<usize>, bool)]) -> Query {
     let mut query = Query::new();
     for (d, values, include) in q {
         let vs = values.iter().map(|v| VALUES[*v]);
-        query = if *include { query.with(DIMS[*d], vs) } else { query.without(DIMS[*d], vs) };
+        query = if *include {
+            query.with(DIMS[*d], vs)
+        } else {
+            query.without(DIMS[*d], vs)
+        };
     }
     query
 }
@@ -142,7 +171,13 @@ fn every_truncation_is_a_typed_error() {
     let (index, ..) = build(&[(0, 0, vec![1, 2, 3]), (1, 2, vec![2, 70000])], &[]);
     let bytes = index.to_bytes();
     for cut in 0..bytes.len() {
-        assert!(matches!(CueIndex::from_bytes(&bytes[..cut]), Err(CoreError::Corrupt(_))), "cut {cut}");
+        assert!(
+            matches!(
+                CueIndex::from_bytes(&bytes[..cut]),
+                Err(CoreError::Corrupt(_))
+            ),
+            "cut {cut}"
+        );
     }
 }
 
@@ -150,10 +185,20 @@ fn every_truncation_is_a_typed_error() {
 fn unknown_dimension_is_an_error_and_changes_nothing() {
     let (mut index, ..) = build(&[(0, 0, vec![1, 2, 3])], &[]);
     let before = index.to_bytes();
-    assert!(matches!(index.insert("nope", "x", &[1]), Err(CoreError::UnknownDimension(_))));
-    assert!(matches!(index.prune(&Query::new().with("nope", ["x"])), Err(CoreError::UnknownDimension(_))));
-    assert!(index.insert_column("actor", &["x"], &[0, 1], &[5, 6]).is_err());
-    assert!(index.insert_column("actor", &["x", ""], &[0, 1], &[5, 6]).is_err());
+    assert!(matches!(
+        index.insert("nope", "x", &[1]),
+        Err(CoreError::UnknownDimension(_))
+    ));
+    assert!(matches!(
+        index.prune(&Query::new().with("nope", ["x"])),
+        Err(CoreError::UnknownDimension(_))
+    ));
+    assert!(index
+        .insert_column("actor", &["x"], &[0, 1], &[5, 6])
+        .is_err());
+    assert!(index
+        .insert_column("actor", &["x", ""], &[0, 1], &[5, 6])
+        .is_err());
     assert_eq!(index.to_bytes(), before);
 }
 
@@ -170,7 +215,12 @@ fn posting_lists_are_portable_roaring() {
 
 /// Every closed cue set with enough support in `within`, by brute force over all subsets
 /// of the (at most 12) cues: a set is closed when no other cue has the same rows.
-fn closed_by_brute_force(oracle: &Oracle, live: &BTreeSet<u32>, within: &BTreeSet<u32>, min_support: usize) -> BTreeSet<(Vec<(usize, usize)>, Vec<u32>)> {
+fn closed_by_brute_force(
+    oracle: &Oracle,
+    live: &BTreeSet<u32>,
+    within: &BTreeSet<u32>,
+    min_support: usize,
+) -> BTreeSet<(Vec<(usize, usize)>, Vec<u32>)> {
     let within: BTreeSet<u32> = within & live;
     let cues: Vec<(usize, usize)> = oracle.keys().copied().collect();
     let rows_of = |set: &[(usize, usize)]| -> BTreeSet<u32> {
@@ -182,12 +232,18 @@ fn closed_by_brute_force(oracle: &Oracle, live: &BTreeSet<u32>, within: &BTreeSe
     };
     let mut out = BTreeSet::new();
     for mask in 1u32..(1 << cues.len()) {
-        let set: Vec<(usize, usize)> = (0..cues.len()).filter(|i| mask & (1 << i) != 0).map(|i| cues[i]).collect();
+        let set: Vec<(usize, usize)> = (0..cues.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| cues[i])
+            .collect();
         let rows = rows_of(&set);
         if rows.len() < min_support {
             continue;
         }
-        let closed = cues.iter().filter(|c| !set.contains(c)).all(|c| !rows.is_subset(&oracle[c]));
+        let closed = cues
+            .iter()
+            .filter(|c| !set.contains(c))
+            .all(|c| !rows.is_subset(&oracle[c]));
         if closed {
             out.insert((set, rows.into_iter().collect()));
         }

@@ -6,7 +6,10 @@ use roaring::RoaringBitmap;
 
 /// Rows: (axes, confidence, day written) with coarse values so that ties happen.
 fn rows() -> impl Strategy<Value = Vec<([u8; 7], u8, u16)>> {
-    prop::collection::vec((prop::array::uniform7(0..=10u8), 0..=4u8, 0..400u16), 1..600)
+    prop::collection::vec(
+        (prop::array::uniform7(0..=10u8), 0..=4u8, 0..400u16),
+        1..600,
+    )
 }
 
 fn table(rows: &[([u8; 7], u8, u16)]) -> SalienceTable {
@@ -15,7 +18,10 @@ fn table(rows: &[([u8; 7], u8, u16)]) -> SalienceTable {
     for (half, chunk) in rows.chunks(rows.len().div_ceil(2)).enumerate() {
         let start = if half == 0 { 0 } else { rows.len().div_ceil(2) } as u32;
         let ids: Vec<u32> = (start..start + chunk.len() as u32).collect();
-        let axes: Vec<f32> = chunk.iter().flat_map(|(a, ..)| a.map(|x| x as f32 / 10.0)).collect();
+        let axes: Vec<f32> = chunk
+            .iter()
+            .flat_map(|(a, ..)| a.map(|x| x as f32 / 10.0))
+            .collect();
         let conf: Vec<f32> = chunk.iter().map(|(_, c, _)| *c as f32 / 4.0).collect();
         let times: Vec<f64> = chunk.iter().map(|(.., d)| *d as f64 * DAY).collect();
         tab.put(&ids, &axes, &conf, &times).unwrap();
@@ -71,7 +77,10 @@ proptest! {
 fn every_truncation_of_a_table_is_an_error() {
     let bytes = table(&[([5; 7], 2, 3), ([9; 7], 4, 10)]).to_bytes();
     for cut in 0..bytes.len() {
-        assert!(SalienceTable::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+        assert!(
+            SalienceTable::from_bytes(&bytes[..cut]).is_err(),
+            "cut {cut}"
+        );
     }
 }
 

@@ -6,7 +6,20 @@ use cuemem_core::text::{Analyzer, Plan, TextIndex, TAIL_LIMIT};
 use proptest::prelude::*;
 use roaring::RoaringBitmap;
 
-const WORDS: [&str; 12] = ["adoption", "agency", "lunch", "team", "letter", "paperwork", "sync", "thursday", "東京", "会議", "quokka", "the"];
+const WORDS: [&str; 12] = [
+    "adoption",
+    "agency",
+    "lunch",
+    "team",
+    "letter",
+    "paperwork",
+    "sync",
+    "thursday",
+    "東京",
+    "会議",
+    "quokka",
+    "the",
+];
 
 fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(&WORDS[..]), 0..9).prop_map(|w| w.join(" "))
@@ -18,10 +31,24 @@ fn same(before: &[(u32, f32)], after: &[(u32, f32)]) -> Result<(), TestCaseError
     prop_assert_eq!(before.len(), after.len(), "{:?} vs {:?}", before, after);
     for (i, (b, a)) in before.iter().zip(after).enumerate() {
         let tol = 1e-5 * a.1.abs().max(1.0);
-        prop_assert!((b.1 - a.1).abs() <= tol, "score {} at {}: {:?} vs {:?}", i, b.1, before, after);
+        prop_assert!(
+            (b.1 - a.1).abs() <= tol,
+            "score {} at {}: {:?} vs {:?}",
+            i,
+            b.1,
+            before,
+            after
+        );
         if b.0 != a.0 {
             let twin = after.iter().find(|x| x.0 == b.0).map(|x| x.1);
-            prop_assert!(twin.is_some_and(|t| (t - b.1).abs() <= tol), "row {} at {}: {:?} vs {:?}", b.0, i, before, after);
+            prop_assert!(
+                twin.is_some_and(|t| (t - b.1).abs() <= tol),
+                "row {} at {}: {:?} vs {:?}",
+                b.0,
+                i,
+                before,
+                after
+            );
         }
     }
     Ok(())
@@ -89,18 +116,30 @@ fn past_the_tail_limit_pending_documents_wait_for_the_commit() {
 fn erased_and_rolled_back_rows_leave_the_tail() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = TextIndex::open(dir.path(), Analyzer::StemBigram, true).unwrap();
-    t.add(&[0, 1], &["lunch with the team", "the adoption agency"]).unwrap();
+    t.add(&[0, 1], &["lunch with the team", "the adoption agency"])
+        .unwrap();
     t.commit("{}").unwrap();
-    t.add(&[2, 3], &["the quokka secret", "more lunch"]).unwrap();
+    t.add(&[2, 3], &["the quokka secret", "more lunch"])
+        .unwrap();
     assert!(t.holds_terms("quokka").unwrap());
     assert_eq!(t.search("quokka", None, 5, Plan::Auto).unwrap()[0].0, 2);
     let gone: RoaringBitmap = [2].into_iter().collect();
     assert_eq!(t.erase(&gone, "{}").unwrap(), 1);
     assert!(!t.holds_terms("quokka").unwrap());
     assert!(t.search("quokka", None, 5, Plan::Auto).unwrap().is_empty());
-    assert_eq!(t.search("lunch", None, 5, Plan::Auto).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(), [3, 0]);
+    assert_eq!(
+        t.search("lunch", None, 5, Plan::Auto)
+            .unwrap()
+            .iter()
+            .map(|h| h.0)
+            .collect::<Vec<_>>(),
+        [3, 0]
+    );
     t.add(&[4], &["a wombat"]).unwrap();
     assert_eq!(t.search("wombat", None, 5, Plan::Auto).unwrap().len(), 1);
     t.rollback().unwrap();
-    assert!(t.search("wombat", None, 5, Plan::Auto).unwrap().is_empty() && !t.holds_terms("wombat").unwrap());
+    assert!(
+        t.search("wombat", None, 5, Plan::Auto).unwrap().is_empty()
+            && !t.holds_terms("wombat").unwrap()
+    );
 }

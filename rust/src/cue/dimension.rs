@@ -18,7 +18,10 @@ pub struct Dimension {
 
 impl Dimension {
     pub fn new(name: &str) -> Self {
-        Self { name: name.into(), ..Self::default() }
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -70,7 +73,11 @@ impl Dimension {
 
     /// `(value, posting)` for every value with at least one row, in interning order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &RoaringBitmap)> {
-        self.values.iter().zip(&self.postings).filter(|(_, p)| !p.is_empty()).map(|(v, p)| (&**v, p))
+        self.values
+            .iter()
+            .zip(&self.postings)
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(v, p)| (&**v, p))
     }
 
     /// Number of values with at least one row.
@@ -88,9 +95,12 @@ pub(crate) fn add_sorted(bitmap: &mut RoaringBitmap, rows: &[u32]) {
     let Some(&first) = rows.first() else { return };
     let ordered = || rows.iter().copied();
     if bitmap.max().is_none_or(|max| max < first) {
-        bitmap.append(ordered()).expect("rows are strictly increasing");
+        bitmap
+            .append(ordered())
+            .expect("rows are strictly increasing");
     } else {
-        *bitmap |= RoaringBitmap::from_sorted_iter(ordered()).expect("rows are strictly increasing");
+        *bitmap |=
+            RoaringBitmap::from_sorted_iter(ordered()).expect("rows are strictly increasing");
     }
 }
 

@@ -45,10 +45,16 @@ impl CueIndex {
         for name in dimensions {
             let name = name.as_ref();
             if name.is_empty() {
-                return Err(CoreError::InvalidDimension { name: name.into(), reason: "empty name" });
+                return Err(CoreError::InvalidDimension {
+                    name: name.into(),
+                    reason: "empty name",
+                });
             }
             if index.by_name.contains_key(name) {
-                return Err(CoreError::InvalidDimension { name: name.into(), reason: "declared twice" });
+                return Err(CoreError::InvalidDimension {
+                    name: name.into(),
+                    reason: "declared twice",
+                });
             }
             index.by_name.insert(name.into(), index.dims.len());
             index.dims.push(Dimension::new(name));
@@ -67,7 +73,10 @@ impl CueIndex {
     }
 
     pub(super) fn dim(&self, name: &str) -> Result<usize> {
-        self.by_name.get(name).copied().ok_or_else(|| CoreError::UnknownDimension(name.into()))
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| CoreError::UnknownDimension(name.into()))
     }
 
     /// The posting list of `value` in `dimension` (empty if never written).
@@ -83,16 +92,44 @@ impl CueIndex {
     /// Dictionary-encoded batch insert: row `rows[i]` gets `values[codes[i]]`.
     ///
     /// Validates everything before changing anything: on error the index is as it was.
-    pub fn insert_column<S: AsRef<str>>(&mut self, dimension: &str, values: &[S], codes: &[u32], rows: &[u32]) -> Result<()> {
+    pub fn insert_column<S: AsRef<str>>(
+        &mut self,
+        dimension: &str,
+        values: &[S],
+        codes: &[u32],
+        rows: &[u32],
+    ) -> Result<()> {
         let d = self.dim(dimension)?;
         if codes.len() != rows.len() {
-            return Err(CoreError::ShapeMismatch { what: "codes", expected: rows.len(), got: codes.len() });
+            return Err(CoreError::ShapeMismatch {
+                what: "codes",
+                expected: rows.len(),
+                got: codes.len(),
+            });
         }
-        if let Some((i, v)) = values.iter().enumerate().find(|(_, v)| v.as_ref().is_empty()) {
-            return Err(CoreError::InvalidValue { what: "values", index: i, value: format!("{:?}", v.as_ref()), reason: "a cue value must not be empty" });
+        if let Some((i, v)) = values
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.as_ref().is_empty())
+        {
+            return Err(CoreError::InvalidValue {
+                what: "values",
+                index: i,
+                value: format!("{:?}", v.as_ref()),
+                reason: "a cue value must not be empty",
+            });
         }
-        if let Some((i, &c)) = codes.iter().enumerate().find(|(_, &c)| c as usize >= values.len()) {
-            return Err(CoreError::InvalidValue { what: "codes", index: i, value: c.to_string(), reason: "code has no value" });
+        if let Some((i, &c)) = codes
+            .iter()
+            .enumerate()
+            .find(|(_, &c)| c as usize >= values.len())
+        {
+            return Err(CoreError::InvalidValue {
+                what: "codes",
+                index: i,
+                value: c.to_string(),
+                reason: "code has no value",
+            });
         }
         // Counting sort of rows by code.
         let mut starts = vec![0usize; values.len() + 1];
@@ -127,9 +164,18 @@ impl CueIndex {
     /// Batch insert with one value per posting: row `rows[i]` gets `values[i]`.
     ///
     /// The same as [`CueIndex::insert_column`] without the caller encoding values.
-    pub fn insert_values<S: AsRef<str>>(&mut self, dimension: &str, values: &[S], rows: &[u32]) -> Result<()> {
+    pub fn insert_values<S: AsRef<str>>(
+        &mut self,
+        dimension: &str,
+        values: &[S],
+        rows: &[u32],
+    ) -> Result<()> {
         if values.len() != rows.len() {
-            return Err(CoreError::ShapeMismatch { what: "values", expected: rows.len(), got: values.len() });
+            return Err(CoreError::ShapeMismatch {
+                what: "values",
+                expected: rows.len(),
+                got: values.len(),
+            });
         }
         let mut code_of: HashMap<&str, u32> = HashMap::new();
         let mut distinct: Vec<&str> = Vec::new();
@@ -174,7 +220,11 @@ impl CueIndex {
         }
         // A value named twice in one clause is one list, merged and counted once.
         let values = &clause.values;
-        let mut found = values.iter().enumerate().filter(|(i, v)| !values[..*i].contains(v)).filter_map(|(_, v)| dim.posting(v));
+        let mut found = values
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| !values[..*i].contains(v))
+            .filter_map(|(_, v)| dim.posting(v));
         let rows = match (found.next(), found.next()) {
             (None, _) => Cow::Owned(RoaringBitmap::new()),
             (Some(one), None) => Cow::Borrowed(one),
@@ -192,9 +242,21 @@ impl CueIndex {
     }
 
     /// Validates `query` and resolves it to include lists (ascending size) and exclude lists.
-    fn plan<'a>(&'a self, query: &Query, examined: &mut u64) -> Result<(Vec<List<'a>>, Vec<List<'a>>)> {
-        let mut include = query.include.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
-        let mut exclude = query.exclude.iter().map(|c| self.resolve(c, examined)).collect::<Result<Vec<_>>>()?;
+    fn plan<'a>(
+        &'a self,
+        query: &Query,
+        examined: &mut u64,
+    ) -> Result<(Vec<List<'a>>, Vec<List<'a>>)> {
+        let mut include = query
+            .include
+            .iter()
+            .map(|c| self.resolve(c, examined))
+            .collect::<Result<Vec<_>>>()?;
+        let mut exclude = query
+            .exclude
+            .iter()
+            .map(|c| self.resolve(c, examined))
+            .collect::<Result<Vec<_>>>()?;
         exclude.retain(|l| !l.is_empty()); // leaving out nothing is no step (recall always leaves out the quarantined)
         include.sort_by_key(|l| l.len());
         Ok((include, exclude))
@@ -212,7 +274,9 @@ impl CueIndex {
         let first = include.next();
         // The first list is streamed once; every later probe carries the survivors.
         examined += first.as_ref().map_or(full_scan, |l| l.len());
-        let mut steps = include.map(|l| (l, true)).chain(exclude.into_iter().map(|l| (l, false)));
+        let mut steps = include
+            .map(|l| (l, true))
+            .chain(exclude.into_iter().map(|l| (l, false)));
         let mut rows = match (first, steps.next()) {
             (None, None) => self.live.clone(),
             (Some(only), None) => only.into_owned(),
@@ -232,7 +296,11 @@ impl CueIndex {
                 rows -= &*list;
             }
         }
-        Ok(Pruned { rows, examined, full_scan })
+        Ok(Pruned {
+            rows,
+            examined,
+            full_scan,
+        })
     }
 
     /// Whether each of `rows` satisfies `query` (live rows only; every live row when
@@ -257,7 +325,9 @@ impl CueIndex {
             return Ok(self.prune(query)?.rows.len());
         }
         let (last, init) = include.split_last().expect("non-empty");
-        let Some((first, middle)) = init.split_first() else { return Ok(last.len()) };
+        let Some((first, middle)) = init.split_first() else {
+            return Ok(last.len());
+        };
         if middle.is_empty() {
             return Ok(first.intersection_len(last));
         }
@@ -286,7 +356,13 @@ impl CueIndex {
                 bytes += std::mem::size_of::<RoaringBitmap>() as u64;
             }
         }
-        IndexStats { rows: self.live.len(), dimensions: self.dims.len() as u64, values, postings, bytes }
+        IndexStats {
+            rows: self.live.len(),
+            dimensions: self.dims.len() as u64,
+            values,
+            postings,
+            bytes,
+        }
     }
 }
 

@@ -80,7 +80,10 @@ impl CueIndex {
         max_depth: usize,
     ) -> Result<Mined> {
         if min_support == 0 {
-            return Err(CoreError::InvalidArgument { name: "min_support", reason: "must be at least 1".into() });
+            return Err(CoreError::InvalidArgument {
+                name: "min_support",
+                reason: "must be at least 1".into(),
+            });
         }
         let mut dims = Vec::with_capacity(dimensions.len());
         for name in dimensions {
@@ -95,30 +98,58 @@ impl CueIndex {
         let rows: Vec<u32> = within.iter().collect();
         // The vocabulary in canonical order, and each search item's place in it.
         let mut order: Vec<usize> = (0..miner.items.len()).collect();
-        order.sort_by(|&a, &b| (miner.items[a].dim, miner.items[a].value).cmp(&(miner.items[b].dim, miner.items[b].value)));
+        order.sort_by(|&a, &b| {
+            (miner.items[a].dim, miner.items[a].value)
+                .cmp(&(miner.items[b].dim, miner.items[b].value))
+        });
         let mut place = vec![0u32; order.len()];
         for (p, &i) in order.iter().enumerate() {
             place[i] = p as u32;
         }
-        let cues = order.iter().map(|&i| (self.dims[dims[miner.items[i].dim]].name().to_owned(), miner.items[i].value.to_owned())).collect();
+        let cues = order
+            .iter()
+            .map(|&i| {
+                (
+                    self.dims[dims[miner.items[i].dim]].name().to_owned(),
+                    miner.items[i].value.to_owned(),
+                )
+            })
+            .collect();
         let sets = miner
             .found
             .iter()
             .map(|(items, local)| {
-                let members: Vec<&Item<'_>> = items.iter().map(|&i| &miner.items[i as usize]).collect();
+                let members: Vec<&Item<'_>> =
+                    items.iter().map(|&i| &miner.items[i as usize]).collect();
                 let mut cues: Vec<u32> = items.iter().map(|&i| place[i as usize]).collect();
                 cues.sort_unstable();
-                CueSet { cues, support: local.iter().map(|l| rows[l as usize]).collect(), counter: counter_examples(&members, against) }
+                CueSet {
+                    cues,
+                    support: local.iter().map(|l| rows[l as usize]).collect(),
+                    counter: counter_examples(&members, against),
+                }
             })
             .collect();
-        Ok(Mined { cues, sets, intersections: miner.intersections })
+        Ok(Mined {
+            cues,
+            sets,
+            intersections: miner.intersections,
+        })
     }
 }
 
 impl Mined {
     /// The `(dimension, value)` pairs of `set`.
     pub fn cues_of(&self, set: &CueSet) -> Vec<(&str, &str)> {
-        set.cues.iter().map(|&c| (self.cues[c as usize].0.as_str(), self.cues[c as usize].1.as_str())).collect()
+        set.cues
+            .iter()
+            .map(|&c| {
+                (
+                    self.cues[c as usize].0.as_str(),
+                    self.cues[c as usize].1.as_str(),
+                )
+            })
+            .collect()
     }
 
     /// Keeps only *productive* sets: a set is dropped when a smaller kept set inside it
@@ -128,7 +159,8 @@ impl Mined {
         fn precision(s: &CueSet) -> f64 {
             s.support.len() as f64 / (s.support.len() + s.counter.len()) as f64
         }
-        self.sets.sort_by(|a, b| (a.cues.len(), &a.cues).cmp(&(b.cues.len(), &b.cues)));
+        self.sets
+            .sort_by(|a, b| (a.cues.len(), &a.cues).cmp(&(b.cues.len(), &b.cues)));
         let mut kept: HashMap<Vec<u32>, f64> = HashMap::new();
         let mut out = Vec::with_capacity(self.sets.len());
         for set in self.sets {
@@ -136,11 +168,16 @@ impl Mined {
             let n = set.cues.len();
             let beaten = if n <= 16 {
                 (1u32..(1 << n) - 1).any(|mask| {
-                    let sub: Vec<u32> = (0..n).filter(|b| mask & (1 << b) != 0).map(|b| set.cues[b]).collect();
+                    let sub: Vec<u32> = (0..n)
+                        .filter(|b| mask & (1 << b) != 0)
+                        .map(|b| set.cues[b])
+                        .collect();
                     kept.get(&sub).is_some_and(|&q| q >= p)
                 })
             } else {
-                kept.iter().any(|(k, &q)| q >= p && k.len() < n && k.iter().all(|c| set.cues.binary_search(c).is_ok()))
+                kept.iter().any(|(k, &q)| {
+                    q >= p && k.len() < n && k.iter().all(|c| set.cues.binary_search(c).is_ok())
+                })
             };
             if !beaten {
                 kept.insert(set.cues.clone(), p);
@@ -169,7 +206,13 @@ fn counter_examples(cues: &[&Item<'_>], against: &RoaringBitmap) -> RoaringBitma
 }
 
 impl<'a> Miner<'a> {
-    fn new(index: &'a CueIndex, dims: &[usize], within: &RoaringBitmap, min_support: u64, max_depth: usize) -> Self {
+    fn new(
+        index: &'a CueIndex,
+        dims: &[usize],
+        within: &RoaringBitmap,
+        min_support: u64,
+        max_depth: usize,
+    ) -> Self {
         let rows: Vec<u32> = within.iter().collect();
         let mut items = Vec::new();
         for (rank, &d) in dims.iter().enumerate() {
@@ -178,12 +221,25 @@ impl<'a> Miner<'a> {
                     continue;
                 }
                 // Renumber to 0..|within| so row lists and bitmaps stay dense.
-                let local: RoaringBitmap = (posting & within).iter().map(|r| rows.partition_point(|&x| x < r) as u32).collect();
-                items.push(Item { dim: rank, value, posting, local });
+                let local: RoaringBitmap = (posting & within)
+                    .iter()
+                    .map(|r| rows.partition_point(|&x| x < r) as u32)
+                    .collect();
+                items.push(Item {
+                    dim: rank,
+                    value,
+                    posting,
+                    local,
+                });
             }
         }
         // Most frequent first: closures then tend to pull in earlier cues less often.
-        items.sort_by(|a, b| b.local.len().cmp(&a.local.len()).then((a.dim, a.value).cmp(&(b.dim, b.value))));
+        items.sort_by(|a, b| {
+            b.local
+                .len()
+                .cmp(&a.local.len())
+                .then((a.dim, a.value).cmp(&(b.dim, b.value)))
+        });
         let mut starts = vec![0usize; rows.len() + 1];
         for item in &items {
             for r in &item.local {
@@ -202,7 +258,16 @@ impl<'a> Miner<'a> {
             }
         }
         let counts = vec![0; items.len()];
-        Self { items, starts, row_items, min_support, max_depth, counts, found: Vec::new(), intersections: 0 }
+        Self {
+            items,
+            starts,
+            row_items,
+            min_support,
+            max_depth,
+            counts,
+            found: Vec::new(),
+            intersections: 0,
+        }
     }
 
     fn cues_of(&self, row: u32) -> &[u32] {
@@ -212,7 +277,12 @@ impl<'a> Miner<'a> {
     /// The cues every row of `rows` carries (ascending), read off its first row.
     fn closure(&self, rows: &RoaringBitmap) -> Vec<u32> {
         match rows.min() {
-            Some(first) => self.cues_of(first).iter().copied().filter(|&i| rows.is_subset(&self.items[i as usize].local)).collect(),
+            Some(first) => self
+                .cues_of(first)
+                .iter()
+                .copied()
+                .filter(|&i| rows.is_subset(&self.items[i as usize].local))
+                .collect(),
             None => Vec::new(),
         }
     }
@@ -252,7 +322,10 @@ impl<'a> Miner<'a> {
         let mut extensions: Vec<u32> = touched
             .iter()
             .copied()
-            .filter(|&i| u64::from(self.counts[i as usize]) >= self.min_support && set.binary_search(&i).is_err())
+            .filter(|&i| {
+                u64::from(self.counts[i as usize]) >= self.min_support
+                    && set.binary_search(&i).is_err()
+            })
             .collect();
         for &i in &touched {
             self.counts[i as usize] = 0;
@@ -263,7 +336,11 @@ impl<'a> Miner<'a> {
             self.intersections += 1;
             let closed = self.closure(&narrowed);
             // Prefix-preserving: no cue before `i` may join that the set lacked.
-            if closed.iter().take_while(|&&j| j < i).any(|j| set.binary_search(j).is_err()) {
+            if closed
+                .iter()
+                .take_while(|&&j| j < i)
+                .any(|j| set.binary_search(j).is_err())
+            {
                 continue;
             }
             self.found.push((closed.clone(), narrowed.clone()));
@@ -290,7 +367,17 @@ mod tests {
     }
 
     fn names(mined: &Mined) -> Vec<Vec<String>> {
-        mined.sets.iter().map(|s| mined.cues_of(s).iter().map(|(d, v)| format!("{d}={v}")).collect()).collect()
+        mined
+            .sets
+            .iter()
+            .map(|s| {
+                mined
+                    .cues_of(s)
+                    .iter()
+                    .map(|(d, v)| format!("{d}={v}"))
+                    .collect()
+            })
+            .collect()
     }
 
     #[test]
@@ -298,9 +385,17 @@ mod tests {
         let ix = index();
         let neg = ix.posting("outcome", "negative").unwrap().unwrap().clone();
         let pos = ix.posting("outcome", "positive").unwrap().unwrap().clone();
-        let mined = ix.closed_sets(&["type", "actor", "tag"], &neg, &pos, 2, 3).unwrap();
-        assert_eq!(names(&mined), vec![vec!["type=deal", "actor=acme", "tag=late-legal-review"]]);
-        assert_eq!(mined.sets[0].support.iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+        let mined = ix
+            .closed_sets(&["type", "actor", "tag"], &neg, &pos, 2, 3)
+            .unwrap();
+        assert_eq!(
+            names(&mined),
+            vec![vec!["type=deal", "actor=acme", "tag=late-legal-review"]]
+        );
+        assert_eq!(
+            mined.sets[0].support.iter().collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         assert_eq!(mined.sets[0].counter.len(), 0);
     }
 
@@ -309,9 +404,17 @@ mod tests {
         let ix = index();
         let pos = ix.posting("outcome", "positive").unwrap().unwrap().clone();
         let neg = ix.posting("outcome", "negative").unwrap().unwrap().clone();
-        let mined = ix.closed_sets(&["type", "actor"], &pos, &neg, 2, 3).unwrap();
-        assert_eq!(names(&mined), vec![vec!["type=deal"], vec!["type=deal", "actor=globex"]]);
-        assert_eq!(mined.sets[0].counter.iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+        let mined = ix
+            .closed_sets(&["type", "actor"], &pos, &neg, 2, 3)
+            .unwrap();
+        assert_eq!(
+            names(&mined),
+            vec![vec!["type=deal"], vec!["type=deal", "actor=globex"]]
+        );
+        assert_eq!(
+            mined.sets[0].counter.iter().collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         assert_eq!(mined.sets[1].counter.len(), 0);
     }
 
@@ -324,7 +427,9 @@ mod tests {
         ix.insert("type", "call", &[2, 3]).unwrap();
         let neg: RoaringBitmap = [0, 1, 2, 3].into_iter().collect();
         let pos: RoaringBitmap = [4].into_iter().collect();
-        let mined = ix.closed_sets(&["type", "actor"], &neg, &pos, 2, 3).unwrap();
+        let mined = ix
+            .closed_sets(&["type", "actor"], &neg, &pos, 2, 3)
+            .unwrap();
         assert_eq!(names(&mined).len(), 3);
         assert_eq!(names(&mined.productive()), vec![vec!["actor=acme"]]);
     }
@@ -333,14 +438,24 @@ mod tests {
     fn bad_arguments_are_errors() {
         let ix = index();
         let all = ix.live().clone();
-        assert!(matches!(ix.closed_sets(&["nope"], &all, &all, 2, 3), Err(CoreError::UnknownDimension(_))));
-        assert!(matches!(ix.closed_sets(&["type"], &all, &all, 0, 3), Err(CoreError::InvalidArgument { .. })));
+        assert!(matches!(
+            ix.closed_sets(&["nope"], &all, &all, 2, 3),
+            Err(CoreError::UnknownDimension(_))
+        ));
+        assert!(matches!(
+            ix.closed_sets(&["type"], &all, &all, 0, 3),
+            Err(CoreError::InvalidArgument { .. })
+        ));
     }
 
     #[test]
     fn too_few_rows_yield_nothing() {
         let ix = index();
         let one: RoaringBitmap = [6].into_iter().collect();
-        assert!(ix.closed_sets(&["type", "actor"], &one, &RoaringBitmap::new(), 2, 3).unwrap().sets.is_empty());
+        assert!(ix
+            .closed_sets(&["type", "actor"], &one, &RoaringBitmap::new(), 2, 3)
+            .unwrap()
+            .sets
+            .is_empty());
     }
 }

@@ -24,5 +24,5 @@ mod query;
 pub use dimension::Dimension;
 pub use index::{CueIndex, IndexStats};
 pub use mine::{CueSet, Mined};
-pub use query::{Clause, Pruned, Query};
 pub(crate) use persist::write_atomic;
+pub use query::{Clause, Pruned, Query};

@@ -28,12 +28,17 @@ const MAGIC: &[u8; 8] = b"CUEMIDX\0";
 const VERSION: u32 = 1;
 
 fn write_bitmap(w: &mut Writer, bitmap: &RoaringBitmap) {
-    w.nested(|buf| bitmap.serialize_into(buf).expect("writing to a Vec cannot fail"));
+    w.nested(|buf| {
+        bitmap
+            .serialize_into(buf)
+            .expect("writing to a Vec cannot fail")
+    });
 }
 
 fn read_bitmap(r: &mut Reader<'_>) -> Result<RoaringBitmap> {
     let bytes = r.bytes()?;
-    let bitmap = RoaringBitmap::deserialize_from(bytes).map_err(|e| CoreError::Corrupt(format!("posting list: {e}")))?;
+    let bitmap = RoaringBitmap::deserialize_from(bytes)
+        .map_err(|e| CoreError::Corrupt(format!("posting list: {e}")))?;
     if bitmap.serialized_size() != bytes.len() {
         return Err(CoreError::Corrupt("posting list has trailing bytes".into()));
     }
@@ -85,7 +90,9 @@ impl CueIndex {
             let dim = &mut index.dims[d];
             for (value, posting) in column {
                 if !posting.is_subset(&live) {
-                    return Err(CoreError::Corrupt(format!("posting {value:?} holds rows that are not live")));
+                    return Err(CoreError::Corrupt(format!(
+                        "posting {value:?} holds rows that are not live"
+                    )));
                 }
                 let id = dim.intern(value);
                 if !dim.posting(value).expect("just interned").is_empty() {

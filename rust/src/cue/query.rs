@@ -28,14 +28,28 @@ impl Query {
     }
 
     /// Requires one of `values` in `dimension`.
-    pub fn with<S: Into<String>>(mut self, dimension: &str, values: impl IntoIterator<Item = S>) -> Self {
-        self.include.push(Clause { dimension: dimension.into(), values: values.into_iter().map(Into::into).collect() });
+    pub fn with<S: Into<String>>(
+        mut self,
+        dimension: &str,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.include.push(Clause {
+            dimension: dimension.into(),
+            values: values.into_iter().map(Into::into).collect(),
+        });
         self
     }
 
     /// Drops rows carrying any of `values` in `dimension`.
-    pub fn without<S: Into<String>>(mut self, dimension: &str, values: impl IntoIterator<Item = S>) -> Self {
-        self.exclude.push(Clause { dimension: dimension.into(), values: values.into_iter().map(Into::into).collect() });
+    pub fn without<S: Into<String>>(
+        mut self,
+        dimension: &str,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.exclude.push(Clause {
+            dimension: dimension.into(),
+            values: values.into_iter().map(Into::into).collect(),
+        });
         self
     }
 }

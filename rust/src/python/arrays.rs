@@ -3,7 +3,10 @@
 use std::borrow::Cow;
 
 use numpy::ndarray::Array2;
-use numpy::{Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    Element, IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt};
 use roaring::RoaringBitmap;
@@ -13,8 +16,19 @@ use crate::error::CoreError;
 
 fn describe(obj: &Bound<'_, PyAny>) -> String {
     match obj.getattr("dtype") {
-        Ok(dtype) => format!("an array of dtype {dtype} and {} dimension(s)", obj.getattr("ndim").map(|n| n.to_string()).unwrap_or_default()),
-        Err(_) => format!("{}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()),
+        Ok(dtype) => format!(
+            "an array of dtype {dtype} and {} dimension(s)",
+            obj.getattr("ndim")
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
+        Err(_) => format!(
+            "{}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
     }
 }
 
@@ -26,7 +40,10 @@ fn describe(obj: &Bound<'_, PyAny>) -> String {
 pub fn count(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
     let py = value.py();
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
-        return Err(type_error(py, format!("{name} must be an int, got {}", value.get_type().name()?)));
+        return Err(type_error(
+            py,
+            format!("{name} must be an int, got {}", value.get_type().name()?),
+        ));
     }
     let positive = match value.extract::<i64>() {
         Ok(n) => n >= 1,
@@ -36,7 +53,10 @@ pub fn count(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
     if !positive {
         // As `f"{value}"` would print it (an int subclass may format itself).
         let shown = value.call_method1("__format__", ("",))?;
-        return Err(invalid_argument(py, format!("{name} must be at least 1, got {shown}")));
+        return Err(invalid_argument(
+            py,
+            format!("{name} must be at least 1, got {shown}"),
+        ));
     }
     // Positive here, so only past u64 does the extraction fail.
     let n = value.extract::<u64>().unwrap_or(u64::MAX);
@@ -59,15 +79,37 @@ pub fn count_limit(value: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 /// A 1-D numpy array of exactly `T`, or a typed error naming `what`.
-pub fn array1<'py, T: Element>(obj: &Bound<'py, PyAny>, what: &str, dtype: &str) -> PyResult<PyReadonlyArray1<'py, T>> {
-    obj.extract::<PyReadonlyArray1<'py, T>>()
-        .map_err(|_| type_error(obj.py(), format!("{what} must be a 1-D numpy {dtype} array, got {}", describe(obj))))
+pub fn array1<'py, T: Element>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    dtype: &str,
+) -> PyResult<PyReadonlyArray1<'py, T>> {
+    obj.extract::<PyReadonlyArray1<'py, T>>().map_err(|_| {
+        type_error(
+            obj.py(),
+            format!(
+                "{what} must be a 1-D numpy {dtype} array, got {}",
+                describe(obj)
+            ),
+        )
+    })
 }
 
 /// A 2-D numpy array of exactly `T`, or a typed error naming `what`.
-pub fn array2<'py, T: Element>(obj: &Bound<'py, PyAny>, what: &str, dtype: &str) -> PyResult<PyReadonlyArray2<'py, T>> {
-    obj.extract::<PyReadonlyArray2<'py, T>>()
-        .map_err(|_| type_error(obj.py(), format!("{what} must be a 2-D numpy {dtype} array, got {}", describe(obj))))
+pub fn array2<'py, T: Element>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    dtype: &str,
+) -> PyResult<PyReadonlyArray2<'py, T>> {
+    obj.extract::<PyReadonlyArray2<'py, T>>().map_err(|_| {
+        type_error(
+            obj.py(),
+            format!(
+                "{what} must be a 2-D numpy {dtype} array, got {}",
+                describe(obj)
+            ),
+        )
+    })
 }
 
 /// The array's elements in logical order, borrowed when contiguous.
@@ -94,14 +136,20 @@ pub fn vec1<'py, T: Element>(py: Python<'py>, v: Vec<T>) -> Bound<'py, PyArray1<
 /// Hands a row-major `Vec` to numpy as `rows x cols` without copying.
 pub fn vec2<'py, T: Element>(py: Python<'py>, v: Vec<T>, cols: usize) -> Bound<'py, PyArray2<T>> {
     let rows = if cols == 0 { 0 } else { v.len() / cols };
-    Array2::from_shape_vec((rows, cols), v).expect("length is rows * cols").into_pyarray(py)
+    Array2::from_shape_vec((rows, cols), v)
+        .expect("length is rows * cols")
+        .into_pyarray(py)
 }
 
 /// A bitmap as a `pyroaring.BitMap`, through the portable format.
 pub fn to_pyroaring<'py>(py: Python<'py>, bitmap: &RoaringBitmap) -> PyResult<Bound<'py, PyAny>> {
     let mut bytes = Vec::with_capacity(bitmap.serialized_size());
-    bitmap.serialize_into(&mut bytes).expect("writing to a Vec cannot fail");
-    py.import("pyroaring")?.getattr("BitMap")?.call_method1("deserialize", (PyBytes::new(py, &bytes),))
+    bitmap
+        .serialize_into(&mut bytes)
+        .expect("writing to a Vec cannot fail");
+    py.import("pyroaring")?
+        .getattr("BitMap")?
+        .call_method1("deserialize", (PyBytes::new(py, &bytes),))
 }
 
 /// Rows given as a numpy uint32 array or as any pyroaring bitmap.
@@ -124,10 +172,21 @@ impl Rows<'_> {
         if is_bitmap {
             let data = obj.call_method0("serialize")?;
             let bytes = data.cast::<PyBytes>()?.as_bytes();
-            let bitmap = RoaringBitmap::deserialize_from(bytes).map_err(|e| to_py(py, CoreError::Corrupt(format!("bitmap from pyroaring: {e}"))))?;
+            let bitmap = RoaringBitmap::deserialize_from(bytes).map_err(|e| {
+                to_py(
+                    py,
+                    CoreError::Corrupt(format!("bitmap from pyroaring: {e}")),
+                )
+            })?;
             return Ok(Rows::Bitmap(bitmap));
         }
-        Err(type_error(py, format!("{what} must be a numpy uint32 array or a pyroaring bitmap, got {}", describe(obj))))
+        Err(type_error(
+            py,
+            format!(
+                "{what} must be a numpy uint32 array or a pyroaring bitmap, got {}",
+                describe(obj)
+            ),
+        ))
     }
 
     /// The rows as a bitmap (a row named twice is one row).

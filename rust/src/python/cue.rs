@@ -14,7 +14,12 @@ use crate::cue::{CueIndex, IndexStats, Pruned};
 /// A flat array and the end offset of each set's slice of it.
 type Ragged<'py, T> = (Bound<'py, PyArray1<T>>, Bound<'py, PyArray1<u64>>);
 /// Closed cue sets for Python: the vocabulary, then cue positions, supports and counters.
-type ClosedSets<'py> = (Vec<(String, String)>, Ragged<'py, u32>, Ragged<'py, u32>, Ragged<'py, u32>);
+type ClosedSets<'py> = (
+    Vec<(String, String)>,
+    Ragged<'py, u32>,
+    Ragged<'py, u32>,
+    Ragged<'py, u32>,
+);
 
 #[derive(Default)]
 struct Columns {
@@ -27,7 +32,10 @@ struct Columns {
 }
 
 fn bad_arg(name: &'static str, reason: &str) -> crate::CoreError {
-    crate::CoreError::InvalidArgument { name, reason: reason.into() }
+    crate::CoreError::InvalidArgument {
+        name,
+        reason: reason.into(),
+    }
 }
 
 /// Dimension -> value -> roaring posting list over dense uint32 rows.
@@ -40,7 +48,9 @@ pub struct PyCueIndex {
 impl PyCueIndex {
     #[new]
     fn new(py: Python<'_>, dimensions: Vec<String>) -> PyResult<Self> {
-        Ok(Self { inner: guarded(py, "creating a cue index", || CueIndex::new(&dimensions))? })
+        Ok(Self {
+            inner: guarded(py, "creating a cue index", || CueIndex::new(&dimensions))?,
+        })
     }
 
     fn dimensions(&self, py: Python<'_>) -> PyResult<Vec<String>> {
@@ -49,36 +59,73 @@ impl PyCueIndex {
 
     fn values(&self, py: Python<'_>, dimension: &str) -> PyResult<Vec<String>> {
         guarded(py, "listing cue values", || {
-            let d = self.inner.dimensions().find(|d| d.name() == dimension).ok_or_else(|| crate::CoreError::UnknownDimension(dimension.into()))?;
+            let d = self
+                .inner
+                .dimensions()
+                .find(|d| d.name() == dimension)
+                .ok_or_else(|| crate::CoreError::UnknownDimension(dimension.into()))?;
             let mut v: Vec<String> = d.iter().map(|(v, _)| v.to_owned()).collect();
             v.sort_unstable();
             Ok(v)
         })
     }
 
-    fn insert(&mut self, py: Python<'_>, dimension: &str, value: &str, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn insert(
+        &mut self,
+        py: Python<'_>,
+        dimension: &str,
+        value: &str,
+        rows: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        detached(py, "cue insert", || self.inner.insert(dimension, value, &rows))
+        detached(py, "cue insert", || {
+            self.inner.insert(dimension, value, &rows)
+        })
     }
 
-    fn insert_column(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, codes: &Bound<'_, PyAny>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn insert_column(
+        &mut self,
+        py: Python<'_>,
+        dimension: &str,
+        values: Vec<String>,
+        codes: &Bound<'_, PyAny>,
+        rows: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let codes = array1::<u32>(codes, "codes", "uint32")?;
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let (codes, rows) = (slice1(&codes), slice1(&rows));
-        detached(py, "cue insert", || self.inner.insert_column(dimension, &values, &codes, &rows))
+        detached(py, "cue insert", || {
+            self.inner.insert_column(dimension, &values, &codes, &rows)
+        })
     }
 
-    fn insert_values(&mut self, py: Python<'_>, dimension: &str, values: Vec<String>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn insert_values(
+        &mut self,
+        py: Python<'_>,
+        dimension: &str,
+        values: Vec<String>,
+        rows: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        detached(py, "cue insert", || self.inner.insert_values(dimension, &values, &rows))
+        detached(py, "cue insert", || {
+            self.inner.insert_values(dimension, &values, &rows)
+        })
     }
 
-    fn withdraw(&mut self, py: Python<'_>, dimension: &str, value: &str, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn withdraw(
+        &mut self,
+        py: Python<'_>,
+        dimension: &str,
+        value: &str,
+        rows: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        detached(py, "cue withdraw", || self.inner.withdraw(dimension, value, &rows))
+        detached(py, "cue withdraw", || {
+            self.inner.withdraw(dimension, value, &rows)
+        })
     }
 
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -91,20 +138,38 @@ impl PyCueIndex {
     }
 
     #[pyo3(signature = (cues, exclude=None))]
-    fn prune(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<PyPruned> {
+    fn prune(
+        &self,
+        py: Python<'_>,
+        cues: &Bound<'_, PyAny>,
+        exclude: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyPruned> {
         let q = query::parse(py, Some(cues), exclude)?;
-        Ok(PyPruned(detached(py, "cue prune", || self.inner.prune(&q))?))
+        Ok(PyPruned(detached(py, "cue prune", || {
+            self.inner.prune(&q)
+        })?))
     }
 
     #[pyo3(signature = (cues, exclude=None))]
-    fn count(&self, py: Python<'_>, cues: &Bound<'_, PyAny>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    fn count(
+        &self,
+        py: Python<'_>,
+        cues: &Bound<'_, PyAny>,
+        exclude: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
         let q = query::parse(py, Some(cues), exclude)?;
         detached(py, "cue count", || self.inner.count(&q))
     }
 
     /// Whether each of `rows` (uint32) passes `cues` and `exclude`, as a bool array.
     #[pyo3(signature = (cues, rows, exclude=None))]
-    fn admits<'py>(&self, py: Python<'py>, cues: &Bound<'py, PyAny>, rows: &Bound<'py, PyAny>, exclude: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    fn admits<'py>(
+        &self,
+        py: Python<'py>,
+        cues: &Bound<'py, PyAny>,
+        rows: &Bound<'py, PyAny>,
+        exclude: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let q = query::parse(py, Some(cues), exclude)?;
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
@@ -132,11 +197,19 @@ impl PyCueIndex {
             Some(a) => Rows::extract(a, "against")?.into_bitmap(),
             None => roaring::RoaringBitmap::new(),
         };
-        let min_support = u64::try_from(min_support).map_err(|_| to_py(py, bad_arg("min_support", "must be at least 1")))?;
-        let max_depth = usize::try_from(max_depth).map_err(|_| to_py(py, bad_arg("max_depth", "must not be negative")))?;
+        let min_support = u64::try_from(min_support)
+            .map_err(|_| to_py(py, bad_arg("min_support", "must be at least 1")))?;
+        let max_depth = usize::try_from(max_depth)
+            .map_err(|_| to_py(py, bad_arg("max_depth", "must not be negative")))?;
         let (vocabulary, columns) = detached(py, "mining closed cue sets", || {
-            let mined = self.inner.closed_sets(&dimensions, &within, &against, min_support, max_depth)?;
-            let mined = if productive { mined.productive() } else { mined };
+            let mined =
+                self.inner
+                    .closed_sets(&dimensions, &within, &against, min_support, max_depth)?;
+            let mined = if productive {
+                mined.productive()
+            } else {
+                mined
+            };
             let mut c = Columns::default();
             for set in &mined.sets {
                 c.cues.extend_from_slice(&set.cues);
@@ -157,29 +230,45 @@ impl PyCueIndex {
         ))
     }
 
-    fn posting<'py>(&self, py: Python<'py>, dimension: &str, value: &str) -> PyResult<Bound<'py, PyAny>> {
-        match guarded(py, "reading a posting list", || self.inner.posting(dimension, value))? {
+    fn posting<'py>(
+        &self,
+        py: Python<'py>,
+        dimension: &str,
+        value: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match guarded(py, "reading a posting list", || {
+            self.inner.posting(dimension, value)
+        })? {
             Some(p) => to_pyroaring(py, p),
             None => to_pyroaring(py, &roaring::RoaringBitmap::new()),
         }
     }
 
     fn live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_pyroaring(py, guarded(py, "reading the live rows", || Ok(self.inner.live()))?)
+        to_pyroaring(
+            py,
+            guarded(py, "reading the live rows", || Ok(self.inner.live()))?,
+        )
     }
 
     fn stats(&self, py: Python<'_>) -> PyResult<PyIndexStats> {
-        guarded(py, "cue index stats", || Ok(PyIndexStats(self.inner.stats())))
+        guarded(py, "cue index stats", || {
+            Ok(PyIndexStats(self.inner.stats()))
+        })
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = detached(py, "serializing the cue index", || Ok(self.inner.to_bytes()))?;
+        let bytes = detached(py, "serializing the cue index", || {
+            Ok(self.inner.to_bytes())
+        })?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Ok(Self { inner: detached(py, "reading a cue index", || CueIndex::from_bytes(data))? })
+        Ok(Self {
+            inner: detached(py, "reading a cue index", || CueIndex::from_bytes(data))?,
+        })
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
@@ -188,24 +277,36 @@ impl PyCueIndex {
 
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Ok(Self { inner: detached(py, "loading the cue index", || CueIndex::load(&path))? })
+        Ok(Self {
+            inner: detached(py, "loading the cue index", || CueIndex::load(&path))?,
+        })
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        guarded(py, "counting live rows", || Ok(self.inner.live().len() as usize))
+        guarded(py, "counting live rows", || {
+            Ok(self.inner.live().len() as usize)
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         guarded(py, "cue index repr", || {
             let s = self.inner.stats();
-            Ok(format!("CueIndex(dimensions={:?}, rows={}, values={})", self.names(), s.rows, s.values))
+            Ok(format!(
+                "CueIndex(dimensions={:?}, rows={}, values={})",
+                self.names(),
+                s.rows,
+                s.values
+            ))
         })
     }
 }
 
 impl PyCueIndex {
     fn names(&self) -> Vec<String> {
-        self.inner.dimensions().map(|d| d.name().to_owned()).collect()
+        self.inner
+            .dimensions()
+            .map(|d| d.name().to_owned())
+            .collect()
     }
 }
 
@@ -242,7 +343,12 @@ impl PyPruned {
     }
 
     fn __repr__(&self) -> String {
-        format!("Pruned(len={}, examined={}, full_scan={})", self.0.rows.len(), self.0.examined, self.0.full_scan)
+        format!(
+            "Pruned(len={}, examined={}, full_scan={})",
+            self.0.rows.len(),
+            self.0.examined,
+            self.0.full_scan
+        )
     }
 }
 
@@ -275,6 +381,9 @@ impl PyIndexStats {
     }
     fn __repr__(&self) -> String {
         let s = &self.0;
-        format!("IndexStats(rows={}, dimensions={}, values={}, postings={}, bytes={})", s.rows, s.dimensions, s.values, s.postings, s.bytes)
+        format!(
+            "IndexStats(rows={}, dimensions={}, values={}, postings={}, bytes={})",
+            s.rows, s.dimensions, s.values, s.postings, s.bytes
+        )
     }
 }

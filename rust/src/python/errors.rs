@@ -51,7 +51,9 @@ pub fn check_classes(py: Python<'_>) -> PyResult<()> {
             _ => false,
         };
         if !ok {
-            return Err(PyImportError::new_err(format!("cuemem.errors.{name} is not an exception class; the native core raises it")));
+            return Err(PyImportError::new_err(format!(
+                "cuemem.errors.{name} is not an exception class; the native core raises it"
+            )));
         }
     }
     Ok(())
@@ -77,12 +79,18 @@ fn errno_of(py: Python<'_>, kind: std::io::ErrorKind) -> Option<i32> {
         ErrorKind::NotFound => "ENOENT",
         _ => return None,
     };
-    py.import("errno").and_then(|m| m.getattr(name)).and_then(|v| v.extract()).ok()
+    py.import("errno")
+        .and_then(|m| m.getattr(name))
+        .and_then(|v| v.extract())
+        .ok()
 }
 
 /// `errno.EWOULDBLOCK` of this platform, as Python's `errno` module has it.
 fn ewouldblock(py: Python<'_>) -> Option<i32> {
-    py.import("errno").and_then(|m| m.getattr("EWOULDBLOCK")).and_then(|v| v.extract()).ok()
+    py.import("errno")
+        .and_then(|m| m.getattr("EWOULDBLOCK"))
+        .and_then(|v| v.extract())
+        .ok()
 }
 
 /// The exhaustive mapping: a new variant without a class does not compile.
@@ -121,7 +129,11 @@ pub fn to_py(py: Python<'_>, err: CoreError) -> PyErr {
 /// Runs `f`, a call into the core, with the GIL held; a panic inside it is a
 /// `CorruptIndexError` naming `what` and the panic's message, never a
 /// `pyo3_runtime.PanicException` (a `BaseException` that `except Exception` misses).
-pub fn guarded<T>(py: Python<'_>, what: &'static str, f: impl FnOnce() -> Result<T>) -> PyResult<T> {
+pub fn guarded<T>(
+    py: Python<'_>,
+    what: &'static str,
+    f: impl FnOnce() -> Result<T>,
+) -> PyResult<T> {
     catch_panic(what, f).or_raise(py)
 }
 

@@ -51,7 +51,8 @@ pub fn unseen_entries(
             }
         };
         stems.insert(stem);
-        let same = stat.is_some_and(|s| as_seen(py, stem, &s, seen, expected, digest).unwrap_or(false));
+        let same =
+            stat.is_some_and(|s| as_seen(py, stem, &s, seen, expected, digest).unwrap_or(false));
         if !same {
             look.push(name.clone());
         }
@@ -59,7 +60,11 @@ pub fn unseen_entries(
     // A key that is not a string of UTF-8 (a hostile cache) names no file: it is missing.
     let mut missing = Vec::new();
     for (key, _) in expected.iter() {
-        let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+        let Some(key) = key
+            .cast::<PyString>()
+            .ok()
+            .and_then(|k| k.to_str().ok().map(str::to_owned))
+        else {
             continue;
         };
         if !stems.contains(key.as_str()) {

@@ -34,7 +34,12 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let half_lives = PyDict::new(py);
     for (a, name) in AXES.iter().enumerate() {
         // The f32 weight, printed as the decimal it was written as (0.15, not 0.1500000059...).
-        weights.set_item(name, format!("{}", defaults.weights[a]).parse::<f64>().expect("a float prints as a float"))?;
+        weights.set_item(
+            name,
+            format!("{}", defaults.weights[a])
+                .parse::<f64>()
+                .expect("a float prints as a float"),
+        )?;
         half_lives.set_item(name, defaults.half_lives_days[a])?;
     }
     m.add("DEFAULT_WEIGHTS", weights)?;

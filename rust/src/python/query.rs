@@ -10,7 +10,18 @@ fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(vec![s.to_str()?.to_owned()]);
     }
-    let bad = || type_error(py, format!("cue {dimension:?} must be a string or a list of strings, got {}", v.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
+    let bad = || {
+        type_error(
+            py,
+            format!(
+                "cue {dimension:?} must be a string or a list of strings, got {}",
+                v.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+        )
+    };
     if v.is_instance_of::<PyDict>() || v.is_instance_of::<pyo3::types::PyBytes>() {
         return Err(bad());
     }
@@ -18,7 +29,10 @@ fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec
     items
         .map(|item| {
             let item = item?;
-            item.cast::<PyString>().map_err(|_| bad())?.to_str().map(str::to_owned)
+            item.cast::<PyString>()
+                .map_err(|_| bad())?
+                .to_str()
+                .map(str::to_owned)
         })
         .collect()
 }
@@ -28,7 +42,12 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
     let mapping = match cues.cast::<PyDict>() {
         Ok(d) => d,
         Err(_) => {
-            let not_mapping = || type_error(py, format!("{what} must be a mapping of dimension -> value(s)"));
+            let not_mapping = || {
+                type_error(
+                    py,
+                    format!("{what} must be a mapping of dimension -> value(s)"),
+                )
+            };
             let items = cues.call_method0("items").map_err(|_| not_mapping())?;
             dict = PyDict::from_sequence(&items).map_err(|_| not_mapping())?;
             &dict
@@ -36,7 +55,11 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
     };
     let mut out = Vec::with_capacity(mapping.len());
     for (k, v) in mapping.iter() {
-        let dimension = k.cast::<PyString>().map_err(|_| type_error(py, format!("{what} keys must be dimension names (str)")))?.to_str()?.to_owned();
+        let dimension = k
+            .cast::<PyString>()
+            .map_err(|_| type_error(py, format!("{what} keys must be dimension names (str)")))?
+            .to_str()?
+            .to_owned();
         let values = values(py, &dimension, &v)?;
         out.push(Clause { dimension, values });
     }
@@ -44,7 +67,11 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
 }
 
 /// `cues` (required) and `exclude` (optional) mappings as one [`Query`].
-pub fn parse(py: Python<'_>, cues: Option<&Bound<'_, PyAny>>, exclude: Option<&Bound<'_, PyAny>>) -> PyResult<Query> {
+pub fn parse(
+    py: Python<'_>,
+    cues: Option<&Bound<'_, PyAny>>,
+    exclude: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Query> {
     let include = match cues {
         Some(c) if !c.is_none() => clauses(py, c, "cues")?,
         _ => Vec::new(),

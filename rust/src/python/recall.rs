@@ -33,7 +33,10 @@ pub struct PyRecall {
 #[pymethods]
 impl PyRecall {
     fn __repr__(&self) -> String {
-        format!("Recall(total={}, examined={}, full_scan={})", self.total, self.examined, self.full_scan)
+        format!(
+            "Recall(total={}, examined={}, full_scan={})",
+            self.total, self.examined, self.full_scan
+        )
     }
 }
 
@@ -52,5 +55,12 @@ pub fn recall(
     let (index, table) = (&index.inner, &table.inner);
     let r = detached(py, "recall", || run(index, table, &q, now, k))?;
     let top = PyTopK::new(py, r.top);
-    Ok(PyRecall { rows: top.rows, scores: top.scores, breakdown: top.breakdown, total: r.total, examined: r.examined, full_scan: r.full_scan })
+    Ok(PyRecall {
+        rows: top.rows,
+        scores: top.scores,
+        breakdown: top.breakdown,
+        total: r.total,
+        examined: r.examined,
+        full_scan: r.full_scan,
+    })
 }

@@ -9,15 +9,36 @@ use super::errors::{detached, guarded};
 use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
-use crate::records::{add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule, Schema};
+use crate::records::{
+    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule,
+    Schema,
+};
 
 /// A field as Python declares it: name, rule, optional, limit, choices, required, default (JSON text; None: derived).
-type FieldTuple = (String, String, bool, Option<usize>, Option<Vec<String>>, bool, Option<String>);
+type FieldTuple = (
+    String,
+    String,
+    bool,
+    Option<usize>,
+    Option<Vec<String>>,
+    bool,
+    Option<String>,
+);
 /// A cue as Python declares it: dimension, derivation, fields, folded, band floors, trust marks.
-type CueTuple = (String, String, Vec<String>, bool, Option<Vec<(f64, String)>>, Option<(String, String)>);
+type CueTuple = (
+    String,
+    String,
+    Vec<String>,
+    bool,
+    Option<Vec<(f64, String)>>,
+    Option<(String, String)>,
+);
 
 fn bad(reason: String) -> CoreError {
-    CoreError::InvalidArgument { name: "schema", reason }
+    CoreError::InvalidArgument {
+        name: "schema",
+        reason,
+    }
 }
 
 /// The episode schema compiled, and the record kind it decodes.
@@ -31,15 +52,31 @@ pub struct PyDecoder {
 impl PyDecoder {
     #[new]
     #[pyo3(signature = (fields, cues, axes, op, track=None))]
-    fn new(py: Python<'_>, fields: Vec<FieldTuple>, cues: Vec<CueTuple>, axes: Vec<String>, op: String, track: Option<(String, String, Vec<String>)>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        fields: Vec<FieldTuple>,
+        cues: Vec<CueTuple>,
+        axes: Vec<String>,
+        op: String,
+        track: Option<(String, String, Vec<String>)>,
+    ) -> PyResult<Self> {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
             for (name, rule, optional, max, values, required, default) in fields {
                 let default = match default {
                     None => None,
-                    Some(text) => Some(serde_json::from_str::<Box<serde_json::value::RawValue>>(&text).map_err(|e| bad(format!("the default of {name:?} is not JSON: {e}")))?),
+                    Some(text) => Some(
+                        serde_json::from_str::<Box<serde_json::value::RawValue>>(&text).map_err(
+                            |e| bad(format!("the default of {name:?} is not JSON: {e}")),
+                        )?,
+                    ),
                 };
-                specs.push(FieldSpec { rule: Rule::from_name(&rule, max, values, optional)?, name, required, default });
+                specs.push(FieldSpec {
+                    rule: Rule::from_name(&rule, max, values, optional)?,
+                    name,
+                    required,
+                    default,
+                });
             }
             let mut derived = Vec::with_capacity(cues.len());
             for (dimension, how, fields, folded, floors, marks) in cues {
@@ -47,19 +84,30 @@ impl PyDecoder {
                     "value" => Derive::Value,
                     "values" => Derive::Values,
                     "buckets" => Derive::Buckets,
-                    "band" => Derive::Band(floors.ok_or_else(|| bad("the band cue needs its floors".into()))?),
+                    "band" => Derive::Band(
+                        floors.ok_or_else(|| bad("the band cue needs its floors".into()))?,
+                    ),
                     "trust" => {
-                        let (q, t) = marks.ok_or_else(|| bad("the trust cue needs its marks".into()))?;
+                        let (q, t) =
+                            marks.ok_or_else(|| bad("the trust cue needs its marks".into()))?;
                         Derive::Trust([q, t])
                     }
                     "meta" => Derive::Meta,
                     other => return Err(bad(format!("unknown cue derivation {other:?}"))),
                 };
-                derived.push(CueSpec { dimension, fields, derive, folded });
+                derived.push(CueSpec {
+                    dimension,
+                    fields,
+                    derive,
+                    folded,
+                });
             }
             let schema = Schema::new(specs, derived, axes)?;
             let dimensions = schema.dimensions().map(str::to_owned).collect();
-            Ok(Self { inner: Decoder::new(schema, op, track)?, dimensions })
+            Ok(Self {
+                inner: Decoder::new(schema, op, track)?,
+                dimensions,
+            })
         })
     }
 
@@ -74,8 +122,13 @@ impl PyDecoder {
     #[pyo3(signature = (run, narratives_only=false))]
     fn decode(&self, py: Python<'_>, run: &[u8], narratives_only: bool) -> PyResult<PyDecoded> {
         let inner = &self.inner;
-        let decoded = detached(py, "decoding journal lines", || Ok(inner.decode(run, narratives_only)))?;
-        Ok(PyDecoded { inner: decoded, dimensions: self.dimensions.clone() })
+        let decoded = detached(py, "decoding journal lines", || {
+            Ok(inner.decode(run, narratives_only))
+        })?;
+        Ok(PyDecoded {
+            inner: decoded,
+            dimensions: self.dimensions.clone(),
+        })
     }
 }
 
@@ -89,7 +142,13 @@ pub struct PyDecoded {
 impl PyDecoded {
     fn rows(&self, lo: usize, hi: usize) -> Result<&[crate::records::Row], CoreError> {
         if lo > hi || hi > self.inner.rows.len() {
-            return Err(CoreError::InvalidArgument { name: "rows", reason: format!("{lo}..{hi} is not within the {} rows decoded", self.inner.rows.len()) });
+            return Err(CoreError::InvalidArgument {
+                name: "rows",
+                reason: format!(
+                    "{lo}..{hi} is not within the {} rows decoded",
+                    self.inner.rows.len()
+                ),
+            });
         }
         Ok(&self.inner.rows[lo..hi])
     }
@@ -124,15 +183,29 @@ impl PyDecoded {
     }
 
     /// Where each of rows `lo..hi` starts: `base` plus its offset in the run.
-    fn offsets<'py>(&self, py: Python<'py>, lo: usize, hi: usize, base: u64) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    fn offsets<'py>(
+        &self,
+        py: Python<'py>,
+        lo: usize,
+        hi: usize,
+        base: u64,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let rows = guarded(py, "reading decoded offsets", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(|r| base + r.start as u64).collect::<Vec<u64>>().into_pyarray(py))
+        Ok(rows
+            .iter()
+            .map(|r| base + r.start as u64)
+            .collect::<Vec<u64>>()
+            .into_pyarray(py))
     }
 
     /// `(i, kept values)` of the tracked rows among `lo..hi` (`i` counted from `lo`).
     fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
         let rows = guarded(py, "reading tracked rows", || self.rows(lo, hi))?;
-        Ok(rows.iter().enumerate().filter_map(|(i, r)| r.tracked.clone().map(|t| (i, t))).collect())
+        Ok(rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.tracked.clone().map(|t| (i, t)))
+            .collect())
     }
 
     /// The byte range `(start, end)` of each of rows `lo..hi` in the run.
@@ -144,13 +217,29 @@ impl PyDecoded {
     /// `(i, sources)` of the rows among `lo..hi` that cite others.
     fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
         let rows = guarded(py, "reading decoded sources", || self.rows(lo, hi))?;
-        Ok(rows.iter().enumerate().filter(|(_, r)| !r.sources.is_empty()).map(|(i, r)| (i, r.sources.clone())).collect())
+        Ok(rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.sources.is_empty())
+            .map(|(i, r)| (i, r.sources.clone()))
+            .collect())
     }
 
     /// The values of cue `dimension` among rows `lo..hi`, and each one's row (counted from `lo`).
-    fn values<'py>(&self, py: Python<'py>, dimension: &str, lo: usize, hi: usize) -> PyResult<(Vec<String>, Bound<'py, PyArray1<u32>>)> {
+    fn values<'py>(
+        &self,
+        py: Python<'py>,
+        dimension: &str,
+        lo: usize,
+        hi: usize,
+    ) -> PyResult<(Vec<String>, Bound<'py, PyArray1<u32>>)> {
         let rows = guarded(py, "reading decoded cues", || self.rows(lo, hi))?;
-        let d = guarded(py, "reading decoded cues", || self.dimensions.iter().position(|n| n == dimension).ok_or_else(|| CoreError::UnknownDimension(dimension.into())))?;
+        let d = guarded(py, "reading decoded cues", || {
+            self.dimensions
+                .iter()
+                .position(|n| n == dimension)
+                .ok_or_else(|| CoreError::UnknownDimension(dimension.into()))
+        })?;
         let mut names = Vec::new();
         let mut at = Vec::new();
         for (i, row) in rows.iter().enumerate() {
@@ -165,24 +254,45 @@ impl PyDecoded {
     }
 
     /// Adds rows `lo..hi` as rows `first ..` of the cue index and the salience table.
-    fn feed(&self, py: Python<'_>, lo: usize, hi: usize, first: u32, cues: &Bound<'_, PyCueIndex>, salience: &Bound<'_, PySalienceTable>) -> PyResult<()> {
+    fn feed(
+        &self,
+        py: Python<'_>,
+        lo: usize,
+        hi: usize,
+        first: u32,
+        cues: &Bound<'_, PyCueIndex>,
+        salience: &Bound<'_, PySalienceTable>,
+    ) -> PyResult<()> {
         let rows = guarded(py, "feeding decoded rows", || self.rows(lo, hi))?;
         let dimensions = &self.dimensions;
         {
             let mut cues = cues.borrow_mut();
             let index = &mut cues.inner;
-            detached(py, "indexing decoded cues", || index_cues(index, dimensions, rows, first))?;
+            detached(py, "indexing decoded cues", || {
+                index_cues(index, dimensions, rows, first)
+            })?;
         }
         let mut salience = salience.borrow_mut();
         let table = &mut salience.inner;
-        detached(py, "putting decoded salience", || put_salience(table, rows, first))
+        detached(py, "putting decoded salience", || {
+            put_salience(table, rows, first)
+        })
     }
 
     /// Adds the narratives of rows `lo..hi` as documents of rows `first ..` of `text`.
-    fn feed_text(&self, py: Python<'_>, lo: usize, hi: usize, first: u32, text: &Bound<'_, PyTextIndex>) -> PyResult<()> {
+    fn feed_text(
+        &self,
+        py: Python<'_>,
+        lo: usize,
+        hi: usize,
+        first: u32,
+        text: &Bound<'_, PyTextIndex>,
+    ) -> PyResult<()> {
         let rows = guarded(py, "feeding decoded narratives", || self.rows(lo, hi))?;
         let mut text = text.borrow_mut();
         let index = &mut text.inner;
-        detached(py, "indexing decoded narratives", || add_texts(index, rows, first))
+        detached(py, "indexing decoded narratives", || {
+            add_texts(index, rows, first)
+        })
     }
 }

@@ -22,7 +22,12 @@ pub struct PySalienceTable {
 }
 
 /// Top k of `candidates` (numpy array, pyroaring bitmap or `Pruned`), GIL released.
-fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: usize) -> PyResult<TopK> {
+fn top_k_of(
+    table: &SalienceTable,
+    candidates: &Bound<'_, PyAny>,
+    now: f64,
+    k: usize,
+) -> PyResult<TopK> {
     let py = candidates.py();
     const WHAT: &str = "salience top k";
     if let Ok(pruned) = candidates.cast::<PyPruned>() {
@@ -33,7 +38,9 @@ fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: u
         Rows::Array(a) => {
             // As a set: a row named twice is one candidate, as in a bitmap.
             let rows = slice1(&a);
-            detached(py, WHAT, || table.top_k_bitmap(&rows.iter().copied().collect(), now, k))
+            detached(py, WHAT, || {
+                table.top_k_bitmap(&rows.iter().copied().collect(), now, k)
+            })
         }
         Rows::Bitmap(b) => detached(py, WHAT, || table.top_k_bitmap(&b, now, k)),
     }
@@ -43,9 +50,18 @@ fn top_k_of(table: &SalienceTable, candidates: &Bound<'_, PyAny>, now: f64, k: u
 impl PySalienceTable {
     #[new]
     #[pyo3(signature = (weights=None, half_lives_days=None))]
-    fn new(py: Python<'_>, weights: Option<[f32; N_AXES]>, half_lives_days: Option<[f64; N_AXES]>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        weights: Option<[f32; N_AXES]>,
+        half_lives_days: Option<[f64; N_AXES]>,
+    ) -> PyResult<Self> {
         let d = Params::default();
-        let inner = guarded(py, "creating a salience table", || Ok(SalienceTable::new(Params::new(weights.unwrap_or(d.weights), half_lives_days.unwrap_or(d.half_lives_days))?)))?;
+        let inner = guarded(py, "creating a salience table", || {
+            Ok(SalienceTable::new(Params::new(
+                weights.unwrap_or(d.weights),
+                half_lives_days.unwrap_or(d.half_lives_days),
+            )?))
+        })?;
         Ok(Self { inner })
     }
 
@@ -69,16 +85,37 @@ impl PySalienceTable {
         guarded(py, "counting live salience rows", || Ok(self.inner.live()))
     }
 
-    fn put(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>, confidence: &Bound<'_, PyAny>, t: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn put(
+        &mut self,
+        py: Python<'_>,
+        rows: &Bound<'_, PyAny>,
+        axes: &Bound<'_, PyAny>,
+        confidence: &Bound<'_, PyAny>,
+        t: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let axes = array2::<f32>(axes, "axes", "float32")?;
         if axes.shape()[1] != N_AXES {
-            return Err(super::errors::to_py(py, CoreError::ShapeMismatch { what: "axes columns", expected: N_AXES, got: axes.shape()[1] }));
+            return Err(super::errors::to_py(
+                py,
+                CoreError::ShapeMismatch {
+                    what: "axes columns",
+                    expected: N_AXES,
+                    got: axes.shape()[1],
+                },
+            ));
         }
         let confidence = array1::<f32>(confidence, "confidence", "float32")?;
         let t = array1::<f64>(t, "t", "float64")?;
-        let (rows, axes, confidence, t) = (slice1(&rows), slice2(&axes), slice1(&confidence), slice1(&t));
-        detached(py, "salience put", || self.inner.put(&rows, &axes, &confidence, &t))
+        let (rows, axes, confidence, t) = (
+            slice1(&rows),
+            slice2(&axes),
+            slice1(&confidence),
+            slice1(&t),
+        );
+        detached(py, "salience put", || {
+            self.inner.put(&rows, &axes, &confidence, &t)
+        })
     }
 
     fn remove(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -102,51 +139,99 @@ impl PySalienceTable {
 
     /// `(axes, confidence, t, protected)` as written, or None if the row is not live.
     fn get(&self, py: Python<'_>, row: i64) -> PyResult<Option<Written>> {
-        let Ok(row) = u32::try_from(row) else { return Ok(None) };
-        guarded(py, "reading a salience row", || Ok(self.inner.get(row).map(|s| (s.axes, s.confidence, s.t, s.protected))))
+        let Ok(row) = u32::try_from(row) else {
+            return Ok(None);
+        };
+        guarded(py, "reading a salience row", || {
+            Ok(self
+                .inner
+                .get(row)
+                .map(|s| (s.axes, s.confidence, s.t, s.protected)))
+        })
     }
 
-    fn composite<'py>(&self, py: Python<'py>, rows: &Bound<'py, PyAny>, now: f64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    fn composite<'py>(
+        &self,
+        py: Python<'py>,
+        rows: &Bound<'py, PyAny>,
+        now: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
-        let out = detached(py, "salience composite", || self.inner.composite(&rows, now))?;
+        let out = detached(py, "salience composite", || {
+            self.inner.composite(&rows, now)
+        })?;
         Ok(vec1(py, out))
     }
 
-    fn top_k(&self, py: Python<'_>, candidates: &Bound<'_, PyAny>, now: f64, #[pyo3(from_py_with = count_k)] k: usize) -> PyResult<PyTopK> {
+    fn top_k(
+        &self,
+        py: Python<'_>,
+        candidates: &Bound<'_, PyAny>,
+        now: f64,
+        #[pyo3(from_py_with = count_k)] k: usize,
+    ) -> PyResult<PyTopK> {
         let top = top_k_of(&self.inner, candidates, now, k)?;
         Ok(PyTopK::new(py, top))
     }
 
     #[pyo3(signature = (now, floor=0.35, out=None))]
-    fn decay_pass(&self, py: Python<'_>, now: f64, floor: f32, out: Option<&Bound<'_, PyAny>>) -> PyResult<PyDecayPass> {
+    fn decay_pass(
+        &self,
+        py: Python<'_>,
+        now: f64,
+        floor: f32,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyDecayPass> {
         match out {
             None => {
-                let (axes, pass) = detached(py, "decay pass", || self.inner.decay_pass(now, floor))?;
-                Ok(PyDecayPass { axes: vec2(py, axes, N_AXES).unbind(), below: vec1(py, pass.below).unbind() })
+                let (axes, pass) =
+                    detached(py, "decay pass", || self.inner.decay_pass(now, floor))?;
+                Ok(PyDecayPass {
+                    axes: vec2(py, axes, N_AXES).unbind(),
+                    below: vec1(py, pass.below).unbind(),
+                })
             }
             Some(obj) => {
-                let array = obj.cast::<PyArray2<f32>>().map_err(|_| type_error(py, "out must be a 2-D numpy float32 array".into()))?;
+                let array = obj
+                    .cast::<PyArray2<f32>>()
+                    .map_err(|_| type_error(py, "out must be a 2-D numpy float32 array".into()))?;
                 let mut rw: PyReadwriteArray2<f32> = array.try_readwrite()?;
                 if !rw.is_c_contiguous() {
-                    return Err(type_error(py, "out must be a C-contiguous (row-major) float32 array".into()));
+                    return Err(type_error(
+                        py,
+                        "out must be a C-contiguous (row-major) float32 array".into(),
+                    ));
                 }
-                let slice = rw.as_slice_mut().map_err(|_| type_error(py, "out must be C-contiguous".into()))?;
-                let pass = detached(py, "decay pass", || self.inner.decay_pass_into(now, floor, slice))?;
+                let slice = rw
+                    .as_slice_mut()
+                    .map_err(|_| type_error(py, "out must be C-contiguous".into()))?;
+                let pass = detached(py, "decay pass", || {
+                    self.inner.decay_pass_into(now, floor, slice)
+                })?;
                 drop(rw);
-                Ok(PyDecayPass { axes: array.clone().unbind(), below: vec1(py, pass.below).unbind() })
+                Ok(PyDecayPass {
+                    axes: array.clone().unbind(),
+                    below: vec1(py, pass.below).unbind(),
+                })
             }
         }
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = detached(py, "serializing the salience table", || Ok(self.inner.to_bytes()))?;
+        let bytes = detached(py, "serializing the salience table", || {
+            Ok(self.inner.to_bytes())
+        })?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Ok(Self { inner: detached(py, "reading a salience table", || SalienceTable::from_bytes(data))? })
+        Ok(Self {
+            inner: detached(py, "reading a salience table", || {
+                SalienceTable::from_bytes(data)
+            })?,
+        })
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
@@ -155,7 +240,11 @@ impl PySalienceTable {
 
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        Ok(Self { inner: detached(py, "loading the salience table", || SalienceTable::load(&path))? })
+        Ok(Self {
+            inner: detached(py, "loading the salience table", || {
+                SalienceTable::load(&path)
+            })?,
+        })
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
@@ -163,7 +252,13 @@ impl PySalienceTable {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        guarded(py, "salience table repr", || Ok(format!("SalienceTable(rows={}, live={})", self.inner.len(), self.inner.live())))
+        guarded(py, "salience table repr", || {
+            Ok(format!(
+                "SalienceTable(rows={}, live={})",
+                self.inner.len(),
+                self.inner.live()
+            ))
+        })
     }
 }
 

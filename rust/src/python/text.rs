@@ -12,7 +12,9 @@ use super::errors::{detached, guarded};
 use super::query;
 use super::salience::PySalienceTable;
 use crate::error::CoreError;
-use crate::text::{recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery, TAIL_LIMIT};
+use crate::text::{
+    recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery, TAIL_LIMIT,
+};
 
 /// Rows and their scores, best first, as numpy arrays.
 type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
@@ -28,7 +30,13 @@ fn plan(py: Python<'_>, name: &str) -> PyResult<Plan> {
         "auto" => Ok(Plan::Auto),
         "scan" => Ok(Plan::Scan),
         "seek" => Ok(Plan::Seek),
-        other => Err(super::errors::to_py(py, CoreError::InvalidArgument { name: "plan", reason: format!("must be auto, scan or seek, got {other:?}") })),
+        other => Err(super::errors::to_py(
+            py,
+            CoreError::InvalidArgument {
+                name: "plan",
+                reason: format!("must be auto, scan or seek, got {other:?}"),
+            },
+        )),
     }
 }
 
@@ -37,8 +45,12 @@ impl PyTextIndex {
     #[new]
     #[pyo3(signature = (path, analyzer="stem-bigram", writable=true))]
     fn new(py: Python<'_>, path: PathBuf, analyzer: &str, writable: bool) -> PyResult<Self> {
-        let analyzer = guarded(py, "choosing the analyzer", || Analyzer::from_name(analyzer))?;
-        let inner = detached(py, "opening the text index", || TextIndex::open(&path, analyzer, writable))?;
+        let analyzer = guarded(py, "choosing the analyzer", || {
+            Analyzer::from_name(analyzer)
+        })?;
+        let inner = detached(py, "opening the text index", || {
+            TextIndex::open(&path, analyzer, writable)
+        })?;
         Ok(PyTextIndex { inner })
     }
 
@@ -80,7 +92,9 @@ impl PyTextIndex {
     /// The payload of the last commit, or None.
     #[getter]
     fn payload(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        guarded(py, "reading the text index payload", || self.inner.payload())
+        guarded(py, "reading the text index payload", || {
+            self.inner.payload()
+        })
     }
 
     fn add(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, texts: Vec<String>) -> PyResult<()> {
@@ -117,13 +131,17 @@ impl PyTextIndex {
             Rows::Bitmap(b) => b,
         };
         let inner = &mut self.inner;
-        detached(py, "erasing from the text index", || inner.erase(&rows, payload))
+        detached(py, "erasing from the text index", || {
+            inner.erase(&rows, payload)
+        })
     }
 
     /// Whether a term of `text` is still in any segment's term dictionary or the tail.
     fn holds_terms(&self, py: Python<'_>, text: &str) -> PyResult<bool> {
         let inner = &self.inner;
-        detached(py, "reading the text index's terms", || inner.holds_terms(text))
+        detached(py, "reading the text index's terms", || {
+            inner.holds_terms(text)
+        })
     }
 
     fn rollback(&mut self, py: Python<'_>) -> PyResult<()> {
@@ -165,17 +183,30 @@ impl PyTextIndex {
             }),
         };
         let inner = &self.inner;
-        let hits = detached(py, "text search", || inner.search(text, bitmap.as_ref(), limit, plan))?;
-        Ok((vec1(py, hits.iter().map(|h| h.0).collect()), vec1(py, hits.iter().map(|h| h.1).collect())))
+        let hits = detached(py, "text search", || {
+            inner.search(text, bitmap.as_ref(), limit, plan)
+        })?;
+        Ok((
+            vec1(py, hits.iter().map(|h| h.0).collect()),
+            vec1(py, hits.iter().map(|h| h.1).collect()),
+        ))
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        guarded(py, "counting text documents", || Ok(self.inner.num_docs() as usize))
+        guarded(py, "counting text documents", || {
+            Ok(self.inner.num_docs() as usize)
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let (analyzer, docs, pending) = (self.inner.analyzer().name(), self.num_docs(py)?, self.inner.pending());
-        Ok(format!("TextIndex(analyzer={analyzer:?}, docs={docs}, pending={pending})"))
+        let (analyzer, docs, pending) = (
+            self.inner.analyzer().name(),
+            self.num_docs(py)?,
+            self.inner.pending(),
+        );
+        Ok(format!(
+            "TextIndex(analyzer={analyzer:?}, docs={docs}, pending={pending})"
+        ))
     }
 }
 
@@ -207,7 +238,10 @@ pub struct PyTextRecall {
 #[pymethods]
 impl PyTextRecall {
     fn __repr__(&self) -> String {
-        format!("TextRecall(total={}, examined={}, full_scan={})", self.total, self.examined, self.full_scan)
+        format!(
+            "TextRecall(total={}, examined={}, full_scan={})",
+            self.total, self.examined, self.full_scan
+        )
     }
 }
 
@@ -241,12 +275,26 @@ pub fn text_recall(
     whole_pool: bool,
     scale: Option<f32>,
 ) -> PyResult<PyTextRecall> {
-    let weights = Blend { text: text_weight, salience: salience_weight, freshness: freshness_weight, freshness_half_life_days, pool };
+    let weights = Blend {
+        text: text_weight,
+        salience: salience_weight,
+        freshness: freshness_weight,
+        freshness_half_life_days,
+        pool,
+    };
     let k = if whole_pool { k.max(pool) } else { k };
     let q = query::parse(py, cues, exclude)?;
     let (index, table, text_index) = (&index.inner, &table.inner, &text_index.inner);
-    let ask = TextQuery { text, weights, now, k, scale };
-    let r = detached(py, "text recall", || run(index, table, text_index, &q, &ask))?;
+    let ask = TextQuery {
+        text,
+        weights,
+        now,
+        k,
+        scale,
+    };
+    let r = detached(py, "text recall", || {
+        run(index, table, text_index, &q, &ask)
+    })?;
     Ok(PyTextRecall {
         rows: vec1(py, r.hits.iter().map(|h| h.row).collect()).unbind(),
         scores: column(py, &r.hits, |h| h.score),

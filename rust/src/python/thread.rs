@@ -21,18 +21,29 @@ pub struct PyThreads {
 impl PyThreads {
     #[new]
     fn new() -> Self {
-        Self { inner: Threads::new() }
+        Self {
+            inner: Threads::new(),
+        }
     }
 
     /// The threads of `dimension`'s posting lists in `index`.
     #[staticmethod]
     fn from_cues(py: Python<'_>, index: PyRef<'_, PyCueIndex>, dimension: &str) -> PyResult<Self> {
         let index = &index.inner;
-        Ok(Self { inner: detached(py, "building threads", || Threads::from_cues(index, dimension))? })
+        Ok(Self {
+            inner: detached(py, "building threads", || {
+                Threads::from_cues(index, dimension)
+            })?,
+        })
     }
 
     /// Links `rows[i]` (uint32) as the newest row of thread `names[i]`.
-    fn append(&mut self, py: Python<'_>, rows: &Bound<'_, PyAny>, names: Vec<String>) -> PyResult<()> {
+    fn append(
+        &mut self,
+        py: Python<'_>,
+        rows: &Bound<'_, PyAny>,
+        names: Vec<String>,
+    ) -> PyResult<()> {
         let rows = array1::<u32>(rows, "rows", "uint32")?;
         let rows = slice1(&rows);
         let inner = &mut self.inner;
@@ -76,13 +87,26 @@ impl PyThreads {
         let scores = array1::<f32>(scores, "scores", "float32")?;
         let (rows, scores) = (slice1(&rows), slice1(&scores));
         if rows.len() != scores.len() {
-            return Err(super::errors::to_py(py, crate::CoreError::InvalidArgument { name: "scores", reason: format!("{} scores for {} rows", scores.len(), rows.len()) }));
+            return Err(super::errors::to_py(
+                py,
+                crate::CoreError::InvalidArgument {
+                    name: "scores",
+                    reason: format!("{} scores for {} rows", scores.len(), rows.len()),
+                },
+            ));
         }
         let pool: Vec<(u32, f32)> = rows.iter().copied().zip(scores.iter().copied()).collect();
-        let how = Spread { neighbour_share, window, thread_share };
+        let how = Spread {
+            neighbour_share,
+            window,
+            thread_share,
+        };
         let inner = &self.inner;
         let out = detached(py, "spreading scores", || inner.spread(&pool, &how))?;
-        Ok((vec1(py, out.iter().map(|p| p.0).collect()), vec1(py, out.iter().map(|p| p.1).collect())))
+        Ok((
+            vec1(py, out.iter().map(|p| p.0).collect()),
+            vec1(py, out.iter().map(|p| p.1).collect()),
+        ))
     }
 
     /// Whether no live row belongs to a thread.

@@ -32,5 +32,8 @@ pub fn cosine_top<'py>(
     };
     let (m, q) = (slice2(&matrix), slice1(&query));
     let out = detached(py, "cosine top-k", || run(&m, dim, &q, &bitmap, k))?;
-    Ok((vec1(py, out.iter().map(|p| p.0).collect()), vec1(py, out.iter().map(|p| p.1).collect())))
+    Ok((
+        vec1(py, out.iter().map(|p| p.0).collect()),
+        vec1(py, out.iter().map(|p| p.1).collect()),
+    ))
 }

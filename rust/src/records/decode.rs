@@ -58,11 +58,28 @@ impl Decoder {
     ///
     /// # Errors
     /// [`CoreError::InvalidArgument`] when `track` names a field the schema lacks.
-    pub fn new(schema: Schema, op: String, track: Option<(String, String, Vec<String>)>) -> Result<Decoder> {
-        let slot = |field: &String| schema.index.get(field).copied().ok_or_else(|| CoreError::InvalidArgument { name: "track", reason: format!("the schema declares no field {field:?}") });
+    pub fn new(
+        schema: Schema,
+        op: String,
+        track: Option<(String, String, Vec<String>)>,
+    ) -> Result<Decoder> {
+        let slot = |field: &String| {
+            schema
+                .index
+                .get(field)
+                .copied()
+                .ok_or_else(|| CoreError::InvalidArgument {
+                    name: "track",
+                    reason: format!("the schema declares no field {field:?}"),
+                })
+        };
         let track = match track {
             None => None,
-            Some((field, value, keep)) => Some((slot(&field)?, value, keep.iter().map(slot).collect::<Result<Vec<_>>>()?)),
+            Some((field, value, keep)) => Some((
+                slot(&field)?,
+                value,
+                keep.iter().map(slot).collect::<Result<Vec<_>>>()?,
+            )),
         };
         Ok(Decoder { schema, op, track })
     }
@@ -80,14 +97,30 @@ impl Decoder {
         let mut spans = Vec::new();
         let mut start = 0;
         while start < run.len() {
-            let end = run[start..].iter().position(|&b| b == b'\n').map_or(run.len(), |i| start + i + 1);
+            let end = run[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(run.len(), |i| start + i + 1);
             spans.push((start, end));
             start = end;
         }
         let parsed: Vec<Option<Row>> = crate::pool::install(|| {
-            spans.par_iter().with_min_len(256).map(|&(s, e)| if run[e - 1] == b'\n' { self.row(&run[s..e], s, e, narratives_only) } else { None }).collect()
+            spans
+                .par_iter()
+                .with_min_len(256)
+                .map(|&(s, e)| {
+                    if run[e - 1] == b'\n' {
+                        self.row(&run[s..e], s, e, narratives_only)
+                    } else {
+                        None
+                    }
+                })
+                .collect()
         });
-        let mut out = Decoded { lines: Vec::with_capacity(spans.len()), rows: Vec::with_capacity(spans.len()) };
+        let mut out = Decoded {
+            lines: Vec::with_capacity(spans.len()),
+            rows: Vec::with_capacity(spans.len()),
+        };
         for ((s, e), row) in spans.into_iter().zip(parsed) {
             match row {
                 Some(row) => {
@@ -112,9 +145,26 @@ impl Decoder {
         }
         if narratives_only {
             let fields = &self.schema.fields;
-            let member = |slot: usize| record.episode.0.iter().rev().find(|(k, _)| k.0 == fields[slot].name.as_str()).map(|(_, v)| Val::of(v));
-            let (id, raw) = (member(self.schema.slots.id)?, member(self.schema.slots.narrative)?);
-            return Some(Row { id: id.as_str()?.to_owned(), narrative: raw.as_str()?.to_owned(), start, end, ..Row::default() });
+            let member = |slot: usize| {
+                record
+                    .episode
+                    .0
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k.0 == fields[slot].name.as_str())
+                    .map(|(_, v)| Val::of(v))
+            };
+            let (id, raw) = (
+                member(self.schema.slots.id)?,
+                member(self.schema.slots.narrative)?,
+            );
+            return Some(Row {
+                id: id.as_str()?.to_owned(),
+                narrative: raw.as_str()?.to_owned(),
+                start,
+                end,
+                ..Row::default()
+            });
         }
         self.episode(&record.episode, start, end)
     }
@@ -136,7 +186,9 @@ impl Decoder {
         for (i, field) in schema.fields.iter().enumerate() {
             match &values[i] {
                 Some(v) => {
-                    if !matches!(field.rule, Rule::Salience | Rule::Metadata) && !proves(&field.rule, v) {
+                    if !matches!(field.rule, Rule::Salience | Rule::Metadata)
+                        && !proves(&field.rule, v)
+                    {
                         return None;
                     }
                 }
@@ -170,7 +222,11 @@ impl Decoder {
             }
         }
         let importance = rules::unit(get(slots.band_of)?)?;
-        let band = schema.band().iter().find(|(floor, _)| importance >= *floor).map(|(_, name)| name.as_str())?;
+        let band = schema
+            .band()
+            .iter()
+            .find(|(floor, _)| importance >= *floor)
+            .map(|(_, name)| name.as_str())?;
         if let Some(given) = band_given {
             if given.as_str() != Some(band) {
                 return None;
@@ -180,7 +236,12 @@ impl Decoder {
         let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
         let mut found: Vec<String> = Vec::new();
         for (d, cue) in schema.cues.iter().enumerate() {
-            let field = |k: usize| cue.fields.get(k).and_then(|name| schema.index.get(name)).and_then(|&slot| values[slot].as_ref());
+            let field = |k: usize| {
+                cue.fields
+                    .get(k)
+                    .and_then(|name| schema.index.get(name))
+                    .and_then(|&slot| values[slot].as_ref())
+            };
             found.clear();
             match &cue.derive {
                 Derive::Value => {
@@ -229,8 +290,14 @@ impl Decoder {
             _ => Vec::new(),
         };
         let tracked = match &self.track {
-            Some((slot, want, keep)) if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) => {
-                Some(keep.iter().map(|&k| values[k].as_ref().and_then(Val::as_str).map(str::to_owned)).collect::<Option<Vec<String>>>()?)
+            Some((slot, want, keep))
+                if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) =>
+            {
+                Some(
+                    keep.iter()
+                        .map(|&k| values[k].as_ref().and_then(Val::as_str).map(str::to_owned))
+                        .collect::<Option<Vec<String>>>()?,
+                )
             }
             _ => None,
         };

@@ -13,14 +13,25 @@ use super::decode::Row;
 /// # Errors
 /// What [`CueIndex::insert_values`] reports (an unknown dimension); dimensions before
 /// the failing one are added.
-pub fn index_cues<S: AsRef<str>>(index: &mut CueIndex, dimensions: &[S], rows: &[Row], first: u32) -> Result<()> {
+pub fn index_cues<S: AsRef<str>>(
+    index: &mut CueIndex,
+    dimensions: &[S],
+    rows: &[Row],
+    first: u32,
+) -> Result<()> {
     let mut values: Vec<Vec<&str>> = vec![Vec::new(); dimensions.len()];
     let mut at: Vec<Vec<u32>> = vec![Vec::new(); dimensions.len()];
     for (i, row) in rows.iter().enumerate() {
         for (d, v) in &row.cues {
             let d = *d as usize;
             if d >= dimensions.len() {
-                return Err(CoreError::InvalidArgument { name: "dimensions", reason: format!("a row has a cue of dimension {d}, of {} named", dimensions.len()) });
+                return Err(CoreError::InvalidArgument {
+                    name: "dimensions",
+                    reason: format!(
+                        "a row has a cue of dimension {d}, of {} named",
+                        dimensions.len()
+                    ),
+                });
             }
             values[d].push(v);
             at[d].push(first + i as u32);

@@ -57,11 +57,18 @@ fn label(s: &str, max: usize) -> bool {
 
 /// An id: `[A-Za-z0-9._:-]`, 1 to `max` characters, no leading dot.
 pub(super) fn id(s: &str, max: usize) -> bool {
-    !s.is_empty() && s.len() <= max && !s.starts_with('.') && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+    !s.is_empty()
+        && s.len() <= max
+        && !s.starts_with('.')
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
 }
 
 fn slug(s: &str, max: usize) -> bool {
-    !s.is_empty() && s.len() <= max && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    !s.is_empty()
+        && s.len() <= max
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }
 
 /// A finite number in [0, 1] (JSON has no booleans among its numbers).
@@ -95,7 +102,20 @@ pub(super) fn date(s: &str) -> Option<i64> {
     }
     let (y, m, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if y < 1 || !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
         return None;
     }
@@ -115,11 +135,19 @@ pub(super) fn instant(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    if body[10] != b'T' || body[13] != b':' || body[16] != b':' || &body[body.len() - 6..] != b"+00:00" {
+    if body[10] != b'T'
+        || body[13] != b':'
+        || body[16] != b':'
+        || &body[body.len() - 6..] != b"+00:00"
+    {
         return None;
     }
     let day = date(std::str::from_utf8(&body[..10]).ok()?)?;
-    let (h, mi, sec) = (digits(&body[11..13])?, digits(&body[14..16])?, digits(&body[17..19])?);
+    let (h, mi, sec) = (
+        digits(&body[11..13])?,
+        digits(&body[14..16])?,
+        digits(&body[17..19])?,
+    );
     if h > 23 || mi > 59 || sec > 59 {
         return None;
     }
@@ -151,7 +179,10 @@ pub(super) fn proves(rule: &Rule, v: &Val<'_>) -> bool {
 
 /// Every item passing `each`, none repeated.
 fn distinct(items: &[std::borrow::Cow<'_, str>], each: impl Fn(&str) -> bool) -> bool {
-    items.iter().enumerate().all(|(i, s)| each(s) && !items[..i].contains(s))
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, s)| each(s) && !items[..i].contains(s))
 }
 
 /// A cue value as a folded dimension holds it (`" ".join(v.casefold().split()) or v`),
@@ -183,7 +214,10 @@ pub(super) fn fold(s: &str) -> Option<String> {
 fn uncased(c: char) -> bool {
     let mut lower = c.to_lowercase();
     let mut upper = c.to_uppercase();
-    lower.next() == Some(c) && lower.next().is_none() && upper.next() == Some(c) && upper.next().is_none()
+    lower.next() == Some(c)
+        && lower.next().is_none()
+        && upper.next() == Some(c)
+        && upper.next().is_none()
 }
 
 #[cfg(test)]

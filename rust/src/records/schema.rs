@@ -44,7 +44,12 @@ impl Rule {
     ///
     /// # Errors
     /// [`CoreError::InvalidArgument`] for a name the core does not know or a missing parameter.
-    pub fn from_name(name: &str, max: Option<usize>, values: Option<Vec<String>>, optional: bool) -> Result<Rule> {
+    pub fn from_name(
+        name: &str,
+        max: Option<usize>,
+        values: Option<Vec<String>>,
+        optional: bool,
+    ) -> Result<Rule> {
         let max_of = |what: &str| max.ok_or_else(|| bad(format!("rule {what} needs a limit")));
         Ok(match name {
             "id" if optional => Rule::OptionalId { max: max_of(name)? },
@@ -55,7 +60,10 @@ impl Rule {
             "label" => Rule::Label { max: max_of(name)? },
             "unit" => Rule::Unit,
             "flag" => Rule::Flag,
-            "choice" => Rule::Choice { values: values.ok_or_else(|| bad("rule choice needs its values".into()))?, optional },
+            "choice" => Rule::Choice {
+                values: values.ok_or_else(|| bad("rule choice needs its values".into()))?,
+                optional,
+            },
             "date" => Rule::Date,
             "instant" => Rule::Instant { optional },
             "texts" => Rule::Texts,
@@ -154,14 +162,26 @@ impl Schema {
                 return Err(bad(format!("field {:?} is declared twice", f.name)));
             }
         }
-        let slot = |name: &str| index.get(name).copied().ok_or_else(|| bad(format!("the schema declares no field {name:?}")));
+        let slot = |name: &str| {
+            index
+                .get(name)
+                .copied()
+                .ok_or_else(|| bad(format!("the schema declares no field {name:?}")))
+        };
         for c in &cues {
             for f in &c.fields {
                 slot(f)?;
             }
         }
-        let axis_fields = axes.iter().enumerate().filter_map(|(a, name)| index.get(name.as_str()).map(|&f| (f, a))).collect();
-        let band_cue = cues.iter().position(|c| matches!(c.derive, Derive::Band(_))).ok_or_else(|| bad("the schema has no band cue".into()))?;
+        let axis_fields = axes
+            .iter()
+            .enumerate()
+            .filter_map(|(a, name)| index.get(name.as_str()).map(|&f| (f, a)))
+            .collect();
+        let band_cue = cues
+            .iter()
+            .position(|c| matches!(c.derive, Derive::Band(_)))
+            .ok_or_else(|| bad("the schema has no band cue".into()))?;
         let slots = Slots {
             id: slot("id")?,
             narrative: slot("narrative")?,
@@ -173,9 +193,20 @@ impl Schema {
             sources: slot("sources")?,
             supersedes: slot("supersedes")?,
             axis_fields,
-            band_of: slot(cues[band_cue].fields.first().ok_or_else(|| bad("the band cue reads no field".into()))?)?,
+            band_of: slot(
+                cues[band_cue]
+                    .fields
+                    .first()
+                    .ok_or_else(|| bad("the band cue reads no field".into()))?,
+            )?,
         };
-        Ok(Schema { fields, cues, axes, index, slots })
+        Ok(Schema {
+            fields,
+            cues,
+            axes,
+            index,
+            slots,
+        })
     }
 
     /// The cue dimensions, in the order the schema declares them.
@@ -195,5 +226,8 @@ impl Schema {
 }
 
 fn bad(reason: String) -> CoreError {
-    CoreError::InvalidArgument { name: "schema", reason }
+    CoreError::InvalidArgument {
+        name: "schema",
+        reason,
+    }
 }

@@ -112,8 +112,12 @@ impl<'a> Val<'a> {
             Some(b'n') => Val::Null,
             Some(b't') => Val::Bool(true),
             Some(b'f') => Val::Bool(false),
-            Some(b'"') => serde_json::from_str::<Str<'a>>(text).map_or(Val::Other, |s| Val::Str(s.0)),
-            Some(b'[') => serde_json::from_str::<Strs<'a>>(text).map_or(Val::Other, |s| Val::Strs(s.0.into_iter().map(|s| s.0).collect())),
+            Some(b'"') => {
+                serde_json::from_str::<Str<'a>>(text).map_or(Val::Other, |s| Val::Str(s.0))
+            }
+            Some(b'[') => serde_json::from_str::<Strs<'a>>(text).map_or(Val::Other, |s| {
+                Val::Strs(s.0.into_iter().map(|s| s.0).collect())
+            }),
             Some(b'{') => Val::Object(raw),
             Some(_) => serde_json::from_str::<f64>(text).map_or(Val::Other, Val::Num),
             None => Val::Other,

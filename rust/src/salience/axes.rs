@@ -16,7 +16,15 @@ pub const N_AXES: usize = 7;
 /// | affect | 0.10 | 30 | emotional charge in the interaction |
 /// | actionability | 0.10 | 21 | whether it asks for or enables an action |
 /// | reinforcement | 0.10 | 60 | how often it was recalled, confirmed or repeated |
-pub const AXES: [&str; N_AXES] = ["importance", "urgency", "risk", "novelty", "affect", "actionability", "reinforcement"];
+pub const AXES: [&str; N_AXES] = [
+    "importance",
+    "urgency",
+    "risk",
+    "novelty",
+    "affect",
+    "actionability",
+    "reinforcement",
+];
 
 pub const IMPORTANCE: usize = 0;
 pub const URGENCY: usize = 1;
@@ -45,7 +53,10 @@ pub const MAX_HALF_LIFE_DAYS: f64 = 1e9;
 
 impl Default for Params {
     fn default() -> Self {
-        Self { weights: DEFAULT_WEIGHTS, half_lives_days: DEFAULT_HALF_LIVES }
+        Self {
+            weights: DEFAULT_WEIGHTS,
+            half_lives_days: DEFAULT_HALF_LIVES,
+        }
     }
 }
 
@@ -57,7 +68,12 @@ impl Params {
     pub fn new(weights: [f32; N_AXES], half_lives_days: [f64; N_AXES]) -> Result<Self> {
         for (a, w) in weights.iter().enumerate() {
             if !w.is_finite() || *w < 0.0 {
-                return Err(CoreError::InvalidValue { what: "weights", index: a, value: w.to_string(), reason: "a weight must be finite and >= 0" });
+                return Err(CoreError::InvalidValue {
+                    what: "weights",
+                    index: a,
+                    value: w.to_string(),
+                    reason: "a weight must be finite and >= 0",
+                });
             }
         }
         for (a, h) in half_lives_days.iter().enumerate() {
@@ -70,7 +86,10 @@ impl Params {
                 });
             }
         }
-        Ok(Self { weights, half_lives_days })
+        Ok(Self {
+            weights,
+            half_lives_days,
+        })
     }
 
     /// Half-lives in seconds.
@@ -108,7 +127,15 @@ mod tests {
 
     #[test]
     fn degenerate_half_lives_are_refused() {
-        for bad in [0.0, 1e-300, MIN_HALF_LIFE_DAYS / 2.0, 2e9, f64::NAN, f64::INFINITY, -1.0] {
+        for bad in [
+            0.0,
+            1e-300,
+            MIN_HALF_LIFE_DAYS / 2.0,
+            2e9,
+            f64::NAN,
+            f64::INFINITY,
+            -1.0,
+        ] {
             let mut h = DEFAULT_HALF_LIVES;
             h[URGENCY] = bad;
             assert!(Params::new(DEFAULT_WEIGHTS, h).is_err(), "{bad} accepted");

@@ -39,7 +39,11 @@ pub(super) struct Span {
 
 impl Default for Span {
     fn default() -> Self {
-        Span { max: [0.0; 8], lo: i64::MAX, hi: i64::MIN }
+        Span {
+            max: [0.0; 8],
+            lo: i64::MAX,
+            hi: i64::MIN,
+        }
     }
 }
 
@@ -110,7 +114,11 @@ impl BlockMax {
             return;
         }
         self.protected.remove(r as u32);
-        let mut one = Span { max: row.0, lo: epoch, hi: epoch };
+        let mut one = Span {
+            max: row.0,
+            lo: epoch,
+            hi: epoch,
+        };
         one.max[7] = row.confidence();
         self.blocks[r >> BLOCK_SHIFT].cover(&one);
     }
@@ -163,6 +171,7 @@ impl BlockMax {
     }
 
     pub(super) fn nbytes(&self) -> usize {
-        (self.blocks.capacity() + self.prefix.capacity()) * std::mem::size_of::<Span>() + self.protected.serialized_size()
+        (self.blocks.capacity() + self.prefix.capacity()) * std::mem::size_of::<Span>()
+            + self.protected.serialized_size()
     }
 }

@@ -29,8 +29,13 @@ pub(super) struct Epochs {
 
 impl Epochs {
     pub fn for_params(params: &Params) -> Self {
-        let fastest = params.half_lives_s().into_iter().fold(f64::INFINITY, f64::min);
-        Self { len: (fastest * HALF_LIVES_PER_EPOCH).min(MAX_LEN) }
+        let fastest = params
+            .half_lives_s()
+            .into_iter()
+            .fold(f64::INFINITY, f64::min);
+        Self {
+            len: (fastest * HALF_LIVES_PER_EPOCH).min(MAX_LEN),
+        }
     }
 
     /// The epoch holding time `t` (seconds).

@@ -27,8 +27,10 @@ mod persist;
 mod score;
 mod table;
 
+pub use axes::{
+    gate, is_protected, Params, AXES, DAY, IMPORTANCE, N_AXES, PROTECT_AT, RISK, URGENCY,
+};
 pub use blocks::BLOCK_ROWS;
-pub use axes::{gate, is_protected, Params, AXES, DAY, IMPORTANCE, N_AXES, PROTECT_AT, RISK, URGENCY};
 pub use pass::DecayPass;
 pub use score::TopK;
 pub use table::{RowState, SalienceTable};

@@ -2,10 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::axes::N_AXES;
-use super::score::Clock;
 use super::axes::gate;
+use super::axes::N_AXES;
 use super::blocks::BLOCK_ROWS;
+use super::score::Clock;
 use super::table::{Row, SalienceTable, PARALLEL_ROWS};
 use crate::error::{CoreError, Result};
 
@@ -23,13 +23,28 @@ const CHUNK: usize = 4096;
 /// The fast path, for when no row was written after `now`: one multiply per axis
 /// by the coefficients of the row's epoch (looked up once per block of rows that
 /// share one), no branch on the row's state beyond picking the coefficients.
-fn run(table: &SalienceTable, clock: &Clock, rows: &[Row], out: &mut [f32], start: usize, floor: f32, below: &mut Vec<u32>) {
+fn run(
+    table: &SalienceTable,
+    clock: &Clock,
+    rows: &[Row],
+    out: &mut [f32],
+    start: usize,
+    floor: f32,
+    below: &mut Vec<u32>,
+) {
     let mut keep = [1f32; 8];
     keep[7] = 0.0;
     let weights = clock.weights8();
-    for (b, (block, dst)) in rows.chunks(BLOCK_ROWS).zip(out.chunks_mut(BLOCK_ROWS * N_AXES)).enumerate() {
+    for (b, (block, dst)) in rows
+        .chunks(BLOCK_ROWS)
+        .zip(out.chunks_mut(BLOCK_ROWS * N_AXES))
+        .enumerate()
+    {
         let first = start + b * BLOCK_ROWS;
-        let shared = table.blocks.uniform_epoch(first).map(|e| clock.coefficients(e).1);
+        let shared = table
+            .blocks
+            .uniform_epoch(first)
+            .map(|e| clock.coefficients(e).1);
         for (i, (row, dst)) in block.iter().zip(dst.chunks_exact_mut(N_AXES)).enumerate() {
             let state = row.0[7];
             let protected = state.is_sign_negative();
@@ -64,10 +79,17 @@ impl SalienceTable {
     /// unprotected rows whose composite falls below `floor`.
     pub fn decay_pass_into(&self, now: f64, floor: f32, out: &mut [f32]) -> Result<DecayPass> {
         if !floor.is_finite() {
-            return Err(CoreError::InvalidArgument { name: "floor", reason: format!("{floor} is not finite") });
+            return Err(CoreError::InvalidArgument {
+                name: "floor",
+                reason: format!("{floor} is not finite"),
+            });
         }
         if out.len() != self.len() * N_AXES {
-            return Err(CoreError::ShapeMismatch { what: "out", expected: self.len() * N_AXES, got: out.len() });
+            return Err(CoreError::ShapeMismatch {
+                what: "out",
+                expected: self.len() * N_AXES,
+                got: out.len(),
+            });
         }
         let clock = Clock::new(self, now)?;
         let chunk = |(c, out): (usize, &mut [f32])| -> Vec<u32> {
@@ -92,11 +114,21 @@ impl SalienceTable {
             below
         };
         let parts: Vec<Vec<u32>> = if self.len() >= PARALLEL_ROWS {
-            crate::pool::install(|| out.par_chunks_mut(CHUNK * N_AXES).enumerate().map(chunk).collect())
+            crate::pool::install(|| {
+                out.par_chunks_mut(CHUNK * N_AXES)
+                    .enumerate()
+                    .map(chunk)
+                    .collect()
+            })
         } else {
-            out.chunks_mut(CHUNK * N_AXES).enumerate().map(chunk).collect()
+            out.chunks_mut(CHUNK * N_AXES)
+                .enumerate()
+                .map(chunk)
+                .collect()
         };
-        Ok(DecayPass { below: parts.concat() })
+        Ok(DecayPass {
+            below: parts.concat(),
+        })
     }
 
     /// [`SalienceTable::decay_pass_into`] with a freshly allocated output.
@@ -116,7 +148,9 @@ mod tests {
     fn pass_agrees_with_composite_and_exempts_protected() {
         let mut tab = SalienceTable::new(Params::default());
         let rows: Vec<u32> = (0..200).collect();
-        let axes: Vec<f32> = (0..200 * 7).map(|i| ((i * 37) % 100) as f32 / 100.0).collect();
+        let axes: Vec<f32> = (0..200 * 7)
+            .map(|i| ((i * 37) % 100) as f32 / 100.0)
+            .collect();
         let conf: Vec<f32> = (0..200).map(|i| (i % 10) as f32 / 9.0).collect();
         let times: Vec<f64> = (0..200).map(|i| i as f64 * DAY).collect();
         tab.put(&rows, &axes, &conf, &times).unwrap();
@@ -143,4 +177,3 @@ mod tests {
         assert!(tab.decay_pass_into(0.0, 0.35, &mut [0.0; 3]).is_err());
     }
 }
-

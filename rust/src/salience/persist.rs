@@ -53,18 +53,30 @@ impl SalienceTable {
         for h in &mut half_lives {
             *h = r.f64()?;
         }
-        let params = Params::new(weights, half_lives).map_err(|e| CoreError::Corrupt(e.to_string()))?;
+        let params =
+            Params::new(weights, half_lives).map_err(|e| CoreError::Corrupt(e.to_string()))?;
         let max_t = r.f64()?;
         let n = r.u64()? as usize;
         if n.saturating_mul(32 + 8) != r.remaining() {
-            return Err(CoreError::Corrupt(format!("{n} rows do not fit the {} bytes left", r.remaining())));
+            return Err(CoreError::Corrupt(format!(
+                "{n} rows do not fit the {} bytes left",
+                r.remaining()
+            )));
         }
         let lanes = r.take(n * 32)?;
         let rows: Vec<Row> = lanes
             .chunks_exact(32)
-            .map(|c| Row(std::array::from_fn(|i| f32::from_le_bytes(c[i * 4..i * 4 + 4].try_into().expect("4 bytes")))))
+            .map(|c| {
+                Row(std::array::from_fn(|i| {
+                    f32::from_le_bytes(c[i * 4..i * 4 + 4].try_into().expect("4 bytes"))
+                }))
+            })
             .collect();
-        let times: Vec<f64> = r.take(n * 8)?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let times: Vec<f64> = r
+            .take(n * 8)?
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
         r.finish()?;
         let valid = |row: &Row| {
             if !row.is_live() {

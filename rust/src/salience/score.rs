@@ -32,7 +32,10 @@ pub(super) struct Clock {
 impl Clock {
     pub(super) fn new(table: &SalienceTable, now: f64) -> Result<Self> {
         if !now.is_finite() {
-            return Err(CoreError::InvalidArgument { name: "now", reason: format!("{now} is not a finite time") });
+            return Err(CoreError::InvalidArgument {
+                name: "now",
+                reason: format!("{now} is not a finite time"),
+            });
         }
         let mut weights = [0f32; 8];
         weights[..N_AXES].copy_from_slice(&table.params.weights);
@@ -149,12 +152,18 @@ impl Clock {
         if !protected && self.is_future(table, r) {
             return self.weighted(&self.axes(table, r), row.confidence());
         }
-        let k = if protected { self.weights } else { self.decayed(table.epoch_of_row(r)) };
+        let k = if protected {
+            self.weights
+        } else {
+            self.decayed(table.epoch_of_row(r))
+        };
         let mut lanes = [0f32; 8];
         for a in 0..8 {
             lanes[a] = k[a] * row.0[a];
         }
-        let sum = (lanes[0] + lanes[4]) + (lanes[1] + lanes[5]) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        let sum = (lanes[0] + lanes[4])
+            + (lanes[1] + lanes[5])
+            + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
         sum * gate(state.abs())
     }
 
@@ -202,7 +211,11 @@ struct Best {
 
 impl Best {
     fn new(k: usize) -> Self {
-        Self { heap: BinaryHeap::with_capacity(k.min(1 << 12) + 1), k, worst: f32::NEG_INFINITY }
+        Self {
+            heap: BinaryHeap::with_capacity(k.min(1 << 12) + 1),
+            k,
+            worst: f32::NEG_INFINITY,
+        }
     }
 
     fn is_full(&self) -> bool {
@@ -216,7 +229,9 @@ impl Best {
             if self.heap.len() == self.k {
                 self.worst = self.heap.peek().expect("full").score;
             }
-        } else if score > self.worst || (score == self.worst && row > self.heap.peek().expect("full").row) {
+        } else if score > self.worst
+            || (score == self.worst && row > self.heap.peek().expect("full").row)
+        {
             *self.heap.peek_mut().expect("full") = Kept { score, row };
             self.worst = self.heap.peek().expect("full").score;
         }
@@ -242,11 +257,16 @@ impl Best {
 
     fn finish(self, table: &SalienceTable, clock: &Clock) -> TopK {
         let kept = self.heap.into_sorted_vec();
-        let mut out = TopK { rows: Vec::with_capacity(kept.len()), scores: Vec::with_capacity(kept.len()), breakdown: Vec::with_capacity(kept.len() * N_AXES) };
+        let mut out = TopK {
+            rows: Vec::with_capacity(kept.len()),
+            scores: Vec::with_capacity(kept.len()),
+            breakdown: Vec::with_capacity(kept.len() * N_AXES),
+        };
         for Kept { score, row } in kept {
             out.rows.push(row);
             out.scores.push(score);
-            out.breakdown.extend_from_slice(&clock.breakdown(table, row as usize));
+            out.breakdown
+                .extend_from_slice(&clock.breakdown(table, row as usize));
         }
         out
     }
@@ -269,7 +289,16 @@ impl SalienceTable {
     pub fn composite(&self, rows: &[u32], now: f64) -> Result<Vec<f32>> {
         self.check_rows(rows.iter().copied().max())?;
         let clock = Clock::new(self, now)?;
-        Ok(rows.iter().map(|&r| if self.is_live(r) { clock.score(self, r as usize) } else { 0.0 }).collect())
+        Ok(rows
+            .iter()
+            .map(|&r| {
+                if self.is_live(r) {
+                    clock.score(self, r as usize)
+                } else {
+                    0.0
+                }
+            })
+            .collect())
     }
 
     /// Per-axis values of `row` decayed to `now`, or `None` if it is not live.
@@ -282,14 +311,22 @@ impl SalienceTable {
     ///
     /// Ties go to the later row (the newer memory). `max_row` is the largest candidate, checked against
     /// the table before any work. Candidates may come in any order.
-    pub fn top_k<I: IntoIterator<Item = u32>>(&self, candidates: I, max_row: Option<u32>, now: f64, k: usize) -> Result<TopK> {
+    pub fn top_k<I: IntoIterator<Item = u32>>(
+        &self,
+        candidates: I,
+        max_row: Option<u32>,
+        now: f64,
+        k: usize,
+    ) -> Result<TopK> {
         check_k(k)?;
         self.check_rows(max_row)?;
         let clock = Clock::new(self, now)?;
         let mut best = Best::new(k);
         let mut batch = Batch::default();
         // Internal iteration (for_each) lets a roaring iterator run container by container.
-        candidates.into_iter().for_each(|row| batch.push(row, &mut best, self, &clock));
+        candidates
+            .into_iter()
+            .for_each(|row| batch.push(row, &mut best, self, &clock));
         batch.flush(&mut best, self, &clock);
         Ok(best.finish(self, &clock))
     }
@@ -314,9 +351,15 @@ impl SalienceTable {
         let mut batch = Batch::default();
         // Protected candidates first: they never decay, so they often set the bar.
         let protected = candidates & self.blocks.protected();
-        protected.iter().for_each(|row| batch.push(row, &mut best, self, &clock));
+        protected
+            .iter()
+            .for_each(|row| batch.push(row, &mut best, self, &clock));
         batch.flush(&mut best, self, &clock);
-        let rest = if protected.is_empty() { Cow::Borrowed(candidates) } else { Cow::Owned(candidates - &protected) };
+        let rest = if protected.is_empty() {
+            Cow::Borrowed(candidates)
+        } else {
+            Cow::Owned(candidates - &protected)
+        };
         let rest: &RoaringBitmap = &rest;
         // Newest first, a chunk of blocks at a time; stop when nothing older can win.
         let mut top = rest.max();
@@ -332,13 +375,18 @@ impl SalienceTable {
                 let b = (row >> BLOCK_SHIFT) as usize;
                 if b != block {
                     block = b;
-                    skip = best.is_full() && self.blocks.block(b).bound(|e| clock.decayed(e)) < best.worst;
+                    skip = best.is_full()
+                        && self.blocks.block(b).bound(|e| clock.decayed(e)) < best.worst;
                 }
                 if !skip {
                     batch.push(row, &mut best, self, &clock);
                 }
             });
-            top = if start == 0 { None } else { rest.range(..start).next_back() };
+            top = if start == 0 {
+                None
+            } else {
+                rest.range(..start).next_back()
+            };
         }
         batch.flush(&mut best, self, &clock);
         Ok(best.finish(self, &clock))
@@ -378,7 +426,10 @@ impl Batch {
 
 fn check_k(k: usize) -> Result<()> {
     if k == 0 {
-        return Err(CoreError::InvalidArgument { name: "k", reason: "k must be at least 1".into() });
+        return Err(CoreError::InvalidArgument {
+            name: "k",
+            reason: "k must be at least 1".into(),
+        });
     }
     Ok(())
 }
@@ -393,7 +444,11 @@ mod tests {
         let age = (now - t).max(0.0);
         let mut sum = 0.0f64;
         for a in 0..7 {
-            let d = if axes[0] >= 0.7 || axes[2] >= 0.7 { 1.0 } else { (-age / (p.half_lives_days[a] * DAY)).exp2() };
+            let d = if axes[0] >= 0.7 || axes[2] >= 0.7 {
+                1.0
+            } else {
+                (-age / (p.half_lives_days[a] * DAY)).exp2()
+            };
             sum += p.weights[a] as f64 * axes[a] as f64 * d;
         }
         (sum * (0.6 + 0.4 * conf as f64)) as f32
@@ -401,11 +456,14 @@ mod tests {
 
     fn sample() -> (SalienceTable, Vec<[f32; 7]>, Vec<f32>, Vec<f64>) {
         let mut tab = SalienceTable::new(Params::default());
-        let axes: Vec<[f32; 7]> = (0..50).map(|i| std::array::from_fn(|a| ((i * 7 + a * 3) % 11) as f32 / 10.0 * 0.69)).collect();
+        let axes: Vec<[f32; 7]> = (0..50)
+            .map(|i| std::array::from_fn(|a| ((i * 7 + a * 3) % 11) as f32 / 10.0 * 0.69))
+            .collect();
         let conf: Vec<f32> = (0..50).map(|i| (i % 5) as f32 / 4.0).collect();
         let times: Vec<f64> = (0..50).map(|i| 1.7e9 + i as f64 * 3.0 * DAY).collect();
         let rows: Vec<u32> = (0..50).collect();
-        tab.put(&rows, axes.concat().as_slice(), &conf, &times).unwrap();
+        tab.put(&rows, axes.concat().as_slice(), &conf, &times)
+            .unwrap();
         (tab, axes, conf, times)
     }
 
@@ -417,7 +475,11 @@ mod tests {
             let got = tab.composite(&rows, now).unwrap();
             for i in 0..50 {
                 let want = oracle(&axes[i], conf[i], times[i], now);
-                assert!((got[i] - want).abs() <= 1e-5 * want.abs().max(1e-3), "row {i} now {now}: {} vs {want}", got[i]);
+                assert!(
+                    (got[i] - want).abs() <= 1e-5 * want.abs().max(1e-3),
+                    "row {i} now {now}: {} vs {want}",
+                    got[i]
+                );
             }
         }
     }
@@ -425,7 +487,8 @@ mod tests {
     #[test]
     fn protected_rows_do_not_decay() {
         let mut tab = SalienceTable::new(Params::default());
-        tab.put(&[0], &[0.9, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0]).unwrap();
+        tab.put(&[0], &[0.9, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0])
+            .unwrap();
         let now = tab.composite(&[0], 0.0).unwrap()[0];
         let later = tab.composite(&[0], 1000.0 * DAY).unwrap()[0];
         assert_eq!(now, later);
@@ -434,7 +497,8 @@ mod tests {
     #[test]
     fn urgency_halves_in_a_week() {
         let mut tab = SalienceTable::new(Params::default());
-        tab.put(&[0], &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0]).unwrap();
+        tab.put(&[0], &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[1.0], &[0.0])
+            .unwrap();
         let d = tab.decayed(0, 7.0 * DAY).unwrap().unwrap();
         assert!((d[URGENCY] - 0.5).abs() < 1e-6);
     }
@@ -460,10 +524,18 @@ mod tests {
         let mut p = Params::default();
         p.half_lives_days[URGENCY] = 0.125;
         let mut tab = SalienceTable::new(p);
-        tab.put(&[0, 1], &[[0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 7]].concat(), &[1.0, 1.0], &[1.7e9 - 1000.0 * DAY, 1.7e9]).unwrap();
+        tab.put(
+            &[0, 1],
+            &[[0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 7]].concat(),
+            &[1.0, 1.0],
+            &[1.7e9 - 1000.0 * DAY, 1.7e9],
+        )
+        .unwrap();
         let d = tab.decayed(0, 1.7e9 - 1000.0 * DAY).unwrap().unwrap();
         assert!((d[URGENCY] - 0.5).abs() < 1e-6, "{d:?}");
-        let (out, _) = tab.decay_pass(1.7e9 - 1000.0 * DAY + 3.0 * 3600.0, 0.0).unwrap();
+        let (out, _) = tab
+            .decay_pass(1.7e9 - 1000.0 * DAY + 3.0 * 3600.0, 0.0)
+            .unwrap();
         assert!((out[URGENCY] - 0.25).abs() < 1e-6, "{out:?}");
     }
 

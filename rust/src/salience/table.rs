@@ -13,7 +13,11 @@ pub(super) const TINY: f32 = 1e-18;
 /// Flushes `x` to zero below [`TINY`].
 #[inline]
 pub(super) fn flush(x: f32) -> f32 {
-    if x < TINY { 0.0 } else { x }
+    if x < TINY {
+        0.0
+    } else {
+        x
+    }
 }
 
 /// Reference times must lie in the years 1 to 9999 (seconds since the Unix epoch).
@@ -57,7 +61,11 @@ impl Row {
 
     /// The state lane for a live row.
     pub fn state(confidence: f32, protected: bool) -> f32 {
-        if protected { -confidence.abs() } else { confidence.abs() }
+        if protected {
+            -confidence.abs()
+        } else {
+            confidence.abs()
+        }
     }
 }
 
@@ -122,7 +130,9 @@ impl SalienceTable {
 
     /// Resident bytes of the columns.
     pub fn nbytes(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<Row>() + self.times.capacity() * 8 + self.blocks.nbytes()
+        self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.times.capacity() * 8
+            + self.blocks.nbytes()
     }
 
     pub(super) fn is_live(&self, row: u32) -> bool {
@@ -132,24 +142,42 @@ impl SalienceTable {
     /// Writes (or overwrites) `rows`; `axes` is row-major `rows.len() x 7`.
     ///
     /// Everything is validated first: on error the table is unchanged.
-    pub fn put(&mut self, rows: &[u32], axes: &[f32], confidence: &[f32], times: &[f64]) -> Result<()> {
+    pub fn put(
+        &mut self,
+        rows: &[u32],
+        axes: &[f32],
+        confidence: &[f32],
+        times: &[f64],
+    ) -> Result<()> {
         let n = rows.len();
         check_len("axes", n * N_AXES, axes.len())?;
         check_len("confidence", n, confidence.len())?;
         check_len("t", n, times.len())?;
         check_unit("axes", axes)?;
         check_unit("confidence", confidence)?;
-        if let Some((i, t)) = times.iter().enumerate().find(|(_, t)| !(MIN_T..=MAX_T).contains(*t)) {
-            return Err(CoreError::InvalidValue { what: "t", index: i, value: t.to_string(), reason: "a time must lie in the years 1 to 9999" });
+        if let Some((i, t)) = times
+            .iter()
+            .enumerate()
+            .find(|(_, t)| !(MIN_T..=MAX_T).contains(*t))
+        {
+            return Err(CoreError::InvalidValue {
+                what: "t",
+                index: i,
+                value: t.to_string(),
+                reason: "a time must lie in the years 1 to 9999",
+            });
         }
-        let Some(newest) = times.iter().copied().reduce(f64::max) else { return Ok(()) };
+        let Some(newest) = times.iter().copied().reduce(f64::max) else {
+            return Ok(());
+        };
         let top = rows.iter().copied().max().expect("non-empty") as usize + 1;
         if top > self.rows.len() {
             self.rows.resize(top, Row::default());
             self.times.resize(top, 0.0);
             self.blocks.grow(top);
         }
-        let first_block = rows.iter().copied().min().expect("non-empty") as usize >> super::blocks::BLOCK_SHIFT;
+        let first_block =
+            rows.iter().copied().min().expect("non-empty") as usize >> super::blocks::BLOCK_SHIFT;
         for (i, &r) in rows.iter().enumerate() {
             let r = r as usize;
             let s = &axes[i * N_AXES..(i + 1) * N_AXES];
@@ -158,7 +186,11 @@ impl SalienceTable {
             let to_end = self.epochs.to_end(&self.params, times[i]);
             let mut row = Row::default();
             for a in 0..N_AXES {
-                row.0[a] = if protected { s[a] } else { flush((s[a] as f64 * to_end[a]) as f32) };
+                row.0[a] = if protected {
+                    s[a]
+                } else {
+                    flush((s[a] as f64 * to_end[a]) as f32)
+                };
             }
             row.0[7] = Row::state(confidence[i], protected);
             if !self.rows[r].is_live() {
@@ -212,28 +244,52 @@ impl SalienceTable {
         let back = self.epochs.to_end(&self.params, self.times[r]);
         let mut axes = [0f32; N_AXES];
         for a in 0..N_AXES {
-            axes[a] = if protected { self.rows[r].0[a] } else { (self.rows[r].0[a] as f64 / back[a]) as f32 };
+            axes[a] = if protected {
+                self.rows[r].0[a]
+            } else {
+                (self.rows[r].0[a] as f64 / back[a]) as f32
+            };
         }
-        Some(RowState { axes, confidence: self.rows[r].confidence(), t: self.times[r], protected })
+        Some(RowState {
+            axes,
+            confidence: self.rows[r].confidence(),
+            t: self.times[r],
+            protected,
+        })
     }
 
     /// The epoch of unprotected row `r`.
     #[inline]
     pub(super) fn epoch_of_row(&self, r: usize) -> i64 {
-        self.blocks.uniform_epoch(r).unwrap_or_else(|| self.epochs.of(self.times[r]))
+        self.blocks
+            .uniform_epoch(r)
+            .unwrap_or_else(|| self.epochs.of(self.times[r]))
     }
 }
 
 fn check_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
     if expected != got {
-        return Err(CoreError::ShapeMismatch { what, expected, got });
+        return Err(CoreError::ShapeMismatch {
+            what,
+            expected,
+            got,
+        });
     }
     Ok(())
 }
 
 fn check_unit(what: &'static str, values: &[f32]) -> Result<()> {
-    match values.iter().enumerate().find(|(_, v)| !(0.0..=1.0).contains(*v)) {
-        Some((i, v)) => Err(CoreError::InvalidValue { what, index: i, value: v.to_string(), reason: "must be in [0, 1] (NaN is not)" }),
+    match values
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(0.0..=1.0).contains(*v))
+    {
+        Some((i, v)) => Err(CoreError::InvalidValue {
+            what,
+            index: i,
+            value: v.to_string(),
+            reason: "must be in [0, 1] (NaN is not)",
+        }),
         None => Ok(()),
     }
 }
@@ -262,7 +318,8 @@ mod tests {
     #[test]
     fn rows_far_apart_keep_what_was_written() {
         let mut tab = table_with([0.5; 7], 1.0e9);
-        tab.put(&[1], &[0.5; 7], &[1.0], &[1.0e9 + 4000.0 * DAY]).unwrap();
+        tab.put(&[1], &[0.5; 7], &[1.0], &[1.0e9 + 4000.0 * DAY])
+            .unwrap();
         let got = tab.get(0).unwrap();
         assert!((got.axes[1] - 0.5).abs() < 1e-6, "{got:?}");
     }
@@ -274,7 +331,13 @@ mod tests {
         a.put(&[0], &axes, &[0.9], &[1.0e9]).unwrap();
         a.put(&[1], &axes, &[0.9], &[1.0e9 + 900.0 * DAY]).unwrap();
         let mut b = SalienceTable::new(Params::default());
-        b.put(&[1, 0], &[axes, axes].concat(), &[0.9, 0.9], &[1.0e9 + 900.0 * DAY, 1.0e9]).unwrap();
+        b.put(
+            &[1, 0],
+            &[axes, axes].concat(),
+            &[0.9, 0.9],
+            &[1.0e9 + 900.0 * DAY, 1.0e9],
+        )
+        .unwrap();
         assert_eq!(a.rows, b.rows);
         assert_eq!(a.to_bytes(), b.to_bytes());
     }
@@ -283,7 +346,9 @@ mod tests {
     fn bad_rows_change_nothing() {
         let mut tab = table_with([0.5; 7], 1.0e9);
         let before = tab.rows.clone();
-        assert!(tab.put(&[0, 1], &[0.5; 14], &[1.0, f32::NAN], &[0.0, 0.0]).is_err());
+        assert!(tab
+            .put(&[0, 1], &[0.5; 14], &[1.0, f32::NAN], &[0.0, 0.0])
+            .is_err());
         assert!(tab.put(&[0], &[1.5; 7], &[1.0], &[0.0]).is_err());
         assert!(tab.put(&[0], &[0.5; 6], &[1.0], &[0.0]).is_err());
         assert!(tab.put(&[0], &[0.5; 7], &[1.0], &[f64::INFINITY]).is_err());

@@ -31,23 +31,45 @@ pub struct Blend {
 
 impl Default for Blend {
     fn default() -> Self {
-        Blend { text: 1.0, salience: 0.3, freshness: 0.0, freshness_half_life_days: 30.0, pool: 100 }
+        Blend {
+            text: 1.0,
+            salience: 0.3,
+            freshness: 0.0,
+            freshness_half_life_days: 30.0,
+            pool: 100,
+        }
     }
 }
 
 impl Blend {
     /// Checks every weight is finite and >= 0, the half-life > 0 and the pool >= 1.
     pub fn validate(&self) -> Result<()> {
-        for (name, w) in [("text", self.text), ("salience", self.salience), ("freshness", self.freshness)] {
+        for (name, w) in [
+            ("text", self.text),
+            ("salience", self.salience),
+            ("freshness", self.freshness),
+        ] {
             if !(w.is_finite() && w >= 0.0) {
-                return Err(CoreError::InvalidArgument { name: "blend weight", reason: format!("{name} must be finite and >= 0, got {w}") });
+                return Err(CoreError::InvalidArgument {
+                    name: "blend weight",
+                    reason: format!("{name} must be finite and >= 0, got {w}"),
+                });
             }
         }
         if !(self.freshness_half_life_days.is_finite() && self.freshness_half_life_days > 0.0) {
-            return Err(CoreError::InvalidArgument { name: "freshness_half_life_days", reason: format!("must be finite and > 0, got {}", self.freshness_half_life_days) });
+            return Err(CoreError::InvalidArgument {
+                name: "freshness_half_life_days",
+                reason: format!(
+                    "must be finite and > 0, got {}",
+                    self.freshness_half_life_days
+                ),
+            });
         }
         if self.pool == 0 {
-            return Err(CoreError::InvalidArgument { name: "pool", reason: "must be >= 1".into() });
+            return Err(CoreError::InvalidArgument {
+                name: "pool",
+                reason: "must be >= 1".into(),
+            });
         }
         Ok(())
     }
@@ -69,14 +91,27 @@ pub struct TextHit {
 
 /// Blends BM25 hits (row, bm25) with `table` at `now`; the best `k`, ties to the later row
 /// (the newer memory). The text part is relative to `scale`, or to the best BM25 of `hits`.
-pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64, k: usize, scale: Option<f32>) -> Result<Vec<TextHit>> {
+pub fn blend(
+    hits: &[(u32, f32)],
+    table: &SalienceTable,
+    blend: &Blend,
+    now: f64,
+    k: usize,
+    scale: Option<f32>,
+) -> Result<Vec<TextHit>> {
     blend.validate()?;
     if !now.is_finite() {
-        return Err(CoreError::InvalidArgument { name: "now", reason: format!("must be finite, got {now}") });
+        return Err(CoreError::InvalidArgument {
+            name: "now",
+            reason: format!("must be finite, got {now}"),
+        });
     }
     if let Some(s) = scale {
         if !(s.is_finite() && s > 0.0) {
-            return Err(CoreError::InvalidArgument { name: "scale", reason: format!("must be finite and > 0, got {s}") });
+            return Err(CoreError::InvalidArgument {
+                name: "scale",
+                reason: format!("must be finite and > 0, got {s}"),
+            });
         }
     }
     let rows: Vec<u32> = hits.iter().map(|h| h.0).collect();
@@ -87,13 +122,26 @@ pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64
         .iter()
         .zip(composite)
         .map(|(&(row, bm25), c)| {
-            let text = if max > 0.0 { blend.text * bm25 / max } else { 0.0 };
+            let text = if max > 0.0 {
+                blend.text * bm25 / max
+            } else {
+                0.0
+            };
             let salience = blend.salience * c;
             let freshness = match table.get(row) {
-                Some(state) if blend.freshness > 0.0 => blend.freshness * (-(now - state.t).max(0.0) / h).exp2() as f32,
+                Some(state) if blend.freshness > 0.0 => {
+                    blend.freshness * (-(now - state.t).max(0.0) / h).exp2() as f32
+                }
                 _ => 0.0,
             };
-            TextHit { row, score: text + salience + freshness, bm25, text, salience, freshness }
+            TextHit {
+                row,
+                score: text + salience + freshness,
+                bm25,
+                text,
+                salience,
+                freshness,
+            }
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.row.cmp(&a.row)));
@@ -102,8 +150,18 @@ pub fn blend(hits: &[(u32, f32)], table: &SalienceTable, blend: &Blend, now: f64
 }
 
 /// The BM25 pool of the query's text among `candidates` (all rows when `None`), blended.
-pub fn rank(index: &TextIndex, table: &SalienceTable, candidates: Option<&roaring::RoaringBitmap>, ask: &super::TextQuery<'_>) -> Result<Vec<TextHit>> {
+pub fn rank(
+    index: &TextIndex,
+    table: &SalienceTable,
+    candidates: Option<&roaring::RoaringBitmap>,
+    ask: &super::TextQuery<'_>,
+) -> Result<Vec<TextHit>> {
     ask.weights.validate()?;
-    let pool = index.search(ask.text, candidates, ask.weights.pool.max(ask.k), super::Plan::Auto)?;
+    let pool = index.search(
+        ask.text,
+        candidates,
+        ask.weights.pool.max(ask.k),
+        super::Plan::Auto,
+    )?;
     blend(&pool, table, &ask.weights, ask.now, ask.k, ask.scale)
 }

@@ -17,7 +17,9 @@ pub(crate) struct RowsQuery {
 
 impl Query for RowsQuery {
     fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
-        Ok(Box::new(RowsWeight { rows: self.rows.clone() }))
+        Ok(Box::new(RowsWeight {
+            rows: self.rows.clone(),
+        }))
     }
 }
 
@@ -29,21 +31,34 @@ impl RowsWeight {
     fn docs(&self, reader: &SegmentReader) -> tantivy::Result<Vec<DocId>> {
         let column = reader.fast_fields().u64("row")?;
         Ok((0..reader.max_doc())
-            .filter(|&doc| column.first(doc).and_then(|r| u32::try_from(r).ok()).is_some_and(|r| self.rows.contains(r)))
+            .filter(|&doc| {
+                column
+                    .first(doc)
+                    .and_then(|r| u32::try_from(r).ok())
+                    .is_some_and(|r| self.rows.contains(r))
+            })
             .collect())
     }
 }
 
 impl Weight for RowsWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        Ok(Box::new(ConstScorer::new(Docs { docs: self.docs(reader)?, at: 0 }, boost)))
+        Ok(Box::new(ConstScorer::new(
+            Docs {
+                docs: self.docs(reader)?,
+                at: 0,
+            },
+            boost,
+        )))
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
         if self.docs(reader)?.binary_search(&doc).is_ok() {
             Ok(Explanation::new("row in the erased set", 1.0))
         } else {
-            Err(TantivyError::InvalidArgument(format!("document {doc} is not of an erased row")))
+            Err(TantivyError::InvalidArgument(format!(
+                "document {doc} is not of an erased row"
+            )))
         }
     }
 }

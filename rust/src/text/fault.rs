@@ -42,13 +42,19 @@ fn io_error(shared: Arc<io::Error>) -> io::Error {
 
 /// The OS error code of `e`, or of the I/O error it wraps.
 fn os_code(e: &io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| e.get_ref().and_then(|inner| inner.downcast_ref::<io::Error>()).and_then(os_code))
+    e.raw_os_error().or_else(|| {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<io::Error>())
+            .and_then(os_code)
+    })
 }
 
 /// An I/O error, unless its kind says the bytes read were bad (then corruption).
 fn from_io(shared: Arc<io::Error>) -> CoreError {
     match shared.kind() {
-        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => text(TextFault::Corrupt, shared.to_string()),
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
+            text(TextFault::Corrupt, shared.to_string())
+        }
         _ => CoreError::Io(io_error(shared)),
     }
 }
@@ -56,27 +62,54 @@ fn from_io(shared: Arc<io::Error>) -> CoreError {
 /// Maps a tantivy error onto the core's error kinds (see the module docs).
 pub(crate) fn tantivy_error(e: TantivyError) -> CoreError {
     match e {
-        TantivyError::LockFailure(LockError::LockBusy, _) => text(TextFault::Locked, "another writer holds the index lock (in this process or another)".into()),
+        TantivyError::LockFailure(LockError::LockBusy, _) => text(
+            TextFault::Locked,
+            "another writer holds the index lock (in this process or another)".into(),
+        ),
         TantivyError::LockFailure(LockError::IoError(io), _) => CoreError::Io(io_error(io)),
         TantivyError::IoError(io) => from_io(io),
         TantivyError::OpenDirectoryError(e) => match e {
-            OpenDirectoryError::DoesNotExist(path) => CoreError::Io(io::Error::new(io::ErrorKind::NotFound, format!("directory {} does not exist", path.display()))),
-            OpenDirectoryError::NotADirectory(path) => CoreError::Io(io::Error::other(format!("{} is not a directory", path.display()))),
-            OpenDirectoryError::FailedToCreateTempDir(io) | OpenDirectoryError::IoError { io_error: io, .. } => CoreError::Io(io_error(io)),
+            OpenDirectoryError::DoesNotExist(path) => CoreError::Io(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("directory {} does not exist", path.display()),
+            )),
+            OpenDirectoryError::NotADirectory(path) => CoreError::Io(io::Error::other(format!(
+                "{} is not a directory",
+                path.display()
+            ))),
+            OpenDirectoryError::FailedToCreateTempDir(io)
+            | OpenDirectoryError::IoError { io_error: io, .. } => CoreError::Io(io_error(io)),
         },
         TantivyError::OpenWriteError(e) => match e {
-            OpenWriteError::FileAlreadyExists(path) => CoreError::Io(io::Error::new(io::ErrorKind::AlreadyExists, format!("text index file {} already exists", path.display()))),
+            OpenWriteError::FileAlreadyExists(path) => CoreError::Io(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("text index file {} already exists", path.display()),
+            )),
             OpenWriteError::IoError { io_error: io, .. } => CoreError::Io(io_error(io)),
         },
         TantivyError::OpenReadError(e) => match e {
-            OpenReadError::FileDoesNotExist(path) => text(TextFault::Corrupt, format!("index file {} is missing", path.display())),
+            OpenReadError::FileDoesNotExist(path) => text(
+                TextFault::Corrupt,
+                format!("index file {} is missing", path.display()),
+            ),
             OpenReadError::IoError { io_error: io, .. } => from_io(io),
-            OpenReadError::IncompatibleIndex(why) => text(TextFault::Incompatible, format!("{why:?}")),
+            OpenReadError::IncompatibleIndex(why) => {
+                text(TextFault::Incompatible, format!("{why:?}"))
+            }
         },
-        TantivyError::IndexAlreadyExists => CoreError::Io(io::Error::new(io::ErrorKind::AlreadyExists, "text index already exists (created by another writer)")),
-        e @ (TantivyError::DataCorruption(_) | TantivyError::SchemaError(_) | TantivyError::FieldNotFound(_) | TantivyError::DeserializeError(_)) => text(TextFault::Corrupt, e.to_string()),
+        TantivyError::IndexAlreadyExists => CoreError::Io(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "text index already exists (created by another writer)",
+        )),
+        e @ (TantivyError::DataCorruption(_)
+        | TantivyError::SchemaError(_)
+        | TantivyError::FieldNotFound(_)
+        | TantivyError::DeserializeError(_)) => text(TextFault::Corrupt, e.to_string()),
         TantivyError::IncompatibleIndex(why) => text(TextFault::Incompatible, format!("{why:?}")),
-        TantivyError::InvalidArgument(reason) => CoreError::InvalidArgument { name: "text index", reason },
+        TantivyError::InvalidArgument(reason) => CoreError::InvalidArgument {
+            name: "text index",
+            reason,
+        },
         e @ (TantivyError::Poisoned
         | TantivyError::ErrorInThread(_)
         | TantivyError::SystemError(_)
@@ -111,26 +144,59 @@ mod tests {
 
     #[test]
     fn a_busy_lock_is_not_corruption() {
-        assert_eq!(fault(TantivyError::LockFailure(LockError::LockBusy, Some("held".into()))), Some(TextFault::Locked));
+        assert_eq!(
+            fault(TantivyError::LockFailure(
+                LockError::LockBusy,
+                Some("held".into())
+            )),
+            Some(TextFault::Locked)
+        );
         let io = LockError::wrap_io_error(io::Error::from_raw_os_error(13));
         assert_eq!(io_kind(TantivyError::LockFailure(io, None)).1, Some(13));
     }
 
     #[test]
     fn damage_and_foreign_indexes_are_corrupt() {
-        assert_eq!(fault(DataCorruption::comment_only("bad footer").into()), Some(TextFault::Corrupt));
-        assert_eq!(fault(TantivyError::SchemaError("no field row".into())), Some(TextFault::Corrupt));
-        assert_eq!(fault(TantivyError::FieldNotFound("row".into())), Some(TextFault::Corrupt));
-        assert_eq!(fault(OpenReadError::FileDoesNotExist(PathBuf::from("a.idx")).into()), Some(TextFault::Corrupt));
-        assert_eq!(fault(io::Error::new(io::ErrorKind::InvalidData, "Fst data is corrupted").into()), Some(TextFault::Corrupt));
-        assert_eq!(fault(io::Error::from(io::ErrorKind::UnexpectedEof).into()), Some(TextFault::Corrupt));
+        assert_eq!(
+            fault(DataCorruption::comment_only("bad footer").into()),
+            Some(TextFault::Corrupt)
+        );
+        assert_eq!(
+            fault(TantivyError::SchemaError("no field row".into())),
+            Some(TextFault::Corrupt)
+        );
+        assert_eq!(
+            fault(TantivyError::FieldNotFound("row".into())),
+            Some(TextFault::Corrupt)
+        );
+        assert_eq!(
+            fault(OpenReadError::FileDoesNotExist(PathBuf::from("a.idx")).into()),
+            Some(TextFault::Corrupt)
+        );
+        assert_eq!(
+            fault(io::Error::new(io::ErrorKind::InvalidData, "Fst data is corrupted").into()),
+            Some(TextFault::Corrupt)
+        );
+        assert_eq!(
+            fault(io::Error::from(io::ErrorKind::UnexpectedEof).into()),
+            Some(TextFault::Corrupt)
+        );
     }
 
     #[test]
     fn another_format_is_incompatible() {
-        let why = Incompatibility::CompressionMismatch { library_compression_format: "lz4".into(), index_compression_format: "zstd".into() };
-        assert_eq!(fault(TantivyError::IncompatibleIndex(why.clone())), Some(TextFault::Incompatible));
-        assert_eq!(fault(OpenReadError::IncompatibleIndex(why).into()), Some(TextFault::Incompatible));
+        let why = Incompatibility::CompressionMismatch {
+            library_compression_format: "lz4".into(),
+            index_compression_format: "zstd".into(),
+        };
+        assert_eq!(
+            fault(TantivyError::IncompatibleIndex(why.clone())),
+            Some(TextFault::Incompatible)
+        );
+        assert_eq!(
+            fault(OpenReadError::IncompatibleIndex(why).into()),
+            Some(TextFault::Incompatible)
+        );
     }
 
     #[test]
@@ -141,20 +207,47 @@ mod tests {
         assert_eq!(io_error(wrapped).raw_os_error(), Some(28));
         let shared = Arc::new(io::Error::from_raw_os_error(2));
         let kept = shared.clone();
-        assert_eq!(io_kind(TantivyError::IoError(shared)), (io::ErrorKind::NotFound, Some(2)));
+        assert_eq!(
+            io_kind(TantivyError::IoError(shared)),
+            (io::ErrorKind::NotFound, Some(2))
+        );
         drop(kept);
-        let read = OpenReadError::wrap_io_error(io::Error::from_raw_os_error(5), PathBuf::from("meta.json"));
+        let read = OpenReadError::wrap_io_error(
+            io::Error::from_raw_os_error(5),
+            PathBuf::from("meta.json"),
+        );
         assert_eq!(io_kind(read.into()).1, Some(5));
-        assert_eq!(io_kind(OpenDirectoryError::DoesNotExist(PathBuf::from("/nowhere")).into()).0, io::ErrorKind::NotFound);
-        assert_eq!(io_kind(OpenWriteError::FileAlreadyExists(PathBuf::from("x")).into()).0, io::ErrorKind::AlreadyExists);
-        assert_eq!(io_kind(TantivyError::IndexAlreadyExists).0, io::ErrorKind::AlreadyExists);
+        assert_eq!(
+            io_kind(OpenDirectoryError::DoesNotExist(PathBuf::from("/nowhere")).into()).0,
+            io::ErrorKind::NotFound
+        );
+        assert_eq!(
+            io_kind(OpenWriteError::FileAlreadyExists(PathBuf::from("x")).into()).0,
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(
+            io_kind(TantivyError::IndexAlreadyExists).0,
+            io::ErrorKind::AlreadyExists
+        );
     }
 
     #[test]
     fn engine_failures_are_internal_and_arguments_stay_arguments() {
         assert_eq!(fault(TantivyError::Poisoned), Some(TextFault::Internal));
-        assert_eq!(fault(TantivyError::ErrorInThread("worker died".into())), Some(TextFault::Internal));
-        assert_eq!(fault(TantivyError::SystemError("no thread".into())), Some(TextFault::Internal));
-        assert!(matches!(tantivy_error(TantivyError::InvalidArgument("x".into())), CoreError::InvalidArgument { name: "text index", .. }));
+        assert_eq!(
+            fault(TantivyError::ErrorInThread("worker died".into())),
+            Some(TextFault::Internal)
+        );
+        assert_eq!(
+            fault(TantivyError::SystemError("no thread".into())),
+            Some(TextFault::Internal)
+        );
+        assert!(matches!(
+            tantivy_error(TantivyError::InvalidArgument("x".into())),
+            CoreError::InvalidArgument {
+                name: "text index",
+                ..
+            }
+        ));
     }
 }

@@ -25,10 +25,13 @@ use std::sync::{Arc, Mutex};
 use roaring::RoaringBitmap;
 use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::index::SegmentId;
-use tantivy::query::{BooleanQuery, Bm25Weight, EnableScoring, Occur, Query, TermQuery, Weight};
+use tantivy::query::{Bm25Weight, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError, Term};
+use tantivy::{
+    DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader,
+    TantivyDocument, TantivyError, Term,
+};
 
 use super::erase::RowsQuery;
 use super::fault::tantivy_error;
@@ -70,7 +73,10 @@ struct Top {
 
 impl Top {
     fn new(limit: usize) -> Self {
-        Top { limit, heap: BinaryHeap::with_capacity(limit.min(1 << 16) + 1) }
+        Top {
+            limit,
+            heap: BinaryHeap::with_capacity(limit.min(1 << 16) + 1),
+        }
     }
 
     fn push(&mut self, row: u32, score: f32) {
@@ -86,13 +92,19 @@ impl Top {
     /// Scores at or below this cannot enter (just under the worst kept, so ties enter).
     fn threshold(&self) -> f32 {
         match self.heap.peek() {
-            Some(worst) if self.heap.len() >= self.limit && worst.score > 0.0 => f32::from_bits(worst.score.to_bits() - 1),
+            Some(worst) if self.heap.len() >= self.limit && worst.score > 0.0 => {
+                f32::from_bits(worst.score.to_bits() - 1)
+            }
             _ => f32::MIN,
         }
     }
 
     fn into_sorted(self) -> Vec<(u32, f32)> {
-        self.heap.into_sorted_vec().into_iter().map(|r| (r.row, r.score)).collect()
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|r| (r.row, r.score))
+            .collect()
     }
 }
 
@@ -102,18 +114,31 @@ const VERIFIED: &str = ".cuemem-verified";
 /// A file's size and modification time, in nanoseconds: what makes a check of it stale.
 fn stamp(path: &Path) -> Option<(u64, u128)> {
     let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
     Some((meta.len(), mtime))
 }
 
 /// The verified files as last recorded: name -> stamp (empty when the record is missing or torn).
 fn read_verified(dir: &Path) -> HashMap<String, (u64, u128)> {
-    let Ok(text) = std::fs::read_to_string(dir.join(VERIFIED)) else { return HashMap::new() };
+    let Ok(text) = std::fs::read_to_string(dir.join(VERIFIED)) else {
+        return HashMap::new();
+    };
     let mut out = HashMap::new();
     for line in text.lines() {
         let mut parts = line.split('\t');
-        let (Some(name), Some(len), Some(mtime), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else { return HashMap::new() };
-        let (Ok(len), Ok(mtime)) = (len.parse(), mtime.parse()) else { return HashMap::new() };
+        let (Some(name), Some(len), Some(mtime), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return HashMap::new();
+        };
+        let (Ok(len), Ok(mtime)) = (len.parse(), mtime.parse()) else {
+            return HashMap::new();
+        };
         out.insert(name.to_owned(), (len, mtime));
     }
     out
@@ -122,8 +147,12 @@ fn read_verified(dir: &Path) -> HashMap<String, (u64, u128)> {
 /// The files of the index's searchable segments (those its directory manages), sorted.
 fn segment_files(index: &Index) -> tantivy::Result<Vec<PathBuf>> {
     let managed = index.directory().list_managed_files();
-    let mut files: Vec<PathBuf> =
-        index.searchable_segment_metas()?.iter().flat_map(|m| m.list_files()).filter(|p| managed.contains(p)).collect();
+    let mut files: Vec<PathBuf> = index
+        .searchable_segment_metas()?
+        .iter()
+        .flat_map(|m| m.list_files())
+        .filter(|p| managed.contains(p))
+        .collect();
     files.sort_unstable();
     files.dedup();
     Ok(files)
@@ -143,7 +172,11 @@ struct Proof {
 
 impl Proof {
     fn load(dir: &Path) -> Self {
-        Proof { dir: dir.to_path_buf(), known: read_verified(dir), files: Vec::new() }
+        Proof {
+            dir: dir.to_path_buf(),
+            known: read_verified(dir),
+            files: Vec::new(),
+        }
     }
 
     /// Checks the current segments' files not proven at their stamp; the damaged ones, named.
@@ -154,7 +187,9 @@ impl Proof {
         for path in &files {
             let name = path.display().to_string();
             let now = stamp(&self.dir.join(path));
-            if (now.is_none() || self.known.get(&name).copied() != now) && !index.directory().validate_checksum(path)? {
+            if (now.is_none() || self.known.get(&name).copied() != now)
+                && !index.directory().validate_checksum(path)?
+            {
                 damaged.push(name);
                 continue;
             }
@@ -163,10 +198,13 @@ impl Proof {
             }
         }
         self.known = known;
-        self.files = files.into_iter().map(|p| {
-            let name = p.display().to_string();
-            (p, name)
-        }).collect();
+        self.files = files
+            .into_iter()
+            .map(|p| {
+                let name = p.display().to_string();
+                (p, name)
+            })
+            .collect();
         if damaged.is_empty() {
             return Ok(None);
         }
@@ -177,10 +215,12 @@ impl Proof {
     /// Whether every current file still has the stamp it was proven at (a stat each;
     /// a file a writer has since deleted is not looked at again).
     fn holds(&self) -> bool {
-        self.files.iter().all(|(path, name)| match self.known.get(name) {
-            Some(k) => stamp(&self.dir.join(path)).as_ref() == Some(k),
-            None => true,
-        })
+        self.files
+            .iter()
+            .all(|(path, name)| match self.known.get(name) {
+                Some(k) => stamp(&self.dir.join(path)).as_ref() == Some(k),
+                None => true,
+            })
     }
 
     /// Checks again the files of the segments this handle searches whose stamp changed:
@@ -189,7 +229,9 @@ impl Proof {
     fn recheck(&mut self, index: &Index) -> Option<String> {
         let mut damaged = Vec::new();
         for (path, name) in &self.files {
-            let Some(&proven) = self.known.get(name) else { continue };
+            let Some(&proven) = self.known.get(name) else {
+                continue;
+            };
             let now = stamp(&self.dir.join(path));
             if now == Some(proven) {
                 continue;
@@ -213,7 +255,10 @@ impl Proof {
             return None;
         }
         damaged.sort_unstable();
-        Some(format!("checksum mismatch in {} (changed under the open index)", damaged.join(", ")))
+        Some(format!(
+            "checksum mismatch in {} (changed under the open index)",
+            damaged.join(", ")
+        ))
     }
 
     /// Records what is proven beside the segments; losing the record costs a full check next time.
@@ -247,13 +292,21 @@ pub struct TextIndex {
 
 /// What a write to an index opened read-only is.
 fn read_only() -> CoreError {
-    CoreError::InvalidArgument { name: "text index", reason: "opened read-only".into() }
+    CoreError::InvalidArgument {
+        name: "text index",
+        reason: "opened read-only".into(),
+    }
 }
 
 fn schema(analyzer: Analyzer) -> (Schema, Field, Field) {
     let mut b = Schema::builder();
-    let indexing = TextFieldIndexing::default().set_tokenizer(analyzer.name()).set_index_option(IndexRecordOption::WithFreqs);
-    let body = b.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(analyzer.name())
+        .set_index_option(IndexRecordOption::WithFreqs);
+    let body = b.add_text_field(
+        "body",
+        TextOptions::default().set_indexing_options(indexing),
+    );
     let row = b.add_u64_field("row", FAST);
     (b.build(), body, row)
 }
@@ -276,43 +329,82 @@ impl TextIndex {
         }
         // The directory's errors name only files inside it: say which index it is.
         let here = |e: TantivyError| match tantivy_error(e) {
-            CoreError::TextIndex { fault, detail } => CoreError::TextIndex { fault, detail: format!("{}: {detail}", dir.display()) },
+            CoreError::TextIndex { fault, detail } => CoreError::TextIndex {
+                fault,
+                detail: format!("{}: {detail}", dir.display()),
+            },
             other => other,
         };
         let mmap = MmapDirectory::open(dir).map_err(|e| here(e.into()))?;
         let (expected, body, row) = schema(analyzer);
         let exists = Index::exists(&mmap).map_err(|e| here(e.into()))?;
         // A reader must work where it cannot write (a read-only mount): no lock files.
-        let directory: Box<dyn Directory> = if writable { Box::new(mmap) } else { Box::new(ReaderDirectory(mmap)) };
+        let directory: Box<dyn Directory> = if writable {
+            Box::new(mmap)
+        } else {
+            Box::new(ReaderDirectory(mmap))
+        };
         let index = if exists {
             let index = Index::open(directory).map_err(here)?;
             if index.schema() != expected {
-                return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{} holds an index of another schema", dir.display()) });
+                return Err(CoreError::TextIndex {
+                    fault: TextFault::Corrupt,
+                    detail: format!("{} holds an index of another schema", dir.display()),
+                });
             }
             index
         } else if writable {
             Index::create(directory, expected, Default::default()).map_err(here)?
         } else {
-            return Err(CoreError::Io(std::io::Error::new(std::io::ErrorKind::NotFound, format!("no text index in {}", dir.display()))));
+            return Err(CoreError::Io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no text index in {}", dir.display()),
+            )));
         };
         // Before any segment is opened: tantivy trusts its segment bytes, and a
         // flipped byte there is a panic, or a wrong answer, far from here.
         let mut proof = Proof::load(dir);
         if let Some(damaged) = proof.check(&index).map_err(here)? {
-            return Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", dir.display()) });
+            return Err(CoreError::TextIndex {
+                fault: TextFault::Corrupt,
+                detail: format!("{}: {damaged}", dir.display()),
+            });
         }
         if writable {
             proof.save();
         }
-        index.tokenizers().register(analyzer.name(), analyzer.build());
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(here)?;
+        index
+            .tokenizers()
+            .register(analyzer.name(), analyzer.build());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(here)?;
         let writer = if writable {
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
-            Some(index.writer_with_num_threads(threads, WRITER_BYTES).map_err(here)?)
+            let threads = std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, 2);
+            Some(
+                index
+                    .writer_with_num_threads(threads, WRITER_BYTES)
+                    .map_err(here)?,
+            )
         } else {
             None
         };
-        Ok(TextIndex { index, reader, writer, body, row, analyzer, pending: 0, tail: Tail::new(analyzer.build()), segments: Mutex::new(HashMap::new()), proof: Mutex::new(proof) })
+        Ok(TextIndex {
+            index,
+            reader,
+            writer,
+            body,
+            row,
+            analyzer,
+            pending: 0,
+            tail: Tail::new(analyzer.build()),
+            segments: Mutex::new(HashMap::new()),
+            proof: Mutex::new(proof),
+        })
     }
 
     /// The analyzer the index was built with.
@@ -329,10 +421,18 @@ impl TextIndex {
     /// otherwise searchable) after [`commit`](Self::commit).
     pub fn add<S: AsRef<str>>(&mut self, rows: &[u32], texts: &[S]) -> Result<()> {
         if rows.len() != texts.len() {
-            return Err(CoreError::ShapeMismatch { what: "texts", expected: rows.len(), got: texts.len() });
+            return Err(CoreError::ShapeMismatch {
+                what: "texts",
+                expected: rows.len(),
+                got: texts.len(),
+            });
         }
         let (body, row) = (self.body, self.row);
-        let (writer, tail, pending) = (self.writer.as_mut().ok_or_else(read_only)?, &mut self.tail, &mut self.pending);
+        let (writer, tail, pending) = (
+            self.writer.as_mut().ok_or_else(read_only)?,
+            &mut self.tail,
+            &mut self.pending,
+        );
         for (&r, t) in rows.iter().zip(texts) {
             let mut doc = TantivyDocument::new();
             doc.add_text(body, t.as_ref());
@@ -409,7 +509,9 @@ impl TextIndex {
             return Ok(0);
         }
         let writer = self.writer()?;
-        writer.delete_query(Box::new(RowsQuery { rows: rows.clone() })).map_err(tantivy_error)?;
+        writer
+            .delete_query(Box::new(RowsQuery { rows: rows.clone() }))
+            .map_err(tantivy_error)?;
         self.tail.remove(rows); // the commit below empties it; until then erased rows are not searched
         self.commit(payload)?;
         // Background merges started by earlier commits finish first: a segment being
@@ -417,8 +519,14 @@ impl TextIndex {
         if let Some(writer) = self.writer.take() {
             writer.wait_merging_threads().map_err(tantivy_error)?;
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
-        self.writer = Some(self.index.writer_with_num_threads(threads, WRITER_BYTES).map_err(tantivy_error)?);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 2);
+        self.writer = Some(
+            self.index
+                .writer_with_num_threads(threads, WRITER_BYTES)
+                .map_err(tantivy_error)?,
+        );
         // The segments as they are now (those merges may have replaced some), until none holds
         // a deleted document: a merge writes a segment without them.
         for _ in 0..8 {
@@ -434,10 +542,16 @@ impl TextIndex {
             if holding.is_empty() {
                 break;
             }
-            self.writer()?.merge(&holding).wait().map_err(tantivy_error)?;
+            self.writer()?
+                .merge(&holding)
+                .wait()
+                .map_err(tantivy_error)?;
         }
         self.reload()?;
-        self.writer()?.garbage_collect_files().wait().map_err(tantivy_error)?;
+        self.writer()?
+            .garbage_collect_files()
+            .wait()
+            .map_err(tantivy_error)?;
         Ok(before.saturating_sub(self.num_docs()))
     }
 
@@ -453,8 +567,17 @@ impl TextIndex {
     pub fn reload(&self) -> Result<()> {
         self.reader.reload().map_err(tantivy_error)?;
         self.prove(true)?;
-        let live: HashSet<SegmentId> = self.reader.searcher().segment_readers().iter().map(SegmentReader::segment_id).collect();
-        self.segments.lock().unwrap_or_else(|p| p.into_inner()).retain(|id, _| live.contains(id));
+        let live: HashSet<SegmentId> = self
+            .reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .map(SegmentReader::segment_id)
+            .collect();
+        self.segments
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|id, _| live.contains(id));
         Ok(())
     }
 
@@ -471,7 +594,10 @@ impl TextIndex {
             proof.recheck(&self.index)
         };
         match found {
-            Some(damaged) => Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail: format!("{}: {damaged}", proof.dir.display()) }),
+            Some(damaged) => Err(CoreError::TextIndex {
+                fault: TextFault::Corrupt,
+                detail: format!("{}: {damaged}", proof.dir.display()),
+            }),
             None => {
                 if self.writer.is_some() {
                     proof.save();
@@ -501,7 +627,13 @@ impl TextIndex {
             }
             let term = Term::from_field_text(self.body, &word);
             for segment in searcher.segment_readers() {
-                if segment.inverted_index(self.body).map_err(tantivy_error)?.terms().get(term.serialized_value_bytes())?.is_some() {
+                if segment
+                    .inverted_index(self.body)
+                    .map_err(tantivy_error)?
+                    .terms()
+                    .get(term.serialized_value_bytes())?
+                    .is_some()
+                {
                     return Ok(true);
                 }
             }
@@ -513,30 +645,57 @@ impl TextIndex {
     pub fn query_terms(&self, text: &str) -> Vec<String> {
         let mut analyzer: TextAnalyzer = self.analyzer.build();
         let mut seen = HashSet::new();
-        terms(&mut analyzer, text).into_iter().filter(|t| seen.insert(t.clone())).collect()
+        terms(&mut analyzer, text)
+            .into_iter()
+            .filter(|t| seen.insert(t.clone()))
+            .collect()
     }
 
     /// The best `limit` rows by BM25 of `text` (any of its terms), among `candidates`
     /// when given, committed or in the tail; best first, ties to the later row.
-    pub fn search(&self, text: &str, candidates: Option<&RoaringBitmap>, limit: usize, plan: Plan) -> Result<Vec<(u32, f32)>> {
+    pub fn search(
+        &self,
+        text: &str,
+        candidates: Option<&RoaringBitmap>,
+        limit: usize,
+        plan: Plan,
+    ) -> Result<Vec<(u32, f32)>> {
         let words = self.query_terms(text);
         if words.is_empty() || limit == 0 || candidates.is_some_and(RoaringBitmap::is_empty) {
             return Ok(Vec::new());
         }
         self.prove(false)?;
         let searcher = self.reader.searcher();
-        let terms: Vec<Term> = words.iter().map(|w| Term::from_field_text(self.body, w)).collect();
-        let clauses: Vec<(Occur, Box<dyn Query>)> =
-            terms.iter().map(|t| (Occur::Should, Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs)) as Box<dyn Query>)).collect();
-        let corpus = Corpus { searcher: &searcher, tail: &self.tail };
+        let terms: Vec<Term> = words
+            .iter()
+            .map(|w| Term::from_field_text(self.body, w))
+            .collect();
+        let clauses: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|t| {
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs))
+                        as Box<dyn Query>,
+                )
+            })
+            .collect();
+        let corpus = Corpus {
+            searcher: &searcher,
+            tail: &self.tail,
+        };
         let scoring = EnableScoring::enabled_from_statistics_provider(&corpus, &searcher);
-        let weight = BooleanQuery::new(clauses).weight(scoring).map_err(tantivy_error)?;
+        let weight = BooleanQuery::new(clauses)
+            .weight(scoring)
+            .map_err(tantivy_error)?;
         let mut top = Top::new(limit);
         if self.tail.len() > 0 {
             let weights = words
                 .iter()
                 .zip(&terms)
-                .map(|(w, t)| Bm25Weight::for_terms(&corpus, std::slice::from_ref(t)).map(|b| (w.clone(), b)))
+                .map(|(w, t)| {
+                    Bm25Weight::for_terms(&corpus, std::slice::from_ref(t)).map(|b| (w.clone(), b))
+                })
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(tantivy_error)?;
             for (row, score) in self.tail.scores(&weights, candidates) {
@@ -555,7 +714,13 @@ impl TextIndex {
             }
         };
         if seek {
-            self.seek(&searcher, scoring, &terms, candidates.expect("seek has candidates"), &mut top)?;
+            self.seek(
+                &searcher,
+                scoring,
+                &terms,
+                candidates.expect("seek has candidates"),
+                &mut top,
+            )?;
         } else {
             for segment in searcher.segment_readers() {
                 let rows = segment.fast_fields().u64("row").map_err(tantivy_error)?;
@@ -580,7 +745,14 @@ impl TextIndex {
 
     /// Scores each candidate term by term: every term's postings skip straight to the
     /// candidate's document (a union scorer would decode and score whole windows).
-    fn seek(&self, searcher: &Searcher, scoring: EnableScoring<'_>, terms: &[Term], candidates: &RoaringBitmap, top: &mut Top) -> Result<()> {
+    fn seek(
+        &self,
+        searcher: &Searcher,
+        scoring: EnableScoring<'_>,
+        terms: &[Term],
+        candidates: &RoaringBitmap,
+        top: &mut Top,
+    ) -> Result<()> {
         let weights = terms
             .iter()
             .map(|t| TermQuery::new(t.clone(), IndexRecordOption::WithFreqs).weight(scoring))
@@ -590,13 +762,22 @@ impl TextIndex {
             let map = self.segment_rows(segment)?;
             let mut docs: Vec<(u32, u32)> = (candidates & &map.rows)
                 .iter()
-                .filter_map(|row| map.by_row.binary_search_by_key(&row, |&(r, _)| r).ok().map(|i| (map.by_row[i].1, row)))
+                .filter_map(|row| {
+                    map.by_row
+                        .binary_search_by_key(&row, |&(r, _)| r)
+                        .ok()
+                        .map(|i| (map.by_row[i].1, row))
+                })
                 .collect();
             if docs.is_empty() {
                 continue;
             }
             docs.sort_unstable();
-            let mut scorers = weights.iter().map(|w| w.scorer(segment, 1.0)).collect::<tantivy::Result<Vec<_>>>().map_err(tantivy_error)?;
+            let mut scorers = weights
+                .iter()
+                .map(|w| w.scorer(segment, 1.0))
+                .collect::<tantivy::Result<Vec<_>>>()
+                .map_err(tantivy_error)?;
             let alive = segment.alive_bitset();
             for (doc, row) in docs {
                 if alive.is_some_and(|a| !a.is_alive(doc)) {
@@ -625,17 +806,31 @@ impl TextIndex {
     /// The rows of `segment`, read once from its fast field and cached.
     fn segment_rows(&self, segment: &SegmentReader) -> Result<Arc<SegmentRows>> {
         let id = segment.segment_id();
-        if let Some(found) = self.segments.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+        if let Some(found) = self
+            .segments
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+        {
             return Ok(found.clone());
         }
         let column = segment.fast_fields().u64("row").map_err(tantivy_error)?;
         let mut by_row: Vec<(u32, u32)> = (0..segment.max_doc())
-            .filter_map(|doc| column.first(doc).and_then(|r| u32::try_from(r).ok()).map(|r| (r, doc)))
+            .filter_map(|doc| {
+                column
+                    .first(doc)
+                    .and_then(|r| u32::try_from(r).ok())
+                    .map(|r| (r, doc))
+            })
             .collect();
         by_row.sort_unstable();
-        let rows = RoaringBitmap::from_sorted_iter(by_row.iter().map(|&(r, _)| r)).unwrap_or_else(|_| by_row.iter().map(|&(r, _)| r).collect());
+        let rows = RoaringBitmap::from_sorted_iter(by_row.iter().map(|&(r, _)| r))
+            .unwrap_or_else(|_| by_row.iter().map(|&(r, _)| r).collect());
         let made = Arc::new(SegmentRows { rows, by_row });
-        self.segments.lock().unwrap_or_else(|p| p.into_inner()).insert(id, made.clone());
+        self.segments
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, made.clone());
         Ok(made)
     }
 }
@@ -666,8 +861,12 @@ mod tests {
         let all = t.search("adoption agency", None, 10, Plan::Auto).unwrap();
         assert_eq!(all.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 2, 4]);
         let c: RoaringBitmap = [2, 3, 4].into_iter().collect();
-        let scan = t.search("adoption agency", Some(&c), 10, Plan::Scan).unwrap();
-        let seek = t.search("adoption agency", Some(&c), 10, Plan::Seek).unwrap();
+        let scan = t
+            .search("adoption agency", Some(&c), 10, Plan::Scan)
+            .unwrap();
+        let seek = t
+            .search("adoption agency", Some(&c), 10, Plan::Seek)
+            .unwrap();
         assert_eq!(scan, seek);
         assert_eq!(scan.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(t.search("東京", None, 10, Plan::Auto).unwrap()[0].0, 3);
@@ -678,16 +877,25 @@ mod tests {
     fn erase_removes_documents_and_their_terms_from_the_files() {
         let dir = tempfile::tempdir().unwrap();
         let mut t = corpus(dir.path());
-        t.add(&[5, 6], &["the quokka secret", "more adoption news"]).unwrap();
+        t.add(&[5, 6], &["the quokka secret", "more adoption news"])
+            .unwrap();
         t.commit("{}").unwrap();
         assert!(t.holds_terms("quokka").unwrap());
         assert_eq!(t.search("quokka", None, 10, Plan::Auto).unwrap()[0].0, 5);
         let gone: RoaringBitmap = [5, 2, 99].into_iter().collect();
         assert_eq!(t.erase(&gone, "{\"erased\":1}").unwrap(), 2);
         assert!(t.search("quokka", None, 10, Plan::Auto).unwrap().is_empty());
-        let left: Vec<u32> = t.search("adoption", None, 10, Plan::Auto).unwrap().iter().map(|h| h.0).collect();
+        let left: Vec<u32> = t
+            .search("adoption", None, 10, Plan::Auto)
+            .unwrap()
+            .iter()
+            .map(|h| h.0)
+            .collect();
         assert_eq!(left, [0, 6]);
-        assert!(!t.holds_terms("quokka").unwrap(), "the erased term is still in a term dictionary");
+        assert!(
+            !t.holds_terms("quokka").unwrap(),
+            "the erased term is still in a term dictionary"
+        );
         assert!(t.holds_terms("adoption").unwrap());
         assert_eq!(t.payload().unwrap().as_deref(), Some("{\"erased\":1}"));
         drop(t);
@@ -703,7 +911,13 @@ mod tests {
         drop(t);
         let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
         assert_eq!(again.num_docs(), 5);
-        assert!(matches!(TextIndex::open(dir.path(), Analyzer::PlainBigram, false), Err(CoreError::TextIndex { fault: TextFault::Corrupt, .. })));
+        assert!(matches!(
+            TextIndex::open(dir.path(), Analyzer::PlainBigram, false),
+            Err(CoreError::TextIndex {
+                fault: TextFault::Corrupt,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -713,7 +927,12 @@ mod tests {
         let segment_files: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| ["term", "idx", "pos", "store", "fast", "fieldnorm"].contains(&x.to_str().unwrap())))
+            .filter(|p| {
+                p.extension().is_some_and(|x| {
+                    ["term", "idx", "pos", "store", "fast", "fieldnorm"]
+                        .contains(&x.to_str().unwrap())
+                })
+            })
             .collect();
         assert!(segment_files.len() >= 5, "{segment_files:?}");
         for path in segment_files {
@@ -724,15 +943,31 @@ mod tests {
                 std::fs::write(&path, &bad).unwrap();
                 for writable in [false, true] {
                     match TextIndex::open(dir.path(), Analyzer::StemBigram, writable) {
-                        Err(CoreError::TextIndex { fault: TextFault::Corrupt, detail }) => assert!(detail.contains(&dir.path().display().to_string()), "{detail}"),
-                        other => panic!("{} byte {at}: expected a corrupt text index, got {:?}", path.display(), other.map(|_| ())),
+                        Err(CoreError::TextIndex {
+                            fault: TextFault::Corrupt,
+                            detail,
+                        }) => assert!(
+                            detail.contains(&dir.path().display().to_string()),
+                            "{detail}"
+                        ),
+                        other => panic!(
+                            "{} byte {at}: expected a corrupt text index, got {:?}",
+                            path.display(),
+                            other.map(|_| ())
+                        ),
                     }
                 }
             }
             std::fs::write(&path, &good).unwrap();
         }
         let again = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
-        assert_eq!(again.search("adoption", None, 10, Plan::Auto).unwrap().len(), 2);
+        assert_eq!(
+            again
+                .search("adoption", None, 10, Plan::Auto)
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     #[test]
@@ -740,12 +975,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut first = corpus(dir.path());
         match TextIndex::open(dir.path(), Analyzer::StemBigram, true) {
-            Err(CoreError::TextIndex { fault: TextFault::Locked, detail }) => assert!(detail.contains(&dir.path().display().to_string()), "{detail}"),
+            Err(CoreError::TextIndex {
+                fault: TextFault::Locked,
+                detail,
+            }) => assert!(
+                detail.contains(&dir.path().display().to_string()),
+                "{detail}"
+            ),
             other => panic!("expected a locked text index, got {:?}", other.map(|_| ())),
         }
         first.close().unwrap();
         assert!(TextIndex::open(dir.path(), Analyzer::StemBigram, true).is_ok());
-        assert!(matches!(TextIndex::open(&dir.path().join("absent"), Analyzer::StemBigram, false), Err(CoreError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
+        assert!(
+            matches!(TextIndex::open(&dir.path().join("absent"), Analyzer::StemBigram, false), Err(CoreError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound)
+        );
     }
 }
 

@@ -48,7 +48,13 @@ pub struct TextRecall {
 }
 
 /// Cues prune (when `query` has any clause), the text ranks by BM25, the blend re-ranks.
-pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, query: &Query, ask: &TextQuery<'_>) -> Result<TextRecall> {
+pub fn recall(
+    index: &CueIndex,
+    table: &SalienceTable,
+    text_index: &TextIndex,
+    query: &Query,
+    ask: &TextQuery<'_>,
+) -> Result<TextRecall> {
     ask.weights.validate()?;
     if query.include.is_empty() && query.exclude.is_empty() {
         let live = index.live();
@@ -56,9 +62,19 @@ pub fn recall(index: &CueIndex, table: &SalienceTable, text_index: &TextIndex, q
         // The live rows are the candidates: removed (retired) rows stay in the text
         // index but must not come back through it.
         let hits = rank(text_index, table, Some(live), ask)?;
-        return Ok(TextRecall { hits, total: full_scan, examined: 0, full_scan });
+        return Ok(TextRecall {
+            hits,
+            total: full_scan,
+            examined: 0,
+            full_scan,
+        });
     }
     let pruned = index.prune(query)?;
     let hits = rank(text_index, table, Some(&pruned.rows), ask)?;
-    Ok(TextRecall { hits, total: pruned.rows.len(), examined: pruned.examined, full_scan: pruned.full_scan })
+    Ok(TextRecall {
+        hits,
+        total: pruned.rows.len(),
+        examined: pruned.examined,
+        full_scan: pruned.full_scan,
+    })
 }

@@ -13,7 +13,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
-use tantivy::directory::{Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr};
+use tantivy::directory::{
+    Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
+};
 
 /// A memory-mapped directory whose unwritable locks count as held (see the module docs).
 #[derive(Clone, Debug)]
@@ -75,7 +77,9 @@ mod tests {
     #[test]
     fn only_a_directory_that_cannot_be_written_counts_a_lock_as_held() {
         assert!(unwritable(&io::Error::from_raw_os_error(EROFS)));
-        assert!(unwritable(&io::Error::from(io::ErrorKind::PermissionDenied)));
+        assert!(unwritable(&io::Error::from(
+            io::ErrorKind::PermissionDenied
+        )));
         assert!(!unwritable(&io::Error::from(io::ErrorKind::NotFound)));
         assert!(!unwritable(&io::Error::from(io::ErrorKind::AlreadyExists)));
     }

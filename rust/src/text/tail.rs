@@ -49,7 +49,13 @@ pub(crate) struct Tail {
 
 impl Tail {
     pub(crate) fn new(analyzer: TextAnalyzer) -> Self {
-        Tail { analyzer, docs: Vec::new(), postings: HashMap::new(), tokens: 0, overflowed: false }
+        Tail {
+            analyzer,
+            docs: Vec::new(),
+            postings: HashMap::new(),
+            tokens: 0,
+            overflowed: false,
+        }
     }
 
     /// Whether the tail holds every document added since the last commit.
@@ -97,7 +103,11 @@ impl Tail {
             self.postings.entry(term).or_default().push((at, tf));
         }
         self.tokens += u64::from(tokens);
-        self.docs.push(Doc { row, tokens, fieldnorm_id: FieldNormReader::fieldnorm_to_id(tokens) });
+        self.docs.push(Doc {
+            row,
+            tokens,
+            fieldnorm_id: FieldNormReader::fieldnorm_to_id(tokens),
+        });
     }
 
     /// Drops the documents of `rows` (an erasure): their terms leave the tail with them.
@@ -137,7 +147,11 @@ impl Tail {
 
     /// Each held document matching a term, among `candidates` when given, with its
     /// BM25: the sum, in the order of `weights`, of each matched term's score.
-    pub(crate) fn scores(&self, weights: &[(String, Bm25Weight)], candidates: Option<&RoaringBitmap>) -> Vec<(u32, f32)> {
+    pub(crate) fn scores(
+        &self,
+        weights: &[(String, Bm25Weight)],
+        candidates: Option<&RoaringBitmap>,
+    ) -> Vec<(u32, f32)> {
         let mut score = vec![0f32; self.docs.len()];
         let mut matched = vec![false; self.docs.len()];
         for (term, weight) in weights {
@@ -190,7 +204,10 @@ mod tests {
         t.push(7, "the adoption agency called about the adoption");
         t.push(8, "lunch with the team");
         assert_eq!((t.len(), t.tokens), (2, 7));
-        assert_eq!((t.doc_freq("adopt"), t.doc_freq("lunch"), t.doc_freq("the")), (1, 1, 0));
+        assert_eq!(
+            (t.doc_freq("adopt"), t.doc_freq("lunch"), t.doc_freq("the")),
+            (1, 1, 0)
+        );
         assert_eq!(t.postings["adopt"], [(0, 2)]);
         t.remove(&[7].into_iter().collect());
         assert_eq!((t.len(), t.tokens), (1, 2));

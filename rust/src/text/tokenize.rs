@@ -7,7 +7,10 @@
 //! becomes one token). Punctuation and spaces separate runs. The same analyzer reads
 //! documents and queries, so a query bigram meets the document bigram it came from.
 
-use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
+    TokenStream, Tokenizer,
+};
 
 use crate::error::{CoreError, Result};
 
@@ -34,7 +37,10 @@ pub struct CueTokenizer {
 impl CueTokenizer {
     /// A tokenizer cutting CJK runs into `n`-grams (`n` >= 1).
     pub fn new(n: usize) -> Self {
-        CueTokenizer { n: n.max(1), tokens: Vec::new() }
+        CueTokenizer {
+            n: n.max(1),
+            tokens: Vec::new(),
+        }
     }
 }
 
@@ -65,13 +71,22 @@ impl Tokenizer for CueTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CueTokenStream<'a> {
         self.tokens.clear();
         split(text, self.n, &mut self.tokens);
-        CueTokenStream { tokens: &mut self.tokens, next: 0 }
+        CueTokenStream {
+            tokens: &mut self.tokens,
+            next: 0,
+        }
     }
 }
 
 fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize) {
     let position = out.len();
-    out.push(Token { offset_from: from, offset_to: to, position, text: text[from..to].to_owned(), position_length: 1 });
+    out.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position,
+        text: text[from..to].to_owned(),
+        position_length: 1,
+    });
 }
 
 /// Appends the tokens of `text` to `out`.
@@ -127,7 +142,11 @@ pub enum Analyzer {
 
 impl Analyzer {
     /// Every analyzer, by name.
-    pub const ALL: [Analyzer; 3] = [Analyzer::StemBigram, Analyzer::PlainBigram, Analyzer::StemUnigram];
+    pub const ALL: [Analyzer; 3] = [
+        Analyzer::StemBigram,
+        Analyzer::PlainBigram,
+        Analyzer::StemUnigram,
+    ];
 
     /// The analyzer's name, as recorded in recipes.
     pub fn name(self) -> &'static str {
@@ -140,20 +159,31 @@ impl Analyzer {
 
     /// The analyzer called `name`.
     pub fn from_name(name: &str) -> Result<Self> {
-        Analyzer::ALL.into_iter().find(|a| a.name() == name).ok_or_else(|| CoreError::InvalidArgument {
-            name: "analyzer",
-            reason: format!("unknown analyzer {name:?}; known: {:?}", Analyzer::ALL.map(Analyzer::name)),
-        })
+        Analyzer::ALL
+            .into_iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| CoreError::InvalidArgument {
+                name: "analyzer",
+                reason: format!(
+                    "unknown analyzer {name:?}; known: {:?}",
+                    Analyzer::ALL.map(Analyzer::name)
+                ),
+            })
     }
 
     /// The tantivy analyzer: tokenizer and filters.
     pub fn build(self) -> TextAnalyzer {
         let n = if self == Analyzer::StemUnigram { 1 } else { 2 };
-        let base = TextAnalyzer::builder(CueTokenizer::new(n)).filter(RemoveLongFilter::limit(40)).filter(LowerCaser);
+        let base = TextAnalyzer::builder(CueTokenizer::new(n))
+            .filter(RemoveLongFilter::limit(40))
+            .filter(LowerCaser);
         match self {
             Analyzer::PlainBigram => base.build(),
             Analyzer::StemBigram | Analyzer::StemUnigram => base
-                .filter(StopWordFilter::new(Language::English).expect("tantivy ships English stop words"))
+                .filter(
+                    StopWordFilter::new(Language::English)
+                        .expect("tantivy ships English stop words"),
+                )
                 .filter(Stemmer::new(Language::English))
                 .build(),
         }
@@ -180,14 +210,26 @@ mod tests {
 
     #[test]
     fn latin_words_are_lowered_stemmed_and_stopped() {
-        assert_eq!(words(Analyzer::StemBigram, "The Adoption agencies, adopted!"), ["adopt", "agenc", "adopt"]);
-        assert_eq!(words(Analyzer::PlainBigram, "The Adoption"), ["the", "adoption"]);
+        assert_eq!(
+            words(Analyzer::StemBigram, "The Adoption agencies, adopted!"),
+            ["adopt", "agenc", "adopt"]
+        );
+        assert_eq!(
+            words(Analyzer::PlainBigram, "The Adoption"),
+            ["the", "adoption"]
+        );
     }
 
     #[test]
     fn cjk_runs_become_bigrams_and_mix_with_words() {
-        assert_eq!(words(Analyzer::StemBigram, "東京タワーへ行くAPI"), ["東京", "京タ", "タワ", "ワー", "ーへ", "へ行", "行く", "api"]);
-        assert_eq!(words(Analyzer::StemUnigram, "猫が好き"), ["猫", "が", "好", "き"]);
+        assert_eq!(
+            words(Analyzer::StemBigram, "東京タワーへ行くAPI"),
+            ["東京", "京タ", "タワ", "ワー", "ーへ", "へ行", "行く", "api"]
+        );
+        assert_eq!(
+            words(Analyzer::StemUnigram, "猫が好き"),
+            ["猫", "が", "好", "き"]
+        );
         assert_eq!(words(Analyzer::StemBigram, "猫。犬"), ["猫", "犬"]);
     }
 
@@ -206,6 +248,9 @@ mod tests {
     #[test]
     fn unknown_analyzer_is_an_error() {
         assert!(Analyzer::from_name("nope").is_err());
-        assert_eq!(Analyzer::from_name("stem-bigram").unwrap(), Analyzer::StemBigram);
+        assert_eq!(
+            Analyzer::from_name("stem-bigram").unwrap(),
+            Analyzer::StemBigram
+        );
     }
 }
