@@ -56,10 +56,10 @@ def test_a_failed_append_leaves_no_note_file_behind(tmp_path: Path, monkeypatch:
 
     with Memory.open(tmp_path, fsync="never") as mem:
 
-        def full(self: Journal, records: Any, *, trusted: bool = False, defer: bool = False) -> Any:
+        def full(self: Journal, lines: Any, *, defer: bool = False) -> Any:
             raise StorageError(28, "no space left on device")
 
-        monkeypatch.setattr(Journal, "append", full)
+        monkeypatch.setattr(Journal, "append_lines", full)  # what every append comes down to
         with pytest.raises(StorageError):
             mem.write_note("deploy", "lost", now=NOW)
         monkeypatch.undo()

@@ -17,9 +17,10 @@ write just built are trusted.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import _core
 from ..errors import SchemaError
 from ..lifecycle.state import ACCEPTED, ERASE, REVIEW_VERDICTS
 from ..schema import Episode
@@ -27,7 +28,7 @@ from ..schema.enums import Tier
 from ..store import kinds
 from ..store import records as rec
 from ..store.journal import Position
-from .decoding import SHORT_KEPT
+from .decoding import DECODER, SHORT_KEPT
 from .indexes import Batch, DecodedRows, IndexRow, Indexes
 
 __all__ = ["Applier"]
@@ -141,6 +142,48 @@ class Applier:
         self._next_row += rows.hi - rows.lo
         if not self._deferred:
             self.flush()
+
+    def add_written(
+        self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position],
+    ) -> list[tuple[_core.Decoded, int, int, int]]:
+        """Applies (or queues) records a live write just appended, with their lines and where
+        each starts: each run of ``remember`` records that lie end to end in one segment goes
+        through the core's decoder, as a replay's runs do (:data:`~.decoding.DECODER`), so
+        the two share one reading of an episode; a run the decoder does not prove whole
+        (metadata, an unusual character) and every other record go record by record.
+
+        Returns ``(decoded, lo, hi, first row)`` of each decoded run, for the text index.
+        """
+        decoded_runs: list[tuple[_core.Decoded, int, int, int]] = []
+        run: list[int] = []
+
+        def close() -> None:
+            if not run:
+                return
+            first = positions[run[0]]
+            decoded = DECODER.decode(b"".join([lines[i] for i in run]) if len(run) > 1 else lines[run[0]])
+            n = len(run)
+            if decoded.plan() == [(True, 0, n)]:
+                start = self._next_row
+                self.add_decoded(DecodedRows(decoded, 0, n, decoded.ids(0, n), first.segment, first.offset))
+                decoded_runs.append((decoded, 0, n, start))
+            else:
+                for i in run:
+                    self.add(records[i], positions[i].segment, positions[i].offset)
+            run.clear()
+
+        for i, record in enumerate(records):
+            if rec.op_of(record) is _REMEMBER:
+                if run:
+                    last = positions[run[-1]]
+                    if positions[i] != Position(last.segment, last.offset + len(lines[run[-1]])):
+                        close()
+                run.append(i)
+            else:
+                close()
+                self.add(record, positions[i].segment, positions[i].offset)
+        close()
+        return decoded_runs
 
     def place(self, segment: int) -> None:
         """Sets the segment of every waiting row and record (staged records learn it at commit)."""

@@ -41,7 +41,7 @@ from ..store import kinds
 from ..store import records as rec
 from ..store.erasure import Intent, Mark
 from ..store.fsync import FsyncPolicy
-from ..store.journal import Journal, Position
+from ..store.journal import Journal, Position, encode
 from ..store.lock import WriterLock
 from ..store.note_versions import NoteReader, synced_versions
 from ..store.notes import NoteScan, NoteStore, Recovery, Seen
@@ -383,8 +383,9 @@ class Home:
         journal = self.journal
         defer = self.mirror is None and self.guard.holds()
         owed = journal.owed
+        lines = encode(records, trusted=True)  # kept: the indexes read the new rows from these bytes
         try:
-            positions = self.journal.append(records, trusted=True, defer=defer)
+            positions = journal.append_lines(lines, defer=defer)
         except (SchemaError, CueTypeError, ReadOnlyError):
             self._notes.discard(staged)  # refused before a byte was written
             raise
@@ -404,13 +405,15 @@ class Home:
                 self._notes.place(staged)  # what fails here stays pending: the next open places it
         finally:
             applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
-            for record, position in zip(records, positions):
-                applier.add(record, position.segment, position.offset)
+            decoded = applier.add_written(records, lines, positions)
             applier.flush()
             self.indexes.head = self.journal.head()
-            if self.text is not None and applier.texts:
-                rows, texts = zip(*applier.texts)
-                self.text.add(rows, texts)
+            if self.text is not None:
+                for run, lo, hi, first in decoded:
+                    self.text.add_decoded(run, lo, hi, first)
+                if applier.texts:
+                    rows, texts = zip(*applier.texts)
+                    self.text.add(rows, texts)
         if self.proposal_files is not None:
             self.proposal_files.committed(self.indexes.lifecycle, written, before=self._settle)
         if notify:

@@ -199,6 +199,13 @@ class TextCache:
             self.core.add(np.asarray(rows, dtype=np.uint32), list(texts))
             self.rows = max(self.rows, int(rows[-1]) + 1)
 
+    def add_decoded(self, decoded: _core.Decoded, lo: int, hi: int, first: int) -> None:
+        """Adds the narratives of rows ``lo..hi`` the core decoded, as rows ``first ..``
+        (searchable after the next commit)."""
+        if hi > lo:
+            decoded.feed_text(lo, hi, first, self.core)
+            self.rows = max(self.rows, first + hi - lo)
+
     def _payload(self, indexes: Indexes, journal: Journal, docs: int) -> str:
         last = record_sha(journal.read_at(indexes.position(self.rows - 1))) if self.rows else None
         body: dict[str, object] = {"recipe": text_recipe(self.analyzer), "rows": self.rows, "last_record_sha256": last}

@@ -68,7 +68,7 @@ from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .upstream import Upstream
 
-__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "segment_name"]
+__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "segment_name"]
 
 #: How much of a segment :meth:`Journal.runs` reads at a time.
 RUN_BYTES = 8 << 20
@@ -289,9 +289,18 @@ class Journal:
         """
         if not self._writer:
             raise ReadOnlyError(f"journal {self._directory} is not open for writing")
-        if isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Sequence):
-            raise CueTypeError(f"records must be a sequence of mappings, got {type(records).__name__}")
-        lines = [_encode(record, i, trusted) for i, record in enumerate(records)]
+        return self.append_lines(encode(records, trusted=trusted), defer=defer)
+
+    def append_lines(self, lines: Sequence[bytes], *, defer: bool = False) -> list[Position]:
+        """Appends lines :func:`encode` made, as :meth:`append` appends records (the caller
+        keeps the bytes: a live write hands them to the core's decoder).
+
+        Raises:
+            ReadOnlyError: the journal was opened read-only or has been closed.
+            StorageError: as :meth:`append`.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
         if not lines:
             return []
         if self._group is not None:
@@ -1043,6 +1052,20 @@ class Stage:
 
     def __exit__(self, *exc: object) -> None:
         self.abort()
+
+
+def encode(records: Sequence[Mapping[str, Any]], *, trusted: bool = False) -> list[bytes]:
+    """``records`` as journal lines, each serialized before anything is written (see
+    :meth:`Journal.append` for ``trusted``).
+
+    Raises:
+        CueTypeError: ``records`` is a single mapping or string, not a sequence.
+        SchemaError: a record is not a mapping, has a non-string key, or holds a value
+            JSON cannot represent; ``field`` names the record's index.
+    """
+    if isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Sequence):
+        raise CueTypeError(f"records must be a sequence of mappings, got {type(records).__name__}")
+    return [_encode(record, i, trusted) for i, record in enumerate(records)]
 
 
 def _encode(record: object, index: int, trusted: bool = False) -> bytes:

@@ -90,17 +90,35 @@ impl Dimension {
     }
 }
 
-/// Adds strictly increasing `rows` to `bitmap`, appending when they all come after it.
+/// Rows past the bitmap's end that [`add_sorted`] inserts one by one rather than by a
+/// union: a union walks the whole container it meets, an insertion one binary search.
+const INSERT_ONE_BY_ONE: usize = 64;
+
+/// Adds strictly increasing `rows` to `bitmap`: those past its last row are appended;
+/// the others are inserted one by one when they are few (the common case of a row that
+/// is already there: the live set is given each new row once per dimension) and
+/// merged by one union otherwise.
 pub(crate) fn add_sorted(bitmap: &mut RoaringBitmap, rows: &[u32]) {
-    let Some(&first) = rows.first() else { return };
-    let ordered = || rows.iter().copied();
-    if bitmap.max().is_none_or(|max| max < first) {
-        bitmap
-            .append(ordered())
-            .expect("rows are strictly increasing");
+    if rows.is_empty() {
+        return;
+    }
+    let cut = match bitmap.max() {
+        Some(max) => rows.partition_point(|&r| r <= max),
+        None => 0,
+    };
+    let (inside, after) = rows.split_at(cut);
+    if inside.len() <= INSERT_ONE_BY_ONE {
+        for &r in inside {
+            bitmap.insert(r);
+        }
     } else {
-        *bitmap |=
-            RoaringBitmap::from_sorted_iter(ordered()).expect("rows are strictly increasing");
+        *bitmap |= RoaringBitmap::from_sorted_iter(inside.iter().copied())
+            .expect("rows are strictly increasing");
+    }
+    if !after.is_empty() {
+        bitmap
+            .append(after.iter().copied())
+            .expect("rows are strictly increasing");
     }
 }
 
@@ -124,6 +142,15 @@ mod tests {
         add_sorted(&mut bm, &[30]);
         add_sorted(&mut bm, &[5, 25]);
         assert_eq!(bm.iter().collect::<Vec<_>>(), vec![5, 10, 20, 25, 30]);
+        add_sorted(&mut bm, &[30, 31]); // one already there, one past the end
+        assert_eq!(bm.iter().collect::<Vec<_>>(), vec![5, 10, 20, 25, 30, 31]);
+        let many: Vec<u32> = (0..200).map(|i| i * 3).collect(); // a union, straddling the end
+        add_sorted(&mut bm, &many);
+        let mut want: Vec<u32> = many.clone();
+        want.extend([5, 10, 20, 25, 31]);
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(bm.iter().collect::<Vec<_>>(), want);
     }
 
     #[test]

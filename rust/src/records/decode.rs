@@ -7,6 +7,9 @@ use super::schema::{Derive, Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
 use super::value::{object, Carrier, Object, Val};
 use crate::error::{CoreError, Result};
 
+/// Lines from which a run is decoded in parallel, in chunks of half as many.
+const PARALLEL_LINES: usize = 512;
+
 /// What a line of the run became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line {
@@ -104,19 +107,26 @@ impl Decoder {
             spans.push((start, end));
             start = end;
         }
-        let parsed: Vec<Option<Row>> = crate::pool::install(|| {
-            spans
-                .par_iter()
-                .with_min_len(256)
-                .map(|&(s, e)| {
-                    if run[e - 1] == b'\n' {
-                        self.row(&run[s..e], s, e, narratives_only)
-                    } else {
-                        None
-                    }
-                })
-                .collect()
-        });
+        let row_of = |&(s, e): &(usize, usize)| {
+            if run[e - 1] == b'\n' {
+                self.row(&run[s..e], s, e, narratives_only)
+            } else {
+                None
+            }
+        };
+        // A short run (a live write's line, a small catch-up) is decoded on the calling
+        // thread: handing it to the pool costs more than decoding it.
+        let parsed: Vec<Option<Row>> = if spans.len() < PARALLEL_LINES {
+            spans.iter().map(row_of).collect()
+        } else {
+            crate::pool::install(|| {
+                spans
+                    .par_iter()
+                    .with_min_len(PARALLEL_LINES / 2)
+                    .map(row_of)
+                    .collect()
+            })
+        };
         let mut out = Decoded {
             lines: Vec::with_capacity(spans.len()),
             rows: Vec::with_capacity(spans.len()),
