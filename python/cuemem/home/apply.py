@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 from .. import _core
@@ -32,6 +33,9 @@ from .decoding import DECODER, SHORT_KEPT
 from .indexes import Batch, DecodedRows, IndexRow, Indexes
 
 __all__ = ["Applier"]
+
+#: A run of rows the core decoded: ``(decoded, lo, hi, first row)``.
+Fed = tuple[_core.Decoded, int, int, int]
 
 #: Rows gathered before they join the indexes while replaying.
 REPLAY_BATCH = 10_000
@@ -145,45 +149,61 @@ class Applier:
 
     def add_written(
         self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position],
-    ) -> list[tuple[_core.Decoded, int, int, int]]:
+    ) -> list[Fed]:
         """Applies (or queues) records a live write just appended, with their lines and where
         each starts: each run of ``remember`` records that lie end to end in one segment goes
-        through the core's decoder, as a replay's runs do (:data:`~.decoding.DECODER`), so
-        the two share one reading of an episode; a run the decoder does not prove whole
-        (metadata, an unusual character) and every other record go record by record.
+        through :meth:`add_run`; every other record through :meth:`add`.
 
-        Returns ``(decoded, lo, hi, first row)`` of each decoded run, for the text index.
+        Returns what :meth:`add_run` returns, for the text index.
         """
-        decoded_runs: list[tuple[_core.Decoded, int, int, int]] = []
+        fed: list[Fed] = []
         run: list[int] = []
-
-        def close() -> None:
-            if not run:
-                return
-            first = positions[run[0]]
-            decoded = DECODER.decode(b"".join([lines[i] for i in run]) if len(run) > 1 else lines[run[0]])
-            n = len(run)
-            if decoded.plan() == [(True, 0, n)]:
-                start = self._next_row
-                self.add_decoded(DecodedRows(decoded, 0, n, decoded.ids(0, n), first.segment, first.offset))
-                decoded_runs.append((decoded, 0, n, start))
-            else:
-                for i in run:
-                    self.add(records[i], positions[i].segment, positions[i].offset)
-            run.clear()
-
         for i, record in enumerate(records):
             if rec.op_of(record) is _REMEMBER:
                 if run:
                     last = positions[run[-1]]
                     if positions[i] != Position(last.segment, last.offset + len(lines[run[-1]])):
-                        close()
+                        fed += self._add_run_of(records, lines, positions, run)
+                        run = []
                 run.append(i)
             else:
-                close()
+                if run:
+                    fed += self._add_run_of(records, lines, positions, run)
+                    run = []
                 self.add(record, positions[i].segment, positions[i].offset)
-        close()
-        return decoded_runs
+        if run:
+            fed += self._add_run_of(records, lines, positions, run)
+        return fed
+
+    def _add_run_of(
+        self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position], run: list[int],
+    ) -> list[Fed]:
+        first = positions[run[0]]
+        return self.add_run([records[i] for i in run], [lines[i] for i in run], first.segment, first.offset)
+
+    def add_run(self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], segment: int, offset: int) -> list[Fed]:
+        """Applies (or queues) ``remember`` records this process built, whose journal lines
+        ``lines`` lie end to end from ``(segment, offset)``: the core's decoder reads them as
+        it reads a replay's runs (:data:`~.decoding.DECODER`), so a live write, an import
+        and a replay share one reading of an episode; a line it does not prove (metadata,
+        an unusual character) goes through :meth:`add` with its record.
+
+        Returns ``(decoded, lo, hi, first row)`` of each run of rows the core decoded, whose
+        narratives the caller hands to the text index.
+        """
+        decoded = DECODER.decode(lines[0] if len(lines) == 1 else b"".join(lines))
+        fed: list[Fed] = []
+        index_of: dict[int, int] | None = None
+        for is_rows, a, b in decoded.plan():
+            if is_rows:
+                start = self._next_row
+                self.add_decoded(DecodedRows(decoded, a, b, decoded.ids(a, b), segment, offset))
+                fed.append((decoded, a, b, start))
+            else:
+                if index_of is None:
+                    index_of = dict(zip(accumulate((len(line) for line in lines), initial=0), range(len(lines))))
+                self.add(records[index_of[a]], segment, offset + a)
+        return fed
 
     def place(self, segment: int) -> None:
         """Sets the segment of every waiting row and record (staged records learn it at commit)."""

@@ -24,6 +24,7 @@ from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
 from ..schema.spec import IMPORT_KEYS
+from ..store.journal import line_of
 from ..store.regular import open_regular
 from .apply import Applier
 from .home import Home
@@ -38,8 +39,9 @@ REMEMBER_KEYS = IMPORT_KEYS
 
 _REMEMBER = rec.Op.REMEMBER.value
 
-#: Narratives handed to the text index at a time while staging.
-_TEXT_BATCH = 10_000
+#: Remember records handed to the core's decoder at a time while staging (their rows and
+#: narratives join the indexes and the text index in one pass, in parallel).
+_RUN = 10_000
 
 #: The longest line an imported JSONL file may hold (an episode is a few hundred bytes).
 MAX_LINE = 64 << 20
@@ -168,10 +170,21 @@ def _stage(
     admission = Admission(home, profile, at, allow_forgotten=allow_forgotten)
     applier = Applier(home.indexes, trusted=True, deferred=True)
     text = home.text
-    row = len(home)
     staged = 0
-    rows: list[int] = []
-    texts: list[str] = []
+    # The remember records of a run waiting for the core's decoder, their lines end to end
+    # from ``base`` in the stage; a record of another kind ends the run (order is kept).
+    run: list[Mapping[str, Any]] = []
+    lines: list[bytes] = []
+    base = 0
+
+    def decode_run() -> None:
+        if run:
+            for decoded, lo, hi, first in applier.add_run(run, lines, 0, base):  # its segment is known at commit
+                if text is not None:
+                    text.add_decoded(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
+            run.clear()
+            lines.clear()
+
     with home.journal.stage() as stage:
         for number, obj, unreadable in items:
             if unreadable is not None:
@@ -200,21 +213,23 @@ def _stage(
             taken.add(episode.id)
             by_action.get(admitted.action, written).append(admitted.id)
             for record in admitted.records:
-                applier.add(record, 1, stage.add(record))  # its segment is known at commit
+                line = line_of(record)
+                offset = stage.add_line(line)
                 staged += 1
                 if record["op"] == _REMEMBER:
-                    if text is not None:
-                        rows.append(row)
-                        texts.append(record["episode"]["narrative"])
-                        if len(rows) >= _TEXT_BATCH:
-                            text.add(rows, texts)  # indexed meanwhile; committed with the home's next save
-                            rows, texts = [], []
-                    row += 1
+                    if not run:
+                        base = offset
+                    run.append(record)
+                    lines.append(line)
+                    if len(run) >= _RUN:
+                        decode_run()
+                else:
+                    decode_run()
+                    applier.add(record, 0, offset)
+        decode_run()
         if errors and not skip_bad:
             shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
             raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
-        if text is not None:
-            text.add(rows, texts)
         if staged:
             applier.place(stage.commit())
     return applier, (written, queued, repeated, errors)

@@ -68,7 +68,7 @@ from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .upstream import Upstream
 
-__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "segment_name"]
+__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
 
 #: How much of a segment :meth:`Journal.runs` reads at a time.
 RUN_BYTES = 8 << 20
@@ -1003,8 +1003,11 @@ class Stage:
         self._done = False
 
     def add(self, record: Mapping[str, Any]) -> int:
-        """Stages one record; returns its offset in the segment it will become."""
-        line = _encode(record, 0, trusted=True)
+        """Stages one of cuemem's own records; returns its offset in the segment it will become."""
+        return self.add_line(line_of(record))
+
+    def add_line(self, line: bytes) -> int:
+        """Stages one line :func:`line_of` made; returns its offset in the segment it will become."""
         offset = self._size
         self._buffer += line
         self._size += len(line)
@@ -1068,6 +1071,11 @@ def encode(records: Sequence[Mapping[str, Any]], *, trusted: bool = False) -> li
     return [_encode(record, i, trusted) for i, record in enumerate(records)]
 
 
+def line_of(record: Mapping[str, Any]) -> bytes:
+    """One of cuemem's own records (string keys, finite numbers) as its journal line."""
+    return orjson.dumps(record if type(record) is dict else dict(record), option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+
+
 def _encode(record: object, index: int, trusted: bool = False) -> bytes:
     """One record as its journal line, or a ``SchemaError`` naming the record."""
     if type(record) is not dict and not isinstance(record, Mapping):
@@ -1075,8 +1083,7 @@ def _encode(record: object, index: int, trusted: bool = False) -> bytes:
         raise SchemaError(f"{where} must be a mapping, got {type(record).__name__}", field=where)
     plain = record if type(record) is dict else dict(record)
     if trusted:
-        # cuemem's own records: string keys and finite numbers by construction.
-        return orjson.dumps(plain, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+        return line_of(plain)  # cuemem's own records: string keys and finite numbers by construction
     try:
         text = json.dumps(plain, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
         line = text.encode("utf-8") + _NEWLINE
