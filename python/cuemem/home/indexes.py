@@ -173,6 +173,9 @@ class Indexes:
         #: Row -> the latest row whose ``sources`` cite it (:data:`NOT_CITED` if none):
         #: what builds on a memory (a consolidated record, a rung of the ladder).
         self.citers = array("q")
+        #: Whether a row was ever cited in these indexes (False: no recall page needs the
+        #: abstractions' lead, and no row's citer need be looked at).
+        self.cited = False
         #: Job name -> its last run record (``op: job``) as journaled.
         self.jobs: dict[str, dict[str, Any]] = {}
         #: Thread and live neighbours of each row, built from the cue index on first use.
@@ -234,6 +237,7 @@ class Indexes:
                     cited = row_of.get(source)
                     if cited is not None and cited != citer:
                         self.citers[cited] = citer
+                        self.cited = True
 
     def extend_decoded(self, rows: DecodedRows) -> None:
         """Appends rows the core decoded (:mod:`.decoding`): the cues and salience go from
@@ -263,6 +267,7 @@ class Indexes:
                     cited = row_of.get(source)
                     if cited is not None and cited != citer:
                         self.citers[cited] = citer
+                        self.cited = True
 
     def retire(self, ids: Sequence[str]) -> None:
         """Takes the rows of ``ids`` out of the cue postings and the salience table.
@@ -381,6 +386,7 @@ class Indexes:
             if citers.shape != (n,) or citers.dtype != np.int64:
                 return None, "cached files disagree on the number of rows"
             indexes.citers = array("q", citers.tobytes())
+            indexes.cited = bool((citers >= 0).any())
             jobs = _json(read["jobs.json"])
             if not isinstance(jobs, dict):
                 return None, "jobs.json is not a mapping"

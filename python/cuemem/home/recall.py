@@ -65,24 +65,26 @@ class Recaller:
         t = at.timestamp()
         ids, superseded = indexes.ids, home.lifecycle.superseded_by
         made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
-        rows: list[int] = []
         first = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, k, exclude)
+        rows: list[int] = first.rows.tolist()
+        hits: Sequence[Hit] = Hits(rows, ids.__getitem__, self._maker(first, rows, at, made))
+        if not (exclude_stale or (superseded and _crowded(hits, superseded)) or (indexes.cited and cites_any(rows, home.citer_rows))):
+            # The common page: nothing to reorder, returned as the core ranked it.
+            return RecallResult(hits=hits, total=first.total, examined=first.examined, full_scan=first.full_scan, cues=cues)
 
         def page(wanted: int) -> tuple[Hits[Hit], _core.Recall]:
+            nonlocal rows
             r = first if wanted == k else _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
-            rows[:] = at_rows = r.rows.tolist()
-            return Hits(at_rows, ids.__getitem__, self._maker(r, at_rows, at, made)), r
+            rows = r.rows.tolist()
+            return Hits(rows, ids.__getitem__, self._maker(r, rows, at, made)), r
 
-        hits: Sequence[Hit]
-        hits, r = page(k)
-        if exclude_stale or _crowded(hits, superseded) or cites_any(rows, home.citer_rows):
-            hits, r = _page(page, k, exclude_stale, superseded, hits, r)
-            if isinstance(hits, Hits):
-                page_rows = rows[: len(hits)]
-            else:
-                row_of = {id(h): row for row, h in made.items()}
-                page_rows = [row_of[id(h)] for h in hits]
-            hits = self._lead(hits, page_rows, k, at, cues, exclude)
+        hits, r = _page(page, k, exclude_stale, superseded, hits, first)
+        if isinstance(hits, Hits):
+            page_rows = rows[: len(hits)]
+        else:
+            row_of = {id(h): row for row, h in made.items()}
+            page_rows = [row_of[id(h)] for h in hits]
+        hits = self._lead(hits, page_rows, k, at, cues, exclude)
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
     def _maker(self, r: _core.Recall, rows: list[int], at: datetime, made: dict[int, Hit]) -> Callable[[int], Hit]:
