@@ -54,6 +54,7 @@ DIMENSIONS: tuple[str, ...] = tuple(c.dimension for c in CUES)
 #: The dimensions whose values match without regard to case (and runs of spaces): the
 #: index holds them folded (:func:`fold`), the records keep them as written.
 FOLDED = frozenset(c.dimension for c in CUES if c.folded)
+_KNOWN = frozenset(DIMENSIONS)
 
 
 def cue_values_json(record: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -127,7 +128,7 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
         raise CueTypeError(f"cues must be a mapping of dimension -> value(s), got {type(cues).__name__}")
     out: dict[str, list[str]] = {}
     for dimension, value in cues.items():
-        if dimension not in DIMENSIONS:
+        if dimension not in _KNOWN:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
         if dimension == "meta" and isinstance(value, Mapping):
             value = meta_cues(metadata(value))
