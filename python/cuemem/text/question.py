@@ -56,7 +56,8 @@ FUNCTION_WORDS = frozenset("""
 what when where who whom whose which why how did do does doing done was were is are am be been being has have had
 would could should can will might may shall must she he her his him hers they them their theirs you your yours i me
 my mine we us our ours it its about from kind sort some any there that this these those the a an of to in on at for
-with by as and or not no ever also get got go going like likely
+with by as and or not no ever also get got go going like likely both each all other others much many more most very
+really just something anything thing things one ones else
 """.split())
 
 #: Verbs of saying: they leave the BM25 query when another content word is left.
@@ -68,7 +69,9 @@ say says said saying tell tells told telling mention mentions mentioned mentioni
 PRONOUNS = frozenset("he she him her his hers they them their theirs it its".split())
 
 #: English irregular forms the stemmer does not join, one family a line: a query word
-#: of a family brings the family's other forms into the query.
+#: of a family brings the family's other forms into the query. Light verbs ("take",
+#: "make", like "have", "get", "go" and "do" among the function words) are left out:
+#: they mean little on their own.
 IRREGULAR: tuple[tuple[str, ...], ...] = tuple(tuple(line.split()) for line in """
 say said
 tell told
@@ -89,7 +92,6 @@ rise rose risen
 eat ate eaten
 fall fell fallen
 give gave given
-take took taken
 see saw seen
 know knew known
 grow grew grown
@@ -120,7 +122,6 @@ build built
 lend lent
 pay paid
 lay laid
-make made
 find found
 hold held
 sell sold
