@@ -204,7 +204,7 @@ class Vocabulary:
         self._cjk_order: list[str] | None = None  # CJK keys, longest first, made when first needed
         self._years: set[str] = set()
         self._given: dict[str, list[tuple[str, str]]] = {}  # an actor's first word -> (dimension, value)
-        self._part: dict[str, list[tuple[str, str]]] = {}  # an actor's later words, as written -> (dimension, value)
+        self._part: dict[str, list[tuple[str, str]]] = {}  # an actor's later words -> (dimension, value); named if capitalised
         for dimension, names in values.items():
             for value in names:
                 self.add(dimension, value)
@@ -232,10 +232,10 @@ class Vocabulary:
             return
         for i, part in enumerate(parts):
             folded = part.casefold()
-            if len(folded) < 3 or folded in FUNCTION_WORDS or not part[:1].isupper():
+            if len(folded) < 3 or folded in FUNCTION_WORDS:
                 continue
-            table, key = (self._given, folded) if i == 0 else (self._part, part)
-            known = table.setdefault(key, [])
+            table = self._given if i == 0 else self._part
+            known = table.setdefault(folded, [])
             if (dimension, value) not in known:
                 known.append((dimension, value))
 
@@ -287,8 +287,7 @@ class Vocabulary:
                         break
                 else:
                     start, end, word = words[i]
-                    raw = _POSSESSIVE.sub("", question[start:end])
-                    hits = self._given.get(word, []) + self._part.get(raw, [])
+                    hits = self._given.get(word, []) + (self._part.get(word, []) if question[start].isupper() else [])
                     if hits:  # a part of a name stays in the BM25 query: the word may be an ordinary one
                         take(hits, (start, end), blank=False)
                     i += 1
