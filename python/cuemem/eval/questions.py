@@ -77,7 +77,9 @@ class Suite:
             return list(self.memories)
         from ..demo import generate_year
 
-        return [{k: v for k, v in e.items() if k != "user_id"} for e in generate_year(**self.demo)]
+        d = self.demo
+        episodes = generate_year(episodes=int(d["episodes"]), users=int(d.get("users", 1)), seed=int(d.get("seed", 7)))
+        return [{k: v for k, v in e.items() if k != "user_id"} for e in episodes]
 
     def all_cases(self) -> list[Case]:
         """Every question, the exchanges' included."""
