@@ -608,21 +608,25 @@ class Memory:
     def recall(
         self, /, cues: Cues | None = None, text: None = None, k: int = 10, now: TimeArg = None, *,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+        follows: RecallResult | None = None,
     ) -> RecallResult: ...
     @overload
     def recall(
         self, /, cues: Cues | None, text: str, k: int = 10, now: TimeArg = None, *,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+        follows: RecallResult | None = None,
     ) -> RecallResult[TextHit]: ...
     @overload
     def recall(
         self, /, cues: Cues | None = None, *, text: str, k: int = 10, now: TimeArg = None,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+        follows: RecallResult | None = None,
     ) -> RecallResult[TextHit]: ...
     @overload
     def recall(
         self, /, cues: Cues | None = None, text: str | None = None, k: int = 10, now: TimeArg = None, *,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
+        follows: RecallResult | None = None,
     ) -> RecallResult: ...
 
     @_serialized
@@ -637,6 +641,7 @@ class Memory:
         exclude_stale: bool = False,
         weights: TextWeights | None = None,
         include_quarantined: bool = False,
+        follows: RecallResult | None = None,
     ) -> RecallResult:
         """Memories matching every cue, ranked by salience decayed to ``now`` — or, with
         ``text``, ranked by BM25 blended with salience (see :class:`TextWeights`).
@@ -659,6 +664,11 @@ class Memory:
             include_quarantined: Let quarantined memories through too (unreviewed,
                 derived from external content); each hit says so
                 (:attr:`Hit.quarantined <cuemem.home.results.Hit.quarantined>`, ``tainted``).
+            follows: The text recall this question follows up on (an exchange of
+                questions; :meth:`Session.recall <cuemem.session.Session.recall>` passes
+                its previous one): a question that names no one but holds a pronoun
+                ("what did she say next?") is read as naming whom that recall's question
+                named, or else the people of its first hit (``result.named`` says whom).
 
         Raises:
             ScopeError: a user cue outside this handle's scope, or none on a home of
@@ -667,7 +677,8 @@ class Memory:
             TimeCueError: a time value that is neither a bucket nor a known phrase.
             InvalidArgumentError: ``k < 1``, a blank ``text``, or a read-only home
                 whose text index was never built.
-            CueTypeError: ``text`` not a string, ``weights`` not a TextWeights.
+            CueTypeError: ``text`` not a string, ``weights`` not a TextWeights,
+                ``follows`` not a RecallResult.
         """
         _arrays.boolean(exclude_stale, "exclude_stale")
         held = _arrays.boolean(include_quarantined, "include_quarantined")
@@ -683,7 +694,9 @@ class Memory:
             raise InvalidArgumentError("text must hold at least one word")
         if weights is not None and not isinstance(weights, TextWeights):
             raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
-        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale, held)
+        if follows is not None and not isinstance(follows, RecallResult):
+            raise CueTypeError(f"follows must be a RecallResult, got {type(follows).__name__}")
+        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale, held, follows)
 
     @_serialized
     def get(self, id: str) -> Episode:

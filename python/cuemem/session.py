@@ -62,10 +62,11 @@ class Session:
     leaving it closes nothing.
     """
 
-    __slots__ = ("_mem", "id", "origin")
+    __slots__ = ("_mem", "_last", "id", "origin")
 
     def __init__(self, mem: Memory, id: str, origin: Origin) -> None:
         self._mem = mem
+        self._last: RecallResult | None = None  # its last text recall: what a follow-up question refers to
         #: The session's name, recorded on every write it makes.
         self.id = id
         #: The origin of its writes when a call names none.
@@ -129,9 +130,16 @@ class Session:
         self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | None = None, **kwargs: Any,
     ) -> RecallResult:
         """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session
-        (at ``now``, the recall's own: no clock is read for it)."""
+        (at ``now``, the recall's own: no clock is read for it). The session's text recalls
+        are one exchange of questions: each follows the previous one (``follows``, unless
+        the call passes its own), so "what did she say next?" refers to whom the question
+        before named."""
+        if text is not None:
+            kwargs.setdefault("follows", self._last)
         result = self._mem.recall(cues, text, k, now, **kwargs)
         self._read([h.id for h in result.hits if h.quarantined], now)
+        if text is not None:
+            self._last = result
         return result
 
     def context(self, query: str, **kwargs: Any) -> Context:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from cuemem.text.question import Vocabulary, content_words, read_question, when_query
+from cuemem.text.question import Vocabulary, content_words, inflected, read_question, when_query
 
 TODAY = date(2023, 6, 1)
 PEOPLE = Vocabulary({"actor": ["Caroline", "Melanie", "acme-corp", "田中"], "tag": ["pottery", "a"], "type": ["note"]}, years=["2022", "2023"])
@@ -103,3 +103,38 @@ def test_many_japanese_values_are_all_found() -> None:
     v.add("actor", "佐藤花子")
     assert len(v) == 20_001
     assert read_question("佐藤花子は何を買った", now=TODAY, vocabulary=v).named == {"actor": ["佐藤花子"]}
+
+
+def test_a_word_of_a_person_s_name_names_the_person_and_stays_in_the_query() -> None:
+    """A given name in any case, a family name only with its capital; the word stays for BM25 (it may be an ordinary word)."""
+    v = Vocabulary({"actor": ["priya shah", "kestrel air"]})
+    q = read_question("When is priya back?", now=TODAY, vocabulary=v)
+    assert q.named == {"actor": ["priya shah"]} and "priya" in q.query
+    assert read_question("Did Shah call?", now=TODAY, vocabulary=v).named == {"actor": ["priya shah"]}
+    assert read_question("the air is dry", now=TODAY, vocabulary=v).named == {}
+    assert read_question("Is Air late?", now=TODAY, vocabulary=v).named == {"actor": ["kestrel air"]}
+    assert read_question("Priya Shah's plan", now=TODAY, vocabulary=v).query == "plan"  # the whole name still leaves
+
+
+def test_verbs_of_saying_give_way_to_the_topic() -> None:
+    """"say"/"said"/"told" leave the query when a topic word is left, and stay when they are all there is."""
+    assert content_words("what did Priya say about the discount?") == "Priya discount"
+    assert content_words("What was said?") == "said"
+    assert read_question("what did she tell you about the budget", now=TODAY, vocabulary=None).query == "budget"
+
+
+def test_irregular_forms_join_their_family_but_light_verbs_do_not() -> None:
+    """"broke" brings "break" and "broken"; "children" brings "child"; "taken" and "made" bring nothing."""
+    assert inflected("what did the cat break") == "what did the cat break broke broken"
+    assert inflected("children") == "children child"
+    assert inflected("taken made") == "taken made"
+    assert read_question("who won the match", now=TODAY, vocabulary=None).query == "won match win"
+    assert read_question("who won the match", now=TODAY, vocabulary=None, function_words=False).query == "who won the match"
+
+
+def test_a_pronoun_without_a_name_refers_back() -> None:
+    """"she"/"it" with no name refers to the question before; a named person, or no pronoun, does not."""
+    assert read_question("what did she say next?", now=TODAY, vocabulary=PEOPLE).refers
+    assert read_question("what did it break?", now=TODAY, vocabulary=None).refers
+    assert not read_question("what did Caroline say about her dog?", now=TODAY, vocabulary=PEOPLE).refers
+    assert not read_question("what was painted?", now=TODAY, vocabulary=PEOPLE).refers

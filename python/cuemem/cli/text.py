@@ -1,4 +1,4 @@
-"""Commands that evaluate the product on public data: ``cuemem eval locomo``, ``cuemem eval injection``."""
+"""Commands that evaluate the product: ``cuemem eval locomo``, ``cuemem eval questions``, ``cuemem eval injection``."""
 
 from __future__ import annotations
 
@@ -54,6 +54,35 @@ def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> No
             if g in per:
                 table.add_row(g, str(report.counts.get(g, 0)), *(f"{per[g][f'R@{k}']:.1f}" for k in KS))
         console.print(table)
+
+
+@eval_.command()
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path), required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option("--misses", is_flag=True, help="Also list the questions missed at R@3 and what came back.")
+def questions(path: Path | None, as_json: bool, misses: bool) -> None:
+    """R@1/R@3 per question kind on the everyday-question suite (default: the one shipped; PATH: a folder of suite homes)."""
+    from ..eval.questions import KINDS, KS, evaluate_suites, load_suites
+
+    report = evaluate_suites(load_suites(path), progress=lambda s: click.echo(f"home {s}", err=True))
+    if as_json:
+        click.echo(json.dumps(report.as_json(), indent=2))
+        return
+    table = Table(title="Everyday questions: R@k per kind (all homes)", title_justify="left")
+    table.add_column("questions")
+    table.add_column("n", justify="right")
+    for k in KS:
+        table.add_column(f"R@{k}", justify="right")
+    every = report.table.get("all", {})
+    for g in ("overall", *KINDS):
+        if g in every:
+            table.add_row(g, f"{every[g]['n']:.0f}", *(f"{every[g][f'R@{k}']:.1f}" for k in KS))
+    console = Console()
+    console.print(table)
+    console.print(f"non-empty when a known name is asked: {report.named_answered}/{report.named} ({report.non_empty:.1f}%)")
+    if misses:
+        for home, kind, text, got in report.misses:
+            console.print(f"  {home} [{kind}] {text!r} -> {got}", markup=False)
 
 
 @eval_.command()

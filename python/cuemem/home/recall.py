@@ -3,7 +3,11 @@
 A recall is one call into the core — cue pruning and salience top-k
 (``_core.recall``), or BM25 blended with salience and freshness over the cue
 candidates (``_core.text_recall``). A text query is first read as a question and
-the core's pool re-ranked by thread context and boosts (:mod:`.understand`). In
+the core's pool re-ranked by thread context and boosts (:mod:`.understand`); when the
+question names someone or something the home knows, that value's memories, by
+salience, are the floor of the answer (a page never comes back short while they
+last), and a question that refers back with a pronoun carries over what the recall it
+follows named (:func:`carried`). In
 either kind a superseded version goes behind the current ones, and with
 ``exclude_stale`` stale hits go; a further page is fetched while they crowded the
 first (:func:`_page`, one loop for both kinds). Then, for cue recall, each hit is
@@ -15,6 +19,7 @@ the original right behind it as provenance.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -29,11 +34,11 @@ from ..schema import Episode
 from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .home import Home
-from .cues import QUARANTINED
+from .cues import QUARANTINED, cue_values_json
 from .results import Hit, Hits, RecallResult
 from .understand import POOLED, Ranked, Reader, merge_pools
 
-__all__ = ["Recaller", "cites_any", "guarded", "lead_with_abstractions"]
+__all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
 
 H = TypeVar("H", bound=Hit)
 
@@ -105,10 +110,11 @@ class Recaller:
 
     def text(
         self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
-        weights: TextWeights | None, exclude_stale: bool, quarantined: bool = False,
+        weights: TextWeights | None, exclude_stale: bool, quarantined: bool = False, follows: RecallResult | None = None,
     ) -> RecallResult[TextHit]:
         """Memories holding the query's terms among those the cues let through, ranked by
-        the blend; quarantined ones only with ``quarantined``."""
+        the blend, the named memories as the floor; quarantined ones only with
+        ``quarantined``; a pronoun refers to what ``follows`` named."""
         exclude = guarded(exclude, quarantined)
         home = self._home
         if home.text is None:
@@ -118,6 +124,8 @@ class Recaller:
         home.text.ready(home.indexes, home.journal)
         w = weights or self.weights
         question = self._reader.read(text, at, w) if w.reads_question else None
+        if question is not None and question.refers and follows is not None and w.names:
+            question = replace(question, named=question.named | carried(follows))
         query, core_cues = text, cues
         if question is not None:
             query = question.query
@@ -161,6 +169,8 @@ class Recaller:
                     seen = {x.row for x in ranked}
                     tail, _ = pool(core_cues, wanted, whole=False)
                     ranked.extend([x for x in tail if x.row not in seen][: wanted - len(ranked)])
+                if len(ranked) < wanted and question is not None and w.names:  # the named memories are the floor
+                    ranked.extend(self._floor(question.named, core_cues, exclude, wanted, t, w, {x.row for x in ranked}))
             hits = []
             for x in ranked:
                 hit = TextHit(ids[x.row], x.score, x.bm25, [x.text, x.salience, x.freshness, x.boost], loader(x.row))
@@ -177,7 +187,29 @@ class Recaller:
                 raise  # a reader cannot rebuild: the writer does, and refresh() picks it up
             home.repair_text(str(exc))  # damaged under the open handle: the cache is rebuilt, the recall asked again
             hits, r = _page(page, k, exclude_stale, superseded)
-        return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues)
+        named = question.named if question is not None else {}
+        return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues, named=named)
+
+    def _floor(
+        self, named: dict[str, list[str]], cues: dict[str, list[str]], exclude: dict[str, list[str]] | None, wanted: int, t: float,
+        w: TextWeights, seen: set[int],
+    ) -> list[Ranked]:
+        """Up to ``wanted - len(seen)`` memories carrying a value the question named (of a
+        person, subject or tag) that are not in ``seen``, best salience first: what a
+        question naming someone returns when its other words match too little."""
+        indexes = self._home.indexes
+        found: list[tuple[float, int]] = []
+        for dimension, values in named.items():
+            if dimension not in POOLED or dimension in cues:
+                continue
+            r = _core.recall(indexes.cues._inner, indexes.salience._inner, cues | {dimension: values}, t, wanted, exclude)
+            found.extend((float(s), int(row)) for s, row in zip(r.scores.tolist(), r.rows.tolist()) if row not in seen)
+        out: list[Ranked] = []
+        for s, row in sorted(found, key=lambda x: (-x[0], -x[1])):
+            if row not in seen and len(seen) < wanted:
+                seen.add(row)
+                out.append(Ranked(row, w.salience * s, 0.0, 0.0, s, 0.0, 0.0))
+        return out
 
     def _freshness(self, at: datetime) -> Callable[[Episode], float]:
         """A hit's freshness at ``at`` under the profile (C6), computed when asked for."""
@@ -223,6 +255,17 @@ class Recaller:
 
 
 R = TypeVar("R")
+
+
+def carried(follows: RecallResult) -> dict[str, list[str]]:
+    """What a question referring back (a pronoun) carries over from the recall it follows:
+    the people, subjects and tags that recall's question named, or else the people of
+    its first hit."""
+    named = {d: list(v) for d, v in follows.named.items() if d in POOLED}
+    if named or not follows.hits:
+        return named
+    actors = cue_values_json(follows.hits[0].record.to_json()).get("actor", [])
+    return {"actor": actors} if actors else {}
 
 
 def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str, list[str]] | None:

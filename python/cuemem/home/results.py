@@ -160,6 +160,8 @@ class RecallResult(Generic[H]):
         examined: Postings the pruning plan touched.
         full_scan: Live memories: what a scan would have visited.
         cues: The cues as resolved (time phrases turned into buckets).
+        named: A text recall's question: the cue values it named (or, if it referred
+            back with a pronoun, those it carried over from the recall it follows).
     """
 
     hits: Sequence[H]
@@ -167,6 +169,7 @@ class RecallResult(Generic[H]):
     examined: int
     full_scan: int
     cues: dict[str, list[str]] = field(default_factory=dict)
+    named: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,17 @@ once per recall, into what each part is good for:
   ``type`` dimension — compared without case, with ``-``/``_``/space alike — become
   boosts of the memories carrying that value. Actors also leave the BM25 query: who
   took part is what the boost carries, and in a conversation a name mostly matches
-  the turns that address that person.
+  the turns that address that person. A person's name of several words is also named
+  by its first word (a given name, in any case) or by another of its words written
+  with its capital ("priya" and "Shah" name "Priya Shah").
+- **Reporting verbs** ("say", "told", "mention") say how something was said, not what
+  about: they leave the BM25 query when another word is left, so "what did Priya say
+  about the discount?" ranks by "discount", not by every memory where someone says.
+- **Irregular inflections** the stemmer cannot join ("said"/"say", "broke"/"break",
+  "children"/"child") are added to the query in their other forms.
+- **Pronouns** ("she", "they", "it") say the question refers to someone named before:
+  :attr:`Question.refers` tells the recall to carry over what the question it follows
+  named.
 - **Time phrases** ("in May 2023", "last week", 先週), read against ``now`` as the
   ``time`` cue reads them, become boosts of the memories of those days (or, when
   asked, a cue that narrows).
@@ -31,21 +41,114 @@ from datetime import date, datetime
 from ..timecues import find_time_cues
 
 __all__ = [
-    "FUNCTION_WORDS", "NAME_DIMENSIONS", "WHEN_WORDS", "Question", "Vocabulary", "content_words", "is_year", "read_question", "when_query",
+    "FUNCTION_WORDS", "IRREGULAR", "NAME_DIMENSIONS", "PRONOUNS", "REPORTING_VERBS", "WHEN_WORDS", "inflected", "Question", "Vocabulary", "content_words", "is_year", "read_question", "when_query",
 ]
 
 #: Dimensions whose values a question may name.
 NAME_DIMENSIONS: tuple[str, ...] = ("actor", "subject", "tag", "type")
 #: Dimensions whose named values also leave the BM25 query.
 _DROPPED = frozenset({"actor"})
+#: Dimensions whose values name someone or something a pronoun can refer back to.
+_POOLED = frozenset({"actor", "subject", "tag"})
 
 #: English question and function words, dropped from the BM25 query.
 FUNCTION_WORDS = frozenset("""
 what when where who whom whose which why how did do does doing done was were is are am be been being has have had
 would could should can will might may shall must she he her his him hers they them their theirs you your yours i me
 my mine we us our ours it its about from kind sort some any there that this these those the a an of to in on at for
-with by as and or not no ever also get got go going like likely
+with by as and or not no ever also get got go going like likely both each all other others much many more most very
+really just something anything thing things one ones else
 """.split())
+
+#: Verbs of saying: they leave the BM25 query when another content word is left.
+REPORTING_VERBS = frozenset("""
+say says said saying tell tells told telling mention mentions mentioned mentioning talk talks talked talking
+""".split())
+
+#: Personal pronouns that refer back to someone or something named before.
+PRONOUNS = frozenset("he she him her his hers they them their theirs it its".split())
+
+#: English irregular forms the stemmer does not join, one family a line: a query word
+#: of a family brings the family's other forms into the query. Light verbs ("take",
+#: "make", like "have", "get", "go" and "do" among the function words) are left out:
+#: they mean little on their own.
+IRREGULAR: tuple[tuple[str, ...], ...] = tuple(tuple(line.split()) for line in """
+say said
+tell told
+buy bought
+bring brought
+think thought
+teach taught
+catch caught
+fight fought
+seek sought
+break broke broken
+choose chose chosen
+speak spoke spoken
+write wrote written
+drive drove driven
+ride rode ridden
+rise rose risen
+eat ate eaten
+fall fell fallen
+give gave given
+see saw seen
+know knew known
+grow grew grown
+throw threw thrown
+fly flew flown
+draw drew drawn
+wear wore worn
+tear tore torn
+steal stole stolen
+forget forgot forgotten
+begin began begun
+drink drank drunk
+sing sang sung
+swim swam swum
+run ran
+come came
+become became
+win won
+lose lost
+leave left
+keep kept
+sleep slept
+feel felt
+meet met
+send sent
+spend spent
+build built
+lend lent
+pay paid
+lay laid
+find found
+hold held
+sell sold
+hear heard
+stand stood
+understand understood
+sit sat
+hang hung
+feed fed
+lead led
+read
+bite bit bitten
+hide hid hidden
+shake shook shaken
+child children
+person people
+man men
+woman women
+wife wives
+knife knives
+life lives
+mouse mice
+foot feet
+tooth teeth
+""".strip().splitlines() if len(line.split()) > 1)
+
+_FAMILY: dict[str, tuple[str, ...]] = {form: family for family in IRREGULAR for form in family}
 
 #: Japanese question words that are not the start of other words, and polite question
 #: endings at the end of the sentence, dropped from the BM25 query (replaced by a
@@ -92,7 +195,7 @@ def _key(value: str) -> str:
 class Vocabulary:
     """The cue values a question may name, by comparison key (built from the home's cue index)."""
 
-    __slots__ = ("_latin", "_cjk", "_cjk_order", "_years")
+    __slots__ = ("_latin", "_cjk", "_cjk_order", "_years", "_given", "_part")
 
     def __init__(self, values: Mapping[str, Iterable[str]], years: Iterable[str] = ()) -> None:
         """``values``: dimension -> its cue values; ``years``: the home's year buckets."""
@@ -100,6 +203,8 @@ class Vocabulary:
         self._cjk: dict[str, list[tuple[str, str]]] = {}
         self._cjk_order: list[str] | None = None  # CJK keys, longest first, made when first needed
         self._years: set[str] = set()
+        self._given: dict[str, list[tuple[str, str]]] = {}  # an actor's first word -> (dimension, value)
+        self._part: dict[str, list[tuple[str, str]]] = {}  # an actor's later words -> (dimension, value); named if capitalised
         for dimension, names in values.items():
             for value in names:
                 self.add(dimension, value)
@@ -117,6 +222,22 @@ class Vocabulary:
             known.append((dimension, value))
             if table is self._cjk:
                 self._cjk_order = None
+            elif dimension in _DROPPED:
+                self._add_parts(dimension, value)
+
+    def _add_parts(self, dimension: str, value: str) -> None:
+        """Learns the words of an actor's name of several words (see the module docs)."""
+        parts = _WORD.findall(value)
+        if len(parts) < 2:
+            return
+        for i, part in enumerate(parts):
+            folded = part.casefold()
+            if len(folded) < 3 or folded in FUNCTION_WORDS:
+                continue
+            table = self._given if i == 0 else self._part
+            known = table.setdefault(folded, [])
+            if (dimension, value) not in known:
+                known.append((dimension, value))
 
     def add_year(self, year: str) -> None:
         """Learns a year bucket the home holds."""
@@ -139,17 +260,18 @@ class Vocabulary:
     ) -> tuple[dict[str, list[str]], list[tuple[int, int]]]:
         """The cue values ``question`` names (dimension -> values) and the spans naming
         values of a dropped dimension (actors). The longest name wins where names
-        overlap; a value ``live`` says no live memory carries is not named."""
+        overlap; a value ``live`` says no live memory carries is not named. A word of a
+        name of several words names it too (see the module docs) but stays in the query."""
         named: dict[str, list[str]] = {}
         spans: list[tuple[int, int]] = []
 
-        def take(hits: list[tuple[str, str]], span: tuple[int, int]) -> bool:
+        def take(hits: list[tuple[str, str]], span: tuple[int, int], blank: bool = True) -> bool:
             alive = [(d, v) for d, v in hits if live is None or live(d, v)]
             for dimension, value in alive:
                 values = named.setdefault(dimension, [])
                 if value not in values:
                     values.append(value)
-                if dimension in _DROPPED:
+                if dimension in _DROPPED and blank:
                     spans.append(span)
             return bool(alive)
 
@@ -164,6 +286,10 @@ class Vocabulary:
                         i += n
                         break
                 else:
+                    start, end, word = words[i]
+                    hits = self._given.get(word, []) + (self._part.get(word, []) if question[start].isupper() else [])
+                    if hits:  # a part of a name stays in the BM25 query: the word may be an ordinary one
+                        take(hits, (start, end), blank=False)
                     i += 1
         if self._cjk:
             if self._cjk_order is None:
@@ -188,12 +314,15 @@ class Question:
         named: Dimension -> the cue values the question names.
         buckets: Time buckets its time phrases name.
         asks_when: Whether it asks when (or how long).
+        refers: Whether it holds a pronoun ("she", "it") and names no one: it refers to
+            someone the question it follows named.
     """
 
     query: str
     named: dict[str, list[str]]
     buckets: tuple[str, ...]
     asks_when: bool
+    refers: bool = False
 
 
 def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -204,9 +333,32 @@ def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def content_words(text: str) -> str:
-    """``text`` without question and function words (English and Japanese)."""
+    """``text`` without question and function words (English and Japanese), and without
+    reporting verbs when another word is left.
+
+    Example:
+        >>> content_words("What did Kim say about the budget?"), content_words("What was said?")
+        ('Kim budget', 'said')
+    """
     text = _JA_FUNCTION_RE.sub(" ", text)
-    return " ".join(w for w in _WORD.findall(text) if _POSSESSIVE.sub("", w).casefold() not in FUNCTION_WORDS)
+    words = [w for w in _WORD.findall(text) if _POSSESSIVE.sub("", w).casefold() not in FUNCTION_WORDS]
+    topic = [w for w in words if w.casefold() not in REPORTING_VERBS]
+    return " ".join(topic or words)
+
+
+def inflected(text: str) -> str:
+    """``text`` with the other forms of its irregular words added (:data:`IRREGULAR`).
+
+    Example:
+        >>> inflected("what did the cat break")
+        'what did the cat break broke broken'
+    """
+    extra: list[str] = []
+    for w in _WORD.findall(text):
+        for form in _FAMILY.get(w.casefold(), ()):
+            if form != w.casefold() and form not in extra:
+                extra.append(form)
+    return f"{text} {' '.join(extra)}" if extra else text
 
 
 def read_question(
@@ -245,7 +397,10 @@ def read_question(
         text = content_words(text)
     if not _WORD.search(text):
         text = question
-    return Question(query=text, named=named, buckets=tuple(buckets), asks_when=bool(_WHEN.search(question)))
+    if function_words:
+        text = inflected(text)
+    refers = not any(d in _POOLED for d in named) and any(w.casefold() in PRONOUNS for w in _WORD.findall(question))
+    return Question(query=text, named=named, buckets=tuple(buckets), asks_when=bool(_WHEN.search(question)), refers=refers)
 
 
 def when_query(vocabulary: Vocabulary | None) -> str:
