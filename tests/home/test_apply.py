@@ -159,3 +159,60 @@ def test_a_remember_record_with_values_out_of_range_is_skipped_on_replay(change:
             assert "ep-forged" not in mem and len(mem) == 1
             with pytest.raises(NotFoundError):
                 mem.get("ep-forged")
+
+
+def _written(records: list[dict[str, Any]], segment: int = 1, offset: int = 0) -> tuple[list[bytes], list[Position]]:
+    """The journal lines of ``records`` and where each starts when appended end to end at ``(segment, offset)``."""
+    from cuemem.store.journal import encode
+
+    lines = encode(records, trusted=True)
+    positions = []
+    for line in lines:
+        positions.append(Position(segment, offset))
+        offset += len(line)
+    return lines, positions
+
+
+def test_a_live_write_indexes_through_the_decoder_what_it_proves_and_the_rest_record_by_record() -> None:
+    """add_written: a run of remember lines goes to the core's decoder (one decoded run per run of
+    proven rows, for the text index), a record with metadata (which the decoder leaves to Python)
+    and a record of another kind go through add(); the indexes equal those add() alone builds."""
+    records = [
+        rec.remember(_episode("ep-a", tier="short")),
+        rec.remember(_episode("ep-b", type="deal")),
+        rec.remember(_episode("ep-c", metadata={"ticket": 7})),
+        rec.remember(_episode("ep-d", thread="t-1")),
+        rec.retire(["ep-b"], "ttl", NOW),
+        rec.remember(_episode("ep-e", sources=["ep-d"], level="summary")),
+    ]
+    lines, positions = _written(records)
+    live = Indexes(SalienceTable())
+    applier = Applier(live, trusted=True, texts=True)
+    fed = applier.add_written(records, lines, positions)
+    applier.flush()
+    assert [(lo, hi, first) for _, lo, hi, first in fed] == [(0, 2, 0), (2, 3, 3), (0, 1, 4)]  # rows of the decoded runs
+    assert applier.texts == [(2, "narrative of ep-c")]  # the one row the decoder left to Python
+    by_record = Indexes(SalienceTable())
+    one_by_one = Applier(by_record, trusted=True)
+    for record, position in zip(records, positions):
+        one_by_one.add(record, position.segment, position.offset)
+    one_by_one.flush()
+    assert live.ids == by_record.ids and list(live.offsets) == list(by_record.offsets)
+    assert list(live.citers) == list(by_record.citers) and live.cited and live.lifecycle.retired == {"ep-b": "ttl"}
+    assert list(live.lifecycle.short) == list(by_record.lifecycle.short) == ["ep-a"]
+    for cues in ({"actor": ["acme"]}, {"type": ["deal"]}, {"thread": ["t-1"]}, {"meta": ["ticket=7"]}):
+        assert live.cues.prune(cues).rows.tolist() == by_record.cues.prune(cues).rows.tolist(), cues
+    assert live.salience.to_bytes() == by_record.salience.to_bytes()
+
+
+def test_add_run_gives_each_deferred_line_its_own_record_and_offset() -> None:
+    """A line in the middle of a run that the decoder does not prove is applied from its own record,
+    at its own offset, between the rows before and after it."""
+    records = [rec.remember(_episode(f"ep-{i}", **({"metadata": {"n": i}} if i == 1 else {}))) for i in range(3)]
+    lines, _ = _written(records, offset=500)
+    indexes = Indexes(SalienceTable())
+    applier = Applier(indexes, trusted=True)
+    applier.add_run(records, lines, 4, 500)
+    applier.flush()
+    assert indexes.ids == ["ep-0", "ep-1", "ep-2"]
+    assert [indexes.position(r) for r in range(3)] == [Position(4, 500), Position(4, 500 + len(lines[0])), Position(4, 500 + len(lines[0]) + len(lines[1]))]
