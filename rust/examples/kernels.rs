@@ -80,7 +80,9 @@ fn main() {
     );
 
     let mut index = CueIndex::new(&["actor", "year"]).expect("distinct dimensions");
-    let sparse: Vec<u32> = (0..N).filter(|&i| mix(i as u64 + 99) % 700 == 0).collect();
+    let sparse: Vec<u32> = (0..N)
+        .filter(|&i| mix(i as u64 + 99).is_multiple_of(700))
+        .collect();
     index
         .insert("actor", "rare", &sparse)
         .expect("known dimension");

@@ -35,7 +35,7 @@ mod tests {
 
     #[test]
     fn higher_scores_then_later_rows_sort_first() {
-        let mut v = vec![
+        let mut v = [
             Kept { score: 1.0, row: 1 },
             Kept { score: 2.0, row: 0 },
             Kept { score: 1.0, row: 5 },

@@ -22,7 +22,7 @@ pub fn cosine_top(
     candidates: &RoaringBitmap,
     k: usize,
 ) -> Result<Vec<(u32, f32)>> {
-    if dim == 0 || query.len() != dim || matrix.len() % dim != 0 {
+    if dim == 0 || query.len() != dim || !matrix.len().is_multiple_of(dim) {
         return Err(CoreError::InvalidArgument {
             name: "query",
             reason: format!(

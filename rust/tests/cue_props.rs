@@ -35,6 +35,9 @@ fn queries() -> impl Strategy<Value = Vec<(usize, Vec<usize>, bool)>> {
 
 type Oracle = BTreeMap<(usize, usize), BTreeSet<u32>>;
 
+/// Closed cue sets as (cues as (dimension, value) positions, supporting rows).
+type ClosedSets = BTreeSet<(Vec<(usize, usize)>, Vec<u32>)>;
+
 fn build(ws: &[(usize, usize, Vec<u32>)], removed: &[u32]) -> (CueIndex, Oracle, BTreeSet<u32>) {
     let mut index = CueIndex::new(&DIMS).unwrap();
     let mut oracle: Oracle = BTreeMap::new();
@@ -220,7 +223,7 @@ fn closed_by_brute_force(
     live: &BTreeSet<u32>,
     within: &BTreeSet<u32>,
     min_support: usize,
-) -> BTreeSet<(Vec<(usize, usize)>, Vec<u32>)> {
+) -> ClosedSets {
     let within: BTreeSet<u32> = within & live;
     let cues: Vec<(usize, usize)> = oracle.keys().copied().collect();
     let rows_of = |set: &[(usize, usize)]| -> BTreeSet<u32> {

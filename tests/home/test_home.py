@@ -66,6 +66,100 @@ def test_only_the_home_and_the_store_touch_the_files_and_indexes() -> None:
     assert {n: found for n, found in offenders.items() if found} == {}
 
 
+def _import_graph(root: Path, *, type_checking: bool = False) -> dict[str, set[str]]:
+    """Each module of the package at ``root`` (named as in ``cuemem``) to the package's modules
+    that importing it executes: its imports outside functions and ``if TYPE_CHECKING:`` blocks
+    (those too with ``type_checking``), each with the packages above it that the importer is
+    not itself inside (importing ``.schema.fields`` runs ``schema/__init__.py`` first)."""
+    paths = {".".join(("cuemem", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in sorted(root.rglob("*.py"))}
+
+    def imports(name: str, path: Path) -> set[str]:
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+
+        def visit(body: list[ast.stmt]) -> None:
+            for node in body:
+                if isinstance(node, ast.Import):
+                    targets.update(a.name for a in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                    base = ".".join([*parts, *([node.module] if node.module else [])])
+                    targets.add(base)
+                    targets.update(f"{base}.{a.name}" for a in node.names)
+                elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                    visit(node.body if type_checking else [])
+                    visit(node.orelse)
+                elif isinstance(node, (ast.If, ast.Try, ast.With, ast.ClassDef)):
+                    for field in ("body", "orelse", "finalbody"):
+                        visit(getattr(node, field, []))
+                    for handler in getattr(node, "handlers", []):
+                        visit(handler.body)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")).body)
+        executed = {".".join(t.split(".")[:i]) for t in targets for i in range(1, t.count(".") + 2)}
+        inside = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+        return (executed & paths.keys()) - inside
+
+    return {name: imports(name, path) for name, path in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm), sorted."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in order:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = [stack.pop()]
+            while group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            connect(node)
+    return sorted(groups)
+
+
+def test_no_module_level_import_cycle() -> None:
+    """No module imports, while it loads, a module that imports it back: any module can be imported first."""
+    assert _cycles(_import_graph(PACKAGE)) == []
+
+
+def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -> None:
+    """A loop closed by a package's ``__init__`` is a cycle (how ``_time`` once looped); imports in functions or under ``TYPE_CHECKING`` are not, unless asked."""
+    files = {
+        "__init__.py": "",
+        "_time.py": "from .schema.fields import to_datetime\n",
+        "schema/__init__.py": "from .episode import Episode\n",
+        "schema/fields.py": "from ..errors import SchemaError\n",
+        "schema/episode.py": "from . import fields as f\nfrom ..salience import AXES\n",
+        "salience.py": "from typing import TYPE_CHECKING\nfrom ._time import to_seconds\nif TYPE_CHECKING:\n    from .recall import Hit\n",
+        "recall.py": "from . import _time\n\ndef hits() -> None:\n    from .salience import AXES\n",
+        "errors.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    loop = ["cuemem._time", "cuemem.salience", "cuemem.schema", "cuemem.schema.episode"]
+    assert _cycles(_import_graph(tmp_path)) == [loop]
+    assert _cycles(_import_graph(tmp_path, type_checking=True)) == [sorted([*loop, "cuemem.recall"])]
+    (tmp_path / "schema" / "episode.py").write_text("from . import fields as f\nfrom .._core import AXES\n", encoding="utf-8")
+    assert _cycles(_import_graph(tmp_path)) == []
+
+
 def test_memory_has_no_mixins_and_no_reach_ins() -> None:
     """Memory derives from object only and touches no other object's private attributes."""
     assert Memory.__bases__ == (object,)

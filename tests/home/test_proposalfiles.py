@@ -57,7 +57,7 @@ def test_a_decision_rewrites_the_file(tmp_path: Path) -> None:
 
 
 def test_a_hand_edited_file_changes_nothing_and_is_reported(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """Editing a pending proposal's file decides nothing; the open logs it and leaves the file alone."""
+    """Editing a pending proposal's file decides nothing; the open reports and logs it and leaves the file alone."""
     home = tmp_path / "h"
     pid = _proposed(home)
     path = home / "proposals" / f"{pid}.md"
@@ -67,6 +67,8 @@ def test_a_hand_edited_file_changes_nothing_and_is_reported(tmp_path: Path, capl
     with caplog.at_level(logging.WARNING, logger="cuemem.home"), Memory.open(home, fsync="never") as mem:
         assert [p.status for p in mem.proposals()] == [ProposalStatus.PENDING]
         assert len(mem.proposals()[0].sources) == 2
+        left = mem.open_report.proposal_problems
+        assert len(left) == 2 and any("edited by hand" in x for x in left) and any("pr-stray" in x for x in left)
     assert path.read_text(encoding="utf-8") == edited
     assert any("edited by hand" in r.message for r in caplog.records) and any("pr-stray" in r.message for r in caplog.records)
 

@@ -116,8 +116,6 @@ class Home:
         #: A text index of a new recipe built beside the one in use, until the golden set
         #: decides (:func:`.textswap.settle`).
         self.text_candidate: Candidate | None = None
-        #: Proposal files left alone at open: edited by hand, or owned by no proposal.
-        self.proposal_problems: list[str] = []
 
     @property
     def fsync(self) -> FsyncPolicy:
@@ -207,7 +205,8 @@ class Home:
             home.text_candidate = candidate
             if home.proposal_files is not None:
                 home.proposal_files.adopt(noteseen.load_stats(layout.index / PROPOSALS_SEEN))
-                home.proposal_problems = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
+                left = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
+                home.report = dataclasses.replace(report, proposal_problems=left)
             if embedder is not None:
                 home.vectors = VectorCache.open(
                     layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
@@ -1004,6 +1003,8 @@ def _log_open(home: Home, read_only: bool) -> None:
         _log.warning("%s: journal record at %s skipped: %s", home.root, position, why)
     for error in r.note_errors:
         _log.warning("%s: note file skipped: %s", home.root, error)
+    for problem in r.proposal_problems:
+        _log.warning("%s", problem)
     for nid in r.notes_recovered:
         _log.info("%s: note %s placed after an interrupted write", home.root, nid)
     if home.vectors is not None:

@@ -12,7 +12,6 @@ reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is 
 
 from __future__ import annotations
 
-import logging
 import os
 import stat as stat_mode
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,7 +26,6 @@ from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 
 __all__ = ["ProposalFiles"]
 
-_log = logging.getLogger("cuemem.home")
 _SUFFIX = ".md"
 
 
@@ -153,8 +151,6 @@ class ProposalFiles:
             self.write(stale)
         except StorageError as exc:
             problems.append(str(exc))
-        for problem in problems:
-            _log.warning("%s", problem)
         return problems
 
     def _compare(self, p: Proposal, path: Path, stale: list[Proposal]) -> list[str]:

@@ -235,6 +235,8 @@ class OpenReport:
         leftovers_removed: Files a crash left in ``notes/`` that no journal record holds, removed.
         forget_intent_refused: Why the forget intent file (``.forget.json``) was left in
             place undone: the journal does not vouch for it, or it is not one cuemem wrote.
+        proposal_problems: Files under ``proposals/`` left alone: a pending proposal's file
+            edited by hand, a file no proposal owns, one that cannot be read or written.
     """
 
     index: IndexState
@@ -248,6 +250,7 @@ class OpenReport:
     notes_recovered: list[str] = field(default_factory=list)
     leftovers_removed: list[str] = field(default_factory=list)
     forget_intent_refused: str | None = None
+    proposal_problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Any, NoReturn
 
+from .._core import AXES
 from ..errors import SchemaError
-from ..salience import AXES
 from . import fields as f
 from .enums import Band, Kind, Level, Origin, Outcome, Tier, band_of
 from .metadata import EMPTY, Metadata

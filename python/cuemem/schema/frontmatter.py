@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import yaml  # type: ignore[import-untyped, unused-ignore]
 
@@ -37,6 +37,8 @@ _SIMPLE = re.compile(rf"[A-Za-z0-9]{_CHAR}*(?: {_CHAR}+)*\Z")
 _STR_TAG = "tag:yaml.org,2002:str"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _RESOLVER = yaml.resolver.Resolver()
+#: ``Resolver.resolve`` as types-PyYAML declares it (without annotations), typed here once.
+_resolve: Callable[[type[yaml.nodes.Node], str, tuple[bool, bool]], str] = _RESOLVER.resolve
 _SCALAR = yaml.nodes.ScalarNode
 #: Rendered simple strings seen lately (keys, kinds, tags, subjects repeat across notes).
 _MEMO: dict[str, str] = {}
@@ -50,7 +52,7 @@ def _string(value: str) -> str | None:
         return done
     if not _SIMPLE.match(value):
         return None
-    plain = _RESOLVER.resolve(_SCALAR, value, (True, False)) == _STR_TAG
+    plain = _resolve(_SCALAR, value, (True, False)) == _STR_TAG
     out = value if plain else f"'{value}'"
     if len(_MEMO) >= _MEMO_SIZE:
         _MEMO.clear()
@@ -67,7 +69,7 @@ def _float(value: float) -> str | None:
     text = repr(value).lower()
     if "." not in text and "e" in text:
         text = text.replace("e", ".0e", 1)
-    return text if _RESOLVER.resolve(_SCALAR, text, (True, False)) == _FLOAT_TAG else None
+    return text if _resolve(_SCALAR, text, (True, False)) == _FLOAT_TAG else None
 
 
 def _scalar(value: object) -> str | None:

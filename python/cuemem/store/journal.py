@@ -66,6 +66,7 @@ from ..errors import (
 from .flusher import Flusher
 from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
+from .position import Position
 from .upstream import Upstream
 
 __all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
@@ -76,36 +77,6 @@ RUN_BYTES = 8 << 20
 _SEGMENT_RE = re.compile(r"^([0-9]{6,})\.jsonl$")
 _NEWLINE = b"\n"
 _BLOCK = 1 << 16
-
-
-@dataclass(frozen=True, order=True)
-class Position:
-    """Where a line starts: segment number (from 1) and byte offset in that segment.
-
-    Raises:
-        InvalidArgumentError: a segment below 1, a negative offset, or non-integers.
-    """
-
-    segment: int
-    offset: int
-
-    def __post_init__(self) -> None:
-        for name in ("segment", "offset"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidArgumentError(f"Position.{name} must be an int, got {value!r}")
-        if self.segment < 1:
-            raise InvalidArgumentError(f"Position.segment starts at 1, got {self.segment}")
-        if self.offset < 0:
-            raise InvalidArgumentError(f"Position.offset must be >= 0, got {self.offset}")
-
-    @classmethod
-    def start(cls) -> Position:
-        """The beginning of every journal: segment 1, offset 0."""
-        return cls(1, 0)
-
-    def __str__(self) -> str:
-        return f"{self.segment}:{self.offset}"
 
 
 @dataclass(frozen=True)

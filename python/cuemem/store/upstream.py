@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .journal import Position
+from .position import Position
 
 __all__ = ["Fetched", "SharedLog", "Upstream", "one_line"]
 

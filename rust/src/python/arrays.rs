@@ -14,6 +14,9 @@ use roaring::RoaringBitmap;
 use super::errors::{invalid_argument, to_py, type_error};
 use crate::error::CoreError;
 
+/// Rows and their scores (best first where ranked) as numpy arrays.
+pub type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
+
 fn describe(obj: &Bound<'_, PyAny>) -> String {
     match obj.getattr("dtype") {
         Ok(dtype) => format!(
@@ -22,13 +25,11 @@ fn describe(obj: &Bound<'_, PyAny>) -> String {
                 .map(|n| n.to_string())
                 .unwrap_or_default()
         ),
-        Err(_) => format!(
-            "{}",
-            obj.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ),
+        Err(_) => obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -135,7 +136,7 @@ pub fn vec1<'py, T: Element>(py: Python<'py>, v: Vec<T>) -> Bound<'py, PyArray1<
 
 /// Hands a row-major `Vec` to numpy as `rows x cols` without copying.
 pub fn vec2<'py, T: Element>(py: Python<'py>, v: Vec<T>, cols: usize) -> Bound<'py, PyArray2<T>> {
-    let rows = if cols == 0 { 0 } else { v.len() / cols };
+    let rows = v.len().checked_div(cols).unwrap_or(0);
     Array2::from_shape_vec((rows, cols), v)
         .expect("length is rows * cols")
         .into_pyarray(py)

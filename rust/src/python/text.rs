@@ -6,7 +6,7 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use roaring::RoaringBitmap;
 
-use super::arrays::{count_k, count_limit, count_pool, slice1, vec1, Rows};
+use super::arrays::{count_k, count_limit, count_pool, slice1, vec1, Rows, RowsScores};
 use super::cue::{PyCueIndex, PyPruned};
 use super::errors::{detached, guarded};
 use super::query;
@@ -15,9 +15,6 @@ use crate::error::CoreError;
 use crate::text::{
     recall as run, Analyzer, Blend, Plan, TextHit, TextIndex, TextQuery, TAIL_LIMIT,
 };
-
-/// Rows and their scores, best first, as numpy arrays.
-type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
 
 /// BM25 over row texts in a directory (tantivy inside the core).
 #[pyclass(module = "cuemem._core", name = "TextIndex")]

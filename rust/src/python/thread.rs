@@ -1,15 +1,11 @@
 //! `Threads` for Python: a thread's rows in order, and the spread of a pool's scores.
 
-use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use super::arrays::{array1, slice1, vec1};
+use super::arrays::{array1, slice1, vec1, RowsScores};
 use super::cue::PyCueIndex;
 use super::errors::{detached, guarded};
 use crate::thread::{Spread, Threads};
-
-/// Rows and their scores as numpy arrays.
-type RowsScores<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>);
 
 /// Thread and live neighbours of each row (see `cuemem_core::thread`).
 #[pyclass(module = "cuemem._core", name = "Threads")]

@@ -1,9 +1,9 @@
 //! Cosine top-k over an embedding matrix, for Python.
 
-use numpy::{PyArray1, PyUntypedArrayMethods};
+use numpy::PyUntypedArrayMethods;
 use pyo3::prelude::*;
 
-use super::arrays::{array1, array2, count_k, slice1, slice2, vec1, Rows};
+use super::arrays::{array1, array2, count_k, slice1, slice2, vec1, Rows, RowsScores};
 use super::cue::PyPruned;
 use super::errors::detached;
 use crate::vector::cosine_top as run;
@@ -19,7 +19,7 @@ pub fn cosine_top<'py>(
     query: &Bound<'py, PyAny>,
     candidates: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = count_k)] k: usize,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f32>>)> {
+) -> PyResult<RowsScores<'py>> {
     let matrix = array2::<f32>(matrix, "matrix", "float32")?;
     let dim = matrix.shape()[1];
     let query = array1::<f32>(query, "query", "float32")?;

@@ -171,7 +171,7 @@ pub(super) fn proves(rule: &Rule, v: &Val<'_>) -> bool {
         (Rule::Date, Val::Str(s)) => date(s).is_some(),
         (Rule::Instant { optional: true }, Val::Null) => true,
         (Rule::Instant { .. }, Val::Str(s)) => instant(s).is_some(),
-        (Rule::Texts, Val::Strs(items)) => distinct(items, |s| stripped(s)),
+        (Rule::Texts, Val::Strs(items)) => distinct(items, stripped),
         (Rule::Ids { max }, Val::Strs(items)) => distinct(items, |s| id(s, *max)),
         _ => false,
     }

@@ -64,8 +64,8 @@ impl Span {
         }
         let k = coef(self.hi);
         let mut s = 0f32;
-        for a in 0..N_AXES {
-            s += k[a] * self.max[a];
+        for (k, m) in k.iter().zip(&self.max[..N_AXES]) {
+            s += k * m;
         }
         // Inflated a little so that rounding in a row's own sum can never exceed it.
         s * gate(self.max[7]) * (1.0 + 1e-5)

@@ -51,7 +51,7 @@ impl Epochs {
     }
 
     /// `2^(-(end(e) - t) / h_a)`: the factor taking a value written at `t` to its epoch's end.
-    pub fn to_end(&self, params: &Params, t: f64) -> [f64; N_AXES] {
+    pub fn to_end(self, params: &Params, t: f64) -> [f64; N_AXES] {
         params.factors(self.end(self.of(t)) - t)
     }
 }

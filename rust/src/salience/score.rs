@@ -171,8 +171,8 @@ impl Clock {
     #[inline]
     pub(super) fn weighted(&self, axes: &[f32], confidence: f32) -> f32 {
         let mut sum = 0f32;
-        for a in 0..N_AXES {
-            sum += self.weights[a] * axes[a];
+        for (w, x) in self.weights.iter().zip(&axes[..N_AXES]) {
+            sum += w * x;
         }
         sum * gate(confidence)
     }

@@ -309,8 +309,8 @@ mod tests {
     fn get_returns_what_was_put() {
         let axes = [0.5, 0.4, 0.3, 0.2, 0.1, 0.6, 0.65];
         let got = table_with(axes, 1.0e9).get(0).unwrap();
-        for a in 0..N_AXES {
-            assert!((got.axes[a] - axes[a]).abs() < 1e-6);
+        for (g, want) in got.axes.iter().zip(axes) {
+            assert!((g - want).abs() < 1e-6);
         }
         assert!(!got.protected);
     }

@@ -835,6 +835,23 @@ impl TextIndex {
     }
 }
 
+/// The error behind a killed writer: tantivy's `ErrorInThread` says only that an indexing
+/// worker failed (an I/O error most likely, a full disk typically); preparing a commit
+/// joins the workers and returns the worker's own error, mapped as any other (a full
+/// disk is then `Io` with `ENOSPC`). A prepared commit is aborted, never committed.
+fn thread_cause(writer: &mut IndexWriter, e: TantivyError) -> CoreError {
+    if !matches!(e, TantivyError::ErrorInThread(_)) {
+        return tantivy_error(e);
+    }
+    match writer.prepare_commit() {
+        Err(inner) => tantivy_error(inner),
+        Ok(prepared) => {
+            let _ = prepared.abort();
+            tantivy_error(e)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -989,22 +1006,5 @@ mod tests {
         assert!(
             matches!(TextIndex::open(&dir.path().join("absent"), Analyzer::StemBigram, false), Err(CoreError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound)
         );
-    }
-}
-
-/// The error behind a killed writer: tantivy's `ErrorInThread` says only that an indexing
-/// worker failed (an I/O error most likely, a full disk typically); preparing a commit
-/// joins the workers and returns the worker's own error, mapped as any other (a full
-/// disk is then `Io` with `ENOSPC`). A prepared commit is aborted, never committed.
-fn thread_cause(writer: &mut IndexWriter, e: TantivyError) -> CoreError {
-    if !matches!(e, TantivyError::ErrorInThread(_)) {
-        return tantivy_error(e);
-    }
-    match writer.prepare_commit() {
-        Err(inner) => tantivy_error(inner),
-        Ok(prepared) => {
-            let _ = prepared.abort();
-            tantivy_error(e)
-        }
     }
 }
