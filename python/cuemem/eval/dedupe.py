@@ -31,7 +31,7 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 from ..errors import InvalidArgumentError
 from ..memory import Memory
 
-__all__ = ["DEFAULT_SET", "Case", "DedupeEval", "evaluate", "load_set"]
+__all__ = ["DEFAULT_SET", "PRECISION_TARGET", "RECALL_TARGET", "Case", "DedupeEval", "evaluate", "load_set"]
 
 #: The labelled set shipped with cuemem.
 DEFAULT_SET = Path(__file__).with_name("dedupe_set.yaml")
@@ -39,6 +39,10 @@ DEFAULT_SET = Path(__file__).with_name("dedupe_set.yaml")
 USER = "u-me"
 #: The day a memory happened (and was remembered) unless it says another.
 DAY = date(2026, 3, 2)
+#: The precision ``cuemem eval dedupe`` requires (a false merge costs more than a missed one).
+PRECISION_TARGET = 0.95
+#: The recall it requires.
+RECALL_TARGET = 0.8
 #: The labels a case may carry.
 LABELS = ("duplicate", "distinct")
 #: The fields a memory of the set may give beyond its text, day and hour.
@@ -170,7 +174,7 @@ def _run(cases: Sequence[Case], path: Path) -> DedupeEval:
     last = writes[-1][0] if writes else datetime(DAY.year, DAY.month, DAY.day, tzinfo=timezone.utc)
     with Memory.open(path, fsync="never", user="*") as mem:
         for at, case, m, day in writes:
-            fields = {k: (tuple(v) if k == "actors" else v) for k, v in m.items() if k in _FIELDS and k != "user"}
+            fields: dict[str, Any] = {k: (tuple(v) if k == "actors" else v) for k, v in m.items() if k in _FIELDS and k != "user"}
             rid = mem.remember(m["text"], user_id=str(m.get("user", USER)), occurred_at=day, now=at, **fields)
             case_of[rid], text_of[rid] = case, m["text"]
         report = mem.dedupe(now=last + timedelta(days=1))

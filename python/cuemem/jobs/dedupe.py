@@ -182,7 +182,7 @@ def _actors(stored: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _episodic(stored: Mapping[str, Any]) -> bool:
-    return stored.get("kind", "episodic") == "episodic"
+    return bool(stored.get("kind", "episodic") == "episodic")
 
 
 def identity(stored: Mapping[str, Any]) -> tuple[Any, ...]:

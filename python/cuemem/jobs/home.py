@@ -326,8 +326,7 @@ def _dedupe_pairs(
         group = set(old) | set(members)
         cues = candidate_cues(stored[members[0]])
         for a in asking:
-            found = home.similar(stored[a]["narrative"], cues, config.neighbours + 1)
-            for b in found:
+            for b in home.similar(stored[a]["narrative"], cues, config.neighbours + 1):
                 if b != a and b in group:
                     pairs.append((min(a, b), max(a, b)))
     return pairs, checked
