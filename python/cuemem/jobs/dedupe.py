@@ -26,7 +26,7 @@ the same ticket template for another bug. So the rule first asks what each memor
   words of either (Jaccard), reach ``min_overlap``; ``same_subject_overlap`` for two
   facts of the one subject (the subject already says they are about the same thing).
 
-The home finds the candidates by that identity (:func:`candidate_cues`,
+The home finds the candidates by that identity (:func:`identity_cues`,
 :func:`cuemem.jobs.home.run_dedupe`): the memories of one identity are compared pair by
 pair, and a large group asks the text index for each member's best matches among the
 group instead. A group of duplicates becomes one proposal: keep its earliest record,
@@ -47,8 +47,8 @@ from ..errors import InvalidArgumentError
 from ..policy.negation import parity
 
 __all__ = [
-    "RULE", "DedupeConfig", "Match", "candidate_cues", "clusters", "comparable", "compare", "content_words", "identity", "names", "why",
-    "words",
+    "RULE", "DedupeConfig", "Match", "clusters", "comparable", "compare", "content_words", "identity", "identity_cues",
+    "names", "why", "words",
 ]
 
 #: The rule, in one sentence a person reads (every proposal's ``why`` says it of its group).
@@ -178,7 +178,8 @@ def _profile(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str],
 
 def _actors(stored: Mapping[str, Any]) -> tuple[str, ...]:
     """The actors of a stored episode, case-folded and sorted (their order says nothing)."""
-    return tuple(sorted({" ".join(str(a).casefold().split()) for a in stored.get("actors") or ()}))
+    actors = stored.get("actors")
+    return tuple(sorted({" ".join(str(a).casefold().split()) for a in actors})) if actors else ()
 
 
 def _episodic(stored: Mapping[str, Any]) -> bool:
@@ -197,20 +198,22 @@ def identity(stored: Mapping[str, Any]) -> tuple[Any, ...]:
     return (*base, stored.get("subject"))
 
 
-def candidate_cues(stored: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The cues a duplicate of a stored episode must carry (part of its :func:`identity` the
-    cue index holds): its user, type and kind, its outcome if any, and for an event its day
-    and thread if any, for a fact its subject if any."""
-    cues = {"user": [str(stored["user_id"])], "type": [str(stored["type"])], "kind": [str(stored["kind"])]}
-    if stored.get("outcome") is not None:
-        cues["outcome"] = [str(stored["outcome"])]
-    if _episodic(stored):
-        if stored.get("occurred_at"):
-            cues["time"] = [str(stored["occurred_at"])[:10]]
-        if stored.get("thread") is not None:
-            cues["thread"] = [str(stored["thread"])]
-    elif stored.get("subject") is not None:
-        cues["subject"] = [str(stored["subject"])]
+def identity_cues(key: tuple[Any, ...]) -> dict[str, list[str]]:
+    """The cues every memory of the identity ``key`` (:func:`identity`) carries, as the cue
+    index holds them: its user, kind and type, its outcome if any, and for an event its day
+    and thread if any, for a fact its subject if any (the actors are compared, not cued)."""
+    user, kind, type_, outcome, *rest = key
+    cues = {"user": [str(user)], "type": [str(type_)], "kind": [str(kind)]}
+    if outcome is not None:
+        cues["outcome"] = [str(outcome)]
+    if kind == "episodic":
+        day, _, thread = rest
+        if day:
+            cues["time"] = [day]
+        if thread is not None:
+            cues["thread"] = [str(thread)]
+    elif rest[0] is not None:
+        cues["subject"] = [str(rest[0])]
     return cues
 
 

@@ -32,7 +32,7 @@ from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
-from .dedupe import DedupeConfig, Match, candidate_cues, clusters, comparable, compare, identity, why
+from .dedupe import DedupeConfig, Match, clusters, comparable, compare, identity, identity_cues, why
 from .reports import ConsolidationReport, DedupeReport, DistillationReport
 from ..lifecycle.proposals import proposal_id
 from .summarize import Summarizer
@@ -279,8 +279,11 @@ def _dedupe_start(home: Home) -> int:
     return rows if isinstance(rows, int) and not isinstance(rows, bool) and 0 <= rows <= len(home) else 0
 
 
-def _slim(stored: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: stored.get(k) for k in _DEDUPE_FIELDS}
+def _read_slim(home: Home, rows: Sequence[int], into: dict[int, dict[str, Any]]) -> None:
+    """Reads ``rows`` (ascending), keeping of each comparable one only what the rule reads."""
+    for lo in range(0, len(rows), _DEDUPE_CHUNK):
+        part = rows[lo : lo + _DEDUPE_CHUNK]
+        into.update((r, {k: e.get(k) for k in _DEDUPE_FIELDS}) for r, e in zip(part, home.stored(part)) if comparable(e))
 
 
 def _dedupe_pairs(
@@ -290,46 +293,46 @@ def _dedupe_pairs(
 
     The new comparable memories (rows from ``start``) are grouped by their identity
     (:func:`.dedupe.identity`: a duplicate has the same); each group is joined by the
-    older live memories of that identity (found by its cues in the cue index), and its
-    pairs with a new member are judged — all of them in a group of at most
-    :data:`_PAIRWISE_LIMIT`, else each new member's best text matches among the group.
+    older live memories of that identity (found by its cues in the cue index). A memory
+    alone in its group is never read again; in the others, the pairs with a new member
+    are judged — all of them in a group of at most :data:`_PAIRWISE_LIMIT`, else each
+    new member's best text matches among the group.
     """
     live = home.select({})
     new = live[live >= start]
     groups: dict[tuple[Any, ...], list[int]] = {}
-    checked = 0
+    asking: set[int] = set()
     for lo in range(0, len(new), _DEDUPE_CHUNK):
         rows = new[lo : lo + _DEDUPE_CHUNK]
         for row, episode in zip(rows.tolist(), home.stored(rows)):
-            if not comparable(episode):
-                continue
-            stored[row] = _slim(episode)
-            groups.setdefault(identity(episode), []).append(row)
-            checked += episode["id"] not in waiting
+            if comparable(episode):
+                groups.setdefault(identity(episode), []).append(row)
+                if episode["id"] not in waiting:
+                    asking.add(row)
     older: dict[tuple[Any, ...], list[int]] = {}
     if start:
-        for key, members in groups.items():
-            found = home.select(candidate_cues(stored[members[0]]))
+        for key in groups:
+            found = home.select(identity_cues(key))
             older[key] = found[found < start].tolist()
-        unread = sorted({r for rows in older.values() for r in rows})
-        for lo in range(0, len(unread), _DEDUPE_CHUNK):
-            part = unread[lo : lo + _DEDUPE_CHUNK]
-            stored.update((r, _slim(e)) for r, e in zip(part, home.stored(part)) if comparable(e))
+    _read_slim(home, sorted({r for key, members in groups.items() if len(members) + len(older.get(key, ())) > 1
+                             for r in (*members, *older.get(key, ()))}), stored)
     pairs: list[tuple[int, int]] = []
     for key, members in groups.items():
         old = [r for r in older.get(key, ()) if r in stored and identity(stored[r]) == key]
-        asking = [r for r in members if stored[r]["id"] not in waiting]
+        ask = [r for r in members if r in asking]
+        if len(members) + len(old) < 2 or not ask:
+            continue
         if len(members) + len(old) <= _PAIRWISE_LIMIT:
             everyone = [*old, *members]
-            pairs.extend((min(a, b), max(a, b)) for a in asking for b in everyone if a != b)
+            pairs.extend((min(a, b), max(a, b)) for a in ask for b in everyone if a != b)
             continue
         group = set(old) | set(members)
-        cues = candidate_cues(stored[members[0]])
-        for a in asking:
+        cues = identity_cues(key)
+        for a in ask:
             for b in home.similar(stored[a]["narrative"], cues, config.neighbours + 1):
                 if b != a and b in group:
                     pairs.append((min(a, b), max(a, b)))
-    return pairs, checked
+    return pairs, len(asking)
 
 
 @gc_paused
