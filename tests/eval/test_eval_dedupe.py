@@ -50,9 +50,11 @@ cases:
     "cases: [{id: a, label: duplicate, memories: [{text: x}, {text: y, colour: red}]}]",
     "cases: [{id: a, label: duplicate, memories: [{text: x}, {text: y}]}, {id: a, label: distinct, memories: [{text: x}, {text: y}]}]",
     "cases: [oops",
+    "cases: [{id: a, label: duplicate, memories: [{text: x, day: someday}, {text: y}]}]",
+    "cases: [{id: a, label: duplicate, memories: [{text: x, at: 25}, {text: y}]}]",
 ])
 def test_a_malformed_set_is_refused(tmp_path: Path, text: str) -> None:
-    """No cases, an unknown label, a lone memory, an unknown field, a repeated id or bad YAML: InvalidArgumentError."""
+    """No cases, an unknown label, a lone memory, an unknown field, a repeated id, bad YAML, a bad day or hour: InvalidArgumentError."""
     path = tmp_path / "set.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InvalidArgumentError):

@@ -134,6 +134,13 @@ def load_set(path: Path | str | None = None) -> list[Case]:
         for m in memories:
             if not isinstance(m, dict) or not isinstance(m.get("text"), str) or set(m) - {"text", "day", "at", *_FIELDS}:
                 raise InvalidArgumentError(f"{where}: a memory is a text and some of day, at, {', '.join(_FIELDS)}; got {m!r}")
+            try:
+                _day(m.get("day"))
+            except ValueError:
+                raise InvalidArgumentError(f"{where}: day must be an ISO date, got {m.get('day')!r}") from None
+            at = m.get("at", 9)
+            if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= 23:
+                raise InvalidArgumentError(f"{where}: at must be an hour from 0 to 23, got {at!r}")
         cases.append(Case(c["id"], c["label"], str(c.get("group", c["label"])), tuple(memories)))
     return cases
 
