@@ -189,8 +189,12 @@ def _episodic(stored: Mapping[str, Any]) -> bool:
 def identity(stored: Mapping[str, Any]) -> tuple[Any, ...]:
     """What a stored episode is about, as the rule reads it: two duplicates have the same.
 
-    An event (episodic): its user, kind, type, outcome, day of occurrence, actors and
-    thread. A fact (any other kind): its user, kind, type, outcome and subject.
+    An event (episodic): its user, kind, type, outcome, day of occurrence, actors (a
+    case-folded set) and thread. A fact (any other kind): its user, kind, type, outcome
+    and subject.
+
+    Args:
+        stored: A stored episode (``Episode.to_json`` form).
     """
     base = (stored.get("user_id"), stored.get("kind", "episodic"), stored.get("type"), stored.get("outcome"))
     if _episodic(stored):
@@ -239,8 +243,13 @@ def _about(stored: Mapping[str, Any]) -> str:
 
 
 def compare(first: Mapping[str, Any], second: Mapping[str, Any], config: DedupeConfig) -> Match | None:
-    """The two stored episodes (``first`` the earlier) as duplicates, or None when any
-    condition of the rule (the module's) fails."""
+    """The two stored episodes as duplicates, or None when any condition of the rule (the module's) fails.
+
+    Args:
+        first: The earlier stored episode (``Episode.to_json`` form; the fields the rule reads).
+        second: The later one.
+        config: The bars of word overlap and the fewest words judged.
+    """
     if not (comparable(first) and comparable(second)) or first["id"] == second["id"] or identity(first) != identity(second):
         return None
     s1, s2 = first.get("subject"), second.get("subject")
@@ -266,8 +275,12 @@ def compare(first: Mapping[str, Any], second: Mapping[str, Any], config: DedupeC
 
 
 def why(kept: Mapping[str, Any], merged: Sequence[str]) -> str:
-    """Why a group is proposed for a merge: the rule (:data:`RULE`), said of ``kept`` (the stored
-    episode a merge keeps) and the ids of the ``merged`` ones."""
+    """Why a group is proposed for a merge: the rule (:data:`RULE`), said of the group.
+
+    Args:
+        kept: The stored episode a merge keeps (the group's earliest).
+        merged: The ids of those it retires.
+    """
     kept_id = str(kept["id"])
     verb = "says" if len(merged) == 1 else "say"
     if _episodic(kept):
