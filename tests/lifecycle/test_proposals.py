@@ -222,7 +222,7 @@ def test_a_proposal_holding_a_forged_record_is_refused_on_accept(tmp_path: Path)
 
 
 def test_the_regret_rate_on_a_scripted_history(tmp_path: Path) -> None:
-    """Two merges accepted, one rejected (acceptance 2 of 3); the content one merge retired is written again: regret 1 of 2, per job, in stats."""
+    """Two merges accepted, one rejected (acceptance 2 of 3); what one merge retired is written again: regret 1 of 2, in stats."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         _pair(mem)
         _pair(mem, "Globex renewed the support contract for two more years")
