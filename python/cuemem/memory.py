@@ -1295,7 +1295,8 @@ class Memory:
 
     @_serialized
     def dedupe(self, now: TimeArg = None, *, config: DedupeConfig | None = None) -> DedupeReport:
-        """Finds near-duplicate memories written since the last run and proposes merging
+        """Finds duplicate memories written since the last run — the same event or the same
+        fact, never look-alikes of other days, actors or threads — and proposes merging
         them (D5; :mod:`cuemem.jobs.dedupe`): never merges on its own. Each proposal is in
         :meth:`proposals` and :meth:`review`, with its evidence; :meth:`accept` keeps the
         earliest memory of the group and retires the others (the journal keeps them).

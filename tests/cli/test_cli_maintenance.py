@@ -32,7 +32,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_dedupe_proposes_and_review_accepts(home: Path) -> None:
-    """dedupe writes one proposal; proposals and review list it; review accept makes the change; stats shows the job."""
+    """dedupe writes one proposal; proposals and review list it; review accept makes the change; stats shows the job's acceptance."""
     body = json.loads(run("dedupe", "--home", str(home), "--now", "2026-06-02T03:30", "--json").output)
     (pid,) = body["proposed"]
     assert body["job"] == "dedupe" and body["checked"] == 3
@@ -45,8 +45,10 @@ def test_dedupe_proposes_and_review_accepts(home: Path) -> None:
     assert run("review", "accept", "--home", str(home), pid, "--now", "2026-06-02T09:00").output.strip() == f"accepted {pid}"
     assert json.loads(run("proposals", "--home", str(home), "--pending", "--json").output) == []
     stats = json.loads(run("stats", "--home", str(home), "--json").output)
-    assert stats["proposals"] == [{"job": "dedupe", "pending": 0, "accepted": 1, "rejected": 0, "regretted": 0, "regret_rate": 0.0}]
-    assert "regret 0%" in run("stats", "--home", str(home)).output
+    assert stats["proposals"] == [{"job": "dedupe", "pending": 0, "accepted": 1, "rejected": 0, "acceptance_rate": 1.0, "regretted": 0,
+                                   "regret_rate": 0.0}]
+    table = " ".join(run("stats", "--home", str(home)).output.split())
+    assert "acceptance 100%" in table and "regret 0%" in table
 
 
 def test_a_conflicting_accept_is_one_line_and_exit_status_1(home: Path) -> None:

@@ -25,13 +25,14 @@ def _block(first_command: str) -> list[str]:
 
 
 def _home(root: Path) -> None:
-    """A home for the blocks: Acme deals slipping on late legal reviews, near-duplicate notes."""
+    """A home for the blocks: Acme deals slipping on late legal reviews, one request noted twice."""
     with Memory.open(root, fsync="never") as mem:
         for i, day in enumerate((date(2026, 5, 4), date(2026, 5, 11), date(2026, 5, 18))):
             mem.remember(f"Acme deal {i} slipped: legal review late", actors=["acme"], type="deal", outcome="negative",
                          tags=["late-legal-review"], occurred_at=day, now=day)
         mem.remember("Kim asked for the invoice export as CSV files", actors=["kim"], now=date(2026, 5, 20))
-        mem.remember("Kim asked for the invoice export as CSV files again", actors=["kim"], now=date(2026, 5, 21))
+        mem.remember("Kim asked for the invoice export as CSV files.", actors=["kim"], occurred_at=date(2026, 5, 20),
+                     now=date(2026, 5, 21))  # the same request, written down again the next day: a duplicate
         mem.remember("Standup moved", tier="short", subject="standup", now=date(2026, 6, 1))
         mem.remember("Standup moved again", tier="short", subject="standup", now=date(2026, 6, 1))
         first = mem.ids()[0]

@@ -222,7 +222,7 @@ def test_a_proposal_holding_a_forged_record_is_refused_on_accept(tmp_path: Path)
 
 
 def test_the_regret_rate_on_a_scripted_history(tmp_path: Path) -> None:
-    """Two merges accepted, one rejected; the content one merge retired is written again: regret 1 of 2, per job, in stats."""
+    """Two merges accepted, one rejected (acceptance 2 of 3); what one merge retired is written again: regret 1 of 2, in stats."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         _pair(mem)
         _pair(mem, "Globex renewed the support contract for two more years")
@@ -232,6 +232,7 @@ def test_the_regret_rate_on_a_scripted_history(tmp_path: Path) -> None:
         mem.accept(second, now=T0 + timedelta(days=1))
         mem.reject(third, now=T0 + timedelta(days=1))
         assert mem.stats().proposals == (JobRegret("dedupe", pending=0, accepted=2, rejected=1, regretted=0),)
+        assert (mem.stats().proposals[0].decided, mem.stats().proposals[0].acceptance) == (3, 2 / 3)
         mem.remember(DUP + "!", actors=["acme"], now=T0 + timedelta(days=3))  # what the first merge took out, back again
         (stats,) = mem.stats().proposals
         assert (stats.regretted, stats.rate) == (1, 0.5)
@@ -248,6 +249,13 @@ def test_regret_counts_only_what_came_back_after_the_acceptance() -> None:
     assert state.proposal_verdicts["pr-1"] == ("accepted", at)
     assert regret(state, lambda i, after: i == "x" and after == T0) == [JobRegret("j", 0, 2, 0, 1)]
     assert regret(LifecycleState(), lambda i, after: True) == []
+
+
+def test_the_acceptance_rate_is_accepted_over_decided() -> None:
+    """Pending proposals are not decided: no rate before a decision, then accepted over accepted and rejected."""
+    assert JobRegret("dedupe", pending=4, accepted=0, rejected=0, regretted=0).acceptance is None
+    ran = JobRegret("dedupe", pending=4, accepted=3, rejected=1, regretted=0)
+    assert (ran.decided, ran.acceptance, ran.to_json()["acceptance_rate"]) == (4, 0.75, 0.75)
 
 
 @pytest.mark.embedded_only("it edits the journal file by hand (a shared home's cache so edited is filled again from the log)")

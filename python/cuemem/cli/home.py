@@ -173,5 +173,7 @@ def stats(home: Path, as_json: bool) -> None:
         table.add_row(key.replace("_", " "), f"{value:,}")
     for j in stats.proposals:  # the maintenance proposals of each job, and its regret rate (D5)
         rate = "—" if j.rate is None else f"{j.rate:.0%}"
-        table.add_row(f"proposals: {j.job}", f"{j.pending} pending, {j.accepted} accepted, {j.rejected} rejected; regret {rate}")
+        taken = "—" if j.acceptance is None else f"{j.acceptance:.0%}"
+        table.add_row(f"proposals: {j.job}",
+                      f"{j.pending} pending, {j.accepted} accepted, {j.rejected} rejected; acceptance {taken}, regret {rate}")
     Console().print(table)

@@ -27,7 +27,7 @@ def proposal_json(p: Any) -> dict[str, Any]:
 @now_option
 @json_option
 def dedupe(home: Path, now: str | None, as_json: bool) -> None:
-    """Propose merges of near-duplicate memories written since the last run (never merges; see `cuemem review`)."""
+    """Propose merges of duplicate memories (the same event or fact) written since the last run (never merges; see `cuemem review`)."""
     with open_memory(home) as mem:
         report = mem.dedupe(now=parse_now(now))
     body = {"job": report.job, "ran_at": report.ran_at.isoformat(), **report.summary()}

@@ -1,4 +1,5 @@
-"""Commands that evaluate the product: ``cuemem eval locomo``, ``cuemem eval questions``, ``cuemem eval injection``."""
+"""Commands that evaluate the product: on public data, ``cuemem eval locomo`` and ``cuemem eval injection``; on
+cuemem's own labelled sets, ``cuemem eval questions`` and ``cuemem eval dedupe``."""
 
 from __future__ import annotations
 
@@ -106,4 +107,32 @@ def injection(path: Path | None, as_json: bool) -> None:
                           r.in_default_recall, r.in_context, r.tainted_policies, r.superseded)), "yes" if r.memory_md_unchanged else "NO")
         Console().print(table)
     if any(any(r.leaks.values()) for r in reports):
+        raise SystemExit(1)
+
+
+@eval_.command(name="dedupe")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+def dedupe_eval(path: Path | None, as_json: bool) -> None:
+    """Precision and recall of dedupe on a labelled set (default: the one shipped with cuemem); exit status 1 below target."""
+    from ..eval.dedupe import PRECISION_TARGET, RECALL_TARGET, evaluate, load_set
+
+    report = evaluate(load_set(path))
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        console = Console()
+        table = Table(title=f"Dedupe on {report.cases} labelled cases: pairs proposed for a merge", title_justify="left")
+        for column in ("group", "label", "cases", "pairs", "proposed"):
+            table.add_column(column, justify="left" if column in ("group", "label") else "right")
+        for group, g in report.by_group.items():
+            table.add_row(group, g["label"], str(g["cases"]), str(g["pairs"]), str(g["proposed"]))
+        console.print(table)
+        for a, b in report.false_merges:
+            console.print(f"false merge: {a!r} with {b!r}", markup=False)
+        for a, b in report.missed:
+            console.print(f"missed: {a!r} with {b!r}", markup=False)
+        console.print(f"precision {report.precision:.3f} ({report.right} of {report.predicted} proposed pairs), "
+                      f"recall {report.recall:.3f} ({report.right} of {report.true_pairs} duplicate pairs)", markup=False)
+    if report.precision < PRECISION_TARGET or report.recall < RECALL_TARGET:
         raise SystemExit(1)

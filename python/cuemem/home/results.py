@@ -266,7 +266,7 @@ class HomeStats:
     journal_bytes: int
     journal_segments: int
     journal_problems: int
-    #: Per job, its maintenance proposals and their regret rate (:class:`~cuemem.lifecycle.proposals.JobRegret`).
+    #: Per job, its maintenance proposals, their acceptance rate and regret rate (:class:`~cuemem.lifecycle.proposals.JobRegret`).
     proposals: tuple[JobRegret, ...] = ()
 
     def as_dict(self) -> dict[str, int]:

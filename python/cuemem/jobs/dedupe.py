@@ -1,23 +1,38 @@
-"""Dedupe (D5): near-duplicate memories, found and explained — proposed, never merged here.
+"""Dedupe (D5): duplicate memories, found and explained — proposed, never merged here.
 
-The home finds the candidate pairs through its indexes (:func:`cuemem.jobs.home.run_dedupe`):
-each memory new since the last run asks the text index for the few memories of the same
-user whose narratives match its own best by BM25 — one core search per new memory,
-never a loop over all pairs. This module judges each pair and groups the duplicates,
-as pure functions of the two records and the config:
+**Two memories are duplicates only when they are the same event or the same fact**
+(:data:`RULE`). Alike words are not enough: a home is full of look-alikes that are
+different events — a templated email from another person, the stand-up of another day,
+the same ticket template for another bug. So the rule first asks what each memory is
+*about*, its identity (:func:`identity`), and only then how alike its words are:
 
-- **Comparable**: both are raw, not derived (no ``sources``), of the same user, kind,
-  type and outcome, and neither is a version of a subject (versions have their own
-  chain and the write gate already refuses a repeat).
-- **Same facts**: the same numbers (``12%`` and ``15%`` differ, however alike the
-  rest) and the same negation parity ("always" vs "never ... not").
-- **Alike**: the words (CJK character bigrams) the two share, over the words of
-  either (Jaccard), reach ``min_overlap``; or ``same_subject_overlap`` when both name
-  the same subject. Two subjects that differ are never duplicates.
+- **Comparable**: both are raw, not derived (no ``sources``), untainted and reviewed,
+  and neither is a version of a subject (versions have their own chain and the write
+  gate already refuses a repeat).
+- **The same event** (episodic memories): the same user, type and outcome, the same day
+  of occurrence, the same actors and the same thread (or none for both), and no two
+  different subjects. Episodes of different days, different actors or different
+  threads are never duplicates, however alike their words.
+- **The same fact** (semantic, procedural, preference and policy memories): the same
+  user, kind, type and outcome, and the same subject (or none for both) — a fact said
+  again another day is still the one fact.
+- **Nothing said differs**: the same numbers (``12%`` and ``15%`` differ, however alike
+  the rest), the same negation parity ("always" vs "never ... not"), and no name in one
+  that the other lacks (a capitalised word within a sentence — a person, a company, a
+  place, a month — written in one and absent from the other: "... from Globex, Jonas
+  Silva" and "... from Globex, Aisha Shah" are two people).
+- **Said alike**: the content words the two share (:func:`content_words`: function words
+  left out, plural and verb endings folded, CJK as character bigrams), over the content
+  words of either (Jaccard), reach ``min_overlap``; ``same_subject_overlap`` for two
+  facts of the one subject (the subject already says they are about the same thing).
 
-A group of duplicates becomes one proposal: keep its earliest record, retire the rest
-as ``merged into <kept>``, with the evidence of every pair. A false merge costs more
-than a missed one: the thresholds are high and every condition must hold.
+The home finds the candidates by that identity (:func:`identity_cues`,
+:func:`cuemem.jobs.home.run_dedupe`): the memories of one identity are compared pair by
+pair, and a large group asks the text index for each member's best matches among the
+group instead. A group of duplicates becomes one proposal: keep its earliest record,
+retire the rest as ``merged into <kept>``, with the evidence of every pair and
+:func:`why` — the rule, said of that group. A false merge costs more than a missed one:
+every condition must hold.
 """
 
 from __future__ import annotations
@@ -31,22 +46,44 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..policy.negation import parity
 
-__all__ = ["DedupeConfig", "Match", "candidate_cues", "clusters", "compare", "words"]
+__all__ = [
+    "RULE", "DedupeConfig", "Match", "clusters", "comparable", "compare", "content_words", "identity", "identity_cues",
+    "names", "why", "words",
+]
+
+#: The rule, in one sentence a person reads (every proposal's ``why`` says it of its group).
+RULE = (
+    "two memories are duplicates only when they are the same event (episodic: the same day, the same actors, the same thread) "
+    "or the same fact (the same subject), and say nothing different (the same numbers, the same negation, no name in one only) "
+    "in nearly the same words"
+)
 
 _WORD = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af々〆ー]")
+#: What ends a sentence: the word after it is capitalised by grammar, not because it is a name.
+_SENTENCE_END = re.compile(r"[.!?:;\n\"“(\[]")
+#: Function words: they carry no content of their own, so rewording changes them freely.
+_FUNCTION_WORDS = frozenset("""
+a an the and or but nor of to in on at for from by with about as into onto over under after before than then so
+is are was were be been being am has have had having do does did done will would shall should can could may might must
+it its this that these those there here i we you he she they me us him her them my our your his their mine ours yours
+also just again too very really up out all some any each every both either neither other another such if now once only still
+yet not no never
+""".split())
+#: Doubled consonants a stripped ending leaves ("shipped" -> "shipp" -> "ship"), except those English doubles in a stem.
+_KEPT_DOUBLES = frozenset("lsfz")
 
 
 @dataclass(frozen=True)
 class DedupeConfig:
-    """How alike two memories must be to be proposed as duplicates.
+    """How alike two memories of one identity must be to be proposed as duplicates.
 
     Attributes:
-        min_overlap: Shared words over the words of either (Jaccard) for two memories
-            with no common subject.
-        same_subject_overlap: The same, for two memories naming the same subject.
-        neighbours: How many best text matches each new memory is compared with.
+        min_overlap: Shared content words over the content words of either (Jaccard).
+        same_subject_overlap: The same, for two facts (not events) of one subject.
+        neighbours: In a group of one identity too large to compare pair by pair, how
+            many best text matches each new memory is compared with.
         min_words: Memories with fewer distinct words are left alone (too little to judge).
     """
 
@@ -73,7 +110,7 @@ class Match:
     Attributes:
         first: The earlier record's id.
         second: The later record's id.
-        overlap: Shared words over the words of either.
+        overlap: Shared content words over the content words of either.
         evidence: One line a person reads.
     """
 
@@ -94,20 +131,93 @@ def words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _fold(word: str) -> str:
+    """``word`` with its plural or verb ending folded ("moves", "moved", "moving" -> "mov")."""
+    if _CJK.search(word) or _DIGIT.search(word) or len(word) <= 3:
+        return word
+    stem = word
+    if stem.endswith("ies") and len(stem) > 4:
+        stem = stem[:-3] + "y"
+    elif stem.endswith("ing") and len(stem) > 5:
+        stem = stem[:-3]
+    elif stem.endswith("ed") and len(stem) > 4:
+        stem = stem[:-2]
+    elif stem.endswith("s") and not stem.endswith("ss"):
+        stem = stem[:-1]
+    if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in _KEPT_DOUBLES and not word.endswith("s"):
+        stem = stem[:-1]
+    return stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
+
+
+def content_words(text: str) -> frozenset[str]:
+    """What ``text`` says, as words: its :func:`words` but function words, each folded (:func:`_fold`)."""
+    return frozenset(_fold(w) for w in words(text) if w not in _FUNCTION_WORDS)
+
+
+def names(text: str) -> frozenset[str]:
+    """The capitalised words of ``text`` that grammar does not capitalise (not the first of a
+    sentence, not "I"), case-folded: the names of people, companies, places, months."""
+    out: set[str] = set()
+    end = -1
+    for m in _WORD.finditer(text):
+        token = m.group()
+        initial = end < 0 or _SENTENCE_END.search(text, end, m.start()) is not None
+        end = m.end()
+        if not initial and len(token) > 1 and token[0].isupper():
+            out.add(token.casefold())
+    return frozenset(out)
+
+
 @functools.lru_cache(maxsize=1 << 16)
-def _profile(text: str) -> tuple[frozenset[str], frozenset[str], int]:
-    """The words of ``text``, those holding a digit, and its negation parity (a memory is
-    compared with a few others in a run: each is read once)."""
+def _profile(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], int]:
+    """The words of ``text``, its content words, those holding a digit, its names and its
+    negation parity (a memory is compared with a few others in a run: each is read once)."""
     ws = words(text)
-    return ws, frozenset(w for w in ws if _DIGIT.search(w)), parity(text)
+    return ws, content_words(text), frozenset(w for w in ws if _DIGIT.search(w)), names(text), parity(text)
 
 
-def candidate_cues(stored: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The cues a duplicate of a stored episode must carry (what :func:`compare` requires
-    equal and the cue index holds): its user, type and kind, and its outcome if it has one."""
-    cues = {"user": [str(stored["user_id"])], "type": [str(stored["type"])], "kind": [str(stored["kind"])]}
-    if stored.get("outcome") is not None:
-        cues["outcome"] = [str(stored["outcome"])]
+def _actors(stored: Mapping[str, Any]) -> tuple[str, ...]:
+    """The actors of a stored episode, case-folded and sorted (their order says nothing)."""
+    actors = stored.get("actors")
+    return tuple(sorted({" ".join(str(a).casefold().split()) for a in actors})) if actors else ()
+
+
+def _episodic(stored: Mapping[str, Any]) -> bool:
+    return bool(stored.get("kind", "episodic") == "episodic")
+
+
+def identity(stored: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a stored episode is about, as the rule reads it: two duplicates have the same.
+
+    An event (episodic): its user, kind, type, outcome, day of occurrence, actors (a
+    case-folded set) and thread. A fact (any other kind): its user, kind, type, outcome
+    and subject.
+
+    Args:
+        stored: A stored episode (``Episode.to_json`` form).
+    """
+    base = (stored.get("user_id"), stored.get("kind", "episodic"), stored.get("type"), stored.get("outcome"))
+    if _episodic(stored):
+        return (*base, str(stored.get("occurred_at") or "")[:10], _actors(stored), stored.get("thread"))
+    return (*base, stored.get("subject"))
+
+
+def identity_cues(key: tuple[Any, ...]) -> dict[str, list[str]]:
+    """The cues every memory of the identity ``key`` (:func:`identity`) carries, as the cue
+    index holds them: its user, kind and type, its outcome if any, and for an event its day
+    and thread if any, for a fact its subject if any (the actors are compared, not cued)."""
+    user, kind, type_, outcome, *rest = key
+    cues = {"user": [str(user)], "type": [str(type_)], "kind": [str(kind)]}
+    if outcome is not None:
+        cues["outcome"] = [str(outcome)]
+    if kind == "episodic":
+        day, _, thread = rest
+        if day:
+            cues["time"] = [day]
+        if thread is not None:
+            cues["thread"] = [str(thread)]
+    elif rest[0] is not None:
+        cues["subject"] = [str(rest[0])]
     return cues
 
 
@@ -121,34 +231,69 @@ def comparable(stored: Mapping[str, Any]) -> bool:
     )
 
 
+def _about(stored: Mapping[str, Any]) -> str:
+    """The identity two duplicates share, as the evidence says it."""
+    if _episodic(stored):
+        actors = ", ".join(str(a) for a in stored.get("actors") or ()) or "none"
+        thread = stored.get("thread")
+        return (f"the same event: episodic, on {str(stored.get('occurred_at'))[:10]}, actors {actors}, "
+                f"thread {'none' if thread is None else repr(thread)}")
+    subject = stored.get("subject")
+    return f"the same fact: {stored.get('kind')}, " + ("no subject" if subject is None else f"subject {subject!r}")
+
+
 def compare(first: Mapping[str, Any], second: Mapping[str, Any], config: DedupeConfig) -> Match | None:
-    """The two stored episodes (``first`` the earlier) as duplicates, or None when any
-    condition of the module fails."""
-    if not (comparable(first) and comparable(second)) or first["id"] == second["id"]:
+    """The two stored episodes as duplicates, or None when any condition of the rule (the module's) fails.
+
+    Args:
+        first: The earlier stored episode (``Episode.to_json`` form; the fields the rule reads).
+        second: The later one.
+        config: The bars of word overlap and the fewest words judged.
+    """
+    if not (comparable(first) and comparable(second)) or first["id"] == second["id"] or identity(first) != identity(second):
         return None
-    for field in ("user_id", "kind", "type", "outcome"):
-        if first.get(field) != second.get(field):
-            return None
     s1, s2 = first.get("subject"), second.get("subject")
-    if s1 is not None and s2 is not None and s1 != s2:
+    if s1 is not None and s2 is not None and s1 != s2:  # an event filed under two subjects is two events
         return None
-    (wa, na, pa), (wb, nb, pb) = _profile(str(first["narrative"])), _profile(str(second["narrative"]))
-    if min(len(wa), len(wb)) < config.min_words or na != nb or pa != pb:
+    (wa, ca, na, ma, pa), (wb, cb, nb, mb, pb) = _profile(str(first["narrative"])), _profile(str(second["narrative"]))
+    if min(len(wa), len(wb)) < config.min_words or not ca or not cb or na != nb or pa != pb or (ma - wb) or (mb - wa):
         return None
-    shared = len(wa & wb)
-    overlap = shared / len(wa | wb)
-    same_subject = s1 is not None and s1 == s2
-    if overlap < (config.same_subject_overlap if same_subject else config.min_overlap):
+    shared = len(ca & cb)
+    union = len(ca | cb)
+    overlap = shared / union
+    one_subject = s1 is not None and not _episodic(first)
+    if overlap < (config.same_subject_overlap if one_subject else config.min_overlap):
         return None
     numbers = sorted(na)
     evidence = (
-        f"{second['id']} repeats {first['id']}: {shared} of {len(wa | wb)} words shared ({overlap:.0%})"
-        + (f", same subject {s1!r}" if same_subject else "")
-        + f", same user, kind {first.get('kind')}, type {first.get('type')}, outcome {first.get('outcome')}"
+        f"{second['id']} repeats {first['id']}, {_about(first)}; {shared} of {union} content words shared ({overlap:.0%})"
         + (f", same numbers {numbers}" if numbers else ", no numbers")
-        + ", same negation"
+        + ", same negation, no name in one only"
+        + f"; same user, type {first.get('type')}, outcome {first.get('outcome')}"
     )
     return Match(str(first["id"]), str(second["id"]), overlap, evidence)
+
+
+def why(kept: Mapping[str, Any], merged: Sequence[str]) -> str:
+    """Why a group is proposed for a merge: the rule (:data:`RULE`), said of the group.
+
+    Args:
+        kept: The stored episode a merge keeps (the group's earliest).
+        merged: The ids of those it retires.
+    """
+    kept_id = str(kept["id"])
+    verb = "says" if len(merged) == 1 else "say"
+    if _episodic(kept):
+        same = (f"the same event — {kept.get('type')} of {str(kept.get('occurred_at'))[:10]}, with the same actors, "
+                "in the same thread")
+    else:
+        subject = kept.get("subject")
+        same = f"the same fact — {kept.get('kind')}, " + ("with no subject" if subject is None else f"of the subject {subject!r}")
+    return (
+        f"{', '.join(merged)} {verb} what {kept_id} says about {same}: the same numbers and negation, no name in one only, "
+        f"and nearly the same words (dedupe merges only duplicates: {RULE}). Accepting keeps the earliest and retires the rest "
+        "(the journal keeps them)."
+    )
 
 
 def clusters(matches: Sequence[Match], order: Mapping[str, int]) -> list[list[str]]:

@@ -32,7 +32,7 @@ from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
-from .dedupe import DedupeConfig, Match, candidate_cues, clusters, compare, comparable
+from .dedupe import DedupeConfig, Match, clusters, comparable, compare, identity, identity_cues, why
 from .reports import ConsolidationReport, DedupeReport, DistillationReport
 from ..lifecycle.proposals import proposal_id
 from .summarize import Summarizer
@@ -259,8 +259,16 @@ def run_distillation(
 
 
 
-#: New rows a dedupe run reads and searches at a time.
+#: New rows a dedupe run reads at a time.
 _DEDUPE_CHUNK = 10_000
+#: The largest group of one identity compared pair by pair; in a larger one, each new member
+#: is compared with its best text matches among the group (:attr:`DedupeConfig.neighbours`).
+_PAIRWISE_LIMIT = 64
+#: The fields of a stored episode the rule reads (:mod:`.dedupe`): a run keeps only these.
+_DEDUPE_FIELDS = (
+    "id", "narrative", "user_id", "kind", "type", "outcome", "subject", "occurred_at", "actors", "thread", "tier", "level", "sources",
+    "taint", "reviewed",
+)
 
 
 def _dedupe_start(home: Home) -> int:
@@ -271,56 +279,101 @@ def _dedupe_start(home: Home) -> int:
     return rows if isinstance(rows, int) and not isinstance(rows, bool) and 0 <= rows <= len(home) else 0
 
 
+def _read_slim(home: Home, rows: Sequence[int], into: dict[int, dict[str, Any]]) -> None:
+    """Reads ``rows`` (ascending), keeping of each comparable one only what the rule reads."""
+    for lo in range(0, len(rows), _DEDUPE_CHUNK):
+        part = rows[lo : lo + _DEDUPE_CHUNK]
+        into.update((r, {k: e.get(k) for k in _DEDUPE_FIELDS}) for r, e in zip(part, home.stored(part)) if comparable(e))
+
+
+def _dedupe_pairs(
+    home: Home, start: int, config: DedupeConfig, waiting: set[str], stored: dict[int, dict[str, Any]]
+) -> tuple[list[tuple[int, int]], int]:
+    """The pairs of rows a run judges, and how many new memories it checked; fills ``stored``.
+
+    The new comparable memories (rows from ``start``) are grouped by their identity
+    (:func:`.dedupe.identity`: a duplicate has the same); each group is joined by the
+    older live memories of that identity (found by its cues in the cue index). A memory
+    alone in its group is never read again; in the others, the pairs with a new member
+    are judged — all of them in a group of at most :data:`_PAIRWISE_LIMIT`, else each
+    new member's best text matches among the group.
+    """
+    live = home.select({})
+    new = live[live >= start]
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    asking: set[int] = set()
+    for lo in range(0, len(new), _DEDUPE_CHUNK):
+        rows = new[lo : lo + _DEDUPE_CHUNK]
+        for row, episode in zip(rows.tolist(), home.stored(rows)):
+            if comparable(episode):
+                groups.setdefault(identity(episode), []).append(row)
+                if episode["id"] not in waiting:
+                    asking.add(row)
+    older: dict[tuple[Any, ...], list[int]] = {}
+    if start:
+        for key in groups:
+            found = home.select(identity_cues(key))
+            older[key] = found[found < start].tolist()
+    _read_slim(home, sorted({r for key, members in groups.items() if len(members) + len(older.get(key, ())) > 1
+                             for r in (*members, *older.get(key, ()))}), stored)
+    pairs: list[tuple[int, int]] = []
+    for key, members in groups.items():
+        old = [r for r in older.get(key, ()) if r in stored and identity(stored[r]) == key]
+        ask = [r for r in members if r in asking]
+        if len(members) + len(old) < 2 or not ask:
+            continue
+        if len(members) + len(old) <= _PAIRWISE_LIMIT:
+            everyone = [*old, *members]
+            pairs.extend((min(a, b), max(a, b)) for a in ask for b in everyone if a != b)
+            continue
+        group = set(old) | set(members)
+        cues = identity_cues(key)
+        for a in ask:
+            for b in home.similar(stored[a]["narrative"], cues, config.neighbours + 1):
+                if b != a and b in group:
+                    pairs.append((min(a, b), max(a, b)))
+    return pairs, len(asking)
+
+
 @gc_paused
 def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
-    """Proposes merges of the near-duplicates among the home's live memories (:mod:`.dedupe`)
+    """Proposes merges of the duplicates among the home's live memories (:mod:`.dedupe`)
     and journals the run; merges nothing.
 
-    Each live, comparable memory written since the last run asks the text index for its
-    ``config.neighbours`` best matches among the live memories its duplicates must be
-    (same user, type, kind and outcome: :func:`.dedupe.candidate_cues`, pruned by the
-    cue index; one core search each); only those pairs are judged. A group of
-    duplicates is one proposal (:func:`cuemem.store.records.proposal`): keep the
-    earliest, retire the others —
+    Each live, comparable memory written since the last run is judged against the live
+    memories of its identity — the same user, kind, type and outcome, and for an event
+    the same day, actors and thread, for a fact the same subject (:func:`_dedupe_pairs`:
+    grouped in memory, the older ones found through the cue index; no text search but
+    in a group too large to compare pair by pair). A group of duplicates is one proposal
+    (:func:`cuemem.store.records.proposal`): keep the earliest, retire the others —
     only the members that match the kept one directly, so no chain of near-matches
-    merges two memories that are not alike. A group already proposed (pending or
-    decided) is not proposed again. A memory a pending merge names waits for it, and
-    so does a new one alike to it: the next run starts again at the first such one.
+    merges two memories that are not alike; its ``why`` is the rule said of the group
+    (:func:`.dedupe.why`). A group already proposed (pending or decided) is not proposed
+    again. A memory a pending merge names waits for it, and so does a new one alike to
+    it: the next run starts again at the first such one.
     """
     start = _dedupe_start(home)
     n = len(home)
-    live = home.select({})
-    new = live[live >= start]
     state = home.lifecycle
     waiting = {str(s["id"]) for p in state.pending_proposals() if p["job"] == DedupeReport.job for s in p["sources"]}
+    stored: dict[int, dict[str, Any]] = {}
+    pairs, checked = _dedupe_pairs(home, start, config, waiting, stored)
     matches: list[Match] = []
     row_of: dict[str, int] = {}
     deferred = n  # the first new row whose duplicate waits in a pending merge: the next run looks at it again
-    checked = compared = 0
-    for lo in range(0, len(new), _DEDUPE_CHUNK):
-        rows = new[lo : lo + _DEDUPE_CHUNK]
-        stored: dict[int, dict[str, Any]] = {}
-        pairs: list[tuple[int, int]] = []
-        for row, episode in zip(rows.tolist(), home.stored(rows)):
-            if not comparable(episode) or episode["id"] in waiting:
-                continue
-            checked += 1
-            stored[row] = episode
-            found = home.similar(episode["narrative"], candidate_cues(episode), config.neighbours + 1)
-            pairs.extend((min(row, r), max(row, r)) for r in found if r != row)
-        unread = sorted({r for pair in pairs for r in pair if r not in stored})
-        stored.update(zip(unread, home.stored(unread)))
-        for a, b in dict.fromkeys(pairs):
-            compared += 1
-            match = compare(stored[a], stored[b], config)
-            if match is None:
-                continue
-            if match.first in waiting or match.second in waiting:
-                deferred = min(deferred, a if a >= start else b)  # the earlier new memory of the pair
-                continue
-            matches.append(match)
-            row_of[match.first], row_of[match.second] = a, b
+    compared = 0
+    for a, b in dict.fromkeys(pairs):
+        compared += 1
+        match = compare(stored[a], stored[b], config)
+        if match is None:
+            continue
+        if match.first in waiting or match.second in waiting:
+            deferred = min(deferred, a if a >= start else b)  # the earlier new memory of the pair
+            continue
+        matches.append(match)
+        row_of[match.first], row_of[match.second] = a, b
     direct = {(m.first, m.second): m for m in matches}
+    by_id = {e["id"]: e for e in stored.values()}
     records: list[rec.Record] = []
     proposed: list[str] = []
     for group in clusters(matches, row_of):
@@ -332,16 +385,12 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
         if pid in state.proposals:
             continue
         members = [keep, *merged]
-        user = str(home.get(keep).user_id)
-        evidence = [direct[(keep, x)].evidence for x in merged]
+        kept = by_id[keep]
         records.append(rec.proposal(
-            pid, job=DedupeReport.job, action="merge", user=user,
-            summary=f"Merge {len(members)} near-duplicate memories into {keep}",
-            why=(f"{', '.join(merged)} {'says' if len(merged) == 1 else 'say'} what {keep} says: same user, kind, type, outcome, "
-                 "numbers and negation, and nearly the same words. Accepting keeps the earliest and retires the rest "
-                 "(the journal keeps them)."),
-            evidence=evidence, sources=[(i, home.digest(i)) for i in members],
-            records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
+            pid, job=DedupeReport.job, action="merge", user=str(kept["user_id"]),
+            summary=f"Merge {len(members)} duplicate memories into {keep}",
+            why=why(kept, merged), evidence=[direct[(keep, x)].evidence for x in merged],
+            sources=[(i, home.digest(i)) for i in members], records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
         ))
         proposed.append(pid)
     report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=deferred)

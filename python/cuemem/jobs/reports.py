@@ -147,11 +147,11 @@ class MaintenanceReport:
 
 @dataclass(frozen=True)
 class DedupeReport:
-    """The outcome of :meth:`cuemem.Memory.dedupe`: near-duplicates proposed, never merged.
+    """The outcome of :meth:`cuemem.Memory.dedupe`: duplicates proposed, never merged.
 
     Attributes:
         ran_at: The ``now`` it ran at.
-        checked: Memories new since the last run that were compared with their best text matches.
+        checked: Memories new since the last run that were judged against the memories of their identity.
         compared: Pairs judged.
         proposed: Ids of the merge proposals written (one per group of duplicates).
         rows: Where the next run starts: the home's rows when it ran, or the first new
@@ -171,4 +171,4 @@ class DedupeReport:
         return {"checked": self.checked, "compared": self.compared, "proposed": list(self.proposed), "rows": self.rows}
 
     def __str__(self) -> str:
-        return f"proposed {len(self.proposed)} merge(s) of near-duplicates ({self.checked} new memories checked, {self.compared} pairs judged)"
+        return f"proposed {len(self.proposed)} merge(s) of duplicates ({self.checked} new memories checked, {self.compared} pairs judged)"

@@ -232,7 +232,8 @@ def checked_records(proposal: Proposal) -> list[rec.Record]:
 
 @dataclass(frozen=True)
 class JobRegret:
-    """The proposals of one job and how many accepted ones were regretted."""
+    """The proposals of one job: how many wait, how many were accepted and rejected (the
+    acceptance rate, :attr:`acceptance`), and how many accepted ones were regretted."""
 
     job: str
     pending: int
@@ -245,10 +246,20 @@ class JobRegret:
         """Regretted over accepted (None before anything was accepted)."""
         return None if not self.accepted else self.regretted / self.accepted
 
+    @property
+    def decided(self) -> int:
+        """Accepted and rejected: the proposals a person (or an agent) answered."""
+        return self.accepted + self.rejected
+
+    @property
+    def acceptance(self) -> float | None:
+        """Accepted over decided: how often what the job proposes is taken (None before any decision)."""
+        return None if not self.decided else self.accepted / self.decided
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the command line's shape)."""
         return {"job": self.job, "pending": self.pending, "accepted": self.accepted, "rejected": self.rejected,
-                "regretted": self.regretted, "regret_rate": self.rate}
+                "acceptance_rate": self.acceptance, "regretted": self.regretted, "regret_rate": self.rate}
 
 
 def undone(proposal: Proposal) -> list[str]:
