@@ -29,9 +29,8 @@ How an item maps onto the home (every item is one user's, see *User* below):
 - **Times.** ``updated_at`` is the version's ``recorded_at`` (the write's instant);
   ``created_at`` is carried from version to version in a tag ``lg-created:<iso>`` and
   restarts after a delete.
-- **Delete** (a put of ``None``). cuemem has no ``forget`` and only retires a record
-  through its own rules (TTL, live-version bound, capacity, a rejected review), so a
-  delete is a *tombstone*: a new version of the subject with narrative ``(deleted)``
+- **Delete** (a put of ``None``). A delete is a *tombstone* (``Memory.forget`` is for a
+  person taking content out, and a TTL's sweep): a new version of the subject with narrative ``(deleted)``
   and tag ``lg-deleted``, without the namespace tags. It supersedes the value, so the
   item is gone from ``get``, ``search`` and ``list_namespaces``; the journal keeps the
   old versions. Deleting an absent item writes nothing.
@@ -98,8 +97,9 @@ retires the expired items' records from the home (``Memory.forget(subject=...,
 retention="retire")``: out of every recall path, ``MEMORY.md`` and ``context``, kept in the
 journal for audit) and counts them. A read with ``refresh_ttl`` (default: the config's
 ``refresh_on_read``, else True) writes the item's next version with a new expiry, ``now +
-ttl``, keeping its value and times: one journal line per refreshed item and read, as
-LangGraph's SQL stores write a row. Every decision takes ``now`` from the store's one
+ttl``, keeping its value and times: a journal line, as LangGraph's SQL stores write a
+row; a read less than 1% of the TTL after the last restart writes nothing (so an item
+read in a burst is written once, and expires at most 1% of its TTL early). Every decision takes ``now`` from the store's one
 clock (``clock=``, default the UTC wall clock). A put is the application's explicit
 write, so it may write again a value that a sweep (or a person's ``forget``) took out
 (``allow_forgotten=True``).
@@ -277,6 +277,13 @@ class _Trailer:
     ttl: float | None = None
     expires_at: datetime | None = None
 
+    def due(self, now: datetime) -> bool:
+        """Whether a read at ``now`` restarts the TTL: at least 1% of it passed since it last
+        started (so reads in a burst write one version, not one each)."""
+        if self.ttl is None or self.expires_at is None:
+            return False
+        return self.expires_at - now <= timedelta(minutes=self.ttl * 0.99)
+
     def lines(self) -> list[str]:
         """The narrative's last lines that say it (none for the defaults)."""
         out = []
@@ -342,7 +349,8 @@ def _unit(vectors: object, dim: int, what: str) -> npt.NDArray[np.float32]:
     if a.ndim != 2 or a.shape[1] != dim or not np.isfinite(a).all():
         raise InvalidArgumentError(f"the index's embeddings must give {dim} finite floats per text ({what}), got shape {a.shape}")
     norms = np.linalg.norm(a, axis=1, keepdims=True)
-    return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0).astype(np.float32)
+    unit: npt.NDArray[np.float32] = np.divide(a, norms, out=np.zeros_like(a), where=norms > 0).astype(np.float32)
+    return unit
 
 
 class LangGraphEmbedder:
@@ -434,8 +442,11 @@ class LangGraphEmbedder:
     def query(self, text: str) -> npt.NDArray[np.float32]:
         """The unit vector of a question."""
         if isinstance(self.embeddings, EmbeddingsLambda) and getattr(self.embeddings, "func", None) is None:
-            return _unit(self._embed([text]), self.dim, "query")[0]
-        return _unit([self.embeddings.embed_query(text)], self.dim, "query")[0]
+            rows = _unit(self._embed([text]), self.dim, "query")
+        else:
+            rows = _unit([self.embeddings.embed_query(text)], self.dim, "query")
+        one: npt.NDArray[np.float32] = rows[0]
+        return one
 
 
 def _check_labels(path: tuple[str, ...]) -> None:
@@ -461,6 +472,19 @@ def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
     else:
         raise ValueError(f"Unsupported match type: {condition.match_type}")
     return all(p == "*" or n == p for n, p in pairs)
+
+
+def _field(value: Mapping[str, Any], key: str) -> Any:
+    """The value a filter's key names: the key itself if the value has it, else a dotted
+    path through nested mappings (``"user.name"``), as LangGraph's database stores read it."""
+    if key in value or "." not in key:
+        return value.get(key)
+    found: Any = value
+    for part in key.split("."):
+        if not isinstance(found, Mapping) or part not in found:
+            return None
+        found = found[part]
+    return found
 
 
 def _passes(value: Any, wanted: Any) -> bool:
@@ -864,14 +888,14 @@ class CuememStore(BaseStore):
             entry = self._items.get((tuple(op.namespace), op.key))
             if entry is None or not entry.live(now):
                 return None
-            if op.refresh_ttl and entry.trailer.ttl is not None:
+            if op.refresh_ttl and entry.trailer.due(now):
                 refresh[(entry.namespace, entry.key)] = entry
             return entry.item()
         if isinstance(op, SearchOp):
             found = self._search(op, now)
             if op.refresh_ttl:
                 for entry, _ in found:
-                    if entry.trailer.ttl is not None:
+                    if entry.trailer.due(now):
                         refresh[(entry.namespace, entry.key)] = entry
             return [entry.hit(score) for entry, score in found]
         if isinstance(op, ListNamespacesOp):
@@ -885,7 +909,7 @@ class CuememStore(BaseStore):
 
         def passes(entry: _Entry) -> bool:
             value = entry.parsed
-            return entry.live(now) and all(_passes(value.get(k), v) for k, v in wanted.items())
+            return entry.live(now) and all(_passes(_field(value, k), v) for k, v in wanted.items())
 
         under = [e for ns, held in self._by_namespace.items() if ns[: len(prefix)] == prefix for e in held.values() if passes(e)]
         if not (op.query and op.query.strip()):
