@@ -115,6 +115,19 @@ def test_a_puts_own_index_chooses_what_is_embedded(store: CuememStore, words: Wo
     assert sorted(words.embedded) == ["apple", "apple zebra"]  # the field chosen, never the unindexed item
 
 
+def test_an_item_of_several_texts_scores_its_best_text(tmp_path: Path) -> None:
+    """With a path that finds several texts, an item's score is its best text's cosine, as in LangGraph's stores."""
+    words = Words()
+    with CuememStore.open(tmp_path / "h", fsync="never", index={"dims": DIMS, "embed": words, "fields": ["notes[*]"]}) as store:
+        store.put(("d",), "many", {"notes": ["apple pie", "zebra", "tiger lion"]})
+        store.put(("d",), "one", {"notes": ["apple tart"]})
+        found = store.search(("d",), query="zebra")
+        assert [(h.key, round(h.score or 0, 4)) for h in found] == [("many", 1.0), ("one", round(_cosine(_vector("zebra"), _vector("apple tart")), 4))]
+        assert store.search(("d",), query="tiger lion", limit=1)[0].score == pytest.approx(1.0)
+    with CuememStore.open(tmp_path / "h", fsync="never", index={"dims": DIMS, "embed": Words(), "fields": ["notes[*]"]}) as reopened:
+        assert reopened.search(("d",), query="apple pie")[0].key == "many"  # the texts embedded again after a reopen
+
+
 def test_an_overwritten_deleted_or_forgotten_item_does_not_come_back(store: CuememStore) -> None:
     """A put again replaces the item's vector; a delete or an erasure takes it out of every search."""
     store.put(("d",), "k", {"text": "zebra stripes"})

@@ -79,9 +79,11 @@ with a ``query`` is cuemem's vector recall over the prefix's items (text weight 
 vector weight 1): ``score`` is the cosine similarity of the query and the item, best
 first, as LangGraph's stores document it; items that have no vector (``index=False``, or
 nothing at the fields) follow, with ``score`` None. No text score is fused in: it would
-change what ``score`` means (LangGraph's suites check it against the cosine). An item of several texts (``"items[*].text"``, several fields) has one
-vector, the normalized mean of its texts' vectors, where LangGraph's stores keep one per
-text and score the best: its score is lower than its best text's. A put again is a new
+change what ``score`` means (LangGraph's suites check it against the cosine). An item
+of several texts (``"items[*].text"``, several fields) is scored, as in LangGraph's
+stores, by its best text: the home keeps one vector per record (the mean of its texts'),
+so the store scores such an item itself, from its texts' vectors (kept by the embedder
+for the last 4096 such texts; after a reopen they are embedded again once). A put again is a new
 record, so its vector is new; a superseded, deleted, forgotten or erased record's vector
 is never returned (the search keeps only current items, and an erasure zeroes it).
 A put's own ``index`` is kept in the record (a last line ``(index: [...])`` or
@@ -180,6 +182,8 @@ _SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=timezone.utc)
 _DECODER = json.JSONDecoder()
 _INDEX_LINE = re.compile(r"^\(index: (none|\[.*\])\)$")
+#: Texts of items of several texts whose vectors an embedder keeps.
+_TEXTS_KEPT = 4096
 _TTL_LINE = re.compile(r"^\(ttl: ([0-9.e+-]+) min, expires (\S+)\)$")
 
 
@@ -362,6 +366,8 @@ class LangGraphEmbedder:
     the config's ``fields``, else ``"$"``: the whole value); any other record, a
     tombstone, a put with ``index=False`` or one with no text at its fields is a zero
     vector, with no call to the model. A question is the unit vector of ``embed_query``.
+    It keeps the vectors of the texts of items of several texts (:meth:`best`), and of
+    the last questions.
 
     Its ``name`` (the cache's recipe: another name embeds the home again) is made of the
     embeddings' class, its ``model`` or ``model_name`` if it has one (the provider string
@@ -401,6 +407,9 @@ class LangGraphEmbedder:
             kind = getattr(embed, "__qualname__", kind)
         self.name = f"langgraph/{kind}/{model or '-'}/{dims}/{hashlib.sha256(json.dumps(self.fields).encode()).hexdigest()[:8]}"
         self._paths = {f: (f if f == "$" else tokenize_path(f)) for f in self.fields}
+        self._memo_lock = threading.Lock()
+        self._texts: dict[str, npt.NDArray[np.float32]] = {}  # the vectors of the texts of items of several texts
+        self._questions: dict[str, npt.NDArray[np.float32]] = {}
 
     def texts(self, value: Mapping[str, Any], fields: Fields) -> list[str]:
         """The texts embedded of ``value`` put with ``index=fields`` (see the class docs)."""
@@ -435,17 +444,48 @@ class LangGraphEmbedder:
                 flat += found
         if flat:
             vectors = _unit(self._embed(flat), self.dim, "documents")
+            counts = np.bincount(np.asarray(owners), minlength=len(texts))
+            for text, owner, vector in zip(flat, owners, vectors):
+                if counts[owner] > 1:
+                    self._remember(text, vector)
             np.add.at(out, np.asarray(owners), vectors)
             out = _unit(out, self.dim, "documents")
         return out
 
+    def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
+        """Keeps a text's vector for :meth:`best` (the last :data:`_TEXTS_KEPT` texts)."""
+        with self._memo_lock:
+            self._texts.pop(text, None)
+            self._texts[text] = vector
+            while len(self._texts) > _TEXTS_KEPT:
+                del self._texts[next(iter(self._texts))]
+
+    def best(self, question: str, texts: list[str]) -> float:
+        """The best cosine of the question and the texts (each embedded once, then kept)."""
+        with self._memo_lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._texts]
+        if missing:
+            for text, vector in zip(missing, _unit(self._embed(missing), self.dim, "documents")):
+                self._remember(text, vector)
+        with self._memo_lock:
+            stacked = np.stack([self._texts.get(t, np.zeros(self.dim, dtype=np.float32)) for t in texts])
+        return float((stacked @ self.query(question)).max())
+
     def query(self, text: str) -> npt.NDArray[np.float32]:
-        """The unit vector of a question."""
+        """The unit vector of a question (the last few are kept: the home's recall and the store ask for the same)."""
+        with self._memo_lock:
+            kept = self._questions.get(text)
+        if kept is not None:
+            return kept
         if isinstance(self.embeddings, EmbeddingsLambda) and getattr(self.embeddings, "func", None) is None:
             rows = _unit(self._embed([text]), self.dim, "query")
         else:
             rows = _unit([self.embeddings.embed_query(text)], self.dim, "query")
         one: npt.NDArray[np.float32] = rows[0]
+        with self._memo_lock:
+            self._questions[text] = one
+            while len(self._questions) > 16:
+                del self._questions[next(iter(self._questions))]
         return one
 
 
@@ -930,21 +970,26 @@ class CuememStore(BaseStore):
 
     def _nearest(self, op: SearchOp, under: list[_Entry]) -> list[tuple[_Entry, float | None]]:
         """The semantic search of ``under`` (the items the search may return): those with a
-        vector by cosine, best first, from the home's vector recall; then the others, unscored."""
+        vector by cosine, best first, then the others, unscored. An item of one text is
+        scored by the home's vector recall (its record's vector is that text's); one of
+        several by its best text, as LangGraph's stores score it."""
         assert self._embedder is not None and op.query is not None
         embedder = self._embedder
-        vectored = {e.id for e in under if embedder.texts(e.parsed, e.trailer.fields)}
-        need = min(len(vectored), op.offset + op.limit) if min(op.offset, op.limit) >= 0 else len(vectored)
-        scored: list[tuple[_Entry, float | None]] = []
+        texts = {e.id: embedder.texts(e.parsed, e.trailer.fields) for e in under}
+        single = {i for i, found in texts.items() if len(found) == 1}
+        scored: list[tuple[_Entry, float | None]] = [(e, embedder.best(op.query, texts[e.id])) for e in under if len(texts[e.id]) > 1]
+        need = min(len(single), op.offset + op.limit) if min(op.offset, op.limit) >= 0 else len(single)
         k = max(16, 2 * need)
         while need:  # superseded versions and filtered-out items share the pool: widen until enough are in it
             weights = TextWeights.plain(text=0.0, salience=0.0, vector=1.0, vector_pool=k, pool=k)
             found = self._mem.recall({"tag": _namespace_tag(tuple(op.namespace_prefix))}, text=op.query, k=k, weights=weights)
-            scored = [(e, float(h.score)) for h in found.hits if h.id in vectored and (e := self._ids[h.id]) is not None]
-            if len(found.hits) < k or len(scored) >= need:
+            singles = [(self._ids[h.id], float(h.score)) for h in found.hits if h.id in single]
+            if len(found.hits) < k or len(singles) >= need:
+                scored += singles
                 break
             k *= 4
-        unscored = sorted((e for e in under if e.id not in vectored), key=lambda e: (e.namespace, e.key))
+        scored.sort(key=lambda pair: -(pair[1] or 0.0))
+        unscored = sorted((e for e in under if not texts[e.id]), key=lambda e: (e.namespace, e.key))
         unscored.sort(key=lambda e: e.updated_at, reverse=True)
         return (scored + [(e, None) for e in unscored])[op.offset : op.offset + op.limit]
 
