@@ -181,13 +181,16 @@ def test_embed_may_be_a_function_sync_or_async(tmp_path: Path) -> None:
 
 
 def test_a_bad_index_or_ttl_config_is_refused(tmp_path: Path) -> None:
-    """A malformed IndexConfig or TTLConfig is a typed error and opens nothing."""
+    """A malformed IndexConfig, TTLConfig or clock is a typed error and opens nothing."""
     for index in [{"dims": 0, "embed": Words()}, {"dims": 4}, {"dims": 4, "embed": Words(), "fields": "text"}, {"dims": True, "embed": Words()}, "x"]:
         with pytest.raises(InvalidArgumentError):
             CuememStore.open(tmp_path / "bad", index=index)  # type: ignore[arg-type]
     for ttl in [{"default_ttl": -1}, {"refresh_on_read": "yes"}, {"ttl": 5}, [("default_ttl", 1)]]:
         with pytest.raises(InvalidArgumentError):
             CuememStore.open(tmp_path / "bad", ttl=ttl)  # type: ignore[arg-type]
+    for clock in [lambda: datetime(2026, 1, 1), "now", lambda: "2026-01-01"]:
+        with pytest.raises(InvalidArgumentError):
+            CuememStore.open(tmp_path / "bad", clock=clock)  # type: ignore[arg-type]
     assert not (tmp_path / "bad").exists()
     with pytest.raises(InvalidArgumentError):
         LangGraphEmbedder({"dims": 3, "embed": lambda texts: [[1.0, 0.0] for _ in texts]}).passages(['langgraph\n{"a": "x"}'])

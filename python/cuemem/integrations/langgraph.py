@@ -606,6 +606,18 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _check_clock(clock: object) -> None:
+    """Checks a store's clock: None, or a callable that returns an aware datetime.
+
+    Raises:
+        InvalidArgumentError: anything else.
+    """
+    if clock is not None:
+        probe = clock() if callable(clock) else None
+        if not isinstance(probe, datetime) or probe.utcoffset() is None:
+            raise InvalidArgumentError(f"clock must be a callable returning an aware datetime, got {clock!r}")
+
+
 def _ttl_config(ttl: object) -> TTLConfig | None:
     """LangGraph's ``TTLConfig``, checked.
 
@@ -659,8 +671,7 @@ class CuememStore(BaseStore):
         ttl: Mapping[str, Any] | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        if clock is not None and not callable(clock):
-            raise InvalidArgumentError(f"clock must be a callable returning an aware datetime, got {clock!r}")
+        _check_clock(clock)
         self.ttl_config = _ttl_config(ttl)
         self._embedder = None if index is None else LangGraphEmbedder(index)
         #: The ``IndexConfig`` given (a copy), or None.
@@ -697,12 +708,13 @@ class CuememStore(BaseStore):
         :class:`LangGraphEmbedder` makes of it; :meth:`close` closes that handle.
 
         Raises:
-            InvalidArgumentError: a malformed ``index`` or ``ttl`` (nothing is opened), or
+            InvalidArgumentError: a malformed ``index``, ``ttl`` or ``clock`` (nothing is opened), or
                 ``embedder`` in ``options`` together with ``index``.
         """
         if index is not None and "embedder" in options:
             raise InvalidArgumentError("give CuememStore.open an index or an embedder, not both (the index makes the embedder)")
         _ttl_config(ttl)
+        _check_clock(clock)
         embedder = None if index is None else LangGraphEmbedder(index)
         memory = Memory.open(path, **options) if embedder is None else Memory.open(path, embedder=embedder, **options)
         try:
