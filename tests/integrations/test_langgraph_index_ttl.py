@@ -182,7 +182,7 @@ def test_embed_may_be_a_function_sync_or_async(tmp_path: Path) -> None:
 
 def test_a_bad_index_or_ttl_config_is_refused(tmp_path: Path) -> None:
     """A malformed IndexConfig, TTLConfig or clock is a typed error and opens nothing."""
-    for index in [{"dims": 0, "embed": Words()}, {"dims": 4}, {"dims": 4, "embed": Words(), "fields": "text"}, {"dims": True, "embed": Words()}, "x"]:
+    for index in [{"dims": 0, "embed": Words()}, {"dims": 4}, {"dims": 4, "embed": Words(), "fields": "text"}, {"dims": True, "embed": Words()}, {"dims": 4, "embed": 5}, "x"]:
         with pytest.raises(InvalidArgumentError):
             CuememStore.open(tmp_path / "bad", index=index)  # type: ignore[arg-type]
     for ttl in [{"default_ttl": -1}, {"refresh_on_read": "yes"}, {"ttl": 5}, [("default_ttl", 1)]]:

@@ -357,6 +357,20 @@ def _unit(vectors: object, dim: int, what: str) -> npt.NDArray[np.float32]:
     return unit
 
 
+def _path(path: str) -> str | list[str]:
+    """A field path as LangGraph's ``get_text_at_path`` takes it (``"$"`` is the whole value).
+
+    Raises:
+        InvalidArgumentError: a path LangGraph cannot read.
+    """
+    if path == "$":
+        return path
+    try:
+        return tokenize_path(path)
+    except Exception as exc:  # noqa: BLE001 - whatever LangGraph's parser refuses
+        raise InvalidArgumentError(f"not a field path LangGraph reads: {path!r} ({exc})") from None
+
+
 class LangGraphEmbedder:
     """A cuemem :class:`~cuemem.text.vectors.Embedder` made of LangGraph's ``IndexConfig``.
 
@@ -394,6 +408,8 @@ class LangGraphEmbedder:
         if isinstance(fields, str) or not isinstance(fields, Sequence) or not fields or not all(isinstance(f, str) and f for f in fields):
             raise InvalidArgumentError(f"index['fields'] must be a non-empty list of paths, got {fields!r}")
         embed = index.get("embed")
+        if not (isinstance(embed, (Embeddings, str)) or callable(embed)):
+            raise InvalidArgumentError(f"index['embed'] must be an Embeddings, a function or a provider string, got {embed!r}")
         try:
             self.embeddings: Embeddings = ensure_embeddings(embed)
         except (ValueError, ImportError) as exc:
@@ -406,7 +422,7 @@ class LangGraphEmbedder:
         if isinstance(self.embeddings, EmbeddingsLambda):
             kind = getattr(embed, "__qualname__", kind)
         self.name = f"langgraph/{kind}/{model or '-'}/{dims}/{hashlib.sha256(json.dumps(self.fields).encode()).hexdigest()[:8]}"
-        self._paths = {f: (f if f == "$" else tokenize_path(f)) for f in self.fields}
+        self._paths = {f: _path(f) for f in self.fields}
         self._memo_lock = threading.Lock()
         self._texts: dict[str, npt.NDArray[np.float32]] = {}  # the vectors of the texts of items of several texts
         self._questions: dict[str, npt.NDArray[np.float32]] = {}
@@ -417,7 +433,7 @@ class LangGraphEmbedder:
             return []
         out: list[str] = []
         for path in fields if fields is not None else self.fields:
-            out += get_text_at_path(value, self._paths.get(path) or (path if path == "$" else tokenize_path(path)))
+            out += get_text_at_path(value, self._paths.get(path) or _path(path))
         return out
 
     def _embed(self, texts: list[str]) -> object:
@@ -911,6 +927,8 @@ class CuememStore(BaseStore):
             return None if self._embedder is None else index
         if isinstance(index, str) or not isinstance(index, Sequence) or not all(isinstance(p, str) and p for p in index):
             raise InvalidArgumentError(f"a put's index is False, None or a list of paths, got {index!r}")
+        for path in index:
+            _path(path)
         return None if self._embedder is None else tuple(index)
 
     @staticmethod
