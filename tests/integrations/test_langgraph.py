@@ -25,6 +25,7 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, Item, Op, PutOp, 
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
 from cuemem import Memory, Profile  # noqa: E402
+from cuemem.errors import InvalidArgumentError  # noqa: E402
 from cuemem.integrations.langgraph import CuememStore  # noqa: E402
 from cuemem.lifecycle.profiles import PROFILES as PROFILES_BUILT_IN  # noqa: E402
 
@@ -285,18 +286,20 @@ def test_items_belong_to_one_cuemem_user(tmp_path: Path) -> None:
 
 
 def test_refused_operations_change_nothing(store: CuememStore) -> None:
-    """A TTL, a bad namespace or a value that is not JSON is refused before any write of the batch."""
+    """A bad TTL or index, a bad namespace or a value that is not JSON is refused before any write of the batch."""
     store.put(("a",), "k", {"v": 1})
-    with pytest.raises(NotImplementedError):
-        store.put(("a",), "k", {"v": 2}, ttl=5)
-    with pytest.raises(NotImplementedError):
-        store.batch([PutOp(("a",), "j", {"v": 2}), PutOp(("a",), "k", {"v": 2}, ttl=1.0)])
+    for ttl in [-1, 0, float("nan"), float("inf"), "5", True]:
+        with pytest.raises(InvalidArgumentError):
+            store.batch([PutOp(("a",), "j", {"v": 2}), PutOp(("a",), "k", {"v": 2}, ttl=ttl)])  # type: ignore[arg-type]
+    for index in ["text", [1], [""]]:
+        with pytest.raises(InvalidArgumentError):
+            store.batch([PutOp(("a",), "j", {"v": 2}), PutOp(("a",), "k", {"v": 2}, index=index)])  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         store.batch([PutOp(("a",), "j", {"v": 2}), PutOp(("a",), "k", {"v": object()})])
     for bad in [(), ("a.b",), ("",)]:
         with pytest.raises(InvalidNamespaceError):
             store.batch([PutOp(("a",), "j", {"v": 2}), PutOp(bad, "k", {"v": 2})])
-    assert [(i.key, i.value) for i in store.search(())] == [("k", {"v": 1})] and not store.supports_ttl
+    assert [(i.key, i.value) for i in store.search(())] == [("k", {"v": 1})] and store.supports_ttl
 
 
 def test_the_async_methods_run_the_same_operations(store: CuememStore) -> None:
