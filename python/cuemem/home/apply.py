@@ -135,9 +135,10 @@ class Applier:
 
     def add_decoded(self, rows: DecodedRows) -> None:
         """Applies (or queues) rows the core decoded and proved valid (:mod:`.decoding`),
-        whose ids are :meth:`fresh`."""
+        whose ids are :meth:`fresh`. A deferred applier (an import, which holds every row
+        until its stage commits) keeps them as columns (:meth:`Batch.of_decoded`)."""
         self._batch = None
-        self._steps.append(rows)
+        self._steps.append(Batch.of_decoded(rows, self._next_row) if self._deferred else rows)
         step = len(self._steps) - 1
         for i, kept in rows.decoded.tracked(rows.lo, rows.hi):
             self._short.append((step, {**dict(zip(SHORT_KEPT, kept)), "tier": _SHORT}))
