@@ -31,7 +31,6 @@ import pytest
 pytest.importorskip("langgraph")
 
 HERE = Path(__file__).resolve().parent
-PYTHON_DIR = HERE.parents[1] / "python"
 
 #: The source distributions whose tests run, each with its store test modules. The
 #: checkpoint package is the installed one; the SQLite and PostgreSQL ones are pinned to
@@ -119,18 +118,19 @@ def _run(suites: dict[str, Path], name: str, store: str, select: list[str] | Non
     env = {
         **os.environ,
         "CUEMEM_SWAP_STORE": store,
-        "PYTHONPATH": os.pathsep.join([str(suites["helpers"]), str(HERE), str(PYTHON_DIR)]),
+        # cuemem comes from this interpreter's installation (as the tests' own), never from the source tree.
+        "PYTHONPATH": os.pathsep.join([str(suites["helpers"]), str(HERE)]),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     args = select or SUITES[name][1]
     if name == "langgraph-checkpoint-postgres":
         args = [*args, *[f"--deselect={module}::{case}" for module in SUITES[name][1] for case in LEFT_OUT]]
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "langgraph_swap", "-p", "no:cacheprovider", "-q", "--tb=line", "-o", "addopts=",
          "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function", f"--junitxml={report}", *args],
         cwd=top, env=env, capture_output=True, text=True, timeout=1800,
     )
-    assert report.is_file(), f"{name} did not run on {store}"
+    assert report.is_file(), f"{name} did not run on {store}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     out: dict[str, Outcome] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         node = f"{case.get('classname')}::{case.get('name')}"

@@ -124,11 +124,15 @@ def words(text: str) -> frozenset[str]:
     """The distinct words of ``text``, case-folded; a run of CJK characters gives its bigrams."""
     out: set[str] = set()
     for token in _WORD.findall(text.casefold()):
-        if _CJK.search(token) and len(token) > 1:
-            out.update(token[i : i + 2] for i in range(len(token) - 1))
-        else:
-            out.add(token)
+        out.update(_pieces(token))
     return frozenset(out)
+
+
+def _pieces(token: str) -> tuple[str, ...]:
+    """A case-folded word as :func:`words` counts it: itself, or for a run holding CJK characters its bigrams."""
+    if _CJK.search(token) and len(token) > 1:
+        return tuple(token[i : i + 2] for i in range(len(token) - 1))
+    return (token,)
 
 
 def _fold(word: str) -> str:
@@ -156,7 +160,8 @@ def content_words(text: str) -> frozenset[str]:
 
 def names(text: str) -> frozenset[str]:
     """The capitalised words of ``text`` that grammar does not capitalise (not the first of a
-    sentence, not "I"), case-folded: the names of people, companies, places, months."""
+    sentence, not "I"), case-folded and split as :func:`words` splits them: the names of
+    people, companies, places, months."""
     out: set[str] = set()
     end = -1
     for m in _WORD.finditer(text):
@@ -164,7 +169,7 @@ def names(text: str) -> frozenset[str]:
         initial = end < 0 or _SENTENCE_END.search(text, end, m.start()) is not None
         end = m.end()
         if not initial and len(token) > 1 and token[0].isupper():
-            out.add(token.casefold())
+            out.update(_pieces(token.casefold()))
     return frozenset(out)
 
 
