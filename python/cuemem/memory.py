@@ -57,7 +57,7 @@ from .postgres import is_shared
 from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import MAX_SOURCE, choice, optional_label, to_datetime, validate_id
+from .schema.fields import MAX_SOURCE, choice, optional_label, parse_instant, to_datetime, validate_id
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
@@ -70,7 +70,9 @@ from .views.tokens import check_budget, check_counter
 
 __all__ = ["Memory"]
 
-TimeArg = datetime | date | None
+#: A time argument (``now`` and the like): a datetime, a date or a string in one of
+#: :data:`~cuemem.schema.fields.INSTANT_FORMATS` (the CLI's ``--now`` takes the same).
+TimeArg = datetime | date | str | None
 
 
 class Keep:
@@ -98,17 +100,20 @@ def _edge_now(now: TimeArg) -> datetime:
     """``now`` as an aware datetime; the wall clock is read here, at the API edge, only.
 
     Raises:
-        CueTypeError: not a datetime or a date.
+        CueTypeError: not a datetime, a date or a string.
+        SchemaError: a string that is not one of ``INSTANT_FORMATS`` (names ``now``).
         InvalidArgumentError: before 1900 or from the year 9000 on.
     """
     if now is None:
         return datetime.now(timezone.utc)
     if isinstance(now, datetime) and now.tzinfo is not None:
         at = now  # kept in its own zone: "yesterday" is that zone's yesterday
+    elif isinstance(now, str):
+        at = parse_instant(now, "now")  # the one reading of a written time; an offset kept
     elif isinstance(now, date):
         at = to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
     else:
-        raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
+        raise CueTypeError(f"now must be a datetime, a date or an ISO date string, got {type(now).__name__}")
     try:
         inside = EARLIEST_NOW <= at < LATEST_NOW
     except OverflowError:  # an offset that moves it past datetime's range
@@ -222,7 +227,12 @@ class Memory:
         cache: str | os.PathLike[str] | None = None,
         follow: bool = True,
     ) -> Memory:
-        """Opens (and, unless ``read_only``, creates) the home at ``path``.
+        """Opens the home at ``path`` — and, unless ``read_only``, creates it when ``path``
+        is missing or an empty directory (one call: ``Memory.open("./new-home")``).
+
+        A directory that holds files but is not a home (no ``journal/``) is refused
+        (:class:`~cuemem.errors.NotAHomeError`) rather than filled with one: a typo or the
+        wrong directory never becomes a home.
 
         Args:
             path: The home directory, or a shared home's address
@@ -262,6 +272,7 @@ class Memory:
 
         Raises:
             HomeLockedError: another process writes this home.
+            NotAHomeError: ``path`` holds files and is not a home (nothing is created).
             StorageError: the directory cannot be created or read.
             SharedHomeError: a shared home's server cannot be reached.
             SharedSchemaError: a shared home written by a newer cuemem.
@@ -1024,7 +1035,7 @@ class Memory:
 
     @_serialized
     def as_of(
-        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str | None = None
+        self, subject: str, valid_at: datetime | date | str, known_at: TimeArg = None, *, user_id: str | None = None
     ) -> Version | None:
         """The version of ``subject`` true at ``valid_at``, as known at ``known_at`` (default: all known).
 

@@ -6,7 +6,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,8 @@ home_option = click.option(
     envvar="CUEMEM_HOME",
     help="The home directory, or a shared home's postgresql:// address (or $CUEMEM_HOME).",
 )
-now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
+now_option = click.option("--now", "now", default=None,
+                          help="The instant to act at: an ISO date or date-time, or YYYY/MM/DD (default: now).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 clock_jump_option = click.option(
     "--allow-clock-jump", "allow_clock_jump", is_flag=True,
@@ -54,14 +55,16 @@ def read_text(value: str) -> str:
     return data[:-1] if data.endswith("\n") else data
 
 
-def parse_now(value: str | None) -> datetime | None:
+def parse_now(value: str | None, hint: str = "--now") -> datetime | None:
+    """A time option read as the API reads a time argument (:func:`~cuemem.schema.fields.parse_instant`)."""
+    from ..schema.fields import parse_instant
+
     if value is None:
         return None
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO date or datetime", param_hint="--now") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        return parse_instant(value, hint)
+    except CuememError as exc:
+        raise click.BadParameter(str(exc).removeprefix(f"{hint} must be "), param_hint=hint) from None
 
 
 #: Exit statuses: the command did what it was asked; the operation failed (cuemem

@@ -27,7 +27,8 @@ def init(directory: Path) -> None:
 @click.option("--type", "type_", default="note", show_default=True)
 @click.option("--outcome", type=click.Choice(["positive", "negative", "pending", "none"]), default=None)
 @click.option("--actor", "actors", multiple=True, help="Repeatable.")
-@click.option("--occurred-at", default=None, help="ISO date (default: the date of --now).")
+@click.option("--occurred-at", default=None,
+              help="When it happened: an ISO date (or date-time: its UTC date) or YYYY/MM/DD, as --now (default: the date of --now).")
 @click.option("--importance", type=float, default=0.0, show_default=True)
 @click.option("--risk", type=float, default=0.0, show_default=True)
 @click.option("--salience", "salience", multiple=True, help="axis=value, repeatable.")
@@ -56,7 +57,7 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str | None, t
             raise click.BadParameter(f"{name}={values[-1]} is not a number", param_hint="--salience") from None
     with open_memory(home) as mem:
         eid = mem.remember(
-            read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=parse_now(occurred_at, "--occurred-at"),
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
             kind=kind, origin=origin, session=session, source=source, metadata=_metadata(meta) or None, now=parse_now(now),
         )

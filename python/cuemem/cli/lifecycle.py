@@ -20,13 +20,7 @@ profile_option = click.option(
 
 
 def _time(value: str | None, name: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO date or datetime", param_hint=name) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parse_now(value, name)
 
 
 def _short(moment: datetime) -> str:
