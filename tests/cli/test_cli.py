@@ -66,6 +66,7 @@ def test_init_creates_a_home_and_accepts_an_existing_one(tmp_path: Path) -> None
 def test_remember_prints_the_id_of_what_it_stored(tmp_path: Path) -> None:
     """``remember`` writes every option into the episode and prints its id alone."""
     path = tmp_path / "home"
+    assert run("init", str(path)).exit_code == 0
     result = run(
         "remember", "--home", str(path), "Acme asked for 12% off", "--type", "deal", "--outcome", "pending",
         "--actor", "acme", "--actor", "kim", "--occurred-at", "2026-06-03", "--importance", "0.6", "--risk", "0.2",
@@ -85,6 +86,7 @@ def test_remember_prints_the_id_of_what_it_stored(tmp_path: Path) -> None:
 def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: Path) -> None:
     """``--id`` is kept, and ``$CUEMEM_HOME`` stands in for ``--home``."""
     path = tmp_path / "home"
+    assert run("init", str(path)).exit_code == 0
     result = run("remember", "standup moved to 10:00", "--id", "n-1", "--now", "2026-06-15", env={"CUEMEM_HOME": str(path)})
     assert result.exit_code == 0 and result.stdout.strip() == "n-1"
     with Memory.open(path, read_only=True) as mem:
@@ -96,7 +98,7 @@ def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: P
     [
         (["--importance", "1.5"], 1),
         (["--id", "a/b"], 1),
-        (["--occurred-at", "yesterday"], 1),
+        (["--occurred-at", "yesterday"], 2),  # read as --now is: a malformed command line
         (["--salience", "fun=0.5"], 1),
         (["--salience", "urgency=high"], 2),
         (["--outcome", "great"], 2),
@@ -260,6 +262,7 @@ def test_the_module_runs_as_a_real_process(tmp_path: Path) -> None:
     """``python -m cuemem.cli`` remembers, then recalls as JSON, in separate real processes."""
     path = tmp_path / "home"
     command = [sys.executable, "-m", "cuemem.cli"]
+    subprocess.run([*command, "init", str(path)], capture_output=True, timeout=120, check=True)
     remembered = subprocess.run(
         [*command, "remember", "--home", str(path), "Acme renewal signed", "--actor", "acme", "--now", "2026-06-15"],
         capture_output=True, text=True, timeout=120, check=False,
@@ -324,6 +327,7 @@ def test_remember_takes_metadata_and_recall_finds_it_by_a_meta_cue(tmp_path: Pat
     """--meta key=value (JSON values read as JSON) is kept; --cue meta=key=value and a folded actor find it."""
     home = str(tmp_path / "h")
     runner = CliRunner()
+    assert runner.invoke(main, ["init", home]).exit_code == 0
     made = runner.invoke(main, ["remember", "--home", home, "--actor", "Acme", "--meta", "crm=sf-1", "--meta", "priority=2", "Acme call",
                                 "--now", "2026-01-01"])
     assert made.exit_code == 0, made.output

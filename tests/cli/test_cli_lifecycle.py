@@ -19,6 +19,7 @@ def run(*args: str) -> Result:
 def test_observe_history_and_as_of(tmp_path: Path) -> None:
     """Two facts on one subject: history lists both, as-of picks by valid and known time."""
     home = str(tmp_path)
+    run("init", home)  # only init makes a home
     first = run("observe", "--home", home, "--now", "2026-06-01", "My favorite editor is vim.")
     second = run("observe", "--home", home, "--now", "2026-06-10", "Hi! My favorite editor is emacs.")
     assert first.exit_code == second.exit_code == 0
@@ -38,6 +39,7 @@ def test_observe_history_and_as_of(tmp_path: Path) -> None:
 def test_the_approval_queue_from_the_command_line(tmp_path: Path) -> None:
     """Under --profile high a preference waits; approve writes it, reject drops the other."""
     home = str(tmp_path)
+    run("init", home)  # only init makes a home
     a = run("observe", "--home", home, "--profile", "high", "--now", "2026-06-01", "My favorite editor is vim.").stdout.strip()
     b = run("observe", "--home", home, "--profile", "high", "--now", "2026-06-01", "My favorite shell is zsh.").stdout.strip()
     listed = json.loads(run("approvals", "--home", home, "--json").stdout)
@@ -54,6 +56,7 @@ def test_the_approval_queue_from_the_command_line(tmp_path: Path) -> None:
 def test_expire_and_bad_input(tmp_path: Path) -> None:
     """expire reports what it retired; an unknown approval id and a bad time are clean errors."""
     home = str(tmp_path)
+    run("init", home)  # only init makes a home
     run("observe", "--home", home, "--now", "2026-06-01T10:00:00", "Here PR means pull request.")
     assert "expired 0 short-term" in run("expire", "--home", home, "--now", "2026-06-15T09:59:59").stdout
     assert "expired 1 short-term" in run("expire", "--home", home, "--now", "2026-06-15T10:00:00").stdout

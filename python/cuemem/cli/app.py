@@ -57,14 +57,14 @@ def read_text(value: str) -> str:
 
 def parse_now(value: str | None, hint: str = "--now") -> datetime | None:
     """A time option read as the API reads a time argument (:func:`~cuemem.schema.fields.parse_instant`)."""
-    from ..schema.fields import parse_instant
+    from ..schema.fields import INSTANT_FORMATS, parse_instant
 
     if value is None:
         return None
     try:
         return parse_instant(value, hint)
-    except CuememError as exc:
-        raise click.BadParameter(str(exc).removeprefix(f"{hint} must be "), param_hint=hint) from None
+    except CuememError:
+        raise click.BadParameter(f"{value!r} is not {INSTANT_FORMATS}", param_hint=hint) from None
 
 
 #: Exit statuses: the command did what it was asked; the operation failed (cuemem
@@ -119,11 +119,22 @@ def main(ctx: click.Context, verbose: int, quiet: bool, user: str | None) -> Non
     ctx.obj = {"user": user}
 
 
-def open_memory(home: Path | str, **options: Any) -> Memory:
+def open_memory(home: Path | str, *, create: bool = False, **options: Any) -> Memory:
     """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says (a
-    command that ends after one call follows no shared home: ``follow=False`` unless given)."""
+    command that ends after one call follows no shared home: ``follow=False`` unless given).
+
+    Only ``create`` (``cuemem init``) makes a home: every other command needs one to be
+    there, so a mistyped ``--home`` is an error, not a new empty home.
+
+    Raises:
+        MissingFileError: no home at ``home`` and not ``create``.
+    """
+    from ..errors import MissingFileError
+    from ..home.layout import Layout
     from ..memory import Memory  # loaded by the commands that open a home, not by --help
 
+    if isinstance(home, Path) and not create and not Layout(home).is_home():
+        raise MissingFileError(f"no cuemem home at {home} (create one with: cuemem init {home})")
     ctx = click.get_current_context(silent=True)
     user = None
     while ctx is not None and user is None:

@@ -186,7 +186,7 @@ def optional_label(value: object, field: str, limit: int = MAX_LABEL) -> str | N
 #: The instant formats every time argument takes (``now``, ``occurred_at``, ``valid_from``,
 #: ``valid_to``, ``valid_at``, ``known_at``, the CLI's ``--now`` and ``--occurred-at``), as
 #: the errors name them.
-INSTANT_FORMATS = "an ISO 8601 date or date-time (2026-06-01, 2026-06-01T09:30, 2026-06-01T09:30Z, 2026-06-01T09:30+02:00) or YYYY/MM/DD"
+INSTANT_FORMATS = "an ISO date or date-time (ISO 8601: 2026-06-01, 2026-06-01T09:30, 2026-06-01T09:30Z, 2026-06-01T09:30+02:00) or YYYY/MM/DD"
 _SLASHED_DATE = re.compile(r"([0-9]{4})/([0-9]{2})/([0-9]{2})")
 _ISO_START = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ].*)?", re.DOTALL)
 
