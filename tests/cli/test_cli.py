@@ -157,7 +157,16 @@ def test_recall_prints_a_table_with_the_work_done(home: Path) -> None:
     result = run("recall", "--home", str(home), "--cue", "actor=acme", "--now", "2026-06-15", env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.stderr
     assert "Acme signed the renewal." in result.stdout and "Acme hit the invoice bug." in result.stdout
-    assert "2 matched" in result.stdout and "examined 2 postings of a 4-memory scan" in result.stdout
+    assert "2 hits of 2 candidates the cues let through" in result.stdout and "examined 2 postings of a 4-memory scan" in result.stdout
+
+
+def test_a_text_recall_footer_counts_hits_apart_from_the_candidates_the_cues_let_through(home: Path) -> None:
+    """A text recall no memory matches says 0 hits of the 4 candidates (not "4 matched"); --json has both names."""
+    result = run("recall", "--home", str(home), "--text", "zebra", "--now", "2026-06-15", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    assert "0 hits of 4 candidates the cues let through" in result.stdout and "matched" not in result.stdout
+    out = recall_json(home, "--text", "renewal")
+    assert (len(out["hits"]), out["candidates"], out["total"]) == (1, 4, 4)
 
 
 @pytest.mark.parametrize(

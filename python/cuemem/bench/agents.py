@@ -82,7 +82,7 @@ def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, bu
     corpus = make_corpus(episodes, seed)
     now = now_datetime()
     cue_args: list[dict[str, Any]] = [{"cues": q.cues} for q in make_queries(corpus, seed) if q.exclude is None]
-    text_args: list[dict[str, Any]] = [{"query": question} for question, _, _ in questions(corpus, seed)]
+    text_args: list[dict[str, Any]] = [{"text": question} for question, _, _ in questions(corpus, seed)]
     kinds: list[tuple[str, list[dict[str, Any]]]] = [("cue recall", cue_args), ("text recall", text_args)]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -98,7 +98,7 @@ def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, bu
                     for kind, args in kinds:
 
                         def local(a: dict[str, Any]) -> list[str]:
-                            return [h.record.id for h in mem.recall(a.get("cues"), text=a.get("query"), k=K, now=now).hits]
+                            return [h.record.id for h in mem.recall(a.get("cues"), text=a.get("text"), k=K, now=now).hits]
 
                         async def remote(a: dict[str, Any]) -> list[str]:
                             result = await client.call_tool("recall", {**a, "k": K, "now": now.isoformat()})
