@@ -263,7 +263,8 @@ class Memory:
                 it reads and writes only theirs, and another user's record does not
                 exist for it. ``"*"``: every user, explicitly. None (default): every
                 user while the home holds one; on a home of several users a read that
-                names no user is refused (``ScopeError``).
+                names no user is refused (``ScopeError``), and so is a write naming no
+                ``user_id`` on a home holding another user's memories than the default's.
             memory_budget: The token budget of the home's ``MEMORY.md`` (see :meth:`autoload`).
             cache: A shared home's cache directory (default: one under ``$CUEMEM_CACHE`` or
                 ``~/.cache/cuemem`` that no other process holds).
@@ -478,12 +479,15 @@ class Memory:
             SchemaError: a field breaks the schema (the error names it); nothing is written.
             InvalidIdError: the id is malformed or already taken.
             ReingestError: it was forgotten (see above).
+            ScopeError: ``user_id`` is another user than a scoped handle's; or the handle
+                is unscoped, names no ``user_id`` and the home holds another user's
+                memories than the default user's (a read would have to name one too).
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
         _arrays.boolean(allow_forgotten, "allow_forgotten")
         fields = dict(
-            id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            id=id, user_id=self._scope.writer(user_id, self._users), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
             valid_to=valid_to, thread=thread, session=session, source=source, metadata=metadata,
@@ -581,7 +585,7 @@ class Memory:
         handle, size = open_jsonl(_arrays.path(path))
         items = jsonl_items(handle, size, progress)
         return import_items(
-            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._scope.writer,
+            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._item_owner(),
             session=session, allow_forgotten=allow_forgotten,
         )
 
@@ -609,7 +613,7 @@ class Memory:
         at = _edge_now(now)
         return import_items(
             self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
-            owner=self._scope.writer, session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
+            owner=self._item_owner(), session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
         )
 
     # -- read -----------------------------------------------------------------------
@@ -756,6 +760,11 @@ class Memory:
             self._scope.check_single(self._users)
         return self._scope.writer(user_id)
 
+    def _item_owner(self) -> Callable[[str | None], str]:
+        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per import."""
+        users = functools.cache(self._users)
+        return lambda user_id: self._scope.writer(user_id, users)
+
     def _users(self) -> list[str]:
         """The users whose memories the home holds (live ones)."""
         return self._home.values("user")
@@ -881,7 +890,7 @@ class Memory:
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
         source = _caller_origin(origin)
-        user = self._scope.writer(user_id)
+        user = self._scope.writer(user_id, self._users)
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
     @_serialized
@@ -1067,7 +1076,7 @@ class Memory:
         """
         self._home.check_writable()
         at = _edge_now(now)
-        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id))
+        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id, self._users))
 
     @_serialized
     def end_turn(self) -> int:

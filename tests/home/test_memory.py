@@ -535,10 +535,31 @@ def test_bad_remember_input_raises_and_writes_nothing(
 
 
 def test_bad_now_is_refused(mem: Memory) -> None:
-    """``now`` must be a date or datetime, not a string: CueTypeError (a TypeError); nothing is written."""
+    """``now`` that is not a time (CueTypeError) or a string in no instant format (SchemaError naming ``now``) is
+    refused; nothing is written."""
     with pytest.raises(CueTypeError):
-        mem.remember("x", now="2026-06-15")  # type: ignore[arg-type]
+        mem.remember("x", now=20260615)  # type: ignore[arg-type]
+    for bad in ("yesterday", "2026-02-30", "15/06/2026", "2026-06"):
+        with pytest.raises(SchemaError) as info:
+            mem.remember("x", now=bad)
+        assert info.value.field == "now" and "now" in str(info.value)
     assert len(mem) == len(RECORDS)
+
+
+@pytest.mark.parametrize("written", ["2026-06-15", "2026/06/15", "2026-06-15T00:00:00Z", "2026-06-15T02:00:00+02:00"])
+def test_every_time_argument_takes_the_same_written_forms(tmp_path: Path, written: str) -> None:
+    """``now``, ``occurred_at``, ``valid_from``, ``valid_at`` (and recall's ``now``) read the same strings as
+    the same instant as a datetime would be: one rule for every time argument."""
+    at = datetime(2026, 6, 15, tzinfo=timezone.utc)
+    with Memory.open(tmp_path / "h") as mem:
+        eid = mem.remember("The office is in Lyon.", kind="semantic", subject="office", occurred_at=written, valid_from=written, now=written)
+        e = mem.get(eid)
+        assert (e.occurred_at, e.recorded_at, e.valid_from) == (at.date(), at, at)
+        assert mem.as_of("office", written).id == eid  # type: ignore[union-attr]
+        by_string = mem.recall({"time": "June 2026"}, now=written)
+        by_datetime = mem.recall({"time": "June 2026"}, now=at)
+        assert [h.id for h in by_string.hits] == [h.id for h in by_datetime.hits] == [eid]
+        assert [round(h.score, 6) for h in by_string.hits] == [round(h.score, 6) for h in by_datetime.hits]
 
 
 def test_every_error_is_a_cuemem_error(mem: Memory) -> None:

@@ -224,10 +224,10 @@ reviewed); source: where it came from. The arguments are Memory.remember's (exte
             occurred_at=occurred_at, origin="external" if external else session.origin, source=source, now=now,
         ))
         held = call(lambda: mem.get(eid) if eid in mem else None)
+        tier = None if held is None else held.tier.value
         quarantined, waiting = held is not None and held.reviewed is False, held is None
-        state = "queued for review" if waiting else ("quarantined until reviewed" if quarantined else f"remembered ({held.tier.value}-term)")
-        body = {"id": eid, "quarantined": quarantined, "queued": waiting, "tier": None if held is None else held.tier.value,
-                "session": session.id}
+        state = "queued for review" if waiting else ("quarantined until reviewed" if quarantined else f"remembered ({tier}-term)")
+        body = {"id": eid, "quarantined": quarantined, "queued": waiting, "tier": tier, "session": session.id}
         return _result(body, f"{state}: {eid}")
 
     @server.tool()
