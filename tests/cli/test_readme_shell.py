@@ -123,3 +123,16 @@ def test_import_example_and_help_give_the_line_format() -> None:
     assert len(lines) >= 3 and all("narrative" in line and set(line) <= IMPORT_KEYS for line in lines)
     helped = CliRunner().invoke(main, ["import", "--help"]).stdout
     assert all(key in helped for key in IMPORT_KEYS) and '"narrative"' in helped
+
+
+def test_the_text_recall_shell_block_runs_twice_and_finds_what_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's text-recall shell block (its own home, ./talk) runs as written, twice in one directory, and
+    each recall finds Caroline's memory (the benchmark line aside: it needs the LoCoMo data)."""
+    monkeypatch.chdir(tmp_path)
+    for run in (1, 2):
+        for line in _block("cuemem init ./talk"):
+            if "eval locomo" in line:
+                continue
+            out = _run(line, tmp_path / "h", False, {})
+            if " recall " in line:
+                assert "adoption agency" in str(out["output"]), (run, line)
