@@ -63,6 +63,19 @@ def test_readme_python_blocks_run_twice_in_the_same_directory(tmp_path: Path, mo
     capsys.readouterr()
 
 
+def test_the_readme_says_why_the_build_is_long_as_cargo_toml_has_it() -> None:
+    """The README warns that the first build takes minutes and why; the release settings it names are
+    Cargo.toml's, and the faster profile it offers exists."""
+    import tomllib
+
+    text = README.read_text(encoding="utf-8")
+    cargo = tomllib.loads((README.parent / "Cargo.toml").read_text(encoding="utf-8"))["profile"]
+    assert "The first build takes a few minutes" in text
+    release = cargo["release"]
+    assert f'`lto = "{release["lto"]}"`' in text and f'`codegen-units = {release["codegen-units"]}`' in text
+    assert "--profile dev-release" in text and "dev-release" in cargo
+
+
 def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None:
     """Each CuememError subclass has a row, and the row's "also a" names its direct bases."""
     import inspect
