@@ -350,3 +350,23 @@ def test_bench_takes_a_postgresql_dsn_only_for_the_shared_benchmark() -> None:
     """``--pg DSN`` names the server of ``bench --shared``; without ``--shared`` it is a malformed command line."""
     wrong = run("bench", "--pg", "postgresql://nowhere/x")
     assert wrong.exit_code == 2 and "--pg goes with --shared" in wrong.output
+
+
+def test_time_options_take_the_forms_every_time_argument_takes(tmp_path: Path) -> None:
+    """--occurred-at 2026/06/01 (as time cues write it) and --now as ISO date, date-time or YYYY/MM/DD are
+    read as the API reads them; another form is a usage error (2) naming the option, and nothing is written."""
+    path = str(tmp_path / "h")
+    assert run("init", path).exit_code == 0
+    made = run("remember", "--home", path, "Acme call", "--occurred-at", "2026/06/01", "--now", "2026/06/02", "--json")
+    assert made.exit_code == 0, made.stderr
+    eid = json.loads(made.stdout)["id"]
+    with Memory.open(path, read_only=True) as mem:
+        e = mem.get(eid)
+        assert (e.occurred_at, e.recorded_at) == (date(2026, 6, 1), datetime(2026, 6, 2, tzinfo=timezone.utc))
+    for now in ("2026-06-20", "2026/06/20", "2026-06-20T08:00:00Z"):
+        assert [h["id"] for h in recall_json(Path(path), "--cue", "time=2026/06/01", "--now", now)["hits"]] == [eid], now
+    for option in ("--occurred-at", "--now"):
+        bad = run("remember", "--home", path, "x", option, "01.06.2026")
+        assert bad.exit_code == 2 and option in bad.stderr and "YYYY/MM/DD" in bad.stderr
+    with Memory.open(path, read_only=True) as mem:
+        assert mem.ids() == [eid]

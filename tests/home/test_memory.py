@@ -792,3 +792,19 @@ def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -
         e = mem.get(eid)
         assert (e.tier.value, e.kind.value, e.origin.value) == ("short", "semantic", "agent")
         assert mem.expire(now=datetime(2026, 1, 1, 0, 30, tzinfo=timezone.utc)).expired == [eid]
+
+
+
+def test_recall_candidates_name_what_total_counted(tmp_path: Path) -> None:
+    """``candidates`` is what the cues let through (``total`` is the same number, its old name); a text recall
+    can have fewer hits than candidates even below k — the candidates need not hold a query term."""
+    with Memory.open(tmp_path / "h") as mem:
+        for word in ("renewal", "invoice", "lunch", "deploy"):
+            mem.remember(f"Acme {word} note", actors=["acme"], now=NOW)
+        mem.remember("Globex call", actors=["globex"], now=NOW)
+        cued = mem.recall({"actor": "acme"}, k=2, now=NOW)
+        assert (cued.candidates, cued.total, len(cued.hits)) == (4, 4, 2)
+        worded = mem.recall({"actor": "acme"}, text="invoice", k=10, now=NOW)
+        assert (worded.candidates, worded.total, [h.record.narrative for h in worded.hits]) == (4, 4, ["Acme invoice note"])
+        none = mem.recall({"actor": "acme"}, text="zebra", now=NOW)
+        assert (none.candidates, len(none.hits)) == (4, 0)

@@ -484,3 +484,28 @@ def test_the_readme_lists_every_tool_with_its_arguments() -> None:
         assert f"`{tool}`" in section, tool
     for argument in ("narrative", "text", "cues", "id", "cuemem promote", "cuemem review"):
         assert argument in section, argument
+
+
+def test_time_arguments_take_the_forms_the_python_api_and_the_cli_take(tmp_path: Path) -> None:
+    """now, occurred_at and valid_at over MCP read ISO dates, date-times and YYYY/MM/DD as the API does; another
+    form is a SchemaError naming the argument."""
+    home = tmp_path / "h"
+    with Memory.open(home) as mem:  # a person's fact: a version of its subject (an agent's write is short-term)
+        office = mem.remember("The office is in Lyon.", kind="semantic", subject="office", now="2026/06/01")
+
+    async def script(client: Client) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], list[str]]:
+        made = await _call(client, "remember", narrative="Lunch with Kim.", occurred_at="2026/05/30", now="2026/06/01")
+        found = await _call(client, "recall", cues={"time": "2026/05/30"}, now="2026-06-02T10:00:00Z")
+        version = await _call(client, "as_of", subject="office", valid_at="2026/06/05")
+        bad = [
+            (await client.call_tool("remember", {"narrative": "x", "occurred_at": "30.05.2026"})).content[0].text,
+            (await client.call_tool("recall", {"now": "soon"})).content[0].text,
+            (await client.call_tool("as_of", {"subject": "office", "valid_at": "someday"})).content[0].text,
+        ]
+        return made, found, version, bad
+
+    made, found, version, bad = _run(_stdio(home), script)
+    assert [h["id"] for h in found["hits"]] == [made["id"]] and found["hits"][0]["occurred_at"] == "2026-05-30"
+    assert version["version"]["id"] == office
+    for text, argument in zip(bad, ("occurred_at", "now", "valid_at")):
+        assert f"SchemaError: {argument} must be an ISO date" in text, text
