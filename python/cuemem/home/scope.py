@@ -77,7 +77,8 @@ class Scope:
                 others = sorted(set(users()) - {DEFAULT_USER})
                 if others:
                     raise ScopeError(
-                        f"this home holds the memories of user(s) {others[:5]}; say whose this write is: user_id=... "
+                        f"this home holds the memories of {'user ' + repr(others[0]) if len(others) == 1 else f'users {others[:5]}'}; "
+                        f"say whose this write is: user_id=... "
                         f"(or open the home with user=...; command line: cuemem --user ID ...)"
                     )
             return self.user or DEFAULT_USER
