@@ -25,6 +25,7 @@ user gets from each).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -77,7 +78,7 @@ async def _time_pairs(
 def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, budget_s: float = 60.0) -> dict[str, Any]:
     """In-process ``Memory.recall`` against ``recall`` through ``cuemem mcp`` over stdio."""
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, get_default_environment
 
     corpus = make_corpus(episodes, seed)
     now = now_datetime()
@@ -89,7 +90,10 @@ def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, bu
         t0 = time.perf_counter()
         build_home(corpus, home, seed).close()
         build_s = time.perf_counter() - t0
-        params = StdioServerParameters(command=sys.executable, args=["-m", "cuemem", "--user", "*", "mcp", "--home", str(home)])
+        # The server is this cuemem (this import path), not whichever one is installed.
+        path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+        params = StdioServerParameters(command=sys.executable, args=["-m", "cuemem", "--user", "*", "mcp", "--home", str(home)],
+                                       env={**get_default_environment(), **path})
 
         async def run() -> dict[str, Any]:
             out: dict[str, Any] = {}
