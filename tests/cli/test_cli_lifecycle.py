@@ -64,3 +64,26 @@ def test_expire_and_bad_input(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "no queued write" in missing.stderr
     bad = CliRunner().invoke(main, ["as-of", "--home", home, "x", "--valid-at", "soon"])
     assert bad.exit_code == 2 and "not an ISO date" in bad.stderr
+
+
+def test_promote_makes_an_agents_short_term_memory_last(tmp_path: Path) -> None:
+    """`cuemem promote ID` writes a long-term successor on a person's say-so: expiry at the short-term TTL then
+    retires the agent's original but not the promoted memory; an unknown id is a clean error."""
+    from datetime import datetime, timedelta, timezone
+
+    home = tmp_path / "h"
+    day = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    with Memory.open(home) as mem:
+        agents = mem.remember("Deploys happen on Fridays.", origin="agent", now=day)
+        other = mem.remember("The standup is at nine.", origin="agent", now=day)
+        assert mem.get(agents).tier.value == "short"
+    promoted = run("promote", "--home", str(home), agents, "--now", "2026-06-02", "--json")
+    assert promoted.exit_code == 0, promoted.stderr
+    body = json.loads(promoted.stdout)
+    assert body["promoted"] == agents and body["tier"] == "long"
+    assert "expired" in run("expire", "--home", str(home), "--now", (day + timedelta(days=15)).isoformat()).stdout
+    with Memory.open(home, read_only=True) as mem:
+        left = {h.id for h in mem.recall({}, k=10, now=day + timedelta(days=15)).hits}
+        assert left == {body["id"]} and other not in left
+    missing = run("promote", "--home", str(home), "ep-nope")
+    assert missing.exit_code == 1 and "error:" in missing.stderr
