@@ -9,19 +9,24 @@ from typing import Union
 from .errors import CueTypeError, InvalidArgumentError
 from .schema.fields import to_datetime
 
-TimeLike = Union[datetime, date, float, int]
+TimeLike = Union[datetime, date, str, float, int]
 
 
 def to_seconds(value: TimeLike, name: str = "now") -> float:
-    """Seconds since the Unix epoch for a datetime, a date (midnight UTC) or a number.
+    """Seconds since the Unix epoch for a datetime, a date (midnight UTC), a written time
+    (:func:`~cuemem.schema.fields.parse_instant`'s forms, as every time argument) or a number.
 
     Naive datetimes are taken as UTC.
 
     Raises:
         CueTypeError: ``value`` is not a time.
+        SchemaError: a string in none of the instant forms (names the argument).
         InvalidArgumentError: ``value`` is a non-finite number.
+
+    >>> to_seconds("1970-01-02"), to_seconds("1970/01/02")
+    (86400.0, 86400.0)
     """
-    if isinstance(value, date):  # a datetime is a date too
+    if isinstance(value, (date, str)):  # a datetime is a date too
         return to_datetime(value, name).timestamp()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise CueTypeError(f"{name} must be a datetime, a date or seconds since the epoch, got {type(value).__name__}")

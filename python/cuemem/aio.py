@@ -116,20 +116,29 @@ class AsyncMemory:
         """The synchronous handle underneath (its calls block: make them through :meth:`run`)."""
         return self._memory
 
-    async def run(self, call: Callable[[], R]) -> R:
-        """Runs ``call`` on this handle's worker thread and returns its result.
+    async def run(self, call: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+        """Runs ``call(*args, **kwargs)`` on this handle's worker thread and returns its result.
 
-        For what has no async twin, e.g. ``await mem.run(lambda: mem.memory.session("s1").observe(text))``.
-        Once the handle is closed its worker is gone, and calls run on the loop's default
-        executor: as with a closed ``Memory``, reads still answer and writes raise
+        For what has no async twin — a :class:`~cuemem.Session`, say. ``call`` works on
+        the synchronous handle underneath, :attr:`memory` (the same home, lock and scope);
+        calling it directly would block the loop, so hand the work to ``run``::
+
+            session = await mem.run(mem.memory.session, "chat-1")
+            ids = await mem.run(session.observe, "We decided to ship on Fridays.", now=day)
+            result = await mem.run(lambda: session.recall(text="when do we ship", now=day))
+
+        Calls run one at a time, in the order awaited, with every other call of this
+        handle. Once the handle is closed its worker is gone, and calls run on the loop's
+        default executor: as with a closed ``Memory``, reads still answer and writes raise
         ``ReadOnlyError``.
         """
         refuse_another_process(self._pid)
         loop = asyncio.get_running_loop()
+        work = functools.partial(call, *args, **kwargs) if args or kwargs else call
         try:
-            pending = loop.run_in_executor(self._worker, call)
+            pending = loop.run_in_executor(self._worker, work)
         except RuntimeError:  # the worker was shut down by close()
-            pending = loop.run_in_executor(None, call)
+            pending = loop.run_in_executor(None, work)
         return await pending
 
     async def close(self) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "UnsupportedVersionError",
     "StorageError",
     "MissingFileError",
+    "NotAHomeError",
     "SchemaError",
     "InvalidIdError",
     "NoteFormatError",
@@ -79,6 +80,11 @@ class StorageError(CuememError, OSError):
 
 class MissingFileError(StorageError, FileNotFoundError):
     """A file or directory that should exist does not."""
+
+
+class NotAHomeError(StorageError, FileExistsError):
+    """A writable open of a directory that holds files but is not a cuemem home: it is
+    not turned into one (an empty or missing directory is, in the same call)."""
 
 
 class SchemaError(CuememError, ValueError):

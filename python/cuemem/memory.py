@@ -57,7 +57,7 @@ from .postgres import is_shared
 from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import MAX_SOURCE, choice, optional_label, to_datetime, validate_id
+from .schema.fields import MAX_SOURCE, choice, optional_label, parse_instant, to_datetime, validate_id
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
@@ -70,7 +70,9 @@ from .views.tokens import check_budget, check_counter
 
 __all__ = ["Memory"]
 
-TimeArg = datetime | date | None
+#: A time argument (``now`` and the like): a datetime, a date or a string in one of
+#: :data:`~cuemem.schema.fields.INSTANT_FORMATS` (the CLI's ``--now`` takes the same).
+TimeArg = datetime | date | str | None
 
 
 class Keep:
@@ -98,17 +100,20 @@ def _edge_now(now: TimeArg) -> datetime:
     """``now`` as an aware datetime; the wall clock is read here, at the API edge, only.
 
     Raises:
-        CueTypeError: not a datetime or a date.
+        CueTypeError: not a datetime, a date or a string.
+        SchemaError: a string that is not one of ``INSTANT_FORMATS`` (names ``now``).
         InvalidArgumentError: before 1900 or from the year 9000 on.
     """
     if now is None:
         return datetime.now(timezone.utc)
     if isinstance(now, datetime) and now.tzinfo is not None:
         at = now  # kept in its own zone: "yesterday" is that zone's yesterday
+    elif isinstance(now, str):
+        at = parse_instant(now, "now")  # the one reading of a written time; an offset kept
     elif isinstance(now, date):
         at = to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
     else:
-        raise CueTypeError(f"now must be a datetime or a date, got {type(now).__name__}")
+        raise CueTypeError(f"now must be a datetime, a date or an ISO date string, got {type(now).__name__}")
     try:
         inside = EARLIEST_NOW <= at < LATEST_NOW
     except OverflowError:  # an offset that moves it past datetime's range
@@ -222,7 +227,12 @@ class Memory:
         cache: str | os.PathLike[str] | None = None,
         follow: bool = True,
     ) -> Memory:
-        """Opens (and, unless ``read_only``, creates) the home at ``path``.
+        """Opens the home at ``path`` — and, unless ``read_only``, creates it when ``path``
+        is missing or an empty directory (one call: ``Memory.open("./new-home")``).
+
+        A directory that holds files but is not a home (no ``journal/``) is refused
+        (:class:`~cuemem.errors.NotAHomeError`) rather than filled with one: a typo or the
+        wrong directory never becomes a home.
 
         Args:
             path: The home directory, or a shared home's address
@@ -253,7 +263,8 @@ class Memory:
                 it reads and writes only theirs, and another user's record does not
                 exist for it. ``"*"``: every user, explicitly. None (default): every
                 user while the home holds one; on a home of several users a read that
-                names no user is refused (``ScopeError``).
+                names no user is refused (``ScopeError``), and so is a write naming no
+                ``user_id`` on a home holding another user's memories than the default's.
             memory_budget: The token budget of the home's ``MEMORY.md`` (see :meth:`autoload`).
             cache: A shared home's cache directory (default: one under ``$CUEMEM_CACHE`` or
                 ``~/.cache/cuemem`` that no other process holds).
@@ -262,6 +273,7 @@ class Memory:
 
         Raises:
             HomeLockedError: another process writes this home.
+            NotAHomeError: ``path`` holds files and is not a home (nothing is created).
             StorageError: the directory cannot be created or read.
             SharedHomeError: a shared home's server cannot be reached.
             SharedSchemaError: a shared home written by a newer cuemem.
@@ -467,12 +479,15 @@ class Memory:
             SchemaError: a field breaks the schema (the error names it); nothing is written.
             InvalidIdError: the id is malformed or already taken.
             ReingestError: it was forgotten (see above).
+            ScopeError: ``user_id`` is another user than a scoped handle's; or the handle
+                is unscoped, names no ``user_id`` and the home holds another user's
+                memories than the default user's (a read would have to name one too).
             ReadOnlyError: the handle is read-only.
         """
         self._home.check_writable()
         _arrays.boolean(allow_forgotten, "allow_forgotten")
         fields = dict(
-            id=id, user_id=self._scope.writer(user_id), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            id=id, user_id=self._scope.writer(user_id, self._users), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
             importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
             origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
             valid_to=valid_to, thread=thread, session=session, source=source, metadata=metadata,
@@ -570,7 +585,7 @@ class Memory:
         handle, size = open_jsonl(_arrays.path(path))
         items = jsonl_items(handle, size, progress)
         return import_items(
-            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._scope.writer,
+            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._item_owner(),
             session=session, allow_forgotten=allow_forgotten,
         )
 
@@ -598,7 +613,7 @@ class Memory:
         at = _edge_now(now)
         return import_items(
             self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
-            owner=self._scope.writer, session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
+            owner=self._item_owner(), session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
         )
 
     # -- read -----------------------------------------------------------------------
@@ -758,6 +773,11 @@ class Memory:
             self._scope.check_single(self._users)
         return self._scope.writer(user_id)
 
+    def _item_owner(self) -> Callable[[str | None], str]:
+        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per import."""
+        users = functools.cache(self._users)
+        return lambda user_id: self._scope.writer(user_id, users)
+
     def _users(self) -> list[str]:
         """The users whose memories the home holds (live ones)."""
         return self._home.values("user")
@@ -883,7 +903,7 @@ class Memory:
             raise CueTypeError(f"text must be a string, got {type(text).__name__}")
         text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
         source = _caller_origin(origin)
-        user = self._scope.writer(user_id)
+        user = self._scope.writer(user_id, self._users)
         return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
 
     @_serialized
@@ -1037,7 +1057,7 @@ class Memory:
 
     @_serialized
     def as_of(
-        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, user_id: str | None = None
+        self, subject: str, valid_at: datetime | date | str, known_at: TimeArg = None, *, user_id: str | None = None
     ) -> Version | None:
         """The version of ``subject`` true at ``valid_at``, as known at ``known_at`` (default: all known).
 
@@ -1069,7 +1089,7 @@ class Memory:
         """
         self._home.check_writable()
         at = _edge_now(now)
-        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id))
+        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id, self._users))
 
     @_serialized
     def end_turn(self) -> int:

@@ -87,7 +87,7 @@ class Session:
         return self._mem.tainted(self.id)
 
     def read_external(
-        self, text: str, *, source: str | None = None, now: datetime | date | None = None, user_id: str | None = None,
+        self, text: str, *, source: str | None = None, now: datetime | date | str | None = None, user_id: str | None = None,
         type: str = "external", actors: Sequence[str] = (), thread: str | None = None,
     ) -> str:
         """Records external content this session read (a web page, an email, a tool's
@@ -127,7 +127,7 @@ class Session:
         return self._mem.import_records(records, session=self.id, **options)
 
     def recall(
-        self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | None = None, **kwargs: Any,
+        self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | str | None = None, **kwargs: Any,
     ) -> RecallResult:
         """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session
         (at ``now``, the recall's own: no clock is read for it). The session's text recalls
@@ -148,14 +148,14 @@ class Session:
         self._read([i.id for i in found.items if not i.reviewed], kwargs.get("now"))
         return found
 
-    def history(self, subject: str, *, now: datetime | date | None = None) -> list[Version]:
+    def history(self, subject: str, *, now: datetime | date | str | None = None) -> list[Version]:
         """:meth:`cuemem.Memory.history`; a version no person has reviewed taints this session."""
         chain = self._mem.history(subject)
         self._read([v.episode.id for v in chain if not v.episode.reviewed], now)
         return chain
 
     def as_of(
-        self, subject: str, valid_at: datetime | date, known_at: datetime | date | None = None, *, now: datetime | date | None = None,
+        self, subject: str, valid_at: datetime | date | str, known_at: datetime | date | str | None = None, *, now: datetime | date | str | None = None,
     ) -> Version | None:
         """:meth:`cuemem.Memory.as_of`; an unreviewed version taints this session."""
         found = self._mem.as_of(subject, valid_at, known_at)
@@ -163,21 +163,21 @@ class Session:
             self._read([found.episode.id], now)
         return found
 
-    def review(self, now: datetime | date | None = None) -> list[ReviewItem]:
+    def review(self, now: datetime | date | str | None = None) -> list[ReviewItem]:
         """:meth:`cuemem.Memory.review`: what waits for a person. Every item is text no person
         has accepted, so a queue that is not empty taints this session."""
         items = self._mem.review(now=now)
         self._read([i.id for i in items], now)
         return items
 
-    def note(self, id: str, now: datetime | date | None = None) -> Note | None:
+    def note(self, id: str, now: datetime | date | str | None = None) -> Note | None:
         """The readable note ``id`` (None if there is none); an unreviewed one taints this session."""
         found = next((n for n in self._mem.notes() if n.id == id), None)
         if found is not None and not found.reviewed:
             self._read([f"{NOTE_SOURCE}{found.id}"], now)
         return found
 
-    def _read(self, unreviewed: Sequence[str], now: datetime | date | None) -> None:
+    def _read(self, unreviewed: Sequence[str], now: datetime | date | str | None) -> None:
         """This session read the unreviewed items ``unreviewed`` (ids): tainted from now on, as
         if it had read external content (nothing is written for an empty read or a tainted session).
 

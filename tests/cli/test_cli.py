@@ -66,6 +66,7 @@ def test_init_creates_a_home_and_accepts_an_existing_one(tmp_path: Path) -> None
 def test_remember_prints_the_id_of_what_it_stored(tmp_path: Path) -> None:
     """``remember`` writes every option into the episode and prints its id alone."""
     path = tmp_path / "home"
+    assert run("init", str(path)).exit_code == 0
     result = run(
         "remember", "--home", str(path), "Acme asked for 12% off", "--type", "deal", "--outcome", "pending",
         "--actor", "acme", "--actor", "kim", "--occurred-at", "2026-06-03", "--importance", "0.6", "--risk", "0.2",
@@ -85,6 +86,7 @@ def test_remember_prints_the_id_of_what_it_stored(tmp_path: Path) -> None:
 def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: Path) -> None:
     """``--id`` is kept, and ``$CUEMEM_HOME`` stands in for ``--home``."""
     path = tmp_path / "home"
+    assert run("init", str(path)).exit_code == 0
     result = run("remember", "standup moved to 10:00", "--id", "n-1", "--now", "2026-06-15", env={"CUEMEM_HOME": str(path)})
     assert result.exit_code == 0 and result.stdout.strip() == "n-1"
     with Memory.open(path, read_only=True) as mem:
@@ -96,7 +98,7 @@ def test_remember_with_a_given_id_uses_the_home_from_the_environment(tmp_path: P
     [
         (["--importance", "1.5"], 1),
         (["--id", "a/b"], 1),
-        (["--occurred-at", "yesterday"], 1),
+        (["--occurred-at", "yesterday"], 2),  # read as --now is: a malformed command line
         (["--salience", "fun=0.5"], 1),
         (["--salience", "urgency=high"], 2),
         (["--outcome", "great"], 2),
@@ -155,7 +157,16 @@ def test_recall_prints_a_table_with_the_work_done(home: Path) -> None:
     result = run("recall", "--home", str(home), "--cue", "actor=acme", "--now", "2026-06-15", env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.stderr
     assert "Acme signed the renewal." in result.stdout and "Acme hit the invoice bug." in result.stdout
-    assert "2 matched" in result.stdout and "examined 2 postings of a 4-memory scan" in result.stdout
+    assert "2 hits of 2 candidates the cues let through" in result.stdout and "examined 2 postings of a 4-memory scan" in result.stdout
+
+
+def test_a_text_recall_footer_counts_hits_apart_from_the_candidates_the_cues_let_through(home: Path) -> None:
+    """A text recall no memory matches says 0 hits of the 4 candidates (not "4 matched"); --json has both names."""
+    result = run("recall", "--home", str(home), "--text", "zebra", "--now", "2026-06-15", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    assert "0 hits of 4 candidates the cues let through" in result.stdout and "matched" not in result.stdout
+    out = recall_json(home, "--text", "renewal")
+    assert (len(out["hits"]), out["candidates"], out["total"]) == (1, 4, 4)
 
 
 @pytest.mark.parametrize(
@@ -260,6 +271,7 @@ def test_the_module_runs_as_a_real_process(tmp_path: Path) -> None:
     """``python -m cuemem.cli`` remembers, then recalls as JSON, in separate real processes."""
     path = tmp_path / "home"
     command = [sys.executable, "-m", "cuemem.cli"]
+    subprocess.run([*command, "init", str(path)], capture_output=True, timeout=120, check=True)
     remembered = subprocess.run(
         [*command, "remember", "--home", str(path), "Acme renewal signed", "--actor", "acme", "--now", "2026-06-15"],
         capture_output=True, text=True, timeout=120, check=False,
@@ -324,6 +336,7 @@ def test_remember_takes_metadata_and_recall_finds_it_by_a_meta_cue(tmp_path: Pat
     """--meta key=value (JSON values read as JSON) is kept; --cue meta=key=value and a folded actor find it."""
     home = str(tmp_path / "h")
     runner = CliRunner()
+    assert runner.invoke(main, ["init", home]).exit_code == 0
     made = runner.invoke(main, ["remember", "--home", home, "--actor", "Acme", "--meta", "crm=sf-1", "--meta", "priority=2", "Acme call",
                                 "--now", "2026-01-01"])
     assert made.exit_code == 0, made.output
@@ -337,3 +350,23 @@ def test_bench_takes_a_postgresql_dsn_only_for_the_shared_benchmark() -> None:
     """``--pg DSN`` names the server of ``bench --shared``; without ``--shared`` it is a malformed command line."""
     wrong = run("bench", "--pg", "postgresql://nowhere/x")
     assert wrong.exit_code == 2 and "--pg goes with --shared" in wrong.output
+
+
+def test_time_options_take_the_forms_every_time_argument_takes(tmp_path: Path) -> None:
+    """--occurred-at 2026/06/01 (as time cues write it) and --now as ISO date, date-time or YYYY/MM/DD are
+    read as the API reads them; another form is a usage error (2) naming the option, and nothing is written."""
+    path = str(tmp_path / "h")
+    assert run("init", path).exit_code == 0
+    made = run("remember", "--home", path, "Acme call", "--occurred-at", "2026/06/01", "--now", "2026/06/02", "--json")
+    assert made.exit_code == 0, made.stderr
+    eid = json.loads(made.stdout)["id"]
+    with Memory.open(path, read_only=True) as mem:
+        e = mem.get(eid)
+        assert (e.occurred_at, e.recorded_at) == (date(2026, 6, 1), datetime(2026, 6, 2, tzinfo=timezone.utc))
+    for now in ("2026-06-20", "2026/06/20", "2026-06-20T08:00:00Z"):
+        assert [h["id"] for h in recall_json(Path(path), "--cue", "time=2026/06/01", "--now", now)["hits"]] == [eid], now
+    for option in ("--occurred-at", "--now"):
+        bad = run("remember", "--home", path, "x", option, "01.06.2026")
+        assert bad.exit_code == 2 and option in bad.stderr and "YYYY/MM/DD" in bad.stderr
+    with Memory.open(path, read_only=True) as mem:
+        assert mem.ids() == [eid]

@@ -57,15 +57,15 @@ def test_recall_usage_errors(tmp_path: Path) -> None:
 
 
 def test_the_readme_text_recall_command_finds_what_the_readme_wrote(tmp_path: Path) -> None:
-    """The README's ``cuemem recall ... --last month --now 2026-07-05`` returns the June memory its Python example wrote."""
+    """The README's ``cuemem recall ... --last month --now 2026-07-05`` returns the June memory its block wrote."""
     home = tmp_path / "h"
     with Memory.open(home, fsync="never") as mem:
         adoption = mem.remember("Caroline called the adoption agency about the home study", actors=["caroline"],
                                 occurred_at=date(2026, 6, 2), now=date(2026, 6, 2))
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith('cuemem recall --home ./h "what did Caroline say'))
+    line = next(x for x in readme.splitlines() if x.startswith('cuemem recall --home ./talk "what did Caroline say'))
     args = shlex.split(line)[1:]
-    args[args.index("./h")] = str(home)
+    args[args.index("./talk")] = str(home)
     r = CliRunner().invoke(main, [*args, "--json"])
     assert r.exit_code == 0, r.output
     assert _ids(r.stdout) == [adoption]

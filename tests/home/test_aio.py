@@ -109,6 +109,29 @@ def test_calls_run_on_one_worker_thread_in_order(tmp_path: Path) -> None:
     assert len(names) == 1 and loop_thread not in names and next(iter(names)).startswith("cuemem")
 
 
+def test_run_passes_arguments_and_drives_a_session_on_the_worker(tmp_path: Path) -> None:
+    """``run(fn, *args, **kwargs)`` calls ``fn`` with them on the worker thread: a session made and used through
+    ``mem.memory`` that way writes as that session, and the loop's thread never runs a call."""
+
+    async def main() -> tuple[str, str | None, set[str], str]:
+        async with await AsyncMemory.open(tmp_path / "home", fsync="never") as mem:
+            threads: set[str] = set()
+
+            def made(session_id: str) -> cuemem.Session:
+                threads.add(threading.current_thread().name)
+                return mem.memory.session(session_id)
+
+            chat = await mem.run(made, "chat-1")
+            (eid,) = await mem.run(chat.observe, "We decided to ship on Fridays.", now=DAY)
+            found = await mem.run(lambda: chat.recall(text="when do we ship", now=DAY))
+            threads.add(await mem.run(lambda: threading.current_thread().name))
+            return eid, (await mem.get(found.hits[0].id)).session, threads, threading.current_thread().name
+
+    eid, session, threads, loop_thread = asyncio.run(main())
+    assert eid.startswith("ep-") and session == "chat-1"
+    assert len(threads) == 1 and loop_thread not in threads
+
+
 def test_results_equal_the_synchronous_ones(tmp_path: Path) -> None:
     """Writes through AsyncMemory, then the same questions through it and through a Memory
     reader of the same home, give equal answers: cue and text recall, get, history, stats."""

@@ -51,6 +51,31 @@ def test_readme_python_blocks_run_in_order(tmp_path: Path, monkeypatch: pytest.M
     capsys.readouterr()
 
 
+def test_readme_python_blocks_run_twice_in_the_same_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A reader who runs the README's python blocks again, in the directory of the first run, gets the same
+    outcome: no block depends on a path it created the first time."""
+    monkeypatch.chdir(tmp_path)
+    for run in (1, 2):
+        namespace: dict[str, object] = {"__name__": "__readme__"}
+        for number, source in enumerate(readme_blocks(), start=1):
+            exec(compile(source, f"README.md python block {number} (run {run})", "exec"), namespace)  # noqa: S102
+    capsys.readouterr()
+
+
+def test_the_readme_says_why_the_build_is_long_as_cargo_toml_has_it() -> None:
+    """The README warns that the first build takes minutes and why; the release settings it names are
+    Cargo.toml's, and the faster profile it offers exists."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    text = README.read_text(encoding="utf-8")
+    cargo = tomllib.loads((README.parent / "Cargo.toml").read_text(encoding="utf-8"))["profile"]
+    assert "The first build takes a few minutes" in text
+    release = cargo["release"]
+    assert f'`lto = "{release["lto"]}"`' in text and f'`codegen-units = {release["codegen-units"]}`' in text
+    assert "--profile dev-release" in text and "dev-release" in cargo
+
+
 def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None:
     """Each CuememError subclass has a row, and the row's "also a" names its direct bases."""
     import inspect

@@ -351,3 +351,35 @@ def test_a_closed_handle_says_so(tmp_path: Path) -> None:
         mem.save_index()
     with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
         reader.save_index()
+
+# --- where a home may be made ------------------------------------------------------------
+
+
+def test_open_refuses_to_make_a_home_of_a_directory_holding_other_files(tmp_path: Path) -> None:
+    """A directory of other files (a source tree, a typo'd path to one) is not filled with a home: NotAHomeError,
+    a StorageError and a FileExistsError, and nothing is created; a read-only open says there is no home."""
+    from cuemem.errors import MissingFileError, NotAHomeError, StorageError
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "main.py").write_text("print('hello')\n")
+    (source / ".git").mkdir()
+    with pytest.raises(NotAHomeError) as info:
+        Memory.open(source)
+    assert isinstance(info.value, StorageError) and isinstance(info.value, FileExistsError) and "not a cuemem home" in str(info.value)
+    assert sorted(p.name for p in source.iterdir()) == [".git", "main.py"]
+    with pytest.raises(MissingFileError):
+        Memory.open(source, read_only=True)
+
+
+def test_open_makes_a_home_in_a_missing_or_empty_directory_in_one_call_and_reopens_it(tmp_path: Path) -> None:
+    """A missing path (parents too) or an empty directory becomes a home in one open; a home is opened again
+    whatever else its directory holds (a golden.yaml, MEMORY.md)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for path in (tmp_path / "a" / "b" / "new", empty):
+        with Memory.open(path) as mem:
+            mem.remember("first", now=datetime(2026, 6, 15, tzinfo=timezone.utc))
+        with Memory.open(path) as mem:
+            assert len(mem) == 1
+        assert (path / "journal").is_dir()

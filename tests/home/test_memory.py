@@ -535,10 +535,31 @@ def test_bad_remember_input_raises_and_writes_nothing(
 
 
 def test_bad_now_is_refused(mem: Memory) -> None:
-    """``now`` must be a date or datetime, not a string: CueTypeError (a TypeError); nothing is written."""
+    """``now`` that is not a time (CueTypeError) or a string in no instant format (SchemaError naming ``now``) is
+    refused; nothing is written."""
     with pytest.raises(CueTypeError):
-        mem.remember("x", now="2026-06-15")  # type: ignore[arg-type]
+        mem.remember("x", now=20260615)  # type: ignore[arg-type]
+    for bad in ("yesterday", "2026-02-30", "15/06/2026", "2026-06"):
+        with pytest.raises(SchemaError) as info:
+            mem.remember("x", now=bad)
+        assert info.value.field == "now" and "now" in str(info.value)
     assert len(mem) == len(RECORDS)
+
+
+@pytest.mark.parametrize("written", ["2026-06-15", "2026/06/15", "2026-06-15T00:00:00Z", "2026-06-15T02:00:00+02:00"])
+def test_every_time_argument_takes_the_same_written_forms(tmp_path: Path, written: str) -> None:
+    """``now``, ``occurred_at``, ``valid_from``, ``valid_at`` (and recall's ``now``) read the same strings as
+    the same instant as a datetime would be: one rule for every time argument."""
+    at = datetime(2026, 6, 15, tzinfo=timezone.utc)
+    with Memory.open(tmp_path / "h") as mem:
+        eid = mem.remember("The office is in Lyon.", kind="semantic", subject="office", occurred_at=written, valid_from=written, now=written)
+        e = mem.get(eid)
+        assert (e.occurred_at, e.recorded_at, e.valid_from) == (at.date(), at, at)
+        assert mem.as_of("office", written).id == eid  # type: ignore[union-attr]
+        by_string = mem.recall({"time": "June 2026"}, now=written)
+        by_datetime = mem.recall({"time": "June 2026"}, now=at)
+        assert [h.id for h in by_string.hits] == [h.id for h in by_datetime.hits] == [eid]
+        assert [round(h.score, 6) for h in by_string.hits] == [round(h.score, 6) for h in by_datetime.hits]
 
 
 def test_every_error_is_a_cuemem_error(mem: Memory) -> None:
@@ -771,3 +792,19 @@ def test_an_import_item_takes_exactly_the_keywords_of_remember(tmp_path: Path) -
         e = mem.get(eid)
         assert (e.tier.value, e.kind.value, e.origin.value) == ("short", "semantic", "agent")
         assert mem.expire(now=datetime(2026, 1, 1, 0, 30, tzinfo=timezone.utc)).expired == [eid]
+
+
+
+def test_recall_candidates_name_what_total_counted(tmp_path: Path) -> None:
+    """``candidates`` is what the cues let through (``total`` is the same number, its old name); a text recall
+    can have fewer hits than candidates even below k — the candidates need not hold a query term."""
+    with Memory.open(tmp_path / "h") as mem:
+        for word in ("renewal", "invoice", "lunch", "deploy"):
+            mem.remember(f"Acme {word} note", actors=["acme"], now=NOW)
+        mem.remember("Globex call", actors=["globex"], now=NOW)
+        cued = mem.recall({"actor": "acme"}, k=2, now=NOW)
+        assert (cued.candidates, cued.total, len(cued.hits)) == (4, 4, 2)
+        worded = mem.recall({"actor": "acme"}, text="invoice", k=10, now=NOW)
+        assert (worded.candidates, worded.total, [h.record.narrative for h in worded.hits]) == (4, 4, ["Acme invoice note"])
+        none = mem.recall({"actor": "acme"}, text="zebra", now=NOW)
+        assert (none.candidates, len(none.hits)) == (4, 0)

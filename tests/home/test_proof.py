@@ -130,6 +130,7 @@ def test_a_folder_where_a_note_goes_refuses_the_write_before_the_journal(tmp_pat
     """notes/x.md as a directory: write_note raises StorageError and journals nothing; later writes number from 1."""
     from cuemem.errors import StorageError
 
+    Memory.open(tmp_path, fsync="never").close()  # the home first: a directory of other files is never made one
     (tmp_path / "notes" / "x.md").mkdir(parents=True)
     with Memory.open(tmp_path, fsync="never") as mem:
         before = mem.stats().journal_bytes

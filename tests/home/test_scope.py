@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cuemem import Memory
-from cuemem.errors import ForgottenError, InvalidIdError, NotFoundError, ScopeError
+from cuemem.errors import ForgottenError, ImportFileError, InvalidIdError, NotFoundError, ScopeError
 
 DAY = date(2026, 6, 1)
 SECRET = "Alice's salary is 98000 and her badge code is 4471."
@@ -92,6 +92,40 @@ def test_no_scope_on_a_home_of_several_users_is_an_error_not_a_wider_scope(home:
         assert "98000" not in shared and "Bob likes tea" not in shared and "dark mode" not in shared
     with Memory.open(home, user="*") as everyone:
         assert {h.record.user_id for h in everyone.recall({}, k=100, now=DAY).hits} == {"alice", "bob"}
+
+
+def test_unscoped_writes_and_reads_agree_on_a_home_of_other_users(tmp_path: Path) -> None:
+    """An unscoped write naming no user is refused (ScopeError, nothing written) wherever an unscoped read would be
+    refused after it: on a home holding another user's memories than the default's. Named, or on a home of the
+    default user only, it is written, and the same handle still reads what it wrote."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mine = mem.remember("Deploys happen on Fridays.", now=DAY)  # an empty home: the default user's
+        assert [h.id for h in mem.recall({}, now=DAY).hits] == [mine]
+        mem.user("alice").remember("Alice's badge code is 4471.", now=DAY)
+        before = len(mem.user("alice")) + len(mem.user("default"))
+        for write in (
+            lambda: mem.remember("Standup at nine.", now=DAY),
+            lambda: mem.observe("I prefer green tea.", now=DAY),
+        ):
+            with pytest.raises(ScopeError, match="say whose this write is"):
+                write()
+        with pytest.raises(ImportFileError) as bad:  # an import item is a bad line for the same reason
+            mem.import_records([{"narrative": "Imported."}], now=DAY)
+        assert "say whose this write is" in bad.value.errors[0][1]
+        with pytest.raises(ScopeError):
+            mem.recall({}, now=DAY)  # the read is refused for the same reason
+        assert len(mem.user("alice")) + len(mem.user("default")) == before
+        named = mem.remember("Standup at nine.", user_id="default", now=DAY)
+        assert {h.id for h in mem.recall({"user": "default"}, now=DAY).hits} == {mine, named}
+        assert {h.record.user_id for h in mem.recall({"user": "alice"}, now=DAY).hits} == {"alice"}
+    with Memory.open(tmp_path / "only-alice", fsync="never") as mem:
+        mem.user("alice").remember("Alice's note.", now=DAY)
+        assert len(mem.recall({}, now=DAY).hits) == 1  # one user: an unscoped read reads them
+        with pytest.raises(ScopeError):
+            mem.remember("Would make it a home of two users.", now=DAY)
+        assert len(mem.recall({}, now=DAY).hits) == 1
+    with Memory.open(tmp_path / "h", fsync="never", user="*") as everyone:  # every user, explicitly: the default's write
+        assert everyone.get(everyone.remember("Explicitly the default user's.", now=DAY)).user_id == "default"
 
 
 def test_a_scoped_write_belongs_to_its_user(tmp_path: Path) -> None:

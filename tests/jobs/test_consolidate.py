@@ -226,7 +226,7 @@ def test_memory_consolidate_refuses_bad_input(tmp_path: Path) -> None:
         with pytest.raises(InvalidArgumentError):
             mem.consolidate(now=NOW, config="strict")  # type: ignore[arg-type]
         with pytest.raises(CueTypeError):
-            mem.consolidate(now="2026-06-10")  # type: ignore[arg-type]
+            mem.consolidate(now=20260610)  # type: ignore[arg-type]
         assert len(mem) == before and "consolidate" not in mem._home.indexes.jobs
         with Memory.open(tmp_path, read_only=True) as reader, pytest.raises(ReadOnlyError):
             reader.consolidate(now=NOW)

@@ -135,7 +135,7 @@ def test_quarantined_and_other_users_memories_are_never_proposed(tmp_path: Path)
         mem.remember("The office moves to Lyon in September", user_id="ann", now=T0)
         mem.remember("The office moves to Lyon in September", user_id="bob", now=T0)
         with mem.session("web") as s:
-            s.read_external("a page", source="https://example.com", now=T0)
+            s.read_external("a page", source="https://example.com", user_id="ann", now=T0)  # a home of two users: whose
             s.remember("The office moves to Lyon in September", user_id="ann", now=T0)
         assert mem.dedupe(now=T0 + timedelta(days=1)).proposed == ()
 

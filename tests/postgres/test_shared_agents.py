@@ -32,10 +32,10 @@ def test_an_mcp_server_on_a_shared_home_writes_what_another_process_recalls(pg_d
 
     async def main() -> Any:
         async with Client(server, read_timeout_seconds=60) as client:
-            wrote = await client.call_tool("remember", {"text": "Deploys happen on Friday afternoons.", "kind": "procedural",
+            wrote = await client.call_tool("remember", {"narrative": "Deploys happen on Friday afternoons.", "kind": "procedural",
                                                         "subject": "deploys", "now": "2026-06-01"})
             assert not wrote.is_error, wrote.content
-            found = await client.call_tool("recall", {"query": "when do deploys happen", "now": "2026-06-02"})
+            found = await client.call_tool("recall", {"text": "when do deploys happen", "now": "2026-06-02"})
             assert not found.is_error, found.content
             return wrote.structured_content["id"], found.structured_content["hits"][0]["id"]
 

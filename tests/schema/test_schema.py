@@ -102,11 +102,15 @@ def test_to_date_reads_dates_datetimes_and_iso_strings() -> None:
     assert f.to_date(late_in_new_york, "d") == date(2026, 6, 8)
     assert f.to_date(datetime(2026, 6, 7, 23, 59), "d") == date(2026, 6, 7)
     assert f.to_date("2026-06-07", "d") == date(2026, 6, 7)
+    # Strings read as every time argument reads them (parse_instant): a date-time string is its UTC date, as
+    # the datetime is; the slashed calendar date of time cues is the same day.
+    assert f.to_date("2026-06-07T23:30-05:00", "d") == date(2026, 6, 8)
+    assert f.to_date("2026/06/07", "d") == f.to_date("2026-06-07T00:00Z", "d") == date(2026, 6, 7)
 
 
-@pytest.mark.parametrize("bad", ["2026-6-7", "2026-06-07T00:00", "20260607", "2026-02-30", "June", 20260607, None])
+@pytest.mark.parametrize("bad", ["2026-6-7", "2026-06-07T25:00", "20260607", "2026-02-30", "2026/02/30", "07/06/2026", "June", 20260607, None])
 def test_to_date_refuses_other_forms(bad: Any) -> None:
-    """Anything but a date, a datetime or a real ``YYYY-MM-DD`` is an error naming the field."""
+    """Anything but a date, a datetime or a real date (or date-time) in the instant forms is an error naming the field."""
     with pytest.raises(SchemaError) as err:
         f.to_date(bad, "occurred_at")
     assert err.value.field == "occurred_at"
@@ -411,7 +415,7 @@ CORRUPTIONS: dict[str, list[Corrupt]] = {
     "narrative": fixed("", " \n\t", None, 5, "\ud800"),
     "outcome": fixed("good", "POSITIVE", 1, Kind.POLICY),
     "actors": fixed("kim", ["kim", ""], [1], {"kim"}, None),
-    "occurred_at": fixed("2026-13-01", "June", 20260607, "2026-06-07T00:00", 3.5),
+    "occurred_at": fixed("2026-13-01", "June", 20260607, "2026-06-07T24:30", "2026/13/01", 3.5),
     "importance": fixed(-0.1, 1.5, math.nan, math.inf, True, "0.5", None),
     "risk": fixed(-0.1, 1.5, math.nan, False, "1"),
     "salience": [

@@ -67,6 +67,7 @@ def test_the_core_compiles_every_field() -> None:
 
 
 def test_the_mcp_remember_tool_takes_declared_fields() -> None:
+    """The MCP remember tool's arguments are declared fields (narrative among them) besides its own few."""
     import ast
     from pathlib import Path
 
@@ -75,5 +76,6 @@ def test_the_mcp_remember_tool_takes_declared_fields() -> None:
     tree = ast.parse(Path(server.__file__).read_text())
     tool = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "remember")
     args = {a.arg for a in tool.args.args}
-    # The tool's own arguments: the text, the MCP context, external (origin), and now.
-    assert args - {"text", "ctx", "external", "now"} <= _CALLER
+    # The tool's own arguments: the MCP context, external (origin), and now; the text is the field narrative.
+    assert "narrative" in args and "narrative" in _CALLER
+    assert args - {"ctx", "external", "now"} <= _CALLER

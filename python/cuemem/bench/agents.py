@@ -25,6 +25,7 @@ user gets from each).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -77,19 +78,22 @@ async def _time_pairs(
 def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, budget_s: float = 60.0) -> dict[str, Any]:
     """In-process ``Memory.recall`` against ``recall`` through ``cuemem mcp`` over stdio."""
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, get_default_environment
 
     corpus = make_corpus(episodes, seed)
     now = now_datetime()
     cue_args: list[dict[str, Any]] = [{"cues": q.cues} for q in make_queries(corpus, seed) if q.exclude is None]
-    text_args: list[dict[str, Any]] = [{"query": question} for question, _, _ in questions(corpus, seed)]
+    text_args: list[dict[str, Any]] = [{"text": question} for question, _, _ in questions(corpus, seed)]
     kinds: list[tuple[str, list[dict[str, Any]]]] = [("cue recall", cue_args), ("text recall", text_args)]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         t0 = time.perf_counter()
         build_home(corpus, home, seed).close()
         build_s = time.perf_counter() - t0
-        params = StdioServerParameters(command=sys.executable, args=["-m", "cuemem", "--user", "*", "mcp", "--home", str(home)])
+        # The server is this cuemem (this import path), not whichever one is installed.
+        path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+        params = StdioServerParameters(command=sys.executable, args=["-m", "cuemem", "--user", "*", "mcp", "--home", str(home)],
+                                       env={**get_default_environment(), **path})
 
         async def run() -> dict[str, Any]:
             out: dict[str, Any] = {}
@@ -98,7 +102,7 @@ def measure_mcp(episodes: int = 1_000_000, *, seed: int = 7, rounds: int = 5, bu
                     for kind, args in kinds:
 
                         def local(a: dict[str, Any]) -> list[str]:
-                            return [h.record.id for h in mem.recall(a.get("cues"), text=a.get("query"), k=K, now=now).hits]
+                            return [h.record.id for h in mem.recall(a.get("cues"), text=a.get("text"), k=K, now=now).hits]
 
                         async def remote(a: dict[str, Any]) -> list[str]:
                             result = await client.call_tool("recall", {**a, "k": K, "now": now.isoformat()})

@@ -6,7 +6,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,8 @@ home_option = click.option(
     envvar="CUEMEM_HOME",
     help="The home directory, or a shared home's postgresql:// address (or $CUEMEM_HOME).",
 )
-now_option = click.option("--now", "now", default=None, help="The instant to act at (ISO date or datetime; default: now).")
+now_option = click.option("--now", "now", default=None,
+                          help="The instant to act at: an ISO date or date-time, or YYYY/MM/DD (default: now).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 clock_jump_option = click.option(
     "--allow-clock-jump", "allow_clock_jump", is_flag=True,
@@ -54,14 +55,16 @@ def read_text(value: str) -> str:
     return data[:-1] if data.endswith("\n") else data
 
 
-def parse_now(value: str | None) -> datetime | None:
+def parse_now(value: str | None, hint: str = "--now") -> datetime | None:
+    """A time option read as the API reads a time argument (:func:`~cuemem.schema.fields.parse_instant`)."""
+    from ..schema.fields import INSTANT_FORMATS, parse_instant
+
     if value is None:
         return None
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO date or datetime", param_hint="--now") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        return parse_instant(value, hint)
+    except CuememError:
+        raise click.BadParameter(f"{value!r} is not {INSTANT_FORMATS}", param_hint=hint) from None
 
 
 #: Exit statuses: the command did what it was asked; the operation failed (cuemem
@@ -116,11 +119,22 @@ def main(ctx: click.Context, verbose: int, quiet: bool, user: str | None) -> Non
     ctx.obj = {"user": user}
 
 
-def open_memory(home: Path | str, **options: Any) -> Memory:
+def open_memory(home: Path | str, *, create: bool = False, **options: Any) -> Memory:
     """``Memory.open(home, **options)`` scoped as the command line's ``--user`` says (a
-    command that ends after one call follows no shared home: ``follow=False`` unless given)."""
+    command that ends after one call follows no shared home: ``follow=False`` unless given).
+
+    Only ``create`` (``cuemem init``) makes a home: every other command needs one to be
+    there, so a mistyped ``--home`` is an error, not a new empty home.
+
+    Raises:
+        MissingFileError: no home at ``home`` and not ``create``.
+    """
+    from ..errors import MissingFileError
+    from ..home.layout import Layout
     from ..memory import Memory  # loaded by the commands that open a home, not by --help
 
+    if isinstance(home, Path) and not create and not Layout(home).is_home():
+        raise MissingFileError(f"no cuemem home at {home} (create one with: cuemem init {home})")
     ctx = click.get_current_context(silent=True)
     user = None
     while ctx is not None and user is None:

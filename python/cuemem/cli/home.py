@@ -14,8 +14,11 @@ from .render import recall_table, result_json
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def init(directory: Path) -> None:
-    """Create an empty home at DIRECTORY (or check an existing one)."""
-    with open_memory(directory) as mem:
+    """Create an empty home at DIRECTORY (missing or empty), or check an existing one.
+
+    The one command that makes a home (besides `cuemem demo`): every other command
+    needs --home to name one, so a typo is an error rather than a new, empty home."""
+    with open_memory(directory, create=True) as mem:
         click.echo(f"home {mem.path} holds {len(mem)} episodes")
 
 
@@ -27,7 +30,8 @@ def init(directory: Path) -> None:
 @click.option("--type", "type_", default="note", show_default=True)
 @click.option("--outcome", type=click.Choice(["positive", "negative", "pending", "none"]), default=None)
 @click.option("--actor", "actors", multiple=True, help="Repeatable.")
-@click.option("--occurred-at", default=None, help="ISO date (default: the date of --now).")
+@click.option("--occurred-at", default=None,
+              help="When it happened: an ISO date (or date-time: its UTC date) or YYYY/MM/DD, as --now (default: the date of --now).")
 @click.option("--importance", type=float, default=0.0, show_default=True)
 @click.option("--risk", type=float, default=0.0, show_default=True)
 @click.option("--salience", "salience", multiple=True, help="axis=value, repeatable.")
@@ -56,7 +60,7 @@ def remember(home: Path, narrative: str, id_: str | None, user_id: str | None, t
             raise click.BadParameter(f"{name}={values[-1]} is not a number", param_hint="--salience") from None
     with open_memory(home) as mem:
         eid = mem.remember(
-            read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=occurred_at,
+            read_text(narrative), id=id_, user_id=user_id, type=type_, outcome=outcome, actors=actors, occurred_at=parse_now(occurred_at, "--occurred-at"),
             importance=importance, risk=risk, salience=axes or None, confidence=confidence, subject=subject, tags=tags,
             kind=kind, origin=origin, session=session, source=source, metadata=_metadata(meta) or None, now=parse_now(now),
         )
@@ -121,14 +125,41 @@ def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tu
             Console().print(recall_table(result, "recall " + title))
 
 
-@main.command(name="import")
+def _print_example(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``--example``: the example import file on stdout, then exit (no home needed)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from ..home.imports import EXAMPLE
+
+    click.echo(EXAMPLE, nl=False)
+    ctx.exit(0)
+
+
+def _import_help() -> str:
+    from ..home.imports import REMEMBER_KEYS
+
+    keys = ", ".join(sorted(REMEMBER_KEYS - {"narrative"}))
+    return f"""Import FILE into the home, all or nothing (--skip-bad-lines: the good lines, the bad ones reported).
+
+    FILE holds one JSON object per line: "narrative" (the text) is required; any other
+    key is one of Memory.remember's keywords: {keys}. Times are ISO dates or date-times
+    (or YYYY/MM/DD), as --now. For example:
+
+    \b
+    {{"narrative": "Checkout outage hit Acme.", "actors": ["acme"], "type": "incident", "occurred_at": "2026-06-05"}}
+
+    `cuemem import --example > episodes.jsonl` writes a file to start from."""
+
+
+@main.command(name="import", help=_import_help())
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @home_option
 @click.option("--skip-bad-lines", is_flag=True, help="Import the good lines, report the bad ones.")
+@click.option("--example", is_flag=True, is_eager=True, expose_value=False, callback=_print_example,
+              help="Print an example import file (JSONL) and exit.")
 @now_option
 @json_option
 def import_(file: Path, home: Path, skip_bad_lines: bool, now: str | None, as_json: bool) -> None:
-    """Import FILE (one JSON object per line) into the home, all or nothing."""
     from ..errors import ImportFileError
     with open_memory(home) as mem, progress("importing") as update:
         try:

@@ -1,9 +1,9 @@
-"""Commands of the write path's life-cycle: observe, approvals, approve, reject, history, as-of, expire."""
+"""Commands of the write path's life-cycle: observe, approvals, approve, promote, reject, history, as-of, expire."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +20,7 @@ profile_option = click.option(
 
 
 def _time(value: str | None, name: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO date or datetime", param_hint=name) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parse_now(value, name)
 
 
 def _short(moment: datetime) -> str:
@@ -97,6 +91,25 @@ def approve(home: Path, id: str, profile: str, now: str | None, as_json: bool) -
     with open_memory(home, profile=profile) as mem:
         written = mem.approve(id, now=parse_now(now))
     click.echo(json.dumps({"approved": id, "id": written}) if as_json else written)
+
+
+@main.command()
+@home_option
+@click.argument("id")
+@profile_option
+@now_option
+@json_option
+def promote(home: Path, id: str, profile: str, now: str | None, as_json: bool) -> None:
+    """Make memory ID last, on a person's say-so: its successor is long-term and yours
+    (origin user), so expiry no longer retires it; print the successor's id.
+
+    This is how what an agent remembered (short-term, expiring after the profile's TTL)
+    is kept. A quarantined or tainted memory's successor stays quarantined until
+    accepted (`cuemem review accept`). Python: Memory.update(id, tier="long")."""
+    with open_memory(home, profile=profile) as mem:
+        written = mem.update(id, tier="long", now=parse_now(now))
+        tier = mem.get(written).tier.value if written in mem else None
+    click.echo(json.dumps({"promoted": id, "id": written, "tier": tier}) if as_json else written)
 
 
 @main.command()

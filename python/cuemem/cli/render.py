@@ -24,13 +24,18 @@ def recall_table(result: Any, title: str) -> Table:
             "\n".join(f"{a} {v:.3f}" for a, v in top if v > 0) or "-",
         )
     pct = 100.0 * result.examined / result.full_scan if result.full_scan else 0.0
-    table.caption = f"{result.total:,} matched · examined {result.examined:,} postings of a {result.full_scan:,}-memory scan ({pct:.2f}%)"
+    table.caption = (
+        f"{len(result.hits):,} {'hit' if len(result.hits) == 1 else 'hits'} of {result.candidates:,} "
+        f"{'candidate' if result.candidates == 1 else 'candidates'} the cues let through · "
+        f"examined {result.examined:,} postings of a {result.full_scan:,}-memory scan ({pct:.2f}%)"
+    )
     return table
 
 
 def result_json(result: Any) -> dict[str, Any]:
     return {
-        "total": result.total,
+        "candidates": result.candidates,
+        "total": result.total,  # the same number, its first name (kept for scripts that read it)
         "examined": result.examined,
         "full_scan": result.full_scan,
         "cues": result.cues,

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from .._gc import gc_paused
 from ..errors import (
     CorruptRecordError, CuememError, CueTypeError, ForgottenError, InvalidArgumentError, MalformedRecordError, MissingFileError, SchemaError,
-    NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
+    NotAHomeError, NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
 from ..lifecycle.state import ACCEPTED, LifecycleState
@@ -144,6 +144,7 @@ class Home:
         Raises:
             HomeLockedError: another process writes this home.
             MissingFileError: ``read_only`` and no home is there.
+            NotAHomeError: ``root`` holds files and is not a home (nothing is created).
             StorageError: the directory cannot be created or read.
         """
         layout = Layout(root)
@@ -151,6 +152,11 @@ class Home:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
         else:
+            if mirror is None and not layout.is_home() and layout.holds_files():
+                raise NotAHomeError(
+                    17, f"{layout.root} holds files but is not a cuemem home (no journal/); cuemem makes a home only in an "
+                        f"empty or missing directory: choose one (Memory.open('new-dir') creates it)",
+                )
             try:
                 layout.create()
             except OSError as exc:

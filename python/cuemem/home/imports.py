@@ -31,11 +31,23 @@ from .home import Home
 from .._gc import gc_paused
 from .results import ImportReport
 
-__all__ = ["REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
+__all__ = ["EXAMPLE", "REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
 
 #: The keys an imported item may hold: the fields a caller gives in a memory's content
 #: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
 REMEMBER_KEYS = IMPORT_KEYS
+
+#: An import file to start from (``cuemem import --example`` prints it): one JSON object
+#: per line, ``narrative`` required, any other key one of :data:`REMEMBER_KEYS` with
+#: :meth:`cuemem.Memory.remember`'s meaning (times as ``remember`` takes them).
+EXAMPLE = """\
+{"narrative": "Acme signed the renewal at 10% off.", "actors": ["acme", "priya"], "type": "deal", "outcome": "positive", \
+"occurred_at": "2026-06-10", "importance": 0.7, "tags": ["sales"]}
+{"narrative": "Checkout outage hit Acme for 10 minutes.", "actors": ["acme"], "type": "incident", "outcome": "negative", \
+"occurred_at": "2026-06-05", "risk": 0.8}
+{"narrative": "The office is in Lyon.", "kind": "semantic", "subject": "office", "occurred_at": "2026-05-02"}
+{"narrative": "Kim prefers the weekly sync on Thursdays.", "actors": ["kim"], "kind": "preference", "subject": "weekly sync"}
+"""
 
 _REMEMBER = rec.Op.REMEMBER.value
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,19 @@ class Layout:
     @property
     def forget_intent(self) -> Path:
         return self.root / ".forget.json"
+
+    def is_home(self) -> bool:
+        """Whether a home is here: its ``journal/`` directory (the truth) exists."""
+        return self.journal.is_dir()
+
+    def holds_files(self) -> bool:
+        """Whether the root is a directory with anything in it (a directory that is not a
+        home and holds files is never turned into one)."""
+        try:
+            with os.scandir(self.root) as entries:
+                return any(True for _ in entries)
+        except OSError:  # missing, a file, unreadable: creating it says what is wrong
+            return False
 
     def create(self) -> None:
         """Creates the directories (idempotent)."""

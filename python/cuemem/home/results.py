@@ -156,7 +156,8 @@ class RecallResult(Generic[H]):
     Attributes:
         hits: Best first: a list, or (a cue recall) :class:`Hits`, which builds each hit
             when it is first read.
-        total: Memories matching the cues before ranking.
+        total: The same number as :attr:`candidates`, under its first name (kept for
+            compatibility; prefer ``candidates``, which says what it counts).
         examined: Postings the pruning plan touched.
         full_scan: Live memories: what a scan would have visited.
         cues: The cues as resolved (time phrases turned into buckets).
@@ -170,6 +171,14 @@ class RecallResult(Generic[H]):
     full_scan: int
     cues: dict[str, list[str]] = field(default_factory=dict)
     named: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def candidates(self) -> int:
+        """Memories the cues let through, before ranking: for a cue recall, every memory
+        that matched them; for a text recall, the pool the text was matched in — a
+        candidate need not hold any of the query's terms, so there may be fewer hits than
+        candidates even below ``k`` (``len(hits)`` is what matched the text)."""
+        return self.total
 
 
 @dataclass(frozen=True)

@@ -55,15 +55,32 @@ class Scope:
             return cls(explicit=True)
         return cls(validate_id(user, "user"))
 
-    def writer(self, user_id: str | None) -> str:
+    def writer(self, user_id: str | None, users: Callable[[], Iterable[str]] | None = None) -> str:
         """The user a write (or a per-user read: history, as_of) is about: the scope's,
         unless another is named.
 
+        With ``users`` (the home's users, asked only when needed), an unscoped handle (not
+        ``user="*"``, which names every user explicitly) that names no user writes as the
+        default user only while the home
+        holds no other user's memories: on a home that does, the write must say whose it
+        is, as a read must say whose memories it reads. (Else the write would go to
+        ``default`` and make the home one of several users — after which the same
+        unscoped handle could no longer read what it wrote.)
+
         Raises:
-            ScopeError: a scoped handle writing as another user.
+            ScopeError: a scoped handle writing as another user, or (with ``users``) an
+                unscoped write naming no user on a home holding another user's memories.
             InvalidIdError: a malformed ``user_id``.
         """
         if user_id is None:
+            if self.user is None and not self.explicit and users is not None:
+                others = sorted(set(users()) - {DEFAULT_USER})
+                if others:
+                    raise ScopeError(
+                        f"this home holds the memories of {'user ' + repr(others[0]) if len(others) == 1 else f'users {others[:5]}'}; "
+                        f"say whose this write is: user_id=... "
+                        f"(or open the home with user=...; command line: cuemem --user ID ...)"
+                    )
             return self.user or DEFAULT_USER
         given = validate_id(user_id, "user_id")
         if self.user is not None and given != self.user:

@@ -19,12 +19,14 @@ from ..errors import InvalidIdError, SchemaError
 
 __all__ = [
     "ID_MAX_LEN",
+    "INSTANT_FORMATS",
     "check_keys",
     "choice",
     "flag",
     "id_tuple",
     "optional_id",
     "optional_text",
+    "parse_instant",
     "text",
     "text_tuple",
     "to_date",
@@ -37,7 +39,6 @@ __all__ = [
 ID_MAX_LEN = 128
 
 _ID = re.compile(r"[A-Za-z0-9_:-][A-Za-z0-9._:-]*")
-_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 E = TypeVar("E", bound=Enum)
 
@@ -182,8 +183,48 @@ def optional_label(value: object, field: str, limit: int = MAX_LABEL) -> str | N
     return label
 
 
+#: The instant formats every time argument takes (``now``, ``occurred_at``, ``valid_from``,
+#: ``valid_to``, ``valid_at``, ``known_at``, the CLI's ``--now`` and ``--occurred-at``), as
+#: the errors name them.
+INSTANT_FORMATS = "an ISO date or date-time (ISO 8601: 2026-06-01, 2026-06-01T09:30, 2026-06-01T09:30Z, 2026-06-01T09:30+02:00) or YYYY/MM/DD"
+_SLASHED_DATE = re.compile(r"([0-9]{4})/([0-9]{2})/([0-9]{2})")
+_ISO_START = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ].*)?", re.DOTALL)
+
+
+def parse_instant(value: str, field: str) -> datetime:
+    """The one reading of a time written as text: an aware ``datetime``, kept in its own
+    offset when it names one (naive: UTC; a bare date: its midnight UTC).
+
+    Accepts :data:`INSTANT_FORMATS`: an ISO 8601 date or date-time (a trailing ``Z`` is
+    UTC), or a calendar date ``YYYY/MM/DD`` as the time cues write it.
+
+    Args:
+        value: the text.
+        field: the argument it fills, named in the error.
+
+    Raises:
+        SchemaError: not one of those formats, or not a real date.
+
+    >>> parse_instant("2026/06/01", "now").isoformat()
+    '2026-06-01T00:00:00+00:00'
+    >>> parse_instant("2026-06-01T09:30+02:00", "now").isoformat()
+    '2026-06-01T09:30:00+02:00'
+    """
+    slashed = _SLASHED_DATE.fullmatch(value)
+    iso = f"{slashed[1]}-{slashed[2]}-{slashed[3]}" if slashed else value
+    if not slashed and _ISO_START.fullmatch(iso) is None:
+        raise SchemaError(f"{field} must be {INSTANT_FORMATS}; got {value!r}", field)
+    iso = iso[:-1] + "+00:00" if iso.endswith(("Z", "z")) else iso
+    try:
+        parsed = datetime.fromisoformat(iso)
+    except ValueError as exc:
+        raise SchemaError(f"{field}: {value!r} is not a real date or time ({exc}); expected {INSTANT_FORMATS}", field) from None
+    return parsed if parsed.tzinfo is not None and parsed.utcoffset() is not None else parsed.replace(tzinfo=timezone.utc)
+
+
 def to_date(value: object, field: str) -> date:
-    """A calendar date from a ``date``, a ``datetime`` (its UTC date) or ``"YYYY-MM-DD"``.
+    """A calendar date from a ``date``, a ``datetime`` (its UTC date) or a string
+    :func:`parse_instant` reads (a date-time's UTC date).
 
     Args:
         value: the candidate date; a naive ``datetime`` is taken as UTC.
@@ -197,17 +238,13 @@ def to_date(value: object, field: str) -> date:
     if isinstance(value, date):
         return value
     if isinstance(value, str):
-        if _ISO_DATE.fullmatch(value) is None:
-            raise SchemaError(f"{field} must be a date as YYYY-MM-DD, got {value!r}", field)
-        try:
-            return date.fromisoformat(value)
-        except ValueError as exc:
-            raise SchemaError(f"{field}: {value!r} is not a date ({exc})", field) from None
-    raise SchemaError(f"{field} must be a date, got {type(value).__name__}", field)
+        return _utc(parse_instant(value, field), field).date()
+    raise SchemaError(f"{field} must be a date or {INSTANT_FORMATS}, got {type(value).__name__}", field)
 
 
 def to_datetime(value: object, field: str) -> datetime:
-    """A timezone-aware UTC ``datetime`` from a ``datetime``, a ``date`` or an ISO 8601 string.
+    """A timezone-aware UTC ``datetime`` from a ``datetime``, a ``date`` or a string
+    :func:`parse_instant` reads.
 
     Naive datetimes (and strings without an offset) are taken as UTC; a ``date`` means
     its midnight UTC; a trailing ``Z`` is read as UTC.
@@ -217,21 +254,17 @@ def to_datetime(value: object, field: str) -> datetime:
         field: the field it fills, named in the error.
 
     Raises:
-        SchemaError: ``value`` is none of those, the string is not ISO 8601, or the time
-            cannot be expressed in UTC (it falls outside the ``datetime`` range).
+        SchemaError: ``value`` is none of those, the string is not one of
+            :data:`INSTANT_FORMATS`, or the time cannot be expressed in UTC (it falls
+            outside the ``datetime`` range).
     """
     if isinstance(value, datetime):
         return _utc(value, field)
     if isinstance(value, date):
         return datetime.combine(value, time(0), tzinfo=timezone.utc)
     if isinstance(value, str):
-        iso = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
-        try:
-            parsed = datetime.fromisoformat(iso)
-        except ValueError:
-            raise SchemaError(f"{field} must be an ISO 8601 date-time, got {value!r}", field) from None
-        return _utc(parsed, field)
-    raise SchemaError(f"{field} must be a date-time, got {type(value).__name__}", field)
+        return _utc(parse_instant(value, field), field)
+    raise SchemaError(f"{field} must be a date-time, a date or {INSTANT_FORMATS}, got {type(value).__name__}", field)
 
 
 def _utc(value: datetime, field: str) -> datetime:
