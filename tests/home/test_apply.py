@@ -206,13 +206,13 @@ def test_a_live_write_indexes_through_the_decoder_what_it_proves_and_the_rest_re
 
 
 def test_add_run_gives_each_deferred_line_its_own_record_and_offset() -> None:
-    """A line in the middle of a run that the decoder does not prove is applied from its own record,
-    at its own offset, between the rows before and after it."""
+    """A line in the middle of a run that the decoder does not prove is applied from its own record
+    (read back from its bytes), at its own offset, between the rows before and after it."""
     records = [rec.remember(_episode(f"ep-{i}", **({"metadata": {"n": i}} if i == 1 else {}))) for i in range(3)]
     lines, _ = _written(records, offset=500)
     indexes = Indexes(SalienceTable())
     applier = Applier(indexes, trusted=True)
-    applier.add_run(records, lines, 4, 500)
+    applier.add_run(b"".join(lines), 4, 500)
     applier.flush()
     assert indexes.ids == ["ep-0", "ep-1", "ep-2"]
     assert [indexes.position(r) for r in range(3)] == [Position(4, 500), Position(4, 500 + len(lines[0])), Position(4, 500 + len(lines[0]) + len(lines[1]))]

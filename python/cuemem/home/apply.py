@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from itertools import accumulate
 from typing import Any
+
+import orjson
 
 from .. import _core
 from ..errors import SchemaError
@@ -164,46 +165,42 @@ class Applier:
                 if run:
                     last = positions[run[-1]]
                     if positions[i] != Position(last.segment, last.offset + len(lines[run[-1]])):
-                        fed += self._add_run_of(records, lines, positions, run)
+                        fed += self._add_run_of(lines, positions, run)
                         run = []
                 run.append(i)
             else:
                 if run:
-                    fed += self._add_run_of(records, lines, positions, run)
+                    fed += self._add_run_of(lines, positions, run)
                     run = []
                 self.add(record, positions[i].segment, positions[i].offset)
         if run:
-            fed += self._add_run_of(records, lines, positions, run)
+            fed += self._add_run_of(lines, positions, run)
         return fed
 
-    def _add_run_of(
-        self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position], run: list[int],
-    ) -> list[Fed]:
+    def _add_run_of(self, lines: Sequence[bytes], positions: Sequence[Position], run: list[int]) -> list[Fed]:
         first = positions[run[0]]
-        return self.add_run([records[i] for i in run], [lines[i] for i in run], first.segment, first.offset)
+        return self.add_run(lines[run[0]] if len(run) == 1 else b"".join(lines[i] for i in run), first.segment, first.offset)
 
-    def add_run(self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], segment: int, offset: int) -> list[Fed]:
-        """Applies (or queues) ``remember`` records this process built, whose journal lines
-        ``lines`` lie end to end from ``(segment, offset)``: the core's decoder reads them as
-        it reads a replay's runs (:data:`~.decoding.DECODER`), so a live write, an import
-        and a replay share one reading of an episode; a line it does not prove (metadata,
-        an unusual character) goes through :meth:`add` with its record.
+    def add_run(self, data: bytes, segment: int, offset: int) -> list[Fed]:
+        """Applies (or queues) the ``remember`` records this process built, whose journal
+        lines, end to end in ``data``, lie from ``(segment, offset)``: the core's decoder
+        reads them as it reads a replay's runs (:data:`~.decoding.DECODER`), so a live
+        write, an import and a replay share one reading of an episode; a line it does not
+        prove (metadata, an unusual character) is read back from its bytes and goes
+        through :meth:`add` (what is applied is what the journal holds).
 
         Returns ``(decoded, lo, hi, first row)`` of each run of rows the core decoded, whose
         narratives the caller hands to the text index.
         """
-        decoded = DECODER.decode(lines[0] if len(lines) == 1 else b"".join(lines))
+        decoded = DECODER.decode(data)
         fed: list[Fed] = []
-        index_of: dict[int, int] | None = None
         for is_rows, a, b in decoded.plan():
             if is_rows:
                 start = self._next_row
                 self.add_decoded(DecodedRows(decoded, a, b, decoded.ids(a, b), segment, offset))
                 fed.append((decoded, a, b, start))
             else:
-                if index_of is None:
-                    index_of = dict(zip(accumulate((len(line) for line in lines), initial=0), range(len(lines))))
-                self.add(records[index_of[a]], segment, offset + a)
+                self.add(orjson.loads(data[a:b]), segment, offset + a)
         return fed
 
     def place(self, segment: int) -> None:

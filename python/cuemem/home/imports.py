@@ -183,19 +183,21 @@ def _stage(
     applier = Applier(home.indexes, trusted=True, deferred=True)
     text = home.text
     staged = 0
-    # The remember records of a run waiting for the core's decoder, their lines end to end
+    # The lines of a run of remember records waiting for the core's decoder, end to end
     # from ``base`` in the stage; a record of another kind ends the run (order is kept).
-    run: list[Mapping[str, Any]] = []
-    lines: list[bytes] = []
+    # Only the bytes wait (a record is read back from its line if the decoder leaves it).
+    run = bytearray()
+    waiting = 0
     base = 0
 
     def decode_run() -> None:
-        if run:
-            for decoded, lo, hi, first in applier.add_run(run, lines, 0, base):  # its segment is known at commit
+        nonlocal waiting
+        if waiting:
+            for decoded, lo, hi, first in applier.add_run(bytes(run), 0, base):  # its segment is known at commit
                 if text is not None:
                     text.add_decoded(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
             run.clear()
-            lines.clear()
+            waiting = 0
 
     with home.journal.stage() as stage:
         for number, obj, unreadable in items:
@@ -229,11 +231,11 @@ def _stage(
                 offset = stage.add_line(line)
                 staged += 1
                 if record["op"] == _REMEMBER:
-                    if not run:
+                    if not waiting:
                         base = offset
-                    run.append(record)
-                    lines.append(line)
-                    if len(run) >= _RUN:
+                    run += line
+                    waiting += 1
+                    if waiting >= _RUN:
                         decode_run()
                 else:
                     decode_run()
