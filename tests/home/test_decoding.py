@@ -185,3 +185,28 @@ def test_the_schema_declares_what_the_episode_holds() -> None:
     assert list(_written(thread="t", session="s", source="x", metadata={"a": 1})) == [
         *[f.name for f in FIELDS[:7]], "time_buckets", "importance", "importance_band", *[f.name for f in FIELDS[8:]]
     ]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_line_written_another_way_is_proven_alike_or_left_to_python(data: st.DataObject) -> None:
+    """The same record spelled with whitespace or escapes (as another JSON writer would) is
+    proven with the same row as its canonical line, or deferred: never read differently."""
+    import json
+
+    narrative = data.draw(_text, label="narrative")
+    actors = data.draw(st.lists(st.sampled_from(["kim", "Acme  Corp", "山田", 'say "hi"', "a\\b", "é"]), max_size=2, unique=True))
+    episode = _written(narrative=narrative if narrative.strip() else "x", actors=actors)
+    canonical = _core_row(_line(episode))
+    spelled = json.dumps({"episode": episode, "op": "remember"}, sort_keys=True, ensure_ascii=data.draw(st.booleans()),
+                         indent=data.draw(st.sampled_from([None, 0, 1]))).replace("\n", " ").encode() + b"\n"
+    other = _core_row(spelled)
+    assert other is None or other == canonical
+
+
+def test_a_line_that_is_not_quite_json_is_left_to_python() -> None:
+    """Bytes that are not UTF-8, a lone surrogate escape, a raw control byte, trailing bytes: deferred."""
+    line = _line(_written())
+    for bad in (line.replace(b"Signed", b"Sig\xffned"), line.replace(b"Signed", b"Sig\\ud800ned"),
+                line.replace(b"Signed", b"Sig\x01ned"), line[:-1] + b" x\n", line.replace(b'"op":', b'"op" :"x","op":')):
+        assert _core_row(bad) is None, bad

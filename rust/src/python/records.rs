@@ -63,14 +63,6 @@ impl PyDecoder {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
             for (name, rule, optional, max, values, required, default) in fields {
-                let default = match default {
-                    None => None,
-                    Some(text) => Some(
-                        serde_json::from_str::<Box<serde_json::value::RawValue>>(&text).map_err(
-                            |e| bad(format!("the default of {name:?} is not JSON: {e}")),
-                        )?,
-                    ),
-                };
                 specs.push(FieldSpec {
                     rule: Rule::from_name(&rule, max, values, optional)?,
                     name,

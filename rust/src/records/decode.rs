@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use super::rules::{self, proves};
 use super::schema::{Derive, Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
-use super::value::{object, Carrier, Object, Val};
+use super::value::{self, Members, Val};
 use crate::error::{CoreError, Result};
 
 /// Lines from which a run is decoded in parallel, in chunks of half as many.
@@ -100,10 +100,7 @@ impl Decoder {
         let mut spans = Vec::new();
         let mut start = 0;
         while start < run.len() {
-            let end = run[start..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(run.len(), |i| start + i + 1);
+            let end = memchr::memchr(b'\n', &run[start..]).map_or(run.len(), |i| start + i + 1);
             spans.push((start, end));
             start = end;
         }
@@ -149,47 +146,47 @@ impl Decoder {
         if !line.starts_with(b"{\"episode\":{") {
             return None;
         }
-        let record = serde_json::from_slice::<Carrier<'_>>(line).ok()?;
-        if record.op.0 != self.op.as_str() {
+        let text = std::str::from_utf8(line).ok()?;
+        let (episode, op) = value::carrier(text)?;
+        if op != self.op.as_str() {
             return None;
         }
         if narratives_only {
-            let fields = &self.schema.fields;
-            let member = |slot: usize| {
-                record
-                    .episode
-                    .0
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k.0 == fields[slot].name.as_str())
-                    .map(|(_, v)| Val::of(v))
+            let mut cursor = 0;
+            let (mut id, mut narrative) = (None, None);
+            for (key, v) in episode {
+                match self.schema.slot_of(&key, &mut cursor) {
+                    Some(slot) if slot == self.schema.slots.id => id = Some(v),
+                    Some(slot) if slot == self.schema.slots.narrative => narrative = Some(v),
+                    _ => {}
+                }
+            }
+            let (Some(Val::Str(id)), Some(Val::Str(narrative))) = (id, narrative) else {
+                return None;
             };
-            let (id, raw) = (
-                member(self.schema.slots.id)?,
-                member(self.schema.slots.narrative)?,
-            );
             return Some(Row {
-                id: id.as_str()?.to_owned(),
-                narrative: raw.as_str()?.to_owned(),
+                id: id.into_owned(),
+                narrative: narrative.into_owned(),
                 start,
                 end,
                 ..Row::default()
             });
         }
-        self.episode(&record.episode, start, end)
+        self.episode(episode, start, end)
     }
 
-    fn episode(&self, ep: &Object<'_>, start: usize, end: usize) -> Option<Row> {
+    fn episode(&self, ep: Members<'_>, start: usize, end: usize) -> Option<Row> {
         let schema = &self.schema;
         let slots = &schema.slots;
         // Each field's value (given, or its default), by slot; the derived keys' raw values.
         let mut values: Vec<Option<Val<'_>>> = vec![None; schema.fields.len()];
         let (mut buckets_given, mut band_given) = (None, None);
-        for (key, raw) in &ep.0 {
-            match schema.index.get(key.0.as_ref()) {
-                Some(&i) => values[i] = Some(Val::of(raw)),
-                None if key.0 == TIME_BUCKETS => buckets_given = Some(Val::of(raw)),
-                None if key.0 == IMPORTANCE_BAND => band_given = Some(Val::of(raw)),
+        let mut cursor = 0;
+        for (key, v) in ep {
+            match schema.slot_of(&key, &mut cursor) {
+                Some(i) => values[i] = Some(v),
+                None if key == TIME_BUCKETS => buckets_given = Some(v),
+                None if key == IMPORTANCE_BAND => band_given = Some(v),
                 None => return None,
             }
         }
@@ -203,7 +200,7 @@ impl Decoder {
                     }
                 }
                 None if field.required => return None,
-                None => values[i] = field.default.as_deref().map(Val::of), // None: derived below
+                None => values[i] = schema.defaults[i].as_ref().map(Val::reborrow), // None: derived below
             }
         }
         let get = |slot: usize| values[slot].as_ref();
@@ -247,9 +244,8 @@ impl Decoder {
         let mut found: Vec<String> = Vec::new();
         for (d, cue) in schema.cues.iter().enumerate() {
             let field = |k: usize| {
-                cue.fields
+                schema.cue_slots[d]
                     .get(k)
-                    .and_then(|name| schema.index.get(name))
                     .and_then(|&slot| values[slot].as_ref())
             };
             found.clear();
@@ -278,7 +274,7 @@ impl Decoder {
                 }
                 Derive::Meta => match field(0) {
                     None | Some(Val::Null) => {}
-                    Some(Val::Object(raw)) if object(raw).is_some_and(|m| m.0.is_empty()) => {}
+                    Some(Val::Object(members)) if members.is_empty() => {}
                     Some(_) => return None, // the caller's own object: left to the validator
                 },
             }
@@ -334,12 +330,11 @@ impl Decoder {
         let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
         match values[schema.slots.salience].as_ref() {
             None | Some(Val::Null) => {}
-            Some(Val::Object(raw)) => {
-                let given = object(raw)?;
+            Some(Val::Object(given)) => {
                 let mut named = vec![false; axes.len()];
-                for (axis, v) in &given.0 {
-                    let a = schema.axes.iter().position(|name| *name == axis.0)?;
-                    axes[a] = rules::unit(&Val::of(v))?;
+                for (axis, v) in given {
+                    let a = schema.axes.iter().position(|name| name == axis)?;
+                    axes[a] = rules::unit(v)?;
                     named[a] = true;
                 }
                 for &(slot, a) in &schema.slots.axis_fields {

@@ -1,7 +1,6 @@
 //! The episode schema as the core runs it, compiled from the specifications Python declares.
 
-use serde_json::value::RawValue;
-
+use super::value::{self, Val};
 use crate::error::{CoreError, Result};
 
 /// The rule a field's value follows (the kinds of `cuemem.schema.fields`).
@@ -82,9 +81,9 @@ pub struct FieldSpec {
     pub rule: Rule,
     /// The record must hold it.
     pub required: bool,
-    /// The value an absent field takes; `None` when it is derived from other fields
-    /// (the core then proves nothing of a record that leaves it out).
-    pub default: Option<Box<RawValue>>,
+    /// The value an absent field takes, as JSON text; `None` when it is derived from
+    /// other fields (the core then proves nothing of a record that leaves it out).
+    pub default: Option<String>,
 }
 
 /// How a cue dimension is derived from an episode's fields.
@@ -120,8 +119,14 @@ pub struct Schema {
     pub(super) fields: Vec<FieldSpec>,
     pub(super) cues: Vec<CueSpec>,
     pub(super) axes: Vec<String>,
-    /// Field names, by position (for the key lookups of each record).
+    /// Field names, by position (for lookups by name).
     pub(super) index: std::collections::HashMap<String, usize>,
+    /// `(name, slot)` by name: a record's sorted keys are looked up walking it.
+    sorted: Vec<(String, usize)>,
+    /// Each field's default, read once.
+    pub(super) defaults: Vec<Option<Val<'static>>>,
+    /// The slots of the fields each cue reads, in the cue's order.
+    pub(super) cue_slots: Vec<Vec<usize>>,
     /// Slots of the fields the decoder reads by meaning.
     pub(super) slots: Slots,
 }
@@ -153,8 +158,9 @@ impl Schema {
     ///
     /// # Errors
     /// [`CoreError::InvalidArgument`] when a field the decoder reads by meaning is
-    /// missing, a name repeats, a cue reads a field the schema does not declare, or the
-    /// band cue is missing (the band check needs its floors).
+    /// missing, a name repeats, a cue reads a field the schema does not declare, a
+    /// default is not a JSON value the decoder reads, or the band cue is missing (the
+    /// band check needs its floors).
     pub fn new(fields: Vec<FieldSpec>, cues: Vec<CueSpec>, axes: Vec<String>) -> Result<Schema> {
         let mut index = std::collections::HashMap::new();
         for (i, f) in fields.iter().enumerate() {
@@ -168,11 +174,26 @@ impl Schema {
                 .copied()
                 .ok_or_else(|| bad(format!("the schema declares no field {name:?}")))
         };
-        for c in &cues {
-            for f in &c.fields {
-                slot(f)?;
-            }
-        }
+        let cue_slots = cues
+            .iter()
+            .map(|c| c.fields.iter().map(|f| slot(f)).collect::<Result<Vec<_>>>())
+            .collect::<Result<Vec<_>>>()?;
+        let defaults = fields
+            .iter()
+            .map(|f| match &f.default {
+                None => Ok(None),
+                Some(text) => value::value(text)
+                    .map(|v| Some(v.into_owned()))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "the default of {:?} is not a JSON value the decoder reads: {text}",
+                            f.name
+                        ))
+                    }),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut sorted: Vec<(String, usize)> = index.iter().map(|(k, &v)| (k.clone(), v)).collect();
+        sorted.sort_unstable();
         let axis_fields = axes
             .iter()
             .enumerate()
@@ -205,8 +226,30 @@ impl Schema {
             cues,
             axes,
             index,
+            sorted,
+            defaults,
+            cue_slots,
             slots,
         })
+    }
+
+    /// The slot of field `key`. `cursor` is where the previous key of the record was
+    /// found: keys in sorted order (as cuemem writes them) are found walking forward.
+    pub(super) fn slot_of(&self, key: &str, cursor: &mut usize) -> Option<usize> {
+        let sorted = &self.sorted;
+        let mut i = *cursor;
+        while i < sorted.len() && sorted[i].0.as_str() < key {
+            i += 1;
+        }
+        if i < sorted.len() && sorted[i].0 == key {
+            *cursor = i + 1;
+            return Some(sorted[i].1);
+        }
+        let i = sorted
+            .binary_search_by(|(name, _)| name.as_str().cmp(key))
+            .ok()?;
+        *cursor = i + 1;
+        Some(sorted[i].1)
     }
 
     /// The cue dimensions, in the order the schema declares them.

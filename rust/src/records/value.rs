@@ -1,138 +1,408 @@
-//! A record's values, borrowed from its line: an object's fields as raw JSON, each read
-//! by the rule its field follows (no tree of owned values per line).
+//! A record's values, read from its line in one pass and borrowed from it.
+//!
+//! The reader knows the JSON a rule can prove and nothing more: `null`, booleans,
+//! numbers, strings, lists of strings, and objects of such values (the salience axes,
+//! an empty metadata object). Anything else — a nested container, a number a double
+//! cannot hold, an escape that is no character, bytes that are not UTF-8, trailing
+//! bytes — is no value ([`None`]), and the decoder then leaves the whole line to the
+//! full validator. A string is borrowed from the line unless it holds an escape.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
-
-/// A JSON string, borrowed unless it holds an escape.
+/// One value, read as far as a rule needs.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Str<'a>(pub Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Str<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
-                Ok(Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
-                Ok(Str(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
-                Ok(Str(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// A JSON object's members in order, each value raw.
-pub(super) struct Object<'a>(pub Vec<(Str<'a>, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Object<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Object<'de>, A::Error> {
-                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(32));
-                while let Some(entry) = map.next_entry::<Str<'de>, &'de RawValue>()? {
-                    out.push(entry);
-                }
-                Ok(Object(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// A record that carries an episode, as cuemem writes one: `{"episode": {...}, "op": ...}`;
-/// the episode's members are read in the same pass.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Carrier<'a> {
-    #[serde(borrow)]
-    pub episode: Object<'a>,
-    #[serde(borrow)]
-    pub op: Str<'a>,
-}
-
-/// A list of strings (anything else in it fails the parse).
-struct Strs<'a>(Vec<Str<'a>>);
-
-impl<'de> Deserialize<'de> for Strs<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Strs<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of strings")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strs<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<Str<'de>>()? {
-                    out.push(s);
-                }
-                Ok(Strs(out))
-            }
-        }
-        d.deserialize_seq(V)
-    }
-}
-
-/// One value, read as far as a rule needs: scalars, strings and lists of strings; an
-/// object is kept raw (the salience and metadata rules read their own).
-#[derive(Debug, Clone)]
 pub(super) enum Val<'a> {
     Null,
     Bool(bool),
     Num(f64),
     Str(Cow<'a, str>),
     Strs(Vec<Cow<'a, str>>),
-    Object(&'a RawValue),
-    /// Anything else (a list holding a non-string, a number JSON cannot hold in a double).
-    Other,
+    /// An object's members in order (repeats kept: the last one counts where it matters).
+    Object(Vec<(Cow<'a, str>, Val<'a>)>),
 }
 
 impl<'a> Val<'a> {
-    /// Reads a raw value.
-    pub fn of(raw: &'a RawValue) -> Val<'a> {
-        let text = raw.get();
-        match text.as_bytes().first() {
-            Some(b'n') => Val::Null,
-            Some(b't') => Val::Bool(true),
-            Some(b'f') => Val::Bool(false),
-            Some(b'"') => {
-                serde_json::from_str::<Str<'a>>(text).map_or(Val::Other, |s| Val::Str(s.0))
-            }
-            Some(b'[') => serde_json::from_str::<Strs<'a>>(text).map_or(Val::Other, |s| {
-                Val::Strs(s.0.into_iter().map(|s| s.0).collect())
-            }),
-            Some(b'{') => Val::Object(raw),
-            Some(_) => serde_json::from_str::<f64>(text).map_or(Val::Other, Val::Num),
-            None => Val::Other,
-        }
-    }
-
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Val::Str(s) => Some(s),
             _ => None,
         }
     }
+
+    /// The same value, borrowing from this one (a default, shared by every row).
+    pub fn reborrow(&self) -> Val<'_> {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(*b),
+            Val::Num(x) => Val::Num(*x),
+            Val::Str(s) => Val::Str(Cow::Borrowed(s)),
+            Val::Strs(items) => {
+                Val::Strs(items.iter().map(|s| Cow::Borrowed(s.as_ref())).collect())
+            }
+            Val::Object(members) => Val::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_ref()), v.reborrow()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The value as owned data (it no longer borrows its text).
+    pub fn into_owned(self) -> Val<'static> {
+        let own = |s: Cow<'a, str>| Cow::Owned(s.into_owned());
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(b),
+            Val::Num(x) => Val::Num(x),
+            Val::Str(s) => Val::Str(own(s)),
+            Val::Strs(items) => Val::Strs(items.into_iter().map(own).collect()),
+            Val::Object(members) => Val::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (own(k), v.into_owned()))
+                    .collect(),
+            ),
+        }
+    }
 }
 
-/// Members of a raw object, or `None` if it is not one.
-pub(super) fn object(raw: &RawValue) -> Option<Object<'_>> {
-    serde_json::from_str::<Object<'_>>(raw.get()).ok()
+/// The object's members, in order.
+pub(super) type Members<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+
+/// `text` as one value (whitespace around it allowed), or `None`.
+pub(super) fn value(text: &str) -> Option<Val<'_>> {
+    let mut r = Reader::new(text);
+    let v = r.value(true)?;
+    r.end().then_some(v)
+}
+
+/// A record that carries an episode, as cuemem writes one: `{"episode": {...}, "op": "..."}`
+/// with nothing after it but whitespace (the `\n`): the episode's members and the op.
+pub(super) fn carrier(text: &str) -> Option<(Members<'_>, Cow<'_, str>)> {
+    let mut r = Reader::new(text);
+    r.eat(b'{')?;
+    (r.key()? == "episode").then_some(())?;
+    r.eat(b'{')?;
+    let episode = r.object(true)?;
+    r.eat(b',')?;
+    (r.key()? == "op").then_some(())?;
+    r.eat(b'"')?;
+    let op = r.string()?;
+    r.eat(b'}')?;
+    r.end().then_some((episode, op))
+}
+
+/// A cursor over one line of JSON.
+struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Self {
+        Reader { text, at: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// Skips JSON whitespace; the next byte, if any.
+    fn peek(&mut self) -> Option<u8> {
+        let b = self.bytes();
+        while let Some(&c) = b.get(self.at) {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return Some(c);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    /// Consumes `want` (after whitespace).
+    fn eat(&mut self, want: u8) -> Option<()> {
+        (self.peek()? == want).then(|| self.at += 1)
+    }
+
+    /// Only whitespace is left.
+    fn end(&mut self) -> bool {
+        self.peek().is_none()
+    }
+
+    /// A member's key and its colon.
+    fn key(&mut self) -> Option<Cow<'a, str>> {
+        self.eat(b'"')?;
+        let k = self.string()?;
+        self.eat(b':')?;
+        Some(k)
+    }
+
+    /// A value; containers only at the top (`nested`): a list of strings, an object of scalars.
+    fn value(&mut self, nested: bool) -> Option<Val<'a>> {
+        match self.peek()? {
+            b'"' => {
+                self.at += 1;
+                self.string().map(Val::Str)
+            }
+            b'n' => self.word("null").map(|_| Val::Null),
+            b't' => self.word("true").map(|_| Val::Bool(true)),
+            b'f' => self.word("false").map(|_| Val::Bool(false)),
+            b'[' if nested => self.strings().map(Val::Strs),
+            b'{' if nested => {
+                self.at += 1;
+                self.object(false).map(Val::Object)
+            }
+            b'-' | b'0'..=b'9' => self.number().map(Val::Num),
+            _ => None,
+        }
+    }
+
+    fn word(&mut self, w: &str) -> Option<()> {
+        self.text[self.at..]
+            .starts_with(w)
+            .then(|| self.at += w.len())
+    }
+
+    /// An object's members, after its `{`; their values may be containers when `nested`.
+    fn object(&mut self, nested: bool) -> Option<Members<'a>> {
+        let mut out = Vec::with_capacity(if nested { 32 } else { 8 });
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(out);
+        }
+        loop {
+            let k = self.key()?;
+            out.push((k, self.value(nested)?));
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(out);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A list of strings, at its `[`.
+    fn strings(&mut self) -> Option<Vec<Cow<'a, str>>> {
+        self.at += 1;
+        let mut out = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(out);
+        }
+        loop {
+            self.eat(b'"')?;
+            out.push(self.string()?);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(out);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string's contents, after its opening quote.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let b = self.bytes();
+        let start = self.at;
+        let mut i = plain_run(b, start)?;
+        if b[i] == b'"' {
+            self.at = i + 1;
+            return Some(Cow::Borrowed(&self.text[start..i]));
+        }
+        let mut out = String::with_capacity(i - start + 16);
+        out.push_str(&self.text[start..i]);
+        loop {
+            // At a quote or a backslash (the runs between are ASCII-bounded, so UTF-8 intact).
+            if b[i] == b'"' {
+                self.at = i + 1;
+                return Some(Cow::Owned(out));
+            }
+            let (c, len) = self.escape(i + 1)?;
+            out.push(c);
+            i += 1 + len;
+            let next = plain_run(b, i)?;
+            out.push_str(&self.text[i..next]);
+            i = next;
+        }
+    }
+
+    /// The character of the escape whose letter is at `i`, and the bytes it took after the backslash.
+    fn escape(&self, i: usize) -> Option<(char, usize)> {
+        let c = match *self.bytes().get(i)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let high = self.hex4(i + 1)?;
+                if (0xDC00..0xE000).contains(&high) {
+                    return None; // a trailing surrogate alone
+                }
+                if !(0xD800..0xDC00).contains(&high) {
+                    return Some((char::from_u32(high)?, 5));
+                }
+                if self.bytes().get(i + 5..i + 7)? != b"\\u" {
+                    return None; // a leading surrogate alone
+                }
+                let low = self.hex4(i + 7)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return None;
+                }
+                let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                return Some((char::from_u32(c)?, 11));
+            }
+            _ => return None,
+        };
+        Some((c, 1))
+    }
+
+    fn hex4(&self, i: usize) -> Option<u32> {
+        let digits = self.text.get(i..i + 4)?;
+        if !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(digits, 16).ok()
+    }
+
+    /// A number as JSON writes one (`-?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?`), finite as a double.
+    fn number(&mut self) -> Option<f64> {
+        let b = self.bytes();
+        let start = self.at;
+        let mut i = start;
+        let digits = |i: &mut usize| {
+            let from = *i;
+            while b.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i > from
+        };
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => {
+                digits(&mut i);
+            }
+            _ => return None,
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        let x: f64 = self.text[start..i].parse().ok()?;
+        self.at = i;
+        x.is_finite().then_some(x)
+    }
+}
+
+/// Where the run of plain string bytes from `i` ends: at the next quote or backslash,
+/// or `None` if a control byte (never raw in a JSON string) or the end comes first.
+fn plain_run(b: &[u8], i: usize) -> Option<usize> {
+    let end = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+    // A branch-free pass the compiler vectorizes: any byte below 0x20?
+    let control = b[i..end].iter().fold(false, |seen, &c| seen | (c < 0x20));
+    (!control).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_read_as_json_reads_them() {
+        let v = value;
+        assert_eq!(v(" null "), Some(Val::Null));
+        assert_eq!(v("true"), Some(Val::Bool(true)));
+        assert_eq!(v("-0.25e1"), Some(Val::Num(-2.5)));
+        assert_eq!(v("1E2"), Some(Val::Num(100.0)));
+        assert_eq!(
+            v(r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#),
+            Some(Val::Str("a\"\\/\u{8}\u{c}\n\r\té😀".into()))
+        );
+        assert_eq!(
+            v(r#"[ "a" , "b" ]"#),
+            Some(Val::Strs(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(
+            v(r#"{"x": 0.5, "y": "s"}"#),
+            Some(Val::Object(vec![
+                ("x".into(), Val::Num(0.5)),
+                ("y".into(), Val::Str("s".into()))
+            ]))
+        );
+    }
+
+    #[test]
+    fn what_a_rule_cannot_prove_is_no_value() {
+        for t in [
+            "",
+            "nul",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "+1",
+            "1e400",
+            "NaN",
+            "[1]",
+            "[[]]",
+            r#"{"a": {}}"#,
+            r#"{"a": []}"#,
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\x""#,
+            r#""\u12""#,
+            "\"a\u{1}\"",
+            "\"open",
+            "[\"a\",]",
+            r#"{"a":1,}"#,
+            "null x",
+            "{\"a\" 1}",
+        ] {
+            assert_eq!(value(t), None, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_carrier_is_an_episode_then_an_op_and_nothing_else() {
+        let (members, op) = carrier("{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}\n").unwrap();
+        assert_eq!(
+            (members, op),
+            (vec![("id".into(), Val::Str("a".into()))], "remember".into())
+        );
+        for t in [
+            "{\"op\":\"remember\",\"episode\":{}}",
+            "{\"episode\":{},\"op\":\"remember\",\"x\":1}",
+            "{\"episode\":{},\"op\":\"remember\"} {}",
+            "{\"episode\":{},\"op\":1}",
+            "{\"episode\":{\"a\":{\"b\":{}}},\"op\":\"remember\"}",
+        ] {
+            assert!(carrier(t).is_none(), "{t:?}");
+        }
+    }
 }
