@@ -49,13 +49,13 @@ def test_forget_without_a_target_is_a_usage_error_and_a_known_refusal_an_operati
     assert again.exit_code == 1 and "already erased" in again.output
 
 
-def test_the_readme_forget_commands_run_as_written(tmp_path: Path) -> None:
-    """Each command of the README's forget shell block runs in order (``ep-…``: a record of the home) and exits 0."""
+def test_the_documented_forget_commands_run_as_written(tmp_path: Path) -> None:
+    """Each command of docs/forget.md's shell block runs in order (``ep-…``: a record of the home) and exits 0."""
     import re
     import shlex
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("## Forget: erase for real", 1)[1].split("From a shell (`--json` prints the receipt):", 1)[1]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "forget.md").read_text(encoding="utf-8")
+    block = page.split("From a shell (`--json` prints the receipt):", 1)[1]
     block = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)  # type: ignore[union-attr]
     root = tmp_path / "h"
     with Memory.open(root, fsync="never", user="*") as mem:

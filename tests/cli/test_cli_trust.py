@@ -64,13 +64,13 @@ def test_user_scopes_every_command_and_no_scope_fails_closed(tmp_path: Path) -> 
     assert "alice" not in run("--user", "bob", "autoload", "--home", home).stdout
 
 
-def test_the_readme_trust_commands_run_as_written(tmp_path: Path) -> None:
-    """Each command of the README's trust shell block runs in order (``ep-…`` is the id review listed) and exits 0."""
+def test_the_documented_trust_commands_run_as_written(tmp_path: Path) -> None:
+    """Each command of docs/trust.md's shell block runs in order (``ep-…`` is the id review listed) and exits 0."""
     import re
     import shlex
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("The same from a shell (`--user` scopes every command):", 1)[1]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "trust.md").read_text(encoding="utf-8")
+    block = page.split("The same from a shell (`--user` scopes every command):", 1)[1]
     block = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)  # type: ignore[union-attr]
     home, waiting = str(tmp_path / "h"), None
     for line in block.splitlines():

@@ -1,4 +1,4 @@
-"""The README's shell blocks of the command line (quick start, jobs, proposals, policies) run as written."""
+"""The shell blocks of the README and docs/ (quick start, text recall, jobs, proposals, policies) run as written."""
 
 from __future__ import annotations
 
@@ -14,16 +14,49 @@ from click.testing import CliRunner
 from cuemem import Memory
 from cuemem.cli import main
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+#: The documents whose shell blocks a reader runs: the README, then every page of docs/.
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: The first line of the README's shell quick start.
 QUICK_START = "cuemem init ./h                              # make the home"
 BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
+#: Every shell block of the documents, by the start of its first line, with the test that runs it as written.
+RUN_BY = {
+    "pip install . && cuemem demo": "none: it builds the package (the demo's tour is tests/demo/)",
+    "pip install '.[test]' && cargo test --locked && pytest": "none: it is the test run itself (.ci/run runs it verbatim)",
+    QUICK_START: "tests/cli/test_readme_shell.py",
+    "cuemem init ./talk": "tests/cli/test_readme_shell.py",
+    "cuemem consolidate": "tests/cli/test_readme_shell.py",
+    "cuemem dedupe": "tests/cli/test_readme_shell.py",
+    "cuemem policies": "tests/cli/test_readme_shell.py",
+    "cuemem init ./h                                # once: make the home": "tests/cli/test_cli_trust.py",
+    "cuemem forget --home ./h --of-user alice": "tests/cli/test_cli_forget.py",
+    "cuemem shared up ./pg": "tests/postgres/test_readme_shared.py",
+}
+
+
+def shell_blocks() -> list[tuple[Path, str]]:
+    """Every shell block of the documents, with the document that holds it."""
+    return [(d, b) for d in DOCUMENTS for b in BLOCK.findall(d.read_text(encoding="utf-8"))]
 
 
 def _block(first_command: str) -> list[str]:
-    """The lines of the README's shell block that starts with ``first_command``."""
-    (block,) = [b for b in BLOCK.findall(README.read_text(encoding="utf-8")) if b.startswith(first_command)]
+    """The lines of the one shell block (in the README or docs/) that starts with ``first_command``."""
+    (block,) = [b for _, b in shell_blocks() if b.startswith(first_command)]
     return [line for line in block.splitlines() if line.strip()]
+
+
+def test_every_shell_block_of_the_documents_is_run_by_a_test() -> None:
+    """Each shell block of the README and docs/ starts as one that a test runs as written (or says why none does),
+    and every block the tests run is still in the documents."""
+    blocks = shell_blocks()
+    unclaimed = [(str(d.relative_to(ROOT)), b.splitlines()[0]) for d, b in blocks if not any(b.startswith(k) for k in RUN_BY)]
+    assert not unclaimed, f"shell blocks no test runs: {unclaimed}"
+    for first in RUN_BY:
+        assert any(b.startswith(first) for _, b in blocks), f"no document holds the block starting {first!r}"
+    for first, runner in RUN_BY.items():
+        if runner.startswith("tests/"):
+            assert (ROOT / runner).is_file(), runner
 
 
 def _home(root: Path) -> None:
@@ -61,7 +94,7 @@ def _run(line: str, root: Path, optional: bool, found: dict[str, str]) -> dict[s
 
 @pytest.mark.parametrize("optional", [False, True], ids=["as written", "with the optional parts"])
 def test_the_readme_command_line_blocks_run(tmp_path: Path, optional: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each command of the quick start, jobs, proposals and policies blocks exits 0 on a home like the README's."""
+    """Each command of the quick start, jobs, proposals and policies blocks exits 0 on a home like the documents'."""
     root = tmp_path / "h"
     _home(root)
     monkeypatch.chdir(tmp_path)
@@ -127,7 +160,7 @@ def test_import_example_and_help_give_the_line_format() -> None:
 
 
 def test_the_text_recall_shell_block_runs_twice_and_finds_what_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's text-recall shell block (its own home, ./talk) runs as written, twice in one directory, and
+    """docs/text-recall.md's shell block (its own home, ./talk) runs as written, twice in one directory, and
     each recall finds Caroline's memory (the benchmark line aside: it needs the LoCoMo data)."""
     monkeypatch.chdir(tmp_path)
     for run in (1, 2):

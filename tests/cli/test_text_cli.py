@@ -56,14 +56,14 @@ def test_recall_usage_errors(tmp_path: Path) -> None:
     assert run(main, ["recall", "--home", str(home), "adoption", "--days", "0"]).exit_code == 2
 
 
-def test_the_readme_text_recall_command_finds_what_the_readme_wrote(tmp_path: Path) -> None:
-    """The README's ``cuemem recall ... --last month --now 2026-07-05`` returns the June memory its block wrote."""
+def test_the_documented_text_recall_command_finds_what_its_block_wrote(tmp_path: Path) -> None:
+    """docs/text-recall.md's ``cuemem recall ... --last month --now 2026-07-05`` returns the June memory its block wrote."""
     home = tmp_path / "h"
     with Memory.open(home, fsync="never") as mem:
         adoption = mem.remember("Caroline called the adoption agency about the home study", actors=["caroline"],
                                 occurred_at=date(2026, 6, 2), now=date(2026, 6, 2))
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith('cuemem recall --home ./talk "what did Caroline say'))
+    page = (Path(__file__).resolve().parents[2] / "docs" / "text-recall.md").read_text(encoding="utf-8")
+    line = next(x for x in page.splitlines() if x.startswith('cuemem recall --home ./talk "what did Caroline say'))
     args = shlex.split(line)[1:]
     args[args.index("./talk")] = str(home)
     r = CliRunner().invoke(main, [*args, "--json"])

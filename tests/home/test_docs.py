@@ -1,4 +1,5 @@
-"""Executable documentation: docstring examples of every module and the README's python blocks."""
+"""Executable documentation: docstring examples of every module, the python blocks of the README and docs/, and the
+requirement ids the code cites."""
 
 from __future__ import annotations
 
@@ -12,10 +13,23 @@ import pytest
 
 import cuemem
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+#: The documents a reader runs code from: the README, then every page of docs/.
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 #: Every module of the package, found by walking it (new modules are picked up).
 MODULES = ["cuemem", *sorted(m.name for m in pkgutil.walk_packages(cuemem.__path__, "cuemem.") if m.name != "cuemem._core" and not m.name.endswith(".__main__"))]
 PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+def python_blocks(document: Path) -> list[str]:
+    """The python code blocks of ``document``, in order."""
+    return PYTHON_BLOCK.findall(document.read_text(encoding="utf-8"))
+
+
+#: The documents holding python blocks, named as the tests' ids.
+RUNNABLE = [d for d in DOCUMENTS if python_blocks(d)]
+RUNNABLE_IDS = [str(d.relative_to(ROOT)) for d in RUNNABLE]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -34,32 +48,38 @@ def test_the_public_modules_have_examples() -> None:
         assert examples > 0, name
 
 
-def readme_blocks() -> list[str]:
-    """The README's python code blocks, in order."""
-    return PYTHON_BLOCK.findall(README.read_text(encoding="utf-8"))
+def test_the_readme_and_the_docs_hold_runnable_code() -> None:
+    """The README's quick start is runnable, and so is at least one page of docs/ besides."""
+    assert README in RUNNABLE, "README.md has no ```python block: the quick start must be runnable"
+    assert len(RUNNABLE) > 1, RUNNABLE_IDS
 
 
-def test_readme_python_blocks_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Every python block of README.md runs, in order, in one shared namespace."""
-    blocks = readme_blocks()
-    assert blocks, "README.md has no ```python block: the quick start must be runnable"
-    monkeypatch.chdir(tmp_path)  # blocks that write files write them here
+def _run_blocks(document: Path, run: int = 1) -> None:
+    """Runs ``document``'s python blocks, in order, in one shared namespace (the working directory as it is)."""
     namespace: dict[str, object] = {"__name__": "__readme__"}
-    for number, source in enumerate(blocks, start=1):
-        code = compile(source, f"README.md python block {number}", "exec")
+    name = document.relative_to(ROOT)
+    for number, source in enumerate(python_blocks(document), start=1):
+        code = compile(source, f"{name} python block {number} (run {run})", "exec")
         exec(code, namespace)  # noqa: S102 - running the documentation is the point
+
+
+@pytest.mark.parametrize("document", RUNNABLE, ids=RUNNABLE_IDS)
+def test_python_blocks_run_in_order(document: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Every python block of the document runs, in order, in one shared namespace, in a directory of its own."""
+    monkeypatch.chdir(tmp_path)  # blocks that write files write them here
+    _run_blocks(document)
     capsys.readouterr()
 
 
-def test_readme_python_blocks_run_twice_in_the_same_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """A reader who runs the README's python blocks again, in the directory of the first run, gets the same
+@pytest.mark.parametrize("document", RUNNABLE, ids=RUNNABLE_IDS)
+def test_python_blocks_run_twice_in_the_same_directory(document: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A reader who runs a document's python blocks again, in the directory of the first run, gets the same
     outcome: no block depends on a path it created the first time."""
     monkeypatch.chdir(tmp_path)
     for run in (1, 2):
-        namespace: dict[str, object] = {"__name__": "__readme__"}
-        for number, source in enumerate(readme_blocks(), start=1):
-            exec(compile(source, f"README.md python block {number} (run {run})", "exec"), namespace)  # noqa: S102
+        _run_blocks(document, run)
     capsys.readouterr()
 
 
@@ -76,16 +96,15 @@ def test_the_readme_says_why_the_build_is_long_as_cargo_toml_has_it() -> None:
     assert "--profile dev-release" in text and "dev-release" in cargo
 
 
-def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None:
-    """Each CuememError subclass has a row, and the row's "also a" names its direct bases."""
+def test_the_error_table_lists_every_error_class_with_its_bases() -> None:
+    """docs/errors.md: each CuememError subclass has a row, and the row's "also a" names its direct bases."""
     import inspect
     import re
 
     import cuemem.errors as errors
 
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Errors") : text.index("## Text recall")]
-    rows = dict(re.findall(r"^\| `(\w+)` \| (.+?) \|", section, re.MULTILINE))
+    text = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+?) \|", text, re.MULTILINE))
     classes = {n: c for n, c in vars(errors).items() if inspect.isclass(c) and issubclass(c, errors.CuememError) and c is not errors.CuememError}
     assert set(rows) == set(classes)
     for name, cls in classes.items():
@@ -93,7 +112,7 @@ def test_the_readme_error_table_lists_every_error_class_with_its_bases() -> None
         assert set(re.findall(r"`(\w+)`", rows[name])) == bases, name
 
 
-#: mypy's settings for the README's blocks: the project's strictness, nothing else.
+#: mypy's settings for the documents' blocks: the project's strictness, nothing else.
 README_MYPY = """\
 [mypy]
 strict = True
@@ -103,23 +122,42 @@ ignore_missing_imports = True
 """
 
 
-def test_readme_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
-    """Every python block of README.md, each as a module of its own, passes ``mypy --strict``
+def test_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
+    """Every python block of the README and of docs/, each as a module of its own, passes ``mypy --strict``
     against the installed package (its exported types and stubs)."""
     import subprocess
     import sys
 
-    blocks = readme_blocks()
     files = []
-    for number, source in enumerate(blocks, start=1):
-        path = tmp_path / f"readme_block_{number}.py"
-        path.write_text(source, encoding="utf-8")
-        files.append(str(path))
+    for document in RUNNABLE:
+        stem = re.sub(r"\W", "_", document.stem)
+        for number, source in enumerate(python_blocks(document), start=1):
+            path = tmp_path / f"{stem}_block_{number}.py"
+            path.write_text(source, encoding="utf-8")
+            files.append(str(path))
     config = tmp_path / "mypy.ini"
     config.write_text(README_MYPY, encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"), *files],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"in {len(blocks)} source files" in proc.stdout
+    assert f"in {len(files)} source files" in proc.stdout
+
+
+#: A requirement id as the code cites it: a family letter and a number (``A1`` … ``F3``).
+REQUIREMENT_ID = re.compile(r"\b([A-F][1-9])\b")
+
+
+def test_every_requirement_id_the_code_cites_is_in_docs_requirements() -> None:
+    """Each requirement id cited in python/ or rust/ has its line in docs/requirements.md, so a citation
+    resolves inside the repository."""
+    listed = set(re.findall(r"^- \*\*([A-F][1-9])\*\*", (ROOT / "docs" / "requirements.md").read_text(encoding="utf-8"), re.MULTILINE))
+    sources = [*(ROOT / "python").rglob("*.py"), *(ROOT / "rust").rglob("*.rs")]
+    cited: dict[str, str] = {}
+    for source in sources:
+        for found in REQUIREMENT_ID.findall(source.read_text(encoding="utf-8")):
+            cited.setdefault(found, str(source.relative_to(ROOT)))
+    assert len(cited) > 10, cited  # the scan finds the citations (the docstrings cite some twenty ids)
+    missing = {i: where for i, where in cited.items() if i not in listed}
+    assert not missing, f"ids cited but not in docs/requirements.md: {missing}"

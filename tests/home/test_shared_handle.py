@@ -65,7 +65,7 @@ def test_writers_and_readers_hammering_one_handle(tmp_path: Path) -> None:
 
 
 def test_a_scheduler_beside_an_agent_loop_leaves_the_handle_working(tmp_path: Path) -> None:
-    """The README's recipe: a running Scheduler and remember/recall calls on the same handle."""
+    """docs/home.md's recipe: a running Scheduler and remember/recall calls on the same handle."""
     clock = [NOW]
     with Memory.open(tmp_path, fsync="never") as mem:
         scheduler = Scheduler(mem, clock=lambda: clock[0], max_sleep=0.001).start()

@@ -44,7 +44,8 @@ SUITES: dict[str, tuple[str, list[str]]] = {
 HELPERS = ["aiosqlite==0.22.1", "sqlite-vec==0.1.9", "psycopg-pool==3.3.3", "pytest-asyncio==1.5.0", "pytest-mock==3.17.0", "pytest-retry==1.7.0"]
 
 #: Every case that does not pass on ``CuememStore``, by name (a test, or a test and its
-#: parameters' prefix), with why; the README's LangGraph section lists the same.
+#: parameters' prefix), with why; docs/agents.md's LangGraph section lists the same
+#: (``test_the_agents_page_lists_every_gap`` checks it).
 GAPS: dict[str, str] = {
     # What is PostgreSQL's or SQLite's own.
     "test_vector_store_initialization": "reads the SQLite connection (store.conn)",
@@ -182,3 +183,11 @@ def test_every_store_suite_passes_on_cuemem_as_often_as_on_in_memory_store(suite
     """All of LangGraph's store suites (InMemoryStore's, SQLite's and PostgreSQL's, TTL included) on both stores."""
     ours, theirs = _compare(suites, list(SUITES))
     _check(ours, theirs)
+
+
+def test_the_agents_page_lists_every_gap() -> None:
+    """docs/agents.md's LangGraph section names every case of GAPS, so a reader sees what does not pass, and why."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = page[page.index("## LangGraph") : page.index("## asyncio")]
+    missing = [name for name in GAPS if f"`{name}" not in section]
+    assert not missing, missing

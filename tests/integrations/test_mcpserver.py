@@ -330,19 +330,25 @@ def test_http_serves_clients_and_survives_one_that_goes_away_with_a_call_in_flig
     assert json.dumps(_run(url, read)) == json.dumps(_run(url, read))
 
 
-def test_the_readme_host_configuration_starts_the_server(tmp_path: Path) -> None:
-    """The README's mcpServers snippet, with its home replaced, starts a server an SDK client can use."""
+def test_the_documented_host_configuration_starts_the_server(tmp_path: Path) -> None:
+    """The mcpServers snippet of the README and of docs/agents.md (the same in both), with its home replaced,
+    starts a server an SDK client can use."""
     import re
     import shutil
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", readme, re.DOTALL)
-    assert block is not None
-    entry = json.loads(block.group(1))["mcpServers"]["cuemem"]
+    root = Path(__file__).resolve().parents[2]
+    blocks = []
+    for page in (root / "README.md", root / "docs" / "agents.md"):
+        text = page.read_text(encoding="utf-8")
+        found = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", text, re.DOTALL)
+        assert found is not None, page
+        assert "cuemem init /path/to/home" in text, page  # the home is made once, as the page says
+        blocks.append(found.group(1))
+    assert blocks[0] == blocks[1]
+    entry = json.loads(blocks[0])["mcpServers"]["cuemem"]
     command = shutil.which(entry["command"])
     assert command is not None, "the cuemem command is not on PATH"
     args = [str(tmp_path / "h") if a == "/path/to/home" else a for a in entry["args"]]
-    assert "cuemem init /path/to/home" in readme  # the home is made once, as the README says
     subprocess.run([command, "init", str(tmp_path / "h")], check=True, capture_output=True, timeout=120)
 
     async def script(client: Client) -> set[str]:
@@ -475,11 +481,11 @@ def test_replies_count_in_words_and_the_server_logs_nothing_below_warning(tmp_pa
     assert "INFO" not in logged and "Processing request" not in logged and "failed" not in logged, logged
 
 
-def test_the_readme_lists_every_tool_with_its_arguments() -> None:
-    """The README's MCP section names every tool the server can offer, and the argument names remember, recall and
+def test_the_agents_page_lists_every_tool_with_its_arguments() -> None:
+    """docs/agents.md's MCP section names every tool the server can offer, and the argument names remember, recall and
     forget take."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**Over MCP.**") : readme.index("**As a LangGraph store.**")]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = page[page.index("**Over MCP.**") : page.index("**As a LangGraph store.**")]
     for tool in TOOLS | DECISIONS:
         assert f"`{tool}`" in section, tool
     for argument in ("narrative", "text", "cues", "id", "cuemem promote", "cuemem review"):

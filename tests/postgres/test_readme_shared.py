@@ -1,4 +1,4 @@
-"""The README's shared deployment block runs as written, on a server it starts itself."""
+"""The shared deployment block (the README's and docs/shared.md's) runs as written, on a server it starts itself."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from click.testing import CliRunner
 from cuemem import Memory
 from cuemem.cli import main
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+#: The pages that show the block: the same lines in each.
+PAGES = [ROOT / "README.md", ROOT / "docs" / "shared.md"]
 
 
 def test_the_readme_shared_block_starts_a_server_writes_recalls_and_stops(pg_tmp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`cuemem shared up` prints an address that the next lines use; `down` stops the server."""
-    (block,) = [b for b in re.findall(r"^```sh\n(.*?)^```", README.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE)
-                if b.startswith("cuemem shared up")]
+    (block,) = {b for page in PAGES for b in re.findall(r"^```sh\n(.*?)^```", page.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE)
+                if b.startswith("cuemem shared up")}  # one block, as both pages show it
     monkeypatch.setenv("CUEMEM_CACHE", str(tmp_path / "caches"))
     server = pg_tmp / "pg"
     address = ""

@@ -575,7 +575,7 @@ def _times(value: float, base: float) -> str:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """The README's table of :func:`measure`."""
+    """The table of :func:`measure` in docs/benchmarks.md."""
     batch = result["writes"]["1"]["import_records"]["batch"]
     names = {
         "SQL recall": "recall {}, SQL: GIN filter + decayed top 10 in SQL",

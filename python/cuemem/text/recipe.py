@@ -13,7 +13,7 @@ __all__ = ["ANALYZERS", "DEFAULT_ANALYZER", "FORMAT", "check_analyzer", "text_di
 #: Bumped whenever the text index's meaning changes.
 FORMAT = 1
 
-#: The analyzers a text index can be built with (see the README's "Text recall").
+#: The analyzers a text index can be built with (see docs/text-recall.md).
 ANALYZERS: tuple[str, ...] = tuple(_core.TextIndex.analyzers())
 
 #: Latin words lower-cased, stop words dropped, English stems; CJK character bigrams.
