@@ -127,7 +127,7 @@ class Session:
         return self._mem.import_records(records, session=self.id, **options)
 
     def recall(
-        self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | str | None = None, **kwargs: Any,
+        self, cues: Any = None, text: str | None = None, k: int = 10, *, now: datetime | date | str | None = None, **kwargs: Any,
     ) -> RecallResult:
         """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session
         (at ``now``, the recall's own: no clock is read for it). The session's text recalls
@@ -136,7 +136,7 @@ class Session:
         before named."""
         if text is not None:
             kwargs.setdefault("follows", self._last)
-        result = self._mem.recall(cues, text, k, now, **kwargs)
+        result = self._mem.recall(cues, text, k, now=now, **kwargs)
         self._read([h.id for h in result.hits if h.quarantined], now)
         if text is not None:
             self._last = result
@@ -163,14 +163,14 @@ class Session:
             self._read([found.episode.id], now)
         return found
 
-    def review(self, now: datetime | date | str | None = None) -> list[ReviewItem]:
+    def review(self, *, now: datetime | date | str | None = None) -> list[ReviewItem]:
         """:meth:`cuemem.Memory.review`: what waits for a person. Every item is text no person
         has accepted, so a queue that is not empty taints this session."""
         items = self._mem.review(now=now)
         self._read([i.id for i in items], now)
         return items
 
-    def note(self, id: str, now: datetime | date | str | None = None) -> Note | None:
+    def note(self, id: str, *, now: datetime | date | str | None = None) -> Note | None:
         """The readable note ``id`` (None if there is none); an unreviewed one taints this session."""
         found = next((n for n in self._mem.notes() if n.id == id), None)
         if found is not None and not found.reviewed:
