@@ -117,7 +117,7 @@ class Clock:
             )
 
     def edge(self, now: TimeArg, allow_jump: object, what: str) -> datetime:
-        """``now`` read at the edge (:func:`edge_now`), then :meth:`check`\ ed: the instant of
+        """``now`` read at the edge (:func:`edge_now`), then checked (:meth:`check`): the instant of
         work that retires or rewrites memories by age.
 
         Raises:
