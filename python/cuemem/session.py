@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidArgumentError
 from .lifecycle.proposals import NOTE_SOURCE
+from .lifecycle.writes import as_session
 from .schema import Origin
 
 if TYPE_CHECKING:
@@ -41,16 +41,6 @@ if TYPE_CHECKING:
     from .views.context import Context
 
 __all__ = ["Session"]
-
-
-def _own_session(fields: dict[str, Any]) -> None:
-    """A session writes as itself: naming another is refused.
-
-    Raises:
-        InvalidArgumentError: ``session`` among the keywords.
-    """
-    if "session" in fields:
-        raise InvalidArgumentError("a Session writes as itself: session= is not a keyword of its methods")
 
 
 class Session:
@@ -105,26 +95,19 @@ class Session:
 
     def remember(self, narrative: str, **fields: Any) -> str:
         """:meth:`cuemem.Memory.remember`, as this session (tainted if it is)."""
-        _own_session(fields)
-        fields.setdefault("origin", self.origin)
-        return self._mem.remember(narrative, session=self.id, **fields)
+        return self._mem.remember(narrative, **as_session(fields, self.id, self.origin))
 
     def observe(self, text: str, **fields: Any) -> list[str]:
         """:meth:`cuemem.Memory.observe`, as this session (``session`` is this one's id)."""
-        _own_session(fields)
-        fields.setdefault("origin", self.origin)
-        ids: list[str] = self._mem.observe(text, session=self.id, **fields)
-        return ids
+        return self._mem.observe(text, **as_session(fields, self.id, self.origin))
 
     def write_note(self, id: str, body: str, **fields: Any) -> Any:
         """:meth:`cuemem.Memory.write_note`, as this session (tainted if it is)."""
-        _own_session(fields)
-        return self._mem.write_note(id, body, session=self.id, **fields)
+        return self._mem.write_note(id, body, **as_session(fields, self.id))
 
     def import_records(self, records: Iterable[Mapping[str, Any]], **options: Any) -> ImportReport:
         """:meth:`cuemem.Memory.import_records`, every item written as this session."""
-        _own_session(options)
-        return self._mem.import_records(records, session=self.id, **options)
+        return self._mem.import_records(records, **as_session(options, self.id))
 
     def recall(
         self, cues: Any = None, text: str | None = None, k: int = 10, *, now: datetime | date | str | None = None, **kwargs: Any,

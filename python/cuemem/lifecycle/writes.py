@@ -123,6 +123,18 @@ def session_label(session: object) -> str:
     return label
 
 
+def as_session(fields: dict[str, Any], session: str, origin: Origin | None = None) -> dict[str, Any]:
+    """The keywords of a write a session makes: ``session`` is its own and, when given, ``origin``
+    is the default.
+
+    Raises:
+        InvalidArgumentError: ``session`` among ``fields`` (a session writes as itself).
+    """
+    if "session" in fields:
+        raise InvalidArgumentError("a Session writes as itself: session= is not a keyword of its methods")
+    return {"origin": origin, **fields, "session": session} if origin is not None else {**fields, "session": session}
+
+
 class Keep:
     """The type of :data:`KEEP`: an argument left out of ``Memory.update``."""
 
