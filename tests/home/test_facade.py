@@ -27,13 +27,13 @@ def _logic(path: Path, name: str) -> list[str]:
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
     found = []
     for f in cls.body:
-        if not isinstance(f, ast.FunctionDef) or any(isinstance(d, ast.Name) and d.id == "overload" for d in f.decorator_list):
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(d, ast.Name) and d.id == "overload" for d in f.decorator_list):
             continue
         body = f.body[1:] if isinstance(f.body[0], ast.Expr) and isinstance(f.body[0].value, ast.Constant) else f.body
         one_call = len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) and isinstance(
-            body[0].value, (ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.JoinedStr))
+            body[0].value, (ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.JoinedStr, ast.Await))
         stores = f.name == "__init__" and all(
-            isinstance(s, ast.Assign) and not any(isinstance(x, ast.Call) for x in ast.walk(s)) for s in body)
+            isinstance(s, (ast.Assign, ast.AnnAssign)) and not any(isinstance(x, ast.Call) for x in ast.walk(s)) for s in body)
         if not (one_call or stores) or any(isinstance(x, BRANCHES) for s in body for x in ast.walk(s)):
             found.append(f.name)
     return found
