@@ -67,7 +67,7 @@ _NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
 
 class Forgetting:
-    """Forgets from one home (see the module docstring). Arguments arrive checked."""
+    """Forgets from one home (see the module docstring); :meth:`request` checks a caller's arguments."""
 
     def __init__(self, home: Home, profile: Profile, policies: Policies) -> None:
         self._home = home

@@ -4,7 +4,8 @@ The mining is :func:`~.distill.distill_policies` (pure); :class:`Policies` reads
 home's outcome episodes, keeps each policy as a note (committed through the home),
 and judges against the current notes through a :class:`~.judge.PolicyBook` cached
 per state of the notes — in memory, and in the index's policy cache when it was made
-from exactly these notes. Arguments arrive checked (by :class:`~cuemem.Memory`).
+from exactly these notes. A caller's arguments are checked here, by the entry points ``Memory`` hands them
+to (:meth:`Policies.mine`, :meth:`Policies.situation`, :meth:`Policies.explain`); the rest take them checked.
 """
 
 from __future__ import annotations
