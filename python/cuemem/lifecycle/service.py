@@ -4,7 +4,7 @@ Every decision is taken by a pure function of this package (:func:`~.extract.ext
 :func:`~.gate.judge` through :class:`~.writes.Admission`, :func:`~.versions.as_of`,
 :func:`~.tiers.expire`); :class:`Lifecycle` gathers their inputs from the home and
 commits their outcome as one :meth:`Home.commit <cuemem.home.Home.commit>` per call.
-Each public method is the entry point of the ``Memory`` method of its name: it checks the caller's
+The methods ``Memory`` hands a call to check the caller's
 arguments (``now`` read at the edge: :func:`cuemem.home.clock.edge_now`) in the order the call names them.
 """
 
