@@ -9,7 +9,7 @@ clock is read as in ``Memory``: once per call, at its edge, when ``now`` is not 
 
 This module adds no logic: each method is one delegation, generated from the
 ``Memory`` method it names (so it takes exactly that method's arguments, raises its
-errors and returns its result). Arguments are checked by ``Memory``, in the worker.
+errors and returns its result). Arguments are checked where ``Memory`` hands them, in the worker.
 A hit's ``record`` is read from the journal on first access, as with ``Memory``: one
 small read, on whichever thread touches it (``await mem.get(id)`` reads on the worker).
 

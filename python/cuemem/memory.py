@@ -1,11 +1,14 @@
 """``Memory``: the one facade over a home — every public method, each one call deep.
 
-Each method checks its arguments (or names the one place that does), reads the clock
-once at this edge when ``now`` is not given, and makes one call: into the
-:class:`~cuemem.home.Home` (open, get, notes, upkeep), the recall planner
-(:mod:`cuemem.home.recall`), the importer (:mod:`cuemem.home.imports`), the
+Each method holds no rule and checks nothing itself: it hands its arguments, the
+handle's scope (:class:`~cuemem.home.scope.Reach`) and its ``now`` to the one place
+that owns them — the :class:`~cuemem.home.Home` (get, notes, upkeep), the recall
+planner (:mod:`cuemem.home.recall`), the importer (:mod:`cuemem.home.imports`), the
 life-cycle (:class:`~cuemem.lifecycle.service.Lifecycle`), the policies
-(:class:`~cuemem.policy.service.Policies`) or the jobs (:mod:`cuemem.jobs`). Every
+(:class:`~cuemem.policy.service.Policies`), forgetting (:mod:`cuemem.forget`), the views
+(:mod:`cuemem.views`) or the jobs (:mod:`cuemem.jobs`); opening a handle is
+:mod:`cuemem.opening`'s. Each reads the clock once, at the edge, when ``now`` is not
+given (:func:`cuemem.home.clock.edge_now`); ``now`` is keyword-only everywhere. Every
 write of all of them is one :meth:`Home.commit <cuemem.home.Home.commit>`.
 """
 
@@ -14,28 +17,21 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from . import _arrays
-from .errors import CueTypeError, InvalidArgumentError, SchemaError, UnknownDimensionError
 from .forget.receipt import ForgetReceipt
-from .forget.service import Forgetting
-from .forget.target import ForgetTarget, check_retention
-from .home.cues import DIMENSIONS, normalize
-from .home.home import Home
-from .home.imports import import_items, jsonl_items, open_jsonl, record_items
-from .home.recall import Recaller
-from .home.scope import ALL_USERS, Scope
-from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
-from .jobs.config import ConsolidationConfig, DistillationConfig
+from .home.clock import TimeArg, edge_now, edge_now_or_none
 from .home.golden import GoldenReport, golden_report
-from .home.textswap import settle as settle_text
+from .home.imports import import_jsonl, import_records
+from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
+from .home.scope import Reach
+from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.dedupe import DedupeConfig
-from .jobs.home import run_consolidation, run_dedupe, run_distillation
-from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry
-from .jobs.maintain import maintain as run_maintenance
+from .jobs.home import consolidation, deduplication, distillation
+from .jobs.maintain import Job, due, last_run, maintenance
 from .jobs.reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
@@ -43,85 +39,26 @@ from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
 from .lifecycle.proposals import Proposal
 from .lifecycle.review import ReviewItem
-from .lifecycle.profiles import profile as lifecycle_profile
-from .lifecycle.service import Lifecycle
 from .lifecycle.tiers import ExpiryReport, WorkingItem
 from .lifecycle.versions import Version
 from .lifecycle.workers import Worker
-from .lifecycle.writes import version_key
+from .lifecycle.writes import KEEP, Keep, caller_origin, session_label, subject_version_key
+from .opening import Parts, open_handle
 from .policy.explain import Explanation
 from .policy.judge import Judgement
 from .policy.model import Policy
-from .policy.service import Policies
-from .postgres import is_shared
-from .postgres import open_home as open_shared_home
-from .salience import SalienceTable
 from .schema import Episode, Kind, Level, Note, Origin, Tier
-from .schema.fields import MAX_SOURCE, choice, optional_label, parse_instant, to_datetime, validate_id
 from .session import Session
-from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextHit, TextWeights
-from .text.recipe import check_analyzer
-from .text.vectors import Embedder, check_embedder
-from .views.context import Context, build_context
-from .views.memory_md import DEFAULT_BUDGET, MemoryFile
-from .views.tokens import check_budget, check_counter
+from .text.vectors import Embedder
+from .views.context import Context, gather
+from .views.memory_md import DEFAULT_BUDGET
 
 __all__ = ["Memory"]
 
-#: A time argument (``now`` and the like): a datetime, a date or a string in one of
-#: :data:`~cuemem.schema.fields.INSTANT_FORMATS` (the CLI's ``--now`` takes the same).
-TimeArg = datetime | date | str | None
-
-
-class Keep:
-    """The type of :data:`KEEP`: an argument left out of :meth:`Memory.update`."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "KEEP"
-
-
-#: "Leave this field as it is" (for :meth:`Memory.update`'s fields where None is a value).
-KEEP = Keep()
 #: Cues of a recall: dimension -> a value or several (a union).
 Cues = Mapping[str, str | Sequence[str] | Mapping[str, Any]]
-
-
-#: The instants a ``now`` may name: far enough from ``datetime``'s limits that every
-#: job's arithmetic (ages, TTLs, windows) stays in range.
-EARLIEST_NOW = datetime(1900, 1, 1, tzinfo=timezone.utc)
-LATEST_NOW = datetime(9000, 1, 1, tzinfo=timezone.utc)
-
-
-def _edge_now(now: TimeArg) -> datetime:
-    """``now`` as an aware datetime; the wall clock is read here, at the API edge, only.
-
-    Raises:
-        CueTypeError: not a datetime, a date or a string.
-        SchemaError: a string that is not one of ``INSTANT_FORMATS`` (names ``now``).
-        InvalidArgumentError: before 1900 or from the year 9000 on.
-    """
-    if now is None:
-        return datetime.now(timezone.utc)
-    if isinstance(now, datetime) and now.tzinfo is not None:
-        at = now  # kept in its own zone: "yesterday" is that zone's yesterday
-    elif isinstance(now, str):
-        at = parse_instant(now, "now")  # the one reading of a written time; an offset kept
-    elif isinstance(now, date):
-        at = to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
-    else:
-        raise CueTypeError(f"now must be a datetime, a date or an ISO date string, got {type(now).__name__}")
-    try:
-        inside = EARLIEST_NOW <= at < LATEST_NOW
-    except OverflowError:  # an offset that moves it past datetime's range
-        inside = False
-    if not inside:
-        raise InvalidArgumentError(f"now must lie between {EARLIEST_NOW.date()} and {LATEST_NOW.date()}, got {now!r}")
-    return at
-
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -138,31 +75,6 @@ def _serialized(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concate
             return method(self, *args, **kwargs)
 
     return call
-
-
-def _caller_origin(origin: object) -> Origin:
-    """The origin a caller may give a write: any but ``job`` (the jobs' own); None, unknown, is external.
-
-    Raises:
-        SchemaError: not an origin. InvalidArgumentError: ``job``.
-    """
-    if origin is None:
-        return Origin.EXTERNAL
-    chosen = choice(Origin, origin, "origin")
-    if chosen is Origin.JOB:
-        raise InvalidArgumentError("origin 'job' is the maintenance jobs' own; a caller writes as user, agent or external")
-    return chosen
-
-
-def _subject_key(subject: object, user_id: object) -> str:
-    """The version key of ``subject`` for ``user_id``.
-
-    Raises:
-        CueTypeError: ``subject`` is not a string. SchemaError: blank subject or bad user id.
-    """
-    if not isinstance(subject, str):
-        raise CueTypeError(f"subject must be a string, got {type(subject).__name__}")
-    return version_key(validate_id(user_id, "user_id"), text_field(subject, "subject").strip())
 
 
 class Memory:
@@ -189,22 +101,11 @@ class Memory:
         (True, 1, 1)
     """
 
-    def __init__(
-        self, home: Home, profile: Profile, text_weights: TextWeights, scope: Scope | None = None, *,
-        memory_budget: int = DEFAULT_BUDGET, parts: tuple[Recaller, Lifecycle, Policies, MemoryFile] | None = None,
-    ) -> None:
-        self._home = home
-        self._owner = parts is None  # a view (``user()``) shares its parent's home and does not close it
-        if parts is None:
-            policies = Policies(home)
-            parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
-            home.listeners.append(parts[3].committed)
-            home.closing.append(parts[3].closing)
-            parts[3].opened()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
-            settle_text(home, parts[0])  # a new text recipe serves only once the golden set passes on it
-        self._recall, self._life, self._policies, self._memory_md = parts
-        self._scope = scope or Scope()
-        self._forgetting = Forgetting(home, profile, self._policies)
+    def __init__(self, parts: Parts, reach: Reach) -> None:
+        """A handle on ``parts``' home within ``reach`` (made by :meth:`open` and :meth:`user`)."""
+        self._parts, self._reach = parts, reach
+        self._home, self._recall, self._life = parts.home, parts.recall, parts.life
+        self._policies, self._memory_md, self._forgetting = parts.policies, parts.memory_md, parts.forgetting
 
     # -- life of a handle -----------------------------------------------------------
 
@@ -278,39 +179,11 @@ class Memory:
             SharedHomeError: a shared home's server cannot be reached.
             SharedSchemaError: a shared home written by a newer cuemem.
         """
-        shared = is_shared(path)
-        root = None if shared else Path(_arrays.path(path))
-        cache_dir = None if cache is None else Path(_arrays.path(cache))
-        follows = _arrays.boolean(follow, "follow")
-        # Every option is checked before anything is created on disk.
-        scope = Scope.of(user)
-        budget = check_budget(memory_budget, "memory_budget")
-        try:
-            policy = FsyncPolicy(fsync)
-        except ValueError:
-            raise InvalidArgumentError(f"fsync must be one of {[p.value for p in FsyncPolicy]}, got {fsync!r}") from None
-        if lock_timeout is not None and (
-            isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf")
-        ):
-            raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
-        salience = SalienceTable(weights, half_lives_days)
-        chosen = lifecycle_profile(profile)
-        check_analyzer(text_analyzer)
-        if text_weights is not None and not isinstance(text_weights, TextWeights):
-            raise CueTypeError(f"text_weights must be a TextWeights, got {type(text_weights).__name__}")
-        if embedder is not None:
-            check_embedder(embedder)
-        if root is None:
-            home = open_shared_home(
-                str(path), cache=cache_dir, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience,
-                text_analyzer=text_analyzer, embedder=embedder, follow=follows, user=user,
-            )
-        else:
-            home = Home.open(
-                root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
-                embedder=embedder,
-            )
-        return cls(home, chosen, text_weights or TextWeights(), scope, memory_budget=budget)
+        return cls(*open_handle(
+            path, read_only=read_only, fsync=fsync, lock_timeout=lock_timeout, weights=weights, half_lives_days=half_lives_days, profile=profile,
+            text_analyzer=text_analyzer, text_weights=text_weights, embedder=embedder, user=user, memory_budget=memory_budget, cache=cache,
+            follow=follow,
+        ))
 
     @_serialized
     def user(self, user_id: str) -> Memory:
@@ -323,17 +196,12 @@ class Memory:
             InvalidIdError: a malformed ``user_id``.
             ScopeError: this handle is scoped to another user.
         """
-        scope = Scope.of(self._scope.writer(validate_id(user_id, "user_id")))
-        return Memory(
-            self._home, self.profile, self._recall.weights, scope, parts=(self._recall, self._life, self._policies, self._memory_md),
-        )
+        return Memory(self._parts.view(), self._reach.narrowed(user_id))
 
     @property
     def scope(self) -> str | None:
         """The user this handle is scoped to, ``"*"`` (every user, explicitly), or None (unscoped)."""
-        if self._scope.user is None:
-            return ALL_USERS if self._scope.explicit else None
-        return self._scope.user
+        return self._reach.name
 
     @_serialized
     def session(self, id: str, *, origin: Origin | str = Origin.AGENT) -> Session:
@@ -347,10 +215,7 @@ class Memory:
         Raises:
             SchemaError: ``id`` is not 1-100 printable characters, or a bad ``origin``.
         """
-        label = optional_label(id, "session")
-        if label is None:
-            raise SchemaError("session must be 1-100 printable characters, got None", "session")
-        return Session(self, label, _caller_origin(origin))
+        return Session(self, session_label(id), caller_origin(origin))
 
     @_serialized
     def tainted(self, session: str) -> bool:
@@ -362,10 +227,7 @@ class Memory:
         Raises:
             SchemaError: ``session`` is not a label.
         """
-        label = optional_label(session, "session")
-        if label is None:
-            raise SchemaError("session must be 1-100 printable characters, got None", "session")
-        return label in self._home.lifecycle.tainted_sessions
+        return self._life.tainted(session)
 
     @_serialized
     def taint_session(self, session: str, *, source: str | None = None, now: TimeArg = None, user_id: str | None = None) -> None:
@@ -379,19 +241,13 @@ class Memory:
             SchemaError: ``session`` is not a label, ``source`` not 1-2000 printable characters.
             ReadOnlyError: the handle is read-only (a taint that cannot be journaled is refused, never dropped).
         """
-        self._home.check_writable()
-        label = optional_label(session, "session")
-        if label is None:
-            raise SchemaError("session must be 1-100 printable characters, got None", "session")
-        self._life.taint_session(label, self._scope.writer(user_id), optional_label(source, "source", MAX_SOURCE), _edge_now(now))
+        self._life.taint_session(session, user_id, source, now, self._reach)
 
     def close(self) -> None:
         """Saves the index cache (writers) and releases the writer lock. Idempotent.
         A view made by :meth:`user` closes nothing, and neither does a handle a forked
         child inherited (its parent's to close: :mod:`cuemem.home.forks`)."""
-        if self._owner and not self._home.closed:
-            with self._home.guard:
-                self._home.close()
+        self._parts.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -484,15 +340,13 @@ class Memory:
                 memories than the default user's (a read would have to name one too).
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        _arrays.boolean(allow_forgotten, "allow_forgotten")
-        fields = dict(
-            id=id, user_id=self._scope.writer(user_id, self._users), type=type, outcome=outcome, actors=actors, occurred_at=occurred_at,
-            importance=importance, risk=risk, salience=salience, confidence=confidence, subject=subject, tags=tags,
-            origin=_caller_origin(origin), tier=tier, kind=kind, level=level, sources=sources, taint=taint, valid_from=valid_from,
-            valid_to=valid_to, thread=thread, session=session, source=source, metadata=metadata,
+        return self._life.remember(
+            narrative, dict(
+                id=id, type=type, outcome=outcome, actors=actors, occurred_at=occurred_at, importance=importance, risk=risk, salience=salience,
+                confidence=confidence, subject=subject, tags=tags, tier=tier, kind=kind, level=level, sources=sources, taint=taint,
+                valid_from=valid_from, valid_to=valid_to, thread=thread, session=session, source=source, metadata=metadata,
+            ), user_id=user_id, origin=origin, now=now, allow_forgotten=allow_forgotten, reach=self._reach,
         )
-        return self._life.remember(narrative, fields, _edge_now(now), allow_forgotten=allow_forgotten)
 
     @_serialized
     def update(
@@ -537,14 +391,11 @@ class Memory:
             SchemaError: a change breaks the schema; nothing is written.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        given: dict[str, Any] = dict(
+        return self._life.update(id, dict(
             narrative=narrative, type=type, actors=actors, occurred_at=occurred_at, importance=importance, risk=risk, salience=salience,
-            confidence=confidence, tags=tags, kind=kind, tier=tier, valid_from=valid_from,
-        )
-        changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        changes |= {k: v for k, v in (("outcome", outcome), ("subject", subject), ("valid_to", valid_to), ("metadata", metadata)) if v is not KEEP}
-        return self._life.update(_arrays.string(id, "id"), changes, _edge_now(now), _caller_origin(origin), self._scope.user)
+            confidence=confidence, tags=tags, kind=kind, tier=tier, valid_from=valid_from, outcome=outcome, subject=subject, valid_to=valid_to,
+            metadata=metadata,
+        ), now, origin, self._reach)
 
     @_serialized
     def import_jsonl(
@@ -578,15 +429,9 @@ class Memory:
             ImportFileError: bad lines (with their line numbers), nothing written.
             StorageError: the file cannot be read, or the journal cannot be written.
         """
-        self._home.check_writable()
-        _arrays.boolean(allow_forgotten, "allow_forgotten")
-        at = _edge_now(now)
-        session = optional_label(session, "session")
-        handle, size = open_jsonl(_arrays.path(path))
-        items = jsonl_items(handle, size, progress)
-        return import_items(
-            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._item_owner(),
-            session=session, allow_forgotten=allow_forgotten,
+        return import_jsonl(
+            self._home, self._life.profile, path, skip_bad=skip_bad_lines, now=now, progress=progress, session=session,
+            allow_forgotten=allow_forgotten, reach=self._reach,
         )
 
     @_serialized
@@ -606,14 +451,9 @@ class Memory:
         ``progress(done, total)`` counts items (``total`` is 0 when ``records`` has no
         length).
         """
-        self._home.check_writable()
-        if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
-            raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
-        _arrays.boolean(allow_forgotten, "allow_forgotten")
-        at = _edge_now(now)
-        return import_items(
-            self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
-            owner=self._item_owner(), session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
+        return import_records(
+            self._home, self._life.profile, records, skip_bad=skip_bad, now=now, progress=progress, session=session,
+            allow_forgotten=allow_forgotten, reach=self._reach,
         )
 
     # -- read -----------------------------------------------------------------------
@@ -621,13 +461,13 @@ class Memory:
     # Typing only: a cue recall gives Hits, a text recall TextHits (with ``bm25``).
     @overload
     def recall(
-        self, /, cues: Cues | None = None, text: None = None, k: int = 10, now: TimeArg = None, *,
+        self, /, cues: Cues | None = None, text: None = None, k: int = 10, *, now: TimeArg = None,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
         follows: RecallResult | None = None,
     ) -> RecallResult: ...
     @overload
     def recall(
-        self, /, cues: Cues | None, text: str, k: int = 10, now: TimeArg = None, *,
+        self, /, cues: Cues | None, text: str, k: int = 10, *, now: TimeArg = None,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
         follows: RecallResult | None = None,
     ) -> RecallResult[TextHit]: ...
@@ -639,7 +479,7 @@ class Memory:
     ) -> RecallResult[TextHit]: ...
     @overload
     def recall(
-        self, /, cues: Cues | None = None, text: str | None = None, k: int = 10, now: TimeArg = None, *,
+        self, /, cues: Cues | None = None, text: str | None = None, k: int = 10, *, now: TimeArg = None,
         exclude: Cues | None = None, exclude_stale: bool = False, weights: TextWeights | None = None, include_quarantined: bool = False,
         follows: RecallResult | None = None,
     ) -> RecallResult: ...
@@ -650,8 +490,8 @@ class Memory:
         cues: Cues | None = None,
         text: str | None = None,
         k: int = 10,
-        now: TimeArg = None,
         *,
+        now: TimeArg = None,
         exclude: Cues | None = None,
         exclude_stale: bool = False,
         weights: TextWeights | None = None,
@@ -695,23 +535,10 @@ class Memory:
             CueTypeError: ``text`` not a string, ``weights`` not a TextWeights,
                 ``follows`` not a RecallResult.
         """
-        _arrays.boolean(exclude_stale, "exclude_stale")
-        held = _arrays.boolean(include_quarantined, "include_quarantined")
-        at = _edge_now(now)
-        resolved = self._scope.cues(normalize(cues, now=at), self._users)
-        excluded = normalize(exclude, now=at) or None
-        # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
-        if text is None:
-            return self._recall.cues(resolved, k, at, excluded, exclude_stale, held)
-        if not isinstance(text, str):
-            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
-        if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
-            raise InvalidArgumentError("text must hold at least one word")
-        if weights is not None and not isinstance(weights, TextWeights):
-            raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
-        if follows is not None and not isinstance(follows, RecallResult):
-            raise CueTypeError(f"follows must be a RecallResult, got {type(follows).__name__}")
-        return self._recall.text(resolved, text, k, at, excluded, weights, exclude_stale, held, follows)
+        return self._recall.recall(
+            cues, text, k, now, exclude=exclude, exclude_stale=exclude_stale, weights=weights, include_quarantined=include_quarantined,
+            follows=follows, reach=self._reach,
+        )
 
     @_serialized
     def get(self, id: str) -> Episode:
@@ -726,7 +553,7 @@ class Memory:
             NotFoundError: no such id in this home (or in this handle's scope).
             ForgottenError: it was erased by :meth:`forget`.
         """
-        return self._home.get(id, self._scope.reader(self._users))
+        return self._home.get(id, self._reach.reader())
 
     @_serialized
     def cue_values(self, dimension: str) -> list[tuple[str, int]]:
@@ -737,23 +564,17 @@ class Memory:
             ScopeError: an unscoped handle on a home of several users (but for ``user``).
             UnknownDimensionError: ``dimension`` is not a cue dimension.
         """
-        if dimension not in DIMENSIONS:
-            raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        # The users themselves are what an unscoped handle needs to choose a scope.
-        within = self._scope.cues({}, self._users) if dimension != "user" or self._scope.user is not None else {}
-        values = [v for v in self._home.values(dimension) if dimension != "user" or self._scope.sees(v)]
-        counts = [(v, self._home.count({**within, dimension: [v]})) for v in values]
-        return sorted([vc for vc in counts if vc[1]], key=lambda vc: (-vc[1], vc[0]))
+        return self._recall.cue_values(dimension, self._reach)
 
     @_serialized
     def __contains__(self, id: object) -> bool:
         """Whether :meth:`get` reads ``id`` (ScopeError: as :meth:`get`)."""
-        return self._home.holds(id, self._scope.reader(self._users))
+        return self._home.holds(id, self._reach.reader())
 
     @_serialized
     def __len__(self) -> int:
         """How many records :meth:`ids` lists (ScopeError: as :meth:`get`)."""
-        return self._home.record_count(self._scope.reader(self._users))
+        return self._home.record_count(self._reach.reader())
 
     @_serialized
     def ids(self) -> list[str]:
@@ -764,23 +585,7 @@ class Memory:
         Raises:
             ScopeError: an unscoped handle on a home of several users (as :meth:`recall`).
         """
-        return self._home.ids(self._scope.reader(self._users))
-
-    def _reader(self, user_id: str | None) -> str:
-        """The user a per-user read is about: the one named, else the scope's; an unscoped
-        handle on a home of several users must name one (ScopeError)."""
-        if user_id is None:
-            self._scope.check_single(self._users)
-        return self._scope.writer(user_id)
-
-    def _item_owner(self) -> Callable[[str | None], str]:
-        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per import."""
-        users = functools.cache(self._users)
-        return lambda user_id: self._scope.writer(user_id, users)
-
-    def _users(self) -> list[str]:
-        """The users whose memories the home holds (live ones)."""
-        return self._home.values("user")
+        return self._home.ids(self._reach.reader())
 
     @_serialized
     def refresh(self) -> int:
@@ -819,9 +624,10 @@ class Memory:
             SchemaError: a field breaks the schema.
             ReadOnlyError: the handle is read-only.
         """
-        fields = dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags)
-        self._scope.home_wide("write_note")  # notes belong to the home, not to one user
-        return self._life.write_note(fields, optional_label(session, "session"), _edge_now(now))
+        return self._life.write_note(
+            dict(id=id, kind=kind, subject=subject, body=body, sources=sources, confidence=confidence, origin=origin, tags=tags), session, now,
+            self._reach,
+        )
 
     @_serialized
     def notes(self) -> list[Note]:
@@ -831,16 +637,16 @@ class Memory:
         note a job generated from memories (a rung of the ladder, a mined policy) belongs
         to their user: a scoped handle sees only its own user's.
         """
-        return [n for n in self._home.scan_notes().notes if self._policies.note_in_scope(n, self._scope.user)]
+        return self._policies.notes(self._reach.scope.user)
 
     @_serialized
-    def sync(self, now: TimeArg = None) -> SyncReport:
+    def sync(self, *, now: TimeArg = None) -> SyncReport:
         """Picks up note files a person edited or added, as new versions with origin user.
 
         The person's text is kept as written; only the version metadata is advanced.
         Files that fail to parse are reported and left alone.
         """
-        return self._home.sync_notes(_edge_now(now))
+        return self._home.sync_notes(edge_now(now))
 
     # -- upkeep ---------------------------------------------------------------------
 
@@ -897,23 +703,15 @@ class Memory:
                 Unicode (a lone surrogate); nothing is written.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        at = _edge_now(now)
-        if not isinstance(text, str):
-            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
-        text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
-        source = _caller_origin(origin)
-        user = self._scope.writer(user_id, self._users)
-        return self._life.observe(text, at=at, session=session, origin=source, user=user, patterns=patterns)
+        return self._life.observe(text, now=now, session=session, origin=origin, user_id=user_id, patterns=patterns, reach=self._reach)
 
     @_serialized
-    def approvals(self, now: TimeArg = None) -> list[Approval]:
+    def approvals(self, *, now: TimeArg = None) -> list[Approval]:
         """Writes waiting for a decision, oldest first; with ``now``, those not yet expired at it."""
-        self._scope.check_single(self._users)
-        return [a for a in self._life.approvals(None if now is None else _edge_now(now)) if self._scope.sees(a.episode.user_id)]
+        return self._life.waiting(now, self._reach)
 
     @_serialized
-    def golden(self, now: TimeArg = None) -> GoldenReport:
+    def golden(self, *, now: TimeArg = None) -> GoldenReport:
         """Runs the home's golden recall set (``golden.yaml``, E3; :mod:`cuemem.home.golden`)
         and reports each case: passed or failed, the ids expected, the ids that came back.
         A case without its own ``now`` runs at the file's, else at ``now``, else at the
@@ -923,7 +721,7 @@ class Memory:
             MissingFileError: the home has no ``golden.yaml``.
             GoldenFileError: the file is not a golden set (the message names the case and field).
         """
-        return golden_report(self._home, self._recall, None if now is None else _edge_now(now))
+        return golden_report(self._home, self._recall, edge_now_or_none(now))
 
     @_serialized
     def proposals(self, *, pending_only: bool = False) -> list[Proposal]:
@@ -935,11 +733,10 @@ class Memory:
         Raises:
             ScopeError: an unscoped handle on a home of several users.
         """
-        self._scope.check_single(self._users)
-        return self._life.proposals(self._scope.sees, pending_only=_arrays.boolean(pending_only, "pending_only"))
+        return self._life.proposals(self._reach.single(), pending_only=pending_only)
 
     @_serialized
-    def review(self, now: TimeArg = None) -> list[ReviewItem]:
+    def review(self, *, now: TimeArg = None) -> list[ReviewItem]:
         """Everything waiting for a person, oldest first: quarantined records (unreviewed,
         derived from external content) and writes in the approval queue (those not yet
         expired at ``now``, when given), each with its provenance chain. One queue: both
@@ -948,8 +745,7 @@ class Memory:
         Raises:
             ScopeError: an unscoped handle on a home of several users.
         """
-        self._scope.check_single(self._users)
-        return self._life.review(None if now is None else _edge_now(now), self._scope.sees)
+        return self._life.review(now, self._reach)
 
     @_serialized
     def accept(self, id: str, *, now: TimeArg = None) -> str:
@@ -967,8 +763,7 @@ class Memory:
             ApprovalExpiredError: a queued write whose window closed.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        return self._life.accept(_arrays.string(id, "a review id"), _edge_now(now), self._scope.sees)
+        return self._life.accept(id, now, self._reach)
 
     @_serialized
     def approve(self, id: str, *, now: TimeArg = None) -> str:
@@ -984,9 +779,7 @@ class Memory:
             InvalidArgumentError: ``now`` is before the write was queued.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._life.pending_in(_arrays.string(id, "an approval id"), self._scope.sees)
-        return self._life.approve(id, _edge_now(now))
+        return self._life.approve(id, now, self._reach)
 
     @_serialized
     def reject(self, id: str, *, now: TimeArg = None) -> None:
@@ -997,8 +790,7 @@ class Memory:
         Raises:
             CueTypeError, NotFoundError, ApprovalError, ApprovalExpiredError, ReadOnlyError: as :meth:`accept`.
         """
-        self._home.check_writable()
-        self._life.reject(_arrays.string(id, "a review id"), _edge_now(now), self._scope.sees)
+        self._life.reject(id, now, self._reach)
 
     @_serialized
     def forget(
@@ -1041,9 +833,9 @@ class Memory:
                 shared home (subject, session, source).
             ReadOnlyError: the handle is read-only (a ``dry_run`` is allowed).
         """
-        _arrays.boolean(dry_run, "dry_run")
-        target = ForgetTarget.of(id, subject, session, source, user, self._scope, self._users)
-        return self._forgetting.forget(target, check_retention(retention), dry_run, _edge_now(now))
+        return self._forgetting.request(
+            id, subject=subject, session=session, source=source, user=user, retention=retention, dry_run=dry_run, now=now, reach=self._reach,
+        )
 
     @_serialized
     def history(self, subject: str, *, user_id: str | None = None) -> list[Version]:
@@ -1053,7 +845,7 @@ class Memory:
             CueTypeError: ``subject`` is not a string.
             SchemaError: ``subject`` is blank or ``user_id`` invalid.
         """
-        return self._life.history(_subject_key(subject, self._reader(user_id)))
+        return self._life.history(subject_version_key(subject, self._reach.about(user_id)))
 
     @_serialized
     def as_of(
@@ -1069,14 +861,12 @@ class Memory:
             CueTypeError: ``subject`` is not a string.
             SchemaError: a time is not a date or datetime, or ``subject`` is blank.
         """
-        key = _subject_key(subject, self._reader(user_id))
-        known = None if known_at is None else to_datetime(known_at, "known_at")
-        return self._life.as_of(key, to_datetime(valid_at, "valid_at"), known)
+        return self._life.as_of(subject_version_key(subject, self._reach.about(user_id)), valid_at, known_at)
 
     @_serialized
     def working(self) -> list[WorkingItem]:
         """What this handle holds in working memory this turn (its scope's user's items)."""
-        return self._life.working(self._scope.sees)
+        return self._life.working(self._reach.scope.sees)
 
     @_serialized
     def keep(self, id: str, *, now: TimeArg = None, origin: Origin | str = Origin.USER, user_id: str | None = None) -> str:
@@ -1087,14 +877,12 @@ class Memory:
             SchemaError: a bad ``origin`` or ``user_id``.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        at = _edge_now(now)
-        return self._life.keep(id, at=at, origin=_caller_origin(origin), user=self._scope.writer(user_id, self._users))
+        return self._life.keep(id, now=now, origin=origin, user_id=user_id, reach=self._reach)
 
     @_serialized
     def end_turn(self) -> int:
         """Ends the turn: working memory (its scope's user's) is dropped; returns how many items it held."""
-        return self._life.end_turn(self._scope.sees)
+        return self._life.end_turn(self._reach.scope.sees)
 
     @_serialized
     def worker(self, name: str) -> Worker:
@@ -1103,10 +891,10 @@ class Memory:
         Raises:
             InvalidIdError: ``name`` is not a valid id.
         """
-        return self._life.worker(validate_id(name, "name"), self, self.scope)
+        return self._life.worker(name, self, self.scope)
 
     @_serialized
-    def expire(self, now: TimeArg = None, *, allow_clock_jump: bool = False) -> ExpiryReport:
+    def expire(self, *, now: TimeArg = None, allow_clock_jump: bool = False) -> ExpiryReport:
         """Retires short-term records past their TTL and long-term ones beyond the capacity
         bound (least salient first), and lapses expired approvals; journals all of it.
 
@@ -1117,11 +905,7 @@ class Memory:
             ClockError: ``now`` leaps past the home's clock unacknowledged; nothing changes.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("expire")
-        at = _edge_now(now)
-        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="expire")
-        return self._life.expire(at)
+        return self._life.expire(now, allow_clock_jump, self._reach)
 
     # -- policies from outcomes -------------------------------------------------------
 
@@ -1139,11 +923,7 @@ class Memory:
             InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("distill_policies")
-        return self._policies.distill(
-            min_support=min_support, max_cues=max_cues, at=_edge_now(now), propose=self.profile.propose_derivations,
-        )
+        return self._policies.mine(min_support=min_support, max_cues=max_cues, now=now, propose=self.profile.propose_derivations, reach=self._reach)
 
     @_serialized
     def policies(self) -> list[Policy]:
@@ -1155,8 +935,7 @@ class Memory:
         Raises:
             ScopeError: an unscoped handle on a home of several users.
         """
-        self._scope.check_single(self._users)
-        return list(self._policies.book(self._scope.user))
+        return list(self._policies.book(self._reach.single_user()))
 
     @_serialized
     def judge(
@@ -1179,13 +958,7 @@ class Memory:
             InvalidArgumentError: neither cues nor text given.
             UnknownDimensionError, CueTypeError: a malformed cue, or ``text`` not a string.
         """
-        at = _edge_now(now)
-        if not cues and text is None:
-            raise InvalidArgumentError("judge needs a situation: cues, text or both")
-        situation = normalize(cues, now=at) if cues else {}
-        tainted = _arrays.boolean(include_tainted, "include_tainted")
-        self._scope.check_single(self._users)
-        return self._policies.judge(situation, None if text is None else _arrays.string(text, "text"), self._scope.user, tainted)
+        return self._policies.situation(cues, text, now, include_tainted, self._reach)
 
     @_serialized
     def explain(self, policy_id: str) -> Explanation:
@@ -1194,8 +967,7 @@ class Memory:
         Raises:
             NotFoundError: no current policy with that id (in this handle's scope).
         """
-        self._scope.check_single(self._users)
-        return self._policies.explain(policy_id, self._scope.user)
+        return self._policies.explain(policy_id, self._reach.single_user())
 
     # -- views: MEMORY.md and budgeted context ------------------------------------------
 
@@ -1219,16 +991,7 @@ class Memory:
         Raises:
             InvalidArgumentError: a budget too small for the header, or out of range.
         """
-        budget = None if budget is None else check_budget(budget, "budget")
-        counter = check_counter(count_tokens)
-        if self._scope.user is not None:
-            return self._memory_md.view(self._scope.user, False, budget, counter)
-        if self._scope.explicit:
-            return self._memory_md.view(None, False, budget, counter)
-        if budget is None and count_tokens is None:
-            return self._memory_md.root()
-        users = self._users()
-        return self._memory_md.view(users[0] if len(users) == 1 else None, len(users) > 1, budget, counter)
+        return self._memory_md.autoload(budget, count_tokens, self._reach)
 
     @_serialized
     def context(
@@ -1248,18 +1011,17 @@ class Memory:
             CueTypeError, InvalidArgumentError: a bad query, budget, ``k`` or counter.
             ScopeError: as :meth:`recall`.
         """
-        if not isinstance(query, str):
-            raise CueTypeError(f"query must be a string, got {type(query).__name__}")
-        budget = check_budget(budget_tokens)
-        counter = check_counter(count_tokens)
-        found = self.recall(cues, text=query, k=k, now=now, include_quarantined=include_quarantined)
-        return build_context(query, found.hits, self._life.working(self._scope.sees), budget, counter, include_quarantined)
+        return gather(
+            query, budget_tokens, count_tokens,
+            functools.partial(self.recall, cues, k=k, now=now, include_quarantined=include_quarantined),
+            functools.partial(self._life.working, self._reach.scope.sees), include_quarantined,
+        )
 
     # -- life-cycle jobs: consolidation, distillation, maintenance ---------------------
 
     @_serialized
     def consolidate(
-        self, now: TimeArg = None, *, config: ConsolidationConfig | None = None, allow_clock_jump: bool = False
+        self, *, now: TimeArg = None, config: ConsolidationConfig | None = None, allow_clock_jump: bool = False
     ) -> ConsolidationReport:
         """Promotes due groups of short-term items to long-term records (D1); see :mod:`cuemem.jobs.consolidate`.
 
@@ -1275,17 +1037,11 @@ class Memory:
             InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.ConsolidationConfig`.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("consolidate")
-        at = _edge_now(now)
-        if config is not None and not isinstance(config, ConsolidationConfig):
-            raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
-        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="consolidate")
-        return run_consolidation(self._home, self.profile, at, config or ConsolidationConfig.of(self.profile))
+        return consolidation(self._home, self.profile, now=now, config=config, allow_clock_jump=allow_clock_jump, reach=self._reach)
 
     @_serialized
     def distill(
-        self, now: TimeArg = None, *, config: DistillationConfig | None = None, summarizer: Summarizer | None = None,
+        self, *, now: TimeArg = None, config: DistillationConfig | None = None, summarizer: Summarizer | None = None,
         allow_clock_jump: bool = False,
     ) -> DistillationReport:
         """Abstracts old, unreferenced, faded memories one rung up the ladder (D2); see :mod:`cuemem.jobs.distill`.
@@ -1302,19 +1058,12 @@ class Memory:
             InvalidArgumentError: ``config`` or ``summarizer`` is of the wrong kind.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("distill")
-        at = _edge_now(now)
-        if config is not None and not isinstance(config, DistillationConfig):
-            raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
-        if summarizer is not None and not callable(summarizer):
-            raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
-        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
-        config = config or DistillationConfig(floor=self.profile.distill_floor)
-        return run_distillation(self._home, self.profile, at, config, summarizer)
+        return distillation(
+            self._home, self.profile, now=now, config=config, summarizer=summarizer, allow_clock_jump=allow_clock_jump, reach=self._reach,
+        )
 
     @_serialized
-    def dedupe(self, now: TimeArg = None, *, config: DedupeConfig | None = None) -> DedupeReport:
+    def dedupe(self, *, now: TimeArg = None, config: DedupeConfig | None = None) -> DedupeReport:
         """Finds duplicate memories written since the last run — the same event or the same
         fact, never look-alikes of other days, actors or threads — and proposes merging
         them (D5; :mod:`cuemem.jobs.dedupe`): never merges on its own. Each proposal is in
@@ -1325,15 +1074,10 @@ class Memory:
             InvalidArgumentError: ``config`` is not a :class:`~cuemem.jobs.dedupe.DedupeConfig`.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("dedupe")
-        at = _edge_now(now)
-        if config is not None and not isinstance(config, DedupeConfig):
-            raise InvalidArgumentError(f"config must be a DedupeConfig, got {type(config).__name__}")
-        return run_dedupe(self._home, at, config or DedupeConfig())
+        return deduplication(self._home, now=now, config=config, reach=self._reach)
 
     @_serialized
-    def maintain(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None, allow_clock_jump: bool = False) -> MaintenanceReport:
+    def maintain(self, *, now: TimeArg = None, jobs: Sequence[Job] | None = None, allow_clock_jump: bool = False) -> MaintenanceReport:
         """Runs whichever jobs are due at ``now`` and reports what ran. By default: expiry
         daily at 02:00 UTC, consolidation daily at 03:00, distillation weekly on Sunday at
         04:00, policies from outcomes on Sunday at 05:00 (:data:`cuemem.jobs.DEFAULT_JOBS`).
@@ -1346,12 +1090,7 @@ class Memory:
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
             ReadOnlyError: the handle is read-only.
         """
-        self._home.check_writable()
-        self._scope.home_wide("maintain")
-        at, registered = _edge_now(now), self._jobs(jobs)
-        self._home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
-        with self._home.clock.acknowledged(at):
-            return run_maintenance(self, self._home, at, registered)
+        return maintenance(self, self._home, now=now, jobs=jobs, allow_clock_jump=allow_clock_jump, reach=self._reach)
 
     @_serialized
     def last_run(self, job: str) -> datetime | None:
@@ -1359,18 +1098,12 @@ class Memory:
         return last_run(self._home, _arrays.string(job, "job"))
 
     @_serialized
-    def next_due(self, now: TimeArg = None, *, jobs: Sequence[Job] | None = None) -> datetime:
+    def next_due(self, *, now: TimeArg = None, jobs: Sequence[Job] | None = None) -> datetime:
         """The earliest instant at or after ``now`` when one of ``jobs`` (default: the
         default jobs) is due.
 
         Raises:
             InvalidArgumentError: ``jobs`` is not a sequence of :class:`~cuemem.jobs.Job`.
         """
-        registered = self._jobs(jobs)
-        if not registered:
-            raise InvalidArgumentError("next_due needs at least one job")
-        return next_due(self._home, _edge_now(now), registered)
+        return due(self._home, now, jobs)
 
-    @staticmethod
-    def _jobs(jobs: Sequence[Job] | None) -> tuple[Job, ...]:
-        return DEFAULT_JOBS if jobs is None else registry(jobs)

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidArgumentError
 from .lifecycle.proposals import NOTE_SOURCE
+from .lifecycle.writes import as_session
 from .schema import Origin
 
 if TYPE_CHECKING:
@@ -41,16 +41,6 @@ if TYPE_CHECKING:
     from .views.context import Context
 
 __all__ = ["Session"]
-
-
-def _own_session(fields: dict[str, Any]) -> None:
-    """A session writes as itself: naming another is refused.
-
-    Raises:
-        InvalidArgumentError: ``session`` among the keywords.
-    """
-    if "session" in fields:
-        raise InvalidArgumentError("a Session writes as itself: session= is not a keyword of its methods")
 
 
 class Session:
@@ -105,29 +95,22 @@ class Session:
 
     def remember(self, narrative: str, **fields: Any) -> str:
         """:meth:`cuemem.Memory.remember`, as this session (tainted if it is)."""
-        _own_session(fields)
-        fields.setdefault("origin", self.origin)
-        return self._mem.remember(narrative, session=self.id, **fields)
+        return self._mem.remember(narrative, **as_session(fields, self.id, self.origin))
 
     def observe(self, text: str, **fields: Any) -> list[str]:
         """:meth:`cuemem.Memory.observe`, as this session (``session`` is this one's id)."""
-        _own_session(fields)
-        fields.setdefault("origin", self.origin)
-        ids: list[str] = self._mem.observe(text, session=self.id, **fields)
-        return ids
+        return self._mem.observe(text, **as_session(fields, self.id, self.origin))
 
     def write_note(self, id: str, body: str, **fields: Any) -> Any:
         """:meth:`cuemem.Memory.write_note`, as this session (tainted if it is)."""
-        _own_session(fields)
-        return self._mem.write_note(id, body, session=self.id, **fields)
+        return self._mem.write_note(id, body, **as_session(fields, self.id))
 
     def import_records(self, records: Iterable[Mapping[str, Any]], **options: Any) -> ImportReport:
         """:meth:`cuemem.Memory.import_records`, every item written as this session."""
-        _own_session(options)
-        return self._mem.import_records(records, session=self.id, **options)
+        return self._mem.import_records(records, **as_session(options, self.id))
 
     def recall(
-        self, cues: Any = None, text: str | None = None, k: int = 10, now: datetime | date | str | None = None, **kwargs: Any,
+        self, cues: Any = None, text: str | None = None, k: int = 10, *, now: datetime | date | str | None = None, **kwargs: Any,
     ) -> RecallResult:
         """:meth:`cuemem.Memory.recall`; a result holding a quarantined hit taints this session
         (at ``now``, the recall's own: no clock is read for it). The session's text recalls
@@ -136,7 +119,7 @@ class Session:
         before named."""
         if text is not None:
             kwargs.setdefault("follows", self._last)
-        result = self._mem.recall(cues, text, k, now, **kwargs)
+        result = self._mem.recall(cues, text, k, now=now, **kwargs)
         self._read([h.id for h in result.hits if h.quarantined], now)
         if text is not None:
             self._last = result
@@ -163,14 +146,14 @@ class Session:
             self._read([found.episode.id], now)
         return found
 
-    def review(self, now: datetime | date | str | None = None) -> list[ReviewItem]:
+    def review(self, *, now: datetime | date | str | None = None) -> list[ReviewItem]:
         """:meth:`cuemem.Memory.review`: what waits for a person. Every item is text no person
         has accepted, so a queue that is not empty taints this session."""
         items = self._mem.review(now=now)
         self._read([i.id for i in items], now)
         return items
 
-    def note(self, id: str, now: datetime | date | str | None = None) -> Note | None:
+    def note(self, id: str, *, now: datetime | date | str | None = None) -> Note | None:
         """The readable note ``id`` (None if there is none); an unreviewed one taints this session."""
         found = next((n for n in self._mem.notes() if n.id == id), None)
         if found is not None and not found.reviewed:

@@ -90,10 +90,10 @@ def test_a_bad_job_registry_is_refused_by_maintain_and_next_due_alike(tmp_path: 
     """One check of the registry: both methods raise InvalidArgumentError (an empty one for next_due)."""
     with Memory.open(tmp_path, fsync="never") as mem:
         if jobs is None:
-            assert mem.next_due(NOW) >= NOW  # the default registry
+            assert mem.next_due(now=NOW) >= NOW  # the default registry
             return
         if jobs != []:
             with pytest.raises(InvalidArgumentError):
-                mem.maintain(NOW, jobs=jobs)  # type: ignore[arg-type]
+                mem.maintain(now=NOW, jobs=jobs)  # type: ignore[arg-type]
         with pytest.raises(InvalidArgumentError):
-            mem.next_due(NOW, jobs=jobs)  # type: ignore[arg-type]
+            mem.next_due(now=NOW, jobs=jobs)  # type: ignore[arg-type]

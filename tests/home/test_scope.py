@@ -68,7 +68,7 @@ def test_a_scoped_handle_cannot_reach_past_its_user(home: Path) -> None:
             bob.user("alice")
         for job in (bob.maintain, bob.consolidate, bob.distill, bob.expire):
             with pytest.raises(ScopeError):
-                job(DAY)
+                job(now=DAY)
         assert bob.user("bob").scope == "bob"
 
 

@@ -79,7 +79,7 @@ def test_maintain_runs_what_is_due_and_remembers_it(tmp_path: Path) -> None:
         assert mem.maintain(now=at(4, 6)).ran == ()
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.last_run("consolidate") == at(4, 5) and mem.last_run("distill") == at(3, 5)
-        assert mem.next_due(at(4, 6)) == at(5, 2)
+        assert mem.next_due(now=at(4, 6)) == at(5, 2)
         # Sunday 04:00: distillation is due, the policies (05:00) not yet.
         assert [name for name, _ in mem.maintain(now=at(7, 4)).ran] == ["expire", "consolidate", "distill", "dedupe"]
 

@@ -110,9 +110,9 @@ def _recalls_and_jobs(mem: Memory) -> None:
     for i in range(100):
         mem.recall(text="deploys office editor", now=T0 + timedelta(minutes=i), include_quarantined=bool(i % 2))
     for days in (1, 2, 8, 30):
-        mem.maintain(T0 + timedelta(days=days))
-    mem.consolidate(T0 + timedelta(days=31))
-    mem.distill(T0 + timedelta(days=31))
+        mem.maintain(now=T0 + timedelta(days=days))
+    mem.consolidate(now=T0 + timedelta(days=31))
+    mem.distill(now=T0 + timedelta(days=31))
     mem.distill_policies(now=T0 + timedelta(days=31))
 
 
@@ -167,12 +167,12 @@ def test_taint_follows_consolidation_distillation_and_policies(tmp_path: Path) -
         mem.accept(accepted, now=DAY)
         assert mem.get(accepted).confidence <= 0.3  # trusted as external content: the profile's default never lets it in
         config = dataclasses.replace(ConsolidationConfig.of(mem.profile), min_confidence=0.1)
-        promoted = {mem.get(p).subject: mem.get(p) for p in mem.consolidate(T0 + timedelta(days=1), config=config).promoted}
+        promoted = {mem.get(p).subject: mem.get(p) for p in mem.consolidate(now=T0 + timedelta(days=1), config=config).promoted}
         lunch, standup = promoted["lunch"], promoted["standup"]
         assert accepted in lunch.sources and lunch.taint and lunch.reviewed and lunch.tier is Tier.LONG
         assert held not in standup.sources and not standup.taint  # the quarantined one waits for review
         assert mem.get(held).tier is Tier.SHORT and not mem.get(held).reviewed and set(mine) <= {*lunch.sources, *standup.sources}
-        rungs = [mem.get(r) for r in mem.distill(T0 + timedelta(days=400), allow_clock_jump=True).rungs]
+        rungs = [mem.get(r) for r in mem.distill(now=T0 + timedelta(days=400), allow_clock_jump=True).rungs]
         over_lunch = [r for r in rungs if lunch.id in r.sources]
         assert over_lunch and all(r.taint for r in over_lunch)
         assert all(not r.taint for r in rungs if not ({lunch.id, accepted} & set(r.sources)))
@@ -280,7 +280,7 @@ def test_a_tainted_policy_note_or_evidence_past_its_ttl_never_decides_judge(tmp_
         for eid in bad:
             mem.accept(eid, now=DAY)
         (pid,) = mem.distill_policies(now=DAY).written
-        mem.expire(T0 + timedelta(days=60))
+        mem.expire(now=T0 + timedelta(days=60))
         assert all(eid not in {h.id for h in mem.recall({}, k=50, now=DAY).hits} for eid in bad)  # expired
         judged = mem.judge({"actor": "vendorx", "type": "deal"}, now=DAY)
         assert pid not in {p.id for p in judged.policies} and pid in {p.id for p in judged.withheld}

@@ -443,10 +443,10 @@ def evaluate(corpus: Corpus, *, every: int = 1, progress: Callable[[str], None] 
             mem.rebuild()
             for day in MAINTAIN_DAYS:
                 later = T0.replace(hour=6) + timedelta(days=day)
-                mem.maintain(later)
+                mem.maintain(now=later)
                 _probe(mem, corpus, written, tally, later, control=False)
-            mem.consolidate(later)
-            mem.distill(later)
+            mem.consolidate(now=later)
+            mem.distill(now=later)
             mem.distill_policies(now=later)
             _probe(mem, corpus, written, tally, later, control=False)
         shas.append(sha256(md))

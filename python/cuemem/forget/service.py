@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .. import _arrays
 from ..errors import CuememError, ForgottenError, NotFoundError
+from ..home.clock import TimeArg, edge_now
 from ..jobs.rederive import rederive
 from ..lifecycle.profiles import Profile
 from ..lifecycle.state import ERASE
@@ -46,10 +48,11 @@ from ..schema import Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .receipt import ForgetReceipt, Kept
-from .target import ForgetTarget
+from .target import ForgetTarget, check_retention
 
 if TYPE_CHECKING:
     from ..home.home import Home, Position
+    from ..home.scope import Reach
 
 __all__ = ["Forgetting"]
 
@@ -64,12 +67,27 @@ _NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
 
 class Forgetting:
-    """Forgets from one home (see the module docstring). Arguments arrive checked."""
+    """Forgets from one home (see the module docstring); :meth:`request` checks a caller's arguments."""
 
     def __init__(self, home: Home, profile: Profile, policies: Policies) -> None:
         self._home = home
         self._profile = profile
         self._policies = policies
+
+    def request(
+        self, id: object, *, subject: object, session: object, source: object, user: object, retention: object, dry_run: object,
+        now: TimeArg, reach: Reach,
+    ) -> ForgetReceipt:
+        """``Memory.forget``'s arguments checked (the target within ``reach``: :meth:`ForgetTarget.of`),
+        then :meth:`forget` at ``now`` read at the edge.
+
+        Raises:
+            InvalidArgumentError: no target, more than one, or an unknown ``retention``.
+            CueTypeError, SchemaError, InvalidIdError: a malformed value. ScopeError: as :meth:`ForgetTarget.of`.
+        """
+        planned_only = _arrays.boolean(dry_run, "dry_run")
+        target = ForgetTarget.of(id, subject, session, source, user, reach.scope, reach.users)
+        return self.forget(target, check_retention(retention), planned_only, edge_now(now))
 
     def forget(self, target: ForgetTarget, retention: str, dry_run: bool, at: datetime) -> ForgetReceipt:
         """Plans the forget of ``target`` and, unless ``dry_run``, carries it out.

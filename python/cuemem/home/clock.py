@@ -20,18 +20,61 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
-from ..errors import ClockError
+from .. import _arrays
+from ..errors import ClockError, CueTypeError, InvalidArgumentError
+from ..schema.fields import parse_instant, to_datetime
 
 if TYPE_CHECKING:
     from .home import Home
 
-__all__ = ["MAX_LEAP", "Clock"]
+__all__ = ["EARLIEST_NOW", "LATEST_NOW", "MAX_LEAP", "Clock", "TimeArg", "edge_now"]
 
 #: The farthest a destructive call's ``now`` may lie past the home's clock unacknowledged.
 MAX_LEAP = timedelta(days=366)
+
+#: A time argument (``now`` and the like): a datetime, a date or a string in one of
+#: :data:`~cuemem.schema.fields.INSTANT_FORMATS` (the CLI's ``--now`` takes the same).
+TimeArg = datetime | date | str | None
+
+#: The instants a ``now`` may name: far enough from ``datetime``'s limits that every
+#: job's arithmetic (ages, TTLs, windows) stays in range.
+EARLIEST_NOW = datetime(1900, 1, 1, tzinfo=timezone.utc)
+LATEST_NOW = datetime(9000, 1, 1, tzinfo=timezone.utc)
+
+
+def edge_now(now: TimeArg) -> datetime:
+    """``now`` as an aware datetime; the wall clock is read here, at the API edge, only.
+
+    Raises:
+        CueTypeError: not a datetime, a date or a string.
+        SchemaError: a string that is not one of ``INSTANT_FORMATS`` (names ``now``).
+        InvalidArgumentError: before 1900 or from the year 9000 on.
+    """
+    if now is None:
+        return datetime.now(timezone.utc)
+    if isinstance(now, datetime) and now.tzinfo is not None:
+        at = now  # kept in its own zone: "yesterday" is that zone's yesterday
+    elif isinstance(now, str):
+        at = parse_instant(now, "now")  # the one reading of a written time; an offset kept
+    elif isinstance(now, date):
+        at = to_datetime(now, "now")  # naive: UTC; a date: its midnight UTC
+    else:
+        raise CueTypeError(f"now must be a datetime, a date or an ISO date string, got {type(now).__name__}")
+    try:
+        inside = EARLIEST_NOW <= at < LATEST_NOW
+    except OverflowError:  # an offset that moves it past datetime's range
+        inside = False
+    if not inside:
+        raise InvalidArgumentError(f"now must lie between {EARLIEST_NOW.date()} and {LATEST_NOW.date()}, got {now!r}")
+    return at
+
+
+def edge_now_or_none(now: TimeArg) -> datetime | None:
+    """:func:`edge_now` of a ``now`` that is optional in its own right (None: no instant, not the clock)."""
+    return None if now is None else edge_now(now)
 
 
 class Clock:
@@ -72,6 +115,18 @@ class Clock:
                 f"{what} at {at.isoformat()} is {days} days after this home's latest record ({latest.isoformat()}); "
                 "if that clock is right (a home left alone, old data replayed), pass allow_clock_jump=True"
             )
+
+    def edge(self, now: TimeArg, allow_jump: object, what: str) -> datetime:
+        """``now`` read at the edge (:func:`edge_now`), then checked (:meth:`check`): the instant of
+        work that retires or rewrites memories by age.
+
+        Raises:
+            CueTypeError, SchemaError, InvalidArgumentError: as :func:`edge_now`; ``allow_jump`` not a bool.
+            ClockError: as :meth:`check`.
+        """
+        at = edge_now(now)
+        self.check(at, allow_jump=_arrays.boolean(allow_jump, "allow_clock_jump"), what=what)
+        return at
 
     @staticmethod
     def not_before(at: datetime, then: datetime, what: str) -> None:

@@ -18,20 +18,24 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from ..errors import ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
+from .. import _arrays
+from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..lifecycle.gate import Action
 from ..lifecycle.profiles import Profile
 from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
 from ..schema.spec import IMPORT_KEYS
 from ..store.journal import line_of
+from ..schema.fields import optional_label
 from ..store.regular import open_regular
+from .clock import TimeArg, edge_now
+from .scope import Reach
 from .apply import Applier
 from .home import Home
 from .._gc import gc_paused
 from .results import ImportReport
 
-__all__ = ["EXAMPLE", "REMEMBER_KEYS", "import_items", "jsonl_items", "record_items"]
+__all__ = ["EXAMPLE", "REMEMBER_KEYS", "import_items", "import_jsonl", "import_records", "jsonl_items", "record_items"]
 
 #: The keys an imported item may hold: the fields a caller gives in a memory's content
 #: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
@@ -130,6 +134,48 @@ def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | 
         yield number, obj, None
     if progress is not None:
         progress(number, total)  # the last report says all were read, as a file's does
+
+
+def import_jsonl(
+    home: Home, profile: Profile, path: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
+    session: object, allow_forgotten: object, reach: Reach,
+) -> ImportReport:
+    """``Memory.import_jsonl``: the JSONL file at ``path`` streamed into :func:`import_items`,
+    each item written as ``reach`` says whose it is, at ``now`` read at the edge.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. ImportFileError, StorageError: as :func:`import_items`.
+    """
+    home.check_writable()
+    forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    at = edge_now(now)
+    label = optional_label(session, "session")
+    handle, size = open_jsonl(_arrays.path(path))
+    return import_items(
+        home, profile, jsonl_items(handle, size, progress), skip_bad=skip_bad, at=at, source=str(path), owner=reach.owner(),
+        session=label, allow_forgotten=forgotten_too,
+    )
+
+
+def import_records(
+    home: Home, profile: Profile, records: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
+    session: object, allow_forgotten: object, reach: Reach,
+) -> ImportReport:
+    """``Memory.import_records``: mappings of ``remember``'s keywords into :func:`import_items`,
+    as :func:`import_jsonl` does with a file's lines.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. CueTypeError: ``records`` is not an iterable of mappings.
+    """
+    home.check_writable()
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+        raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
+    forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    at = edge_now(now)
+    return import_items(
+        home, profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records", owner=reach.owner(),
+        session=optional_label(session, "session"), allow_forgotten=forgotten_too,
+    )
 
 
 @gc_paused

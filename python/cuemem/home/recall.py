@@ -18,23 +18,26 @@ the original right behind it as provenance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import _core
-from ..errors import CorruptIndexError, InvalidArgumentError, ReadOnlyError
+from .. import _arrays, _core
+from ..errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
 from ..lifecycle.freshness import freshness_of
 from ..lifecycle.profiles import Profile
 from ..schema import Episode
+from ..schema.fields import text as text_field
 from ..text.results import TextHit
 from ..text.weights import TextWeights
+from .clock import TimeArg, edge_now
 from .home import Home
-from .cues import QUARANTINED, cue_values_json
+from .cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
+from .scope import Reach
 from .results import Hit, Hits, RecallResult
 from .understand import POOLED, Ranked, Reader, merge_pools
 
@@ -52,6 +55,53 @@ class Recaller:
         self._reader = Reader(home)
         #: The default blend of text recalls.
         self.weights = weights
+
+    def recall(
+        self, cues: Mapping[str, Any] | None, text: object, k: int, now: TimeArg, *, exclude: Mapping[str, Any] | None,
+        exclude_stale: object, weights: object, include_quarantined: object, follows: object, reach: Reach,
+    ) -> RecallResult:
+        """A caller's recall (``Memory.recall``'s arguments, checked here) within ``reach``,
+        at ``now`` read at the edge: :meth:`cues`, or with ``text``, :meth:`text`.
+
+        Raises:
+            ScopeError: as :meth:`Reach.cues`. UnknownDimensionError, TimeCueError: a bad cue.
+            InvalidArgumentError: a blank ``text`` (``k`` is checked by the core's binding).
+            CueTypeError: ``text``, ``weights`` or ``follows`` of the wrong type.
+        """
+        stale = _arrays.boolean(exclude_stale, "exclude_stale")
+        held = _arrays.boolean(include_quarantined, "include_quarantined")
+        at = edge_now(now)
+        resolved = reach.cues(normalize(cues, now=at))
+        excluded = normalize(exclude, now=at) or None
+        # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
+        if text is None:
+            return self.cues(resolved, k, at, excluded, stale, held)
+        if not isinstance(text, str):
+            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+        if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
+            raise InvalidArgumentError("text must hold at least one word")
+        if weights is not None and not isinstance(weights, TextWeights):
+            raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
+        if follows is not None and not isinstance(follows, RecallResult):
+            raise CueTypeError(f"follows must be a RecallResult, got {type(follows).__name__}")
+        return self.text(resolved, text, k, at, excluded, weights, stale, held, follows)
+
+    def cue_values(self, dimension: str, reach: Reach) -> list[tuple[str, int]]:
+        """The values of a cue dimension with how many memories ``reach`` sees carry each, most
+        first (an unscoped reach may always list the ``user`` values: they are what it needs
+        to choose a scope).
+
+        Raises:
+            ScopeError: an unscoped reach on a home of several users (but for ``user``).
+            UnknownDimensionError: ``dimension`` is not a cue dimension.
+        """
+        if dimension not in DIMENSIONS:
+            raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
+        home, scope = self._home, reach.scope
+        within = reach.cues({}) if dimension != "user" or scope.user is not None else {}
+        values = [v for v in home.values(dimension) if dimension != "user" or scope.sees(v)]
+        counts = [(v, home.count({**within, dimension: [v]})) for v in values]
+        return sorted([vc for vc in counts if vc[1]], key=lambda vc: (-vc[1], vc[0]))
 
     def cues(
         self, cues: dict[str, list[str]], k: int, at: datetime, exclude: dict[str, list[str]] | None, exclude_stale: bool,

@@ -15,13 +15,14 @@ belongs to the one user whose outcomes support it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..errors import ScopeError
 from ..schema.fields import validate_id
 
-__all__ = ["ALL_USERS", "DEFAULT_USER", "Scope"]
+__all__ = ["ALL_USERS", "DEFAULT_USER", "Reach", "Scope"]
 
 #: The explicit scope of every user of a home.
 ALL_USERS = "*"
@@ -139,3 +140,73 @@ class Scope:
     def sees(self, user_id: str) -> bool:
         """Whether a record of ``user_id`` exists for this scope."""
         return self.user is None or user_id == self.user
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A handle's :class:`Scope` over one home: each rule of the scope, with the home's
+    users at hand (``users``, asked only when a rule needs them).
+
+    Args:
+        scope: The handle's scope.
+        users: The users whose live memories the home holds.
+    """
+
+    scope: Scope
+    users: Callable[[], list[str]]
+
+    @property
+    def name(self) -> str | None:
+        """The user the handle is scoped to, ``"*"`` (every user, explicitly), or None (unscoped)."""
+        if self.scope.user is None:
+            return ALL_USERS if self.scope.explicit else None
+        return self.scope.user
+
+    def narrowed(self, user_id: object) -> Reach:
+        """The reach of a view scoped to ``user_id``: a scoped reach can only narrow.
+
+        Raises:
+            InvalidIdError: a malformed ``user_id``.
+            ScopeError: this reach is scoped to another user.
+        """
+        return Reach(Scope.of(self.scope.writer(validate_id(user_id, "user_id"))), self.users)
+
+    def writer(self, user_id: str | None) -> str:
+        """The user a write is about (:meth:`Scope.writer`, the home's users asked when needed)."""
+        return self.scope.writer(user_id, self.users)
+
+    def about(self, user_id: str | None) -> str:
+        """The user a per-user read (history, as_of) is about: the one named, else the scope's;
+        an unscoped handle on a home of several users must name one (ScopeError)."""
+        if user_id is None:
+            self.scope.check_single(self.users)
+        return self.scope.writer(user_id)
+
+    def owner(self) -> Callable[[str | None], str]:
+        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per import."""
+        users = functools.cache(self.users)
+        return lambda user_id: self.scope.writer(user_id, users)
+
+    def reader(self) -> str | None:
+        """The user a read of records by id is about (:meth:`Scope.reader`)."""
+        return self.scope.reader(self.users)
+
+    def cues(self, cues: dict[str, list[str]]) -> dict[str, list[str]]:
+        """``cues`` narrowed to this scope (:meth:`Scope.cues`)."""
+        return self.scope.cues(cues, self.users)
+
+    def single(self) -> Callable[[str], bool]:
+        """Which users' records a read of this handle sees, after refusing an unscoped read of a
+        home of several users (:meth:`Scope.check_single`; ScopeError)."""
+        self.scope.check_single(self.users)
+        return self.scope.sees
+
+    def single_user(self) -> str | None:
+        """The scope's user, after :meth:`single`'s refusal (ScopeError)."""
+        self.scope.check_single(self.users)
+        return self.scope.user
+
+    def home_wide(self, what: str) -> Reach:
+        """This reach, after refusing home-wide work through a scoped handle (:meth:`Scope.home_wide`; ScopeError)."""
+        self.scope.home_wide(what)
+        return self

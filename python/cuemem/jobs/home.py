@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptRecordError
+from ..errors import CorruptRecordError, InvalidArgumentError
+from .. import _arrays
+from ..home.clock import TimeArg, edge_now
 from .._gc import gc_paused
 from ..home.cues import QUARANTINED
 from ..lifecycle.gate import Action
@@ -39,13 +41,69 @@ from .summarize import Summarizer
 
 if TYPE_CHECKING:
     from ..home.home import Home
+    from ..home.scope import Reach
 
 __all__ = [
-    "old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_dedupe", "run_distillation",
+    "consolidation", "deduplication", "distillation", "old_rows", "promoted_episode", "read_items", "rung_episode", "rung_note_fields", "run_consolidation", "run_dedupe", "run_distillation",
 ]
 
 #: Tag carried by every record a job derives.
 GENERATED_TAG = "generated"
+
+
+def consolidation(
+    home: Home, profile: Profile, *, now: TimeArg, config: object, allow_clock_jump: object, reach: Reach,
+) -> ConsolidationReport:
+    """``Memory.consolidate``: :func:`run_consolidation` at ``now`` read at the edge (and
+    checked against the home's clock), with ``config`` or the profile's.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. ScopeError: a scoped reach (home-wide work).
+        InvalidArgumentError: ``config`` is not a ConsolidationConfig. ClockError: an unacknowledged leap.
+    """
+    home.check_writable()
+    reach.home_wide("consolidate")
+    at = edge_now(now)
+    if config is not None and not isinstance(config, ConsolidationConfig):
+        raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="consolidate")
+    return run_consolidation(home, profile, at, config or ConsolidationConfig.of(profile))
+
+
+def distillation(
+    home: Home, profile: Profile, *, now: TimeArg, config: object, summarizer: object, allow_clock_jump: object, reach: Reach,
+) -> DistillationReport:
+    """``Memory.distill``: :func:`run_distillation` at ``now`` read at the edge (and checked
+    against the home's clock), with ``config`` or the defaults at the profile's floor.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. ScopeError: a scoped reach (home-wide work).
+        InvalidArgumentError: ``config`` or ``summarizer`` of the wrong kind. ClockError: an unacknowledged leap.
+    """
+    home.check_writable()
+    reach.home_wide("distill")
+    at = edge_now(now)
+    if config is not None and not isinstance(config, DistillationConfig):
+        raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
+    if summarizer is not None and not callable(summarizer):
+        raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
+    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
+    return run_distillation(home, profile, at, config or DistillationConfig(floor=profile.distill_floor), summarizer)
+
+
+def deduplication(home: Home, *, now: TimeArg, config: object, reach: Reach) -> DedupeReport:
+    """``Memory.dedupe``: :func:`run_dedupe` at ``now`` read at the edge, with ``config`` or the defaults.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. ScopeError: a scoped reach (home-wide work).
+        InvalidArgumentError: ``config`` is not a DedupeConfig.
+    """
+    home.check_writable()
+    reach.home_wide("dedupe")
+    at = edge_now(now)
+    if config is not None and not isinstance(config, DedupeConfig):
+        raise InvalidArgumentError(f"config must be a DedupeConfig, got {type(config).__name__}")
+    return run_dedupe(home, at, config or DedupeConfig())
 
 
 def read_items(home: Home, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item]:

@@ -17,16 +17,19 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING, Any
 
+from .. import _arrays
 from ..errors import InvalidArgumentError
+from ..home.clock import TimeArg, edge_now
 from ..store import records as rec
 from .reports import MaintenanceReport, RunReport
 from .schedule import Daily, Schedule, Weekly
 
 if TYPE_CHECKING:
     from ..home.home import Home
+    from ..home.scope import Reach
     from ..memory import Memory
 
-__all__ = ["DEFAULT_JOBS", "Job", "last_run", "maintain", "next_due", "registry"]
+__all__ = ["DEFAULT_JOBS", "Job", "due", "last_run", "maintain", "maintenance", "next_due", "registered", "registry"]
 
 _log = logging.getLogger("cuemem.jobs")
 
@@ -110,6 +113,39 @@ def registry(jobs: object) -> tuple[Job, ...]:
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"job names must be unique, got {names}")
     return tuple(jobs)
+
+
+def registered(jobs: object) -> tuple[Job, ...]:
+    """The jobs a call names: ``jobs`` as a :func:`registry`, or :data:`DEFAULT_JOBS` for None."""
+    return DEFAULT_JOBS if jobs is None else registry(jobs)
+
+
+def maintenance(mem: Memory, home: Home, *, now: TimeArg, jobs: object, allow_clock_jump: object, reach: Reach) -> MaintenanceReport:
+    """``Memory.maintain``: :func:`maintain` at ``now`` read at the edge, the leap past the
+    home's clock checked once and acknowledged for every job of the run.
+
+    Raises:
+        ReadOnlyError: the handle is read-only. ScopeError: a scoped reach (home-wide work).
+        InvalidArgumentError: a bad registry. ClockError: an unacknowledged leap; no job runs.
+    """
+    home.check_writable()
+    reach.home_wide("maintain")
+    at, chosen = edge_now(now), registered(jobs)
+    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
+    with home.clock.acknowledged(at):
+        return maintain(mem, home, at, chosen)
+
+
+def due(home: Home, now: TimeArg, jobs: object) -> datetime:
+    """``Memory.next_due``: :func:`next_due` of the jobs a call names, after ``now`` read at the edge.
+
+    Raises:
+        InvalidArgumentError: a bad or empty registry.
+    """
+    chosen = registered(jobs)
+    if not chosen:
+        raise InvalidArgumentError("next_due needs at least one job")
+    return next_due(home, edge_now(now), chosen)
 
 
 def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:

@@ -80,7 +80,7 @@ class Scheduler:
     def tick(self) -> MaintenanceReport:
         """Runs whatever is due now (by the clock), under :attr:`lock`."""
         with self.lock:
-            report = self.memory.maintain(self.clock(), jobs=self.jobs)
+            report = self.memory.maintain(now=self.clock(), jobs=self.jobs)
         if report.ran and self.on_report is not None:
             self.on_report(report)
         return report
@@ -89,7 +89,7 @@ class Scheduler:
         """Seconds from the clock's now until the next job is due (0 when one is)."""
         now = self.clock()
         with self.lock:
-            due = self.memory.next_due(now, jobs=self.jobs)
+            due = self.memory.next_due(now=now, jobs=self.jobs)
         return max(0.0, (due - now).total_seconds())
 
     def _loop(self) -> None:

@@ -4,7 +4,8 @@ Every decision is taken by a pure function of this package (:func:`~.extract.ext
 :func:`~.gate.judge` through :class:`~.writes.Admission`, :func:`~.versions.as_of`,
 :func:`~.tiers.expire`); :class:`Lifecycle` gathers their inputs from the home and
 commits their outcome as one :meth:`Home.commit <cuemem.home.Home.commit>` per call.
-Arguments arrive checked (by :class:`~cuemem.Memory`).
+The methods ``Memory`` hands a call to check the caller's
+arguments (``now`` read at the edge: :func:`cuemem.home.clock.edge_now`) in the order the call names them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .. import _arrays
 from ..errors import (
-    ApprovalError, ApprovalExpiredError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
+    ApprovalError, ApprovalExpiredError, CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
 )
 from ..schema import Episode, Note, Origin, Tier
 from ..store import kinds
@@ -24,7 +26,11 @@ from ..store import records as rec
 from . import tiers, versions
 from .approvals import Approval
 from .extract import Candidate, extract
+from ..home.clock import TimeArg, edge_now, edge_now_or_none
 from ..home.cues import QUARANTINED
+from ..home.scope import Reach
+from ..schema.fields import MAX_SOURCE, optional_label, to_datetime, validate_id
+from ..schema.fields import text as text_field
 from .patterns import Category, Pattern
 from .profiles import Profile
 from . import proposals as props
@@ -35,7 +41,7 @@ from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Supervisor, Worker
 from .notewrites import note_write
-from .writes import Admission, new_episode
+from .writes import Admission, caller_origin, changes_of, new_episode, session_label
 
 if TYPE_CHECKING:
     from ..home.home import Home
@@ -59,18 +65,42 @@ class Lifecycle:
 
     # -- writes ---------------------------------------------------------------------
 
-    def remember(self, narrative: object, fields: dict[str, Any], at: datetime, *, allow_forgotten: bool = False) -> str:
-        """Writes one episode of ``remember``'s keywords through the gate; returns its id
-        (for a repetition, the current version's; for a queued write, the id it will get)."""
+    def remember(
+        self, narrative: object, fields: dict[str, Any], *, user_id: str | None, origin: object, now: TimeArg, allow_forgotten: object,
+        reach: Reach,
+    ) -> str:
+        """Writes one episode of ``remember``'s keywords through the gate (whose user ``reach``
+        says, of the caller's ``origin``) at ``now`` read at the edge; returns its id (for a
+        repetition, the current version's; for a queued write, the id it will get)."""
+        self._home.check_writable()
+        allow_forgotten = _arrays.boolean(allow_forgotten, "allow_forgotten")
+        fields = fields | {"user_id": reach.writer(user_id), "origin": caller_origin(origin)}
+        at = edge_now(now)
         episode = new_episode(self._home, narrative, fields, at)
         admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).admit(episode)
         self._home.commit(admitted.records)
         return admitted.id
 
     def observe(
+        self, text: object, *, now: TimeArg, session: str | None, origin: object, user_id: str | None, patterns: Sequence[Pattern] | None,
+        reach: Reach,
+    ) -> list[str]:
+        """Extracts ``text`` and writes each candidate to its tier; see :meth:`cuemem.Memory.observe`.
+
+        Raises:
+            CueTypeError: ``text`` is not a string. SchemaError: not valid Unicode, a bad origin or user.
+            ReadOnlyError: the handle is read-only.
+        """
+        self._home.check_writable()
+        at = edge_now(now)
+        if not isinstance(text, str):
+            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+        text_field(text, "text", allow_empty=True)  # every sentence is then valid text too
+        return self._observe(text, at=at, session=session, origin=caller_origin(origin), user=reach.writer(user_id), patterns=patterns)
+
+    def _observe(
         self, text: str, *, at: datetime, session: str | None, origin: Origin, user: str, patterns: Sequence[Pattern] | None,
     ) -> list[str]:
-        """Extracts ``text`` and writes each candidate to its tier; see :meth:`cuemem.Memory.observe`."""
         admission = Admission(self._home, self.profile, at)
         ids: list[str] = []
         records: list[rec.Record] = []
@@ -95,31 +125,55 @@ class Lifecycle:
         self._home.commit(records)
         return ids
 
-    def write_note(self, fields: dict[str, Any], session: str | None, at: datetime) -> Note:
+    def write_note(self, fields: dict[str, Any], session: object, now: TimeArg, reach: Reach) -> Note:
         """Writes ``fields`` (``Note.create``'s keywords) as the next version of its note, or —
         a tainted version over a reviewed note — proposes it (:mod:`.notewrites`); one commit.
+        Notes belong to the home, not to one user: a scoped ``reach`` may not write one.
 
         Raises:
+            ScopeError: ``reach`` is scoped to one user.
             SchemaError, InvalidIdError: a field breaks the note schema (nothing is written).
             ReadOnlyError: the handle is read-only.
         """
+        reach.home_wide("write_note")
+        session = optional_label(session, "session")
+        at = edge_now(now)
         self._home.check_writable()
         written = note_write(self._home, Admission(self._home, self.profile, at), fields, session)
         self._home.commit(written.records)
         return written.note
 
-    def taint_session(self, session: str, user: str, source: str | None, at: datetime) -> None:
+    def tainted(self, session: object) -> bool:
+        """Whether the session ``session`` has read external content (in any handle, ever).
+
+        Raises:
+            SchemaError: ``session`` is not a label.
+        """
+        return session_label(session) in self._home.lifecycle.tainted_sessions
+
+    def taint_session(self, session: object, user_id: str | None, source: object, now: TimeArg, reach: Reach) -> None:
         """Taints ``session`` for good (a ``taint`` record, unless it is tainted already): it read
-        content no person reviewed (:meth:`cuemem.Memory.taint_session`)."""
+        content no person reviewed (:meth:`cuemem.Memory.taint_session`).
+
+        Raises:
+            ReadOnlyError: the handle is read-only. SchemaError: a bad session or source.
+        """
+        self._home.check_writable()
+        session = session_label(session)
+        user, source, at = reach.writer(user_id), optional_label(source, "source", MAX_SOURCE), edge_now(now)
         _, records = Admission(self._home, self.profile, at).session_taint(session, user, source, True)
         self._home.commit(records)
 
-    def keep(self, id: object, *, at: datetime, origin: Origin, user: str) -> str:
+    def keep(self, id: object, *, now: TimeArg, origin: object, user_id: str | None, reach: Reach) -> str:
         """Promotes a working-memory item to short-term memory; returns the record id.
 
         Raises:
             NotFoundError: this turn holds no item with this id.
+            SchemaError: a bad ``origin`` or ``user_id``. ReadOnlyError: the handle is read-only.
         """
+        self._home.check_writable()
+        at = edge_now(now)
+        origin, user = caller_origin(origin), reach.writer(user_id)
         held = self._working.get(id) if isinstance(id, str) else None
         if held is None or held.user != user:
             raise NotFoundError(f"working memory holds no item {id!r} this turn")
@@ -128,7 +182,7 @@ class Lifecycle:
         self._home.commit(admitted.records)
         return admitted.id
 
-    def update(self, id: object, changes: dict[str, Any], at: datetime, origin: Origin, user: str | None = None) -> str:
+    def update(self, id: object, given: dict[str, Any], now: TimeArg, origin: object, reach: Reach) -> str:
         """Writes ``changes`` to record ``id`` as a new record that supersedes it (never an
         edit in place); returns the new id. A version of a subject becomes the subject's
         next version through the gate (which may queue it); any other record is retired
@@ -138,9 +192,14 @@ class Lifecycle:
             NotFoundError: no such record this handle sees. ForgottenError: it was erased.
             InvalidArgumentError: it is retired, or a superseded version (update the current one).
             SchemaError: a change breaks the schema (nothing is written).
+            ReadOnlyError: the handle is read-only.
         """
         home = self._home
-        old = home.get(id, user)
+        home.check_writable()
+        changes = changes_of(given)
+        id = _arrays.string(id, "id")
+        at, written_by = edge_now(now), caller_origin(origin)
+        old = home.get(id, reach.scope.user)
         home.clock.not_before(at, old.recorded_at, f"update of {old.id!r}")
         state = home.lifecycle
         if old.id in state.superseded_by:
@@ -152,7 +211,7 @@ class Lifecycle:
             fields.pop(name)
         if ("importance" in changes or "risk" in changes) and "salience" not in changes:
             fields["salience"] = {a: v for a, v in old.salience.items() if a not in changes}
-        fields.update(changes, origin=origin, supersedes=old.id)
+        fields.update(changes, origin=written_by, supersedes=old.id)
         narrative = fields.pop("narrative")
         episode = new_episode(home, narrative, fields, at)
         admitted = Admission(home, self.profile, at).admit(episode)
@@ -180,7 +239,24 @@ class Lifecycle:
         items = [Approval.of(r) for r in self._home.lifecycle.pending.values()]
         return sorted((a for a in items if at is None or at < a.expires_at), key=lambda a: (a.requested_at, a.id))
 
-    def approve(self, id: object, at: datetime) -> str:
+    def waiting(self, now: TimeArg, reach: Reach) -> list[Approval]:
+        """:meth:`approvals` a handle of ``reach`` sees (ScopeError: as :meth:`Reach.single`)."""
+        sees = reach.single()
+        return [a for a in self.approvals(edge_now_or_none(now)) if sees(a.episode.user_id)]
+
+    def approve(self, id: object, now: TimeArg, reach: Reach) -> str:
+        """Writes a queued record (one ``reach`` sees), now reviewed, as the current version of
+        its subject, at ``now`` read at the edge.
+
+        Raises:
+            ReadOnlyError: the handle is read-only. CueTypeError: ``id`` is not a string.
+            NotFoundError: no such queued write this handle sees.
+        """
+        self._home.check_writable()
+        self.pending_in(_arrays.string(id, "an approval id"), reach.scope.sees)
+        return self._approve(id, edge_now(now))
+
+    def _approve(self, id: object, at: datetime) -> str:
         """Writes a queued record, now reviewed, as the current version of its subject."""
         record = self._pending(id, at)
         queued = Episode.from_json(record["episode"])
@@ -196,9 +272,16 @@ class Lifecycle:
         self._home.commit([rec.decision(queued.id, "approved", at), *adoption])
         return episode.id
 
-    def reject(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> None:
+    def reject(self, id: object, now: TimeArg, reach: Reach) -> None:
         """Drops a queued write or a proposal, or retires a quarantined record (the journal
-        keeps each, with the decision)."""
+        keeps each, with the decision).
+
+        Raises:
+            ReadOnlyError: the handle is read-only. CueTypeError: ``id`` is not a string.
+        """
+        self._home.check_writable()
+        id = _arrays.string(id, "a review id")
+        at, sees = edge_now(now), reach.scope.sees
         if isinstance(id, str) and id in self._home.lifecycle.proposals:
             self._undecided(id, at, sees)
             self._home.commit([rec.decision(id, REJECTED, at)])
@@ -215,9 +298,15 @@ class Lifecycle:
 
     # -- the review queue -----------------------------------------------------------
 
-    def review(self, at: datetime | None, sees: Callable[[str], bool] = _EVERYONE) -> list[ReviewItem]:
-        """Quarantined records and queued writes (not expired at ``at``) whose user ``sees``
-        admits, oldest first, each with its provenance chain."""
+    def review(self, now: TimeArg, reach: Reach) -> list[ReviewItem]:
+        """Quarantined records and queued writes (not expired at ``now``, when given) that
+        ``reach`` sees, oldest first, each with its provenance chain.
+
+        Raises:
+            ScopeError: an unscoped reach on a home of several users.
+        """
+        sees = reach.single()
+        at = edge_now_or_none(now)
         home = self._home
         items: list[ReviewItem] = []
 
@@ -244,9 +333,16 @@ class Lifecycle:
             items.append(ReviewItem(p.id, ReviewKind.PROPOSAL, f"{p.job}: {p.action}", p.summary, p.user, p.made_at, None, chain))
         return ordered(items)
 
-    def accept(self, id: object, at: datetime, sees: Callable[[str], bool] = _EVERYONE) -> str:
+    def accept(self, id: object, now: TimeArg, reach: Reach) -> str:
         """Accepts a quarantined record (reviewed from now on; it stays tainted), approves
-        a queued write or accepts a proposal; returns the record (or proposal) id."""
+        a queued write or accepts a proposal; returns the record (or proposal) id.
+
+        Raises:
+            ReadOnlyError: the handle is read-only. CueTypeError: ``id`` is not a string.
+        """
+        self._home.check_writable()
+        id = _arrays.string(id, "a review id")
+        at, sees = edge_now(now), reach.scope.sees
         if isinstance(id, str) and id in self._home.lifecycle.proposals:
             return self.accept_proposal(id, at, sees)
         if isinstance(id, str) and self._home.quarantined(id):
@@ -256,14 +352,14 @@ class Lifecycle:
         record = self._pending(id, at)
         if not sees(str(record["episode"]["user_id"])):
             raise NotFoundError(f"no queued write with id {id!r}")
-        return self.approve(id, at)
+        return self._approve(id, at)
 
     # -- maintenance proposals ------------------------------------------------------
 
-    def proposals(self, sees: Callable[[str], bool] = _EVERYONE, *, pending_only: bool = False) -> list[Proposal]:
+    def proposals(self, sees: Callable[[str], bool] = _EVERYONE, *, pending_only: object = False) -> list[Proposal]:
         """The maintenance proposals about users ``sees`` admits, oldest first (decided ones too, unless ``pending_only``)."""
         state = self._home.lifecycle
-        records = state.pending_proposals() if pending_only else list(state.proposals.values())
+        records = state.pending_proposals() if _arrays.boolean(pending_only, "pending_only") else list(state.proposals.values())
         return props.ordered([
             Proposal.of(r, state.proposal_verdicts.get(str(r["id"]))) for r in records if sees(str(r["user"]))
         ])
@@ -355,13 +451,14 @@ class Lifecycle:
         chain = self._home.lifecycle.versions.get(key, [])
         return [self._version(v, start, end, nxt) for (v, start, end), nxt in zip(versions.validity(chain), [*chain[1:], None])]
 
-    def as_of(self, key: str, valid_at: datetime, known_at: datetime | None) -> Version | None:
+    def as_of(self, key: str, valid_at: object, known_at: object) -> Version | None:
         """The version of ``key`` true at ``valid_at`` as known at ``known_at``."""
+        known = None if known_at is None else to_datetime(known_at, "known_at")
         chain = self._home.lifecycle.versions.get(key, [])
-        found = versions.as_of(chain, valid_at, known_at)
+        found = versions.as_of(chain, to_datetime(valid_at, "valid_at"), known)
         if found is None:
             return None
-        spans = versions.validity(chain, known_at)
+        spans = versions.validity(chain, known)
         for i, (v, start, end) in enumerate(spans):
             if v is found:
                 nxt = spans[i + 1][0] if i + 1 < len(spans) else None
@@ -386,16 +483,30 @@ class Lifecycle:
         """Drops working memory (of the users ``sees`` admits); returns how many items it held."""
         return self._working.clear(sees)
 
-    def worker(self, name: str, supervisor: Supervisor, scope: str | None) -> Worker:
-        """The worker handle called ``name`` of the scope ``scope`` (the same one on every call)."""
-        key = (scope, name)
+    def worker(self, name: object, supervisor: Supervisor, scope: str | None) -> Worker:
+        """The worker handle called ``name`` of the scope ``scope`` (the same one on every call).
+
+        Raises:
+            InvalidIdError: ``name`` is not a valid id.
+        """
+        key = (scope, validate_id(name, "name"))
         if key not in self._workers:
-            self._workers[key] = Worker(name, supervisor)
+            self._workers[key] = Worker(key[1], supervisor)
         return self._workers[key]
 
-    def expire(self, at: datetime) -> ExpiryReport:
+    def expire(self, now: TimeArg, allow_clock_jump: object, reach: Reach) -> ExpiryReport:
         """Retires short-term records past their TTL and long-term ones beyond the capacity
-        bound, and lapses expired approvals; one commit."""
+        bound, and lapses expired approvals, at ``now`` read at the edge; one commit.
+
+        Raises:
+            ReadOnlyError: the handle is read-only. ScopeError: a scoped reach (home-wide work).
+            ClockError: ``now`` leaps past the home's clock unacknowledged.
+        """
+        self._home.check_writable()
+        reach.home_wide("expire")
+        return self._expire(self._home.clock.edge(now, allow_clock_jump, "expire"))
+
+    def _expire(self, at: datetime) -> ExpiryReport:
         state = self._home.lifecycle
         plan = tiers.expire(state.short.values(), state.pending, now=at, profile=self.profile)
         crowded = self._over_capacity(at, set(plan.short))

@@ -38,8 +38,10 @@ from datetime import datetime
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
-from ..errors import InvalidIdError, NotFoundError, ReingestError, SchemaError
+from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
+from ..schema.fields import choice, optional_label, validate_id
+from ..schema.fields import text as text_field
 from ..store import kinds
 from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
@@ -82,6 +84,75 @@ def is_versioned(episode: Episode) -> bool:
 def version_key(user: str, subject: str) -> str:
     """The key of a subject's version chain: per user, case and spacing aside."""
     return f"{user}/{subject_key(subject)}"
+
+
+def subject_version_key(subject: object, user_id: object) -> str:
+    """The version key of a caller's ``subject`` for ``user_id``.
+
+    Raises:
+        CueTypeError: ``subject`` is not a string. SchemaError: blank subject or bad user id.
+    """
+    if not isinstance(subject, str):
+        raise CueTypeError(f"subject must be a string, got {type(subject).__name__}")
+    return version_key(validate_id(user_id, "user_id"), text_field(subject, "subject").strip())
+
+
+def caller_origin(origin: object) -> Origin:
+    """The origin a caller may give a write: any but ``job`` (the jobs' own); None, unknown, is external.
+
+    Raises:
+        SchemaError: not an origin. InvalidArgumentError: ``job``.
+    """
+    if origin is None:
+        return Origin.EXTERNAL
+    chosen = choice(Origin, origin, "origin")
+    if chosen is Origin.JOB:
+        raise InvalidArgumentError("origin 'job' is the maintenance jobs' own; a caller writes as user, agent or external")
+    return chosen
+
+
+def session_label(session: object) -> str:
+    """A session's name, as a caller gives it.
+
+    Raises:
+        SchemaError: not 1-100 printable characters.
+    """
+    label = optional_label(session, "session")
+    if label is None:
+        raise SchemaError("session must be 1-100 printable characters, got None", "session")
+    return label
+
+
+def as_session(fields: dict[str, Any], session: str, origin: Origin | None = None) -> dict[str, Any]:
+    """The keywords of a write a session makes: ``session`` is its own and, when given, ``origin``
+    is the default.
+
+    Raises:
+        InvalidArgumentError: ``session`` among ``fields`` (a session writes as itself).
+    """
+    if "session" in fields:
+        raise InvalidArgumentError("a Session writes as itself: session= is not a keyword of its methods")
+    return {"origin": origin, **fields, "session": session} if origin is not None else {**fields, "session": session}
+
+
+class Keep:
+    """The type of :data:`KEEP`: an argument left out of ``Memory.update``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: "Leave this field as it is" (for ``Memory.update``'s fields where None is a value).
+KEEP = Keep()
+#: The fields of an update where None is a value (left out: :data:`KEEP`); for the others, None keeps.
+NULLABLE = frozenset({"outcome", "subject", "valid_to", "metadata"})
+
+
+def changes_of(given: dict[str, Any]) -> dict[str, Any]:
+    """The changes an update's arguments name: each field but those left as they are."""
+    return {k: v for k, v in given.items() if v is not (KEEP if k in NULLABLE else None)}
 
 
 def source_trust(home: HomeState, sources: Sequence[str], user: str | None) -> tuple[bool, bool]:

@@ -4,7 +4,8 @@ The mining is :func:`~.distill.distill_policies` (pure); :class:`Policies` reads
 home's outcome episodes, keeps each policy as a note (committed through the home),
 and judges against the current notes through a :class:`~.judge.PolicyBook` cached
 per state of the notes — in memory, and in the index's policy cache when it was made
-from exactly these notes. Arguments arrive checked (by :class:`~cuemem.Memory`).
+from exactly these notes. A caller's arguments are checked here, by the entry points ``Memory`` hands them
+to (:meth:`Policies.mine`, :meth:`Policies.situation`, :meth:`Policies.explain`); the rest take them checked.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFoundError
-from ..home.cues import QUARANTINED
+from .. import _arrays
+from ..errors import InvalidArgumentError, NotFoundError
+from ..home.clock import TimeArg, edge_now
+from ..home.cues import QUARANTINED, normalize
 from ..home.results import PolicyReport
-from ..home.scope import DEFAULT_USER
+from ..home.scope import DEFAULT_USER, Reach
 from ..lifecycle.proposals import proposal_id
 from ..schema import Episode, Kind, Note
 from ..store import records as rec
@@ -50,6 +53,16 @@ class Policies:
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
         #: The policies once the commit :meth:`distill` is making is in (None outside it).
         self._next: list[Policy] | None = None
+
+    def mine(self, *, min_support: int, max_cues: int, now: TimeArg, propose: bool, reach: Reach) -> PolicyReport:
+        """:meth:`distill` at ``now`` read at the edge: home-wide work a scoped ``reach`` may not run.
+
+        Raises:
+            ReadOnlyError: the handle is read-only. ScopeError: a scoped reach.
+        """
+        self._home.check_writable()
+        reach.home_wide("distill_policies")
+        return self.distill(min_support=min_support, max_cues=max_cues, at=edge_now(now), propose=propose)
 
     def distill(self, *, min_support: int, max_cues: int, at: datetime, propose: bool = False) -> PolicyReport:
         """Mines policies from the outcome episodes and commits each changed one as a note version.
@@ -194,6 +207,29 @@ class Policies:
         cues = max(DEFAULT_MAX_CUES, *(len(p.cause) for p in affected))
         mined = self._mine(min_support=DEFAULT_MIN_SUPPORT, max_cues=cues, users=users, without=forgotten)
         return {p.id: policy_note_fields(p) for p in mined if p.id in wanted}
+
+    def situation(
+        self, cues: Mapping[str, Any] | None, text: object, now: TimeArg, include_tainted: object, reach: Reach,
+    ) -> Judgement:
+        """:meth:`judge` of the situation a caller describes (``cues`` read at ``now``, ``text``),
+        in ``reach``'s book.
+
+        Raises:
+            InvalidArgumentError: neither cues nor text given.
+            UnknownDimensionError, CueTypeError: a malformed cue, or ``text`` not a string.
+            ScopeError: an unscoped reach on a home of several users.
+        """
+        at = edge_now(now)
+        if not cues and text is None:
+            raise InvalidArgumentError("judge needs a situation: cues, text or both")
+        situation = normalize(cues, now=at) if cues else {}
+        tainted = _arrays.boolean(include_tainted, "include_tainted")
+        user = reach.single_user()
+        return self.judge(situation, None if text is None else _arrays.string(text, "text"), user, tainted)
+
+    def notes(self, user: str | None) -> list[Note]:
+        """Every readable note a handle scoped to ``user`` sees (:meth:`note_in_scope`), sorted by id."""
+        return [n for n in self._home.scan_notes().notes if self.note_in_scope(n, user)]
 
     def judge(self, situation: dict[str, list[str]], text: str | None, user: str | None = None, tainted: bool = False) -> Judgement:
         """The policies (of ``user``'s book) that apply to ``situation`` (cue values in

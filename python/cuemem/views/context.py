@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..home.results import Hit
+from ..errors import CueTypeError
+from ..home.results import Hit, RecallResult
 from ..lifecycle.review import Provenance
 from ..lifecycle.tiers import WorkingItem
 from ..text.question import content_words
-from .tokens import TokenCounter, counted
+from .tokens import TokenCounter, check_budget, check_counter, counted
 
 __all__ = ["Context", "ContextItem", "ContextView", "build_context"]
 
@@ -181,6 +182,24 @@ def _candidates(query: str, hits: Sequence[Hit], working: Sequence[WorkingItem],
             (f"journal: {e.id}", *(f"journal: {s}" for s in e.sources)),
         ))
     return sorted(out, key=lambda c: -c.score)  # stable: the recall's own order among equals
+
+
+def gather(
+    query: object, budget_tokens: object, count_tokens: object, recall: Callable[[str], RecallResult],
+    working: Callable[[], Sequence[WorkingItem]], include_quarantined: bool,
+) -> Context:
+    """``Memory.context``: the arguments checked, then :func:`build_context` of ``recall(query)``'s
+    hits and ``working()``'s items.
+
+    Raises:
+        CueTypeError, InvalidArgumentError: a bad query, budget or counter.
+    """
+    if not isinstance(query, str):
+        raise CueTypeError(f"query must be a string, got {type(query).__name__}")
+    budget = check_budget(budget_tokens)
+    counter = check_counter(count_tokens)
+    found = recall(query)
+    return build_context(query, found.hits, working(), budget, counter, include_quarantined)
 
 
 def build_context(

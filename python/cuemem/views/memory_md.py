@@ -37,12 +37,13 @@ import orjson
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
+from ..home.scope import Reach
 from ..policy.model import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
-from .tokens import TokenCounter, counted, estimate_tokens
+from .tokens import TokenCounter, check_budget, check_counter, counted, estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile", "MemoryLine", "draw", "render"]
 
@@ -240,6 +241,26 @@ class MemoryFile:
             self._lines[row] = memory_line(self._home, row, 0.0)
         line = self._lines[row]
         return None if line is None else MemoryLine(line.section, line.text, line.pointer, float(np.float32(worth)))
+
+    def autoload(self, budget: object, count_tokens: object, reach: Reach) -> str:
+        """``Memory.autoload``: the view of ``reach``'s scope. An unscoped reach at the home's
+        budget and estimate reads :meth:`root`; on a home of several users it sees what they share.
+
+        Raises:
+            InvalidArgumentError: a budget too small for the header, or out of range.
+            CueTypeError: ``count_tokens`` is not callable.
+        """
+        chosen = None if budget is None else check_budget(budget, "budget")
+        counter = check_counter(count_tokens)
+        scope = reach.scope
+        if scope.user is not None:
+            return self.view(scope.user, False, chosen, counter)
+        if scope.explicit:
+            return self.view(None, False, chosen, counter)
+        if chosen is None and count_tokens is None:
+            return self.root()
+        users = reach.users()
+        return self.view(users[0] if len(users) == 1 else None, len(users) > 1, chosen, counter)
 
     def root(self) -> str:
         """What the root file holds: one user's view, or what several users share."""
