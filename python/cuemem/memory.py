@@ -28,7 +28,7 @@ from .home.home import Home
 from .home.imports import import_items, jsonl_items, open_jsonl, record_items
 from .home.recall import Recaller
 from .home.scope import ALL_USERS, Scope
-from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
+from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport, TextHit
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .home.golden import GoldenReport, golden_report
 from .home.textswap import settle as settle_text
@@ -39,9 +39,10 @@ from .jobs.maintain import maintain as run_maintenance
 from .jobs.reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
+from .lifecycle.freshness import freshness_of
 from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
-from .lifecycle.proposals import Proposal
+from .store.proposals import Proposal
 from .lifecycle.review import ReviewItem
 from .lifecycle.profiles import profile as lifecycle_profile
 from .lifecycle.service import Lifecycle
@@ -51,7 +52,7 @@ from .lifecycle.workers import Worker
 from .lifecycle.writes import version_key
 from .policy.explain import Explanation
 from .policy.judge import Judgement
-from .policy.model import Policy
+from .schema.policy import Policy
 from .policy.service import Policies
 from .postgres import is_shared
 from .postgres import open_home as open_shared_home
@@ -61,7 +62,7 @@ from .schema.fields import MAX_SOURCE, choice, optional_label, parse_instant, to
 from .session import Session
 from .schema.fields import text as text_field
 from .store.fsync import FsyncPolicy
-from .text import DEFAULT_ANALYZER, TextHit, TextWeights
+from .text import DEFAULT_ANALYZER, TextWeights
 from .text.recipe import check_analyzer
 from .text.vectors import Embedder, check_embedder
 from .views.context import Context, build_context
@@ -197,7 +198,8 @@ class Memory:
         self._owner = parts is None  # a view (``user()``) shares its parent's home and does not close it
         if parts is None:
             policies = Policies(home)
-            parts = (Recaller(home, profile, text_weights), Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
+            recaller = Recaller(home, functools.partial(freshness_of, profile=profile), profile.stale_below, text_weights)
+            parts = (recaller, Lifecycle(home, profile), policies, MemoryFile(home, policies, memory_budget))
             home.listeners.append(parts[3].committed)
             home.closing.append(parts[3].closing)
             parts[3].opened()  # a writer brings MEMORY.md up to its journal (a crash may have left it behind)
@@ -585,8 +587,8 @@ class Memory:
         handle, size = open_jsonl(_arrays.path(path))
         items = jsonl_items(handle, size, progress)
         return import_items(
-            self._home, self._life.profile, items, skip_bad=skip_bad_lines, at=at, source=str(path), owner=self._item_owner(),
-            session=session, allow_forgotten=allow_forgotten,
+            self._home, self._life.admission(at, allow_forgotten=allow_forgotten), items, skip_bad=skip_bad_lines, source=str(path),
+            owner=self._item_owner(), session=session,
         )
 
     @_serialized
@@ -612,8 +614,8 @@ class Memory:
         _arrays.boolean(allow_forgotten, "allow_forgotten")
         at = _edge_now(now)
         return import_items(
-            self._home, self._life.profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records",
-            owner=self._item_owner(), session=optional_label(session, "session"), allow_forgotten=allow_forgotten,
+            self._home, self._life.admission(at, allow_forgotten=allow_forgotten), record_items(records, progress), skip_bad=skip_bad,
+            source="records", owner=self._item_owner(), session=optional_label(session, "session"),
         )
 
     # -- read -----------------------------------------------------------------------
@@ -669,7 +671,7 @@ class Memory:
             text: Full-text query. Cues then only narrow: the memories they let
                 through that contain any of the query's terms are ranked by the
                 blend of BM25, decayed salience and freshness, and hits are
-                :class:`~cuemem.text.TextHit` (breakdown: text, salience, freshness).
+                :class:`~cuemem.TextHit` (breakdown: text, salience, freshness).
             k: How many hits (>= 1).
             now: The instant salience decays to (default: the wall clock, read once).
             exclude: Values to leave out, same shape as ``cues``.

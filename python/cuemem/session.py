@@ -29,7 +29,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidArgumentError
-from .lifecycle.proposals import NOTE_SOURCE
+from .store.proposals import NOTE_SOURCE
 from .schema import Origin
 
 if TYPE_CHECKING:

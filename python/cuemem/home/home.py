@@ -33,9 +33,9 @@ from ..errors import (
     NotAHomeError, NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
-from ..lifecycle.state import ACCEPTED, LifecycleState
+from .state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
-from ..policy.model import Policy
+from ..schema.policy import Policy
 from ..schema import Episode, Note
 from ..store import kinds
 from ..store import records as rec

@@ -37,7 +37,7 @@ import orjson
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
-from ..policy.model import Policy
+from ..schema.policy import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds

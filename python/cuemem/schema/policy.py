@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from ..schema.enums import _StrEnum
+from .enums import _StrEnum
 
 __all__ = ["Cause", "Polarity", "Policy", "cause_key", "confidence"]
 
