@@ -17,18 +17,27 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import InvalidArgumentError
 from .maintain import DEFAULT_JOBS, Job
 from .reports import MaintenanceReport
 
-if TYPE_CHECKING:
-    from ..memory import Memory
-
 _log = logging.getLogger("cuemem.jobs")
 
-__all__ = ["Scheduler"]
+__all__ = ["Maintainer", "Scheduler"]
+
+
+class Maintainer(Protocol):
+    """What a scheduler calls on the memory it maintains (a :class:`~cuemem.Memory`)."""
+
+    def maintain(self, *, now: datetime, jobs: Sequence[Job]) -> MaintenanceReport:
+        """Runs the jobs of ``jobs`` due at ``now``."""
+        ...
+
+    def next_due(self, *, now: datetime, jobs: Sequence[Job]) -> datetime:
+        """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
+        ...
 
 
 def _utc_now() -> datetime:
@@ -54,7 +63,7 @@ class Scheduler:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: Maintainer,
         *,
         jobs: Sequence[Job] = DEFAULT_JOBS,
         clock: Callable[[], datetime] = _utc_now,
@@ -80,7 +89,7 @@ class Scheduler:
     def tick(self) -> MaintenanceReport:
         """Runs whatever is due now (by the clock), under :attr:`lock`."""
         with self.lock:
-            report = self.memory.maintain(self.clock(), jobs=self.jobs)
+            report = self.memory.maintain(now=self.clock(), jobs=self.jobs)
         if report.ran and self.on_report is not None:
             self.on_report(report)
         return report
@@ -89,7 +98,7 @@ class Scheduler:
         """Seconds from the clock's now until the next job is due (0 when one is)."""
         now = self.clock()
         with self.lock:
-            due = self.memory.next_due(now, jobs=self.jobs)
+            due = self.memory.next_due(now=now, jobs=self.jobs)
         return max(0.0, (due - now).total_seconds())
 
     def _loop(self) -> None:
