@@ -30,8 +30,7 @@ from .home.recall import Recaller
 from .home.scope import ALL_USERS, Scope
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport, TextHit
 from .jobs.config import ConsolidationConfig, DistillationConfig
-from .home.golden import GoldenReport, golden_report
-from .home.textswap import settle as settle_text
+from .home.golden import GoldenReport, golden_report, settle as settle_text
 from .jobs.dedupe import DedupeConfig
 from .jobs.home import run_consolidation, run_dedupe, run_distillation
 from .jobs.maintain import DEFAULT_JOBS, Job, last_run, next_due, registry

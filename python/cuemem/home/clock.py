@@ -21,14 +21,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import ClockError
 
 if TYPE_CHECKING:
-    from .home import Home
+    from ..schema import Episode
+    from .indexes import Indexes
 
-__all__ = ["MAX_LEAP", "Clock"]
+
+class Recorded(Protocol):
+    """What a clock reads of its home (a :class:`~cuemem.home.home.Home`): the indexes, a row's record."""
+
+    @property
+    def indexes(self) -> Indexes:
+        """The home's indexes as they are now."""
+        ...
+
+    def episode(self, row: int) -> Episode:
+        """The record at ``row``."""
+        ...
+
+__all__ = ["MAX_LEAP", "Clock", "Recorded"]
 
 #: The farthest a destructive call's ``now`` may lie past the home's clock unacknowledged.
 MAX_LEAP = timedelta(days=366)
@@ -37,7 +51,7 @@ MAX_LEAP = timedelta(days=366)
 class Clock:
     """The clock of one open home (see the module docs)."""
 
-    def __init__(self, home: Home) -> None:
+    def __init__(self, home: Recorded) -> None:
         self._home = home
         self._acknowledged: datetime | None = None
 
