@@ -1,4 +1,4 @@
-"""Maintenance proposals (lifecycle/proposals.py, D5): journaled, decided through the one review queue, conflicts, regret."""
+"""Maintenance proposals (store/proposals.py, lifecycle/proposals.py, D5): journaled, decided through the one review queue, conflicts, regret."""
 
 from __future__ import annotations
 

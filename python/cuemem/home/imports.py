@@ -1,10 +1,11 @@
 """Imports: many items staged beside the journal, joining it in one atomic step or not at all.
 
 Each item (``remember``'s keywords plus ``narrative``) is validated and passes the
-write gate as a single ``remember`` would (the :class:`Gate` the importer is given, the
-life-cycle's :class:`~cuemem.lifecycle.writes.Admission`, which follows the batch's own versions); the records it makes are streamed into a
-journal :class:`~cuemem.store.journal.Stage` and gathered, column by column, by a
-deferred :class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
+write gate as a single ``remember`` would (the :class:`Gate` the importer is given: the
+life-cycle's :class:`~cuemem.lifecycle.writes.Admission`, which follows the batch's own
+versions); the records it makes are streamed into a journal
+:class:`~cuemem.store.journal.Stage` and gathered, column by column, by a deferred
+:class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
 skipped) does the stage become the journal's next segment — one fsync, one rename —
 and only then do the indexes change. Narratives reach the text index as they are
 staged and are rolled back if the import fails.
@@ -35,13 +36,19 @@ class Admitted(Protocol):
     """What the gate made of one item: the id to report, its records and the gate's action."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The id to report (for a repetition, the current version's)."""
+        ...
 
     @property
-    def records(self) -> Sequence[rec.Record]: ...
+    def records(self) -> Sequence[rec.Record]:
+        """The journal records that write it."""
+        ...
 
     @property
-    def action(self) -> str: ...
+    def action(self) -> str:
+        """What the gate did: ``write``, ``supersede``, ``queue`` or ``repeat``."""
+        ...
 
 
 class Gate(Protocol):
@@ -55,6 +62,7 @@ class Gate(Protocol):
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides."""
         ...
+
 
 #: The keys an imported item may hold: the fields a caller gives in a memory's content
 #: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
