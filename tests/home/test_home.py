@@ -66,11 +66,12 @@ def test_only_the_home_and_the_store_touch_the_files_and_indexes() -> None:
     assert {n: found for n, found in offenders.items() if found} == {}
 
 
-def _import_graph(root: Path, *, type_checking: bool = False) -> dict[str, set[str]]:
+def _import_graph(root: Path, *, type_checking: bool = False, everywhere: bool = False) -> dict[str, set[str]]:
     """Each module of the package at ``root`` (named as in ``cuemem``) to the package's modules
     that importing it executes: its imports outside functions and ``if TYPE_CHECKING:`` blocks
-    (those too with ``type_checking``), each with the packages above it that the importer is
-    not itself inside (importing ``.schema.fields`` runs ``schema/__init__.py`` first)."""
+    (those too with ``type_checking``; with ``everywhere``, every import statement of it), each
+    with the packages above it that the importer is not itself inside (importing
+    ``.schema.fields`` runs ``schema/__init__.py`` first)."""
     paths = {".".join(("cuemem", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): p
              for p in sorted(root.rglob("*.py"))}
 
@@ -96,7 +97,8 @@ def _import_graph(root: Path, *, type_checking: bool = False) -> dict[str, set[s
                     for handler in getattr(node, "handlers", []):
                         visit(handler.body)
 
-        visit(ast.parse(path.read_text(encoding="utf-8")).body)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        visit([n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))] if everywhere else tree.body)
         executed = {".".join(t.split(".")[:i]) for t in targets for i in range(1, t.count(".") + 2)}
         inside = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
         return (executed & paths.keys()) - inside
@@ -139,7 +141,7 @@ def test_no_module_level_import_cycle() -> None:
 
 
 def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -> None:
-    """A loop closed by a package's ``__init__`` is a cycle (how ``_time`` once looped); imports in functions or under ``TYPE_CHECKING`` are not, unless asked."""
+    """A loop closed by a package's ``__init__`` is a cycle (how ``_time`` once looped); imports under ``TYPE_CHECKING`` or in functions are not, unless asked."""
     files = {
         "__init__.py": "",
         "_time.py": "from .schema.fields import to_datetime\n",
@@ -148,7 +150,7 @@ def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -
         "schema/episode.py": "from . import fields as f\nfrom ..salience import AXES\n",
         "salience.py": "from typing import TYPE_CHECKING\nfrom ._time import to_seconds\nif TYPE_CHECKING:\n    from .recall import Hit\n",
         "recall.py": "from . import _time\n\ndef hits() -> None:\n    from .salience import AXES\n",
-        "errors.py": "",
+        "errors.py": "def later() -> None:\n    from ._time import to_seconds\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
@@ -156,13 +158,16 @@ def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -
     loop = ["cuemem._time", "cuemem.salience", "cuemem.schema", "cuemem.schema.episode"]
     assert _cycles(_import_graph(tmp_path)) == [loop]
     assert _cycles(_import_graph(tmp_path, type_checking=True)) == [sorted([*loop, "cuemem.recall"])]
+    assert _cycles(_import_graph(tmp_path, everywhere=True)) == [sorted([*loop, "cuemem.errors", "cuemem.recall", "cuemem.schema.fields"])]
     (tmp_path / "schema" / "episode.py").write_text("from . import fields as f\nfrom .._core import AXES\n", encoding="utf-8")
     assert _cycles(_import_graph(tmp_path)) == []
 
 
 def test_no_import_cycle_even_through_type_checking_imports() -> None:
-    """Counting the imports under ``if TYPE_CHECKING:`` too, no module needs, even for its types, a module that needs it back."""
+    """Counting the imports under ``if TYPE_CHECKING:`` too, no module needs, even for its types, a module that needs it back;
+    nor counting the imports in functions."""
     assert _cycles(_import_graph(PACKAGE, type_checking=True)) == []
+    assert _cycles(_import_graph(PACKAGE, everywhere=True)) == []
 
 
 #: The layers of ``cuemem``, bottom to top. A module imports modules of its own package
