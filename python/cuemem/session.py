@@ -94,7 +94,7 @@ class Handle(Protocol):
         """:meth:`cuemem.Memory.as_of`."""
         ...
 
-    def review(self, now: _When = None) -> list[ReviewItem]:
+    def review(self, *, now: _When = None) -> list[ReviewItem]:
         """:meth:`cuemem.Memory.review`."""
         ...
 
