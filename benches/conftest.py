@@ -10,11 +10,11 @@ import os
 
 import pytest
 
-from cuemem.bench.agreement import check_agreement
-from cuemem.bench.corpus import Corpus, make_corpus
-from cuemem.bench.queries import K, NOW, Query, make_queries
-from cuemem.bench.reference import Columns, Ranking
-from cuemem.bench.systems import SYSTEMS, System, make_system
+from cuemem.lab.bench.agreement import check_agreement
+from cuemem.lab.bench.corpus import Corpus, make_corpus
+from cuemem.lab.bench.queries import K, NOW, Query, make_queries
+from cuemem.lab.bench.reference import Columns, Ranking
+from cuemem.lab.bench.systems import SYSTEMS, System, make_system
 
 
 @pytest.fixture(scope="session")

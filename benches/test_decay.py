@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from cuemem.bench import reference
-from cuemem.bench.agreement import check_decay_agreement
-from cuemem.bench.queries import NOW
-from cuemem.bench.reference import Columns, Ranking
-from cuemem.bench.report import DECAY_FLOOR
-from cuemem.bench.systems import System
+from cuemem.lab.bench import reference
+from cuemem.lab.bench.agreement import check_decay_agreement
+from cuemem.lab.bench.queries import NOW
+from cuemem.lab.bench.reference import Columns, Ranking
+from cuemem.lab.bench.report import DECAY_FLOOR
+from cuemem.lab.bench.systems import System
 
 
 def test_decay_pass_cuemem(

@@ -18,9 +18,9 @@ import pytest
 
 import cuemem
 from cuemem import Memory
-from cuemem.bench.corpus import Corpus
-from cuemem.bench.home import episode_records, now_datetime, write_jsonl
-from cuemem.bench.queries import K, NOW, Query
+from cuemem.lab.bench.corpus import Corpus
+from cuemem.lab.bench.home import episode_records, now_datetime, write_jsonl
+from cuemem.lab.bench.queries import K, NOW, Query
 
 REMEMBER_ROUNDS = 200
 

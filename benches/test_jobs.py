@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from cuemem import Memory
-from cuemem.bench.corpus import Corpus
-from cuemem.bench.home import now_datetime, write_jsonl
-from cuemem.bench.jobs import build_short_home
+from cuemem.lab.bench.corpus import Corpus
+from cuemem.lab.bench.home import now_datetime, write_jsonl
+from cuemem.lab.bench.jobs import build_short_home
 from cuemem.jobs import consolidate
 from cuemem.jobs.home import read_items
 

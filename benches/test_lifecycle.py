@@ -17,7 +17,7 @@ import pytest
 
 from cuemem import Memory, extract
 from cuemem.lifecycle.profiles import PROFILES
-from cuemem.lifecycle.state import ShortItem
+from cuemem.home.state import ShortItem
 from cuemem.lifecycle.tiers import expire
 
 T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from cuemem.bench.policies import _python_counter, _scan_judge, make_outcome_episodes, make_situations
+from cuemem.lab.bench.policies import _python_counter, _scan_judge, make_outcome_episodes, make_situations
 from cuemem.policy import Policy, PolicyBook, distill_policies
 from cuemem.schema import Episode
 

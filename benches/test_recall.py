@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cuemem.bench.queries import K, NOW, Query
-from cuemem.bench.systems import SYSTEMS, System
+from cuemem.lab.bench.queries import K, NOW, Query
+from cuemem.lab.bench.systems import SYSTEMS, System
 
 
 @pytest.mark.parametrize("name", SYSTEMS)

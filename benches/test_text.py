@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cuemem.bench.corpus import Corpus
-from cuemem.bench.text import Engines, build_engines
+from cuemem.lab.bench.corpus import Corpus
+from cuemem.lab.bench.text import Engines, build_engines
 
 pytest.importorskip("tantivy")
 
@@ -46,7 +46,7 @@ def test_locomo_recall_beats_the_reference(benchmark) -> None:
     """LoCoMo R@5 over categories 1-4, all methods on, beats BM25 + date boost."""
     if not LOCOMO.is_file():
         pytest.skip(f"LoCoMo data not found at {LOCOMO}")
-    from cuemem.eval import METHODS, evaluate, load_locomo
+    from cuemem.lab.eval import METHODS, evaluate, load_locomo
 
     conversations = load_locomo(LOCOMO)
     report = benchmark.pedantic(lambda: evaluate(conversations, sets=[frozenset(METHODS)]), rounds=1, iterations=1)

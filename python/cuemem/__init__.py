@@ -59,6 +59,7 @@ from .home.results import (
     OpenReport,
     PolicyReport,
     RecallResult,
+    TextHit,
     SyncReport,
 )
 from .index import CueIndex, Cues, IndexStats, Pruned
@@ -82,7 +83,7 @@ from .jobs import (
 from .jobs.dedupe import DedupeConfig
 from .jobs.reports import DedupeReport, RunReport
 from .home.golden import GoldenReport, GoldenResult
-from .lifecycle.proposals import JobRegret, Proposal, ProposalStatus
+from .store.proposals import JobRegret, Proposal, ProposalStatus
 from .lifecycle.gate import ApprovalReason
 from .lifecycle import (
     Approval,
@@ -106,7 +107,7 @@ from .salience import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass,
 from .schema import Band, Episode, Kind, Level, Note, Origin, Outcome, Tier
 from .session import Session
 from .store.fsync import FsyncPolicy
-from .text import Embedder, TextHit, TextWeights
+from .text import Embedder, TextWeights
 
 __all__ = [
     "AXES",

@@ -26,7 +26,7 @@ from .forget.receipt import ForgetReceipt
 from .home.clock import TimeArg, edge_now, edge_now_or_none
 from .home.golden import GoldenReport, golden_report
 from .home.imports import import_jsonl, import_records
-from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport
+from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport, TextHit
 from .home.scope import Reach
 from .jobs.config import ConsolidationConfig, DistillationConfig
 from .jobs.dedupe import DedupeConfig
@@ -35,9 +35,10 @@ from .jobs.maintain import Job, due, last_run, maintenance
 from .jobs.reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport
 from .jobs.summarize import Summarizer
 from .lifecycle.approvals import Approval
+from .lifecycle.freshness import freshness_of
 from .lifecycle.patterns import Pattern
 from .lifecycle.profiles import Profile
-from .lifecycle.proposals import Proposal
+from .store.proposals import Proposal
 from .lifecycle.review import ReviewItem
 from .lifecycle.tiers import ExpiryReport, WorkingItem
 from .lifecycle.versions import Version
@@ -46,11 +47,11 @@ from .lifecycle.writes import KEEP, Keep, caller_origin, session_label, subject_
 from .opening import Parts, open_handle
 from .policy.explain import Explanation
 from .policy.judge import Judgement
-from .policy.model import Policy
+from .schema.policy import Policy
 from .schema import Episode, Kind, Level, Note, Origin, Tier
 from .session import Session
 from .store.fsync import FsyncPolicy
-from .text import DEFAULT_ANALYZER, TextHit, TextWeights
+from .text import DEFAULT_ANALYZER, TextWeights
 from .text.vectors import Embedder
 from .views.context import Context, gather
 from .views.memory_md import DEFAULT_BUDGET
@@ -430,7 +431,7 @@ class Memory:
             StorageError: the file cannot be read, or the journal cannot be written.
         """
         return import_jsonl(
-            self._home, self._life.profile, path, skip_bad=skip_bad_lines, now=now, progress=progress, session=session,
+            self._home, self._life.admission, path, skip_bad=skip_bad_lines, now=now, progress=progress, session=session,
             allow_forgotten=allow_forgotten, reach=self._reach,
         )
 
@@ -452,7 +453,7 @@ class Memory:
         length).
         """
         return import_records(
-            self._home, self._life.profile, records, skip_bad=skip_bad, now=now, progress=progress, session=session,
+            self._home, self._life.admission, records, skip_bad=skip_bad, now=now, progress=progress, session=session,
             allow_forgotten=allow_forgotten, reach=self._reach,
         )
 
@@ -509,7 +510,7 @@ class Memory:
             text: Full-text query. Cues then only narrow: the memories they let
                 through that contain any of the query's terms are ranked by the
                 blend of BM25, decayed salience and freshness, and hits are
-                :class:`~cuemem.text.TextHit` (breakdown: text, salience, freshness).
+                :class:`~cuemem.TextHit` (breakdown: text, salience, freshness).
             k: How many hits (>= 1).
             now: The instant salience decays to (default: the wall clock, read once).
             exclude: Values to leave out, same shape as ``cues``.

@@ -7,6 +7,7 @@ anything is created, the backend chosen (a home directory, or a shared home's ad
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from .forget.service import Forgetting
 from .home.home import Home
 from .home.recall import Recaller
 from .home.scope import Reach, Scope
-from .home.textswap import settle as settle_text
+from .home.golden import settle as settle_text
+from .lifecycle.freshness import freshness_of
 from .lifecycle.profiles import Profile
 from .lifecycle.profiles import profile as lifecycle_profile
 from .lifecycle.service import Lifecycle
@@ -60,7 +62,7 @@ class Parts:
         brought up to the journal (a crash may have left it behind); a new text recipe serves
         only once the golden set passes on it."""
         policies = Policies(home)
-        recall, memory_md = Recaller(home, profile, text_weights), MemoryFile(home, policies, memory_budget)
+        recall, memory_md = Recaller(home, functools.partial(freshness_of, profile=profile), profile.stale_below, text_weights), MemoryFile(home, policies, memory_budget)
         home.listeners.append(memory_md.committed)
         home.closing.append(memory_md.closing)
         memory_md.opened()

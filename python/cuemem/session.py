@@ -24,12 +24,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .lifecycle.proposals import NOTE_SOURCE
+from .errors import InvalidArgumentError
 from .lifecycle.writes import as_session
+from .store.proposals import NOTE_SOURCE
 from .schema import Origin
 
 if TYPE_CHECKING:
@@ -37,10 +38,70 @@ if TYPE_CHECKING:
     from .lifecycle.review import ReviewItem
     from .lifecycle.versions import Version
     from .schema import Note
-    from .memory import Memory
     from .views.context import Context
 
-__all__ = ["Session"]
+__all__ = ["Handle", "Session"]
+
+_When = datetime | date | str | None
+
+
+class Handle(Protocol):
+    """The calls a session makes on its handle, a :class:`~cuemem.Memory` (declared here, below
+    the facade that makes sessions). A write or a recall passes its keywords on as they came."""
+
+    @property
+    def remember(self) -> Callable[..., str]:
+        """:meth:`cuemem.Memory.remember`."""
+        ...
+
+    @property
+    def observe(self) -> Callable[..., list[str]]:
+        """:meth:`cuemem.Memory.observe`."""
+        ...
+
+    @property
+    def write_note(self) -> Callable[..., Any]:
+        """:meth:`cuemem.Memory.write_note`."""
+        ...
+
+    @property
+    def import_records(self) -> Callable[..., ImportReport]:
+        """:meth:`cuemem.Memory.import_records`."""
+        ...
+
+    @property
+    def recall(self) -> Callable[..., RecallResult]:
+        """:meth:`cuemem.Memory.recall`."""
+        ...
+
+    @property
+    def context(self) -> Callable[..., Context]:
+        """:meth:`cuemem.Memory.context`."""
+        ...
+
+    def tainted(self, session: str) -> bool:
+        """:meth:`cuemem.Memory.tainted`."""
+        ...
+
+    def taint_session(self, session: str, *, source: str | None = None, now: _When = None) -> None:
+        """:meth:`cuemem.Memory.taint_session`."""
+        ...
+
+    def history(self, subject: str) -> list[Version]:
+        """:meth:`cuemem.Memory.history`."""
+        ...
+
+    def as_of(self, subject: str, valid_at: datetime | date | str, known_at: _When = None) -> Version | None:
+        """:meth:`cuemem.Memory.as_of`."""
+        ...
+
+    def review(self, *, now: _When = None) -> list[ReviewItem]:
+        """:meth:`cuemem.Memory.review`."""
+        ...
+
+    def notes(self) -> list[Note]:
+        """:meth:`cuemem.Memory.notes`."""
+        ...
 
 
 class Session:
@@ -54,7 +115,7 @@ class Session:
 
     __slots__ = ("_mem", "_last", "id", "origin")
 
-    def __init__(self, mem: Memory, id: str, origin: Origin) -> None:
+    def __init__(self, mem: Handle, id: str, origin: Origin) -> None:
         self._mem = mem
         self._last: RecallResult | None = None  # its last text recall: what a follow-up question refers to
         #: The session's name, recorded on every write it makes.

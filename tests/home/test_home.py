@@ -66,11 +66,12 @@ def test_only_the_home_and_the_store_touch_the_files_and_indexes() -> None:
     assert {n: found for n, found in offenders.items() if found} == {}
 
 
-def _import_graph(root: Path, *, type_checking: bool = False) -> dict[str, set[str]]:
+def _import_graph(root: Path, *, type_checking: bool = False, everywhere: bool = False) -> dict[str, set[str]]:
     """Each module of the package at ``root`` (named as in ``cuemem``) to the package's modules
     that importing it executes: its imports outside functions and ``if TYPE_CHECKING:`` blocks
-    (those too with ``type_checking``), each with the packages above it that the importer is
-    not itself inside (importing ``.schema.fields`` runs ``schema/__init__.py`` first)."""
+    (those too with ``type_checking``; with ``everywhere``, every import statement of it), each
+    with the packages above it that the importer is not itself inside (importing
+    ``.schema.fields`` runs ``schema/__init__.py`` first)."""
     paths = {".".join(("cuemem", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): p
              for p in sorted(root.rglob("*.py"))}
 
@@ -96,7 +97,8 @@ def _import_graph(root: Path, *, type_checking: bool = False) -> dict[str, set[s
                     for handler in getattr(node, "handlers", []):
                         visit(handler.body)
 
-        visit(ast.parse(path.read_text(encoding="utf-8")).body)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        visit([n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))] if everywhere else tree.body)
         executed = {".".join(t.split(".")[:i]) for t in targets for i in range(1, t.count(".") + 2)}
         inside = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
         return (executed & paths.keys()) - inside
@@ -139,7 +141,7 @@ def test_no_module_level_import_cycle() -> None:
 
 
 def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -> None:
-    """A loop closed by a package's ``__init__`` is a cycle (how ``_time`` once looped); imports in functions or under ``TYPE_CHECKING`` are not, unless asked."""
+    """A loop closed by a package's ``__init__`` is a cycle (how ``_time`` once looped); imports under ``TYPE_CHECKING`` or in functions are not, unless asked."""
     files = {
         "__init__.py": "",
         "_time.py": "from .schema.fields import to_datetime\n",
@@ -148,7 +150,7 @@ def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -
         "schema/episode.py": "from . import fields as f\nfrom ..salience import AXES\n",
         "salience.py": "from typing import TYPE_CHECKING\nfrom ._time import to_seconds\nif TYPE_CHECKING:\n    from .recall import Hit\n",
         "recall.py": "from . import _time\n\ndef hits() -> None:\n    from .salience import AXES\n",
-        "errors.py": "",
+        "errors.py": "def later() -> None:\n    from ._time import to_seconds\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
@@ -156,8 +158,137 @@ def test_the_import_graph_finds_a_cycle_through_a_package_init(tmp_path: Path) -
     loop = ["cuemem._time", "cuemem.salience", "cuemem.schema", "cuemem.schema.episode"]
     assert _cycles(_import_graph(tmp_path)) == [loop]
     assert _cycles(_import_graph(tmp_path, type_checking=True)) == [sorted([*loop, "cuemem.recall"])]
+    assert _cycles(_import_graph(tmp_path, everywhere=True)) == [sorted([*loop, "cuemem.errors", "cuemem.recall", "cuemem.schema.fields"])]
     (tmp_path / "schema" / "episode.py").write_text("from . import fields as f\nfrom .._core import AXES\n", encoding="utf-8")
     assert _cycles(_import_graph(tmp_path)) == []
+
+
+def test_no_import_cycle_even_through_type_checking_imports() -> None:
+    """Counting the imports under ``if TYPE_CHECKING:`` too, no module needs, even for its types, a module that needs it back;
+    nor counting the imports in functions."""
+    assert _cycles(_import_graph(PACKAGE, type_checking=True)) == []
+    assert _cycles(_import_graph(PACKAGE, everywhere=True)) == []
+
+
+#: The layers of ``cuemem``, bottom to top. A module imports modules of its own package
+#: (``cuemem.home.*`` among themselves) and of the layers below its own, never one of a
+#: layer above nor another package of its own layer: at module level, under
+#: ``if TYPE_CHECKING:`` and inside functions alike. A module belongs to the longest entry
+#: it is, or is inside (the entry ``cuemem`` is the package's ``__init__`` only).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("native core", ("cuemem._core",)),
+    ("errors", ("cuemem.errors",)),
+    ("primitives", ("cuemem._arrays", "cuemem._gc", "cuemem.timecues")),
+    ("schema and shared records", ("cuemem.schema",)),
+    ("time", ("cuemem._time",)),
+    ("salience and cue index", ("cuemem.salience", "cuemem.index")),
+    ("files, text analysis, array recall", ("cuemem.store", "cuemem.text", "cuemem.recall")),
+    ("engine", ("cuemem.home",)),
+    ("shared home", ("cuemem.postgres",)),
+    ("life-cycle", ("cuemem.lifecycle",)),
+    ("policies", ("cuemem.policy",)),
+    ("jobs", ("cuemem.jobs",)),
+    ("forget and views", ("cuemem.forget", "cuemem.views")),
+    ("opening a handle", ("cuemem.opening",)),
+    ("session", ("cuemem.session",)),
+    ("facade", ("cuemem.memory",)),
+    ("async facade", ("cuemem.aio",)),
+    ("package", ("cuemem",)),
+    ("integrations", ("cuemem.integrations",)),
+    ("command line", ("cuemem.cli",)),
+    ("entry point", ("cuemem.__main__",)),
+    ("tools", ("cuemem.lab",)),
+)
+
+
+def _layer_of(name: str) -> int | None:
+    """The index in :data:`LAYERS` of module ``name`` (None: it has none)."""
+    placed = [(len(entry), i) for i, (_, entries) in enumerate(LAYERS) for entry in entries
+              if name == entry or (entry != "cuemem" and name.startswith(entry + "."))]
+    return max(placed)[1] if placed else None
+
+
+def _every_import(root: Path) -> dict[str, list[tuple[str, int]]]:
+    """Each module of the package at ``root`` (named as in ``cuemem``) to every module of the
+    package it imports, with the line: at module level, under ``TYPE_CHECKING`` and in functions."""
+    paths = {".".join(("cuemem", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in sorted(root.rglob("*.py"))}
+    known = {*paths, "cuemem._core"}
+
+    def module(target: str) -> str | None:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        return target or None
+
+    out: dict[str, list[tuple[str, int]]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: list[tuple[str, int]] = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+                targets = [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            found.extend((m, node.lineno) for m in map(module, targets) if m is not None and m != name)
+        out[name] = found
+    return out
+
+
+def _against_layers(root: Path) -> list[str]:
+    """Every import of the package at ``root`` that goes up :data:`LAYERS` or sideways in one."""
+    def package(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    out = []
+    for name, found in _every_import(root).items():
+        mine = _layer_of(name)
+        assert mine is not None, f"{name} is in no layer: add it to LAYERS"
+        for target, line in found:
+            theirs = _layer_of(target)
+            assert theirs is not None, f"{target} is in no layer: add it to LAYERS"
+            if theirs > mine or (theirs == mine and package(target) != package(name)):
+                out.append(f"{name}:{line} imports {target} ({LAYERS[mine][0]} -> {LAYERS[theirs][0]})")
+    return sorted(set(out))
+
+
+def test_every_module_is_in_a_layer() -> None:
+    """Each module of the package falls under an entry of LAYERS, and each entry names a module or package that exists."""
+    modules = _every_import(PACKAGE)
+    assert [name for name in modules if _layer_of(name) is None] == []
+    entries = [entry for _, names in LAYERS for entry in names]
+    assert len(entries) == len(set(entries))
+    assert [e for e in entries if e != "cuemem._core" and not any(m == e or m.startswith(e + ".") for m in modules)] == []
+
+
+def test_imports_go_only_down_the_layers() -> None:
+    """No module imports one of a layer above its own or another package of its own layer, in functions and under TYPE_CHECKING included."""
+    assert _against_layers(PACKAGE) == []
+
+
+def test_the_layer_check_finds_imports_up_and_sideways(tmp_path: Path) -> None:
+    """An import up the layers inside a function and one sideways under TYPE_CHECKING are both found; one down is not."""
+    files = {
+        "__init__.py": "",
+        "errors.py": "",
+        "store/__init__.py": "",
+        "store/journal.py": "from ..errors import X\n\ndef later() -> None:\n    from ..home.home import Home\n",
+        "text/__init__.py": "",
+        "text/recipe.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..store import journal\n",
+        "home/__init__.py": "",
+        "home/home.py": "from ..store.journal import later\nfrom . import apply\n",
+        "home/apply.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert _against_layers(tmp_path) == [
+        "cuemem.store.journal:4 imports cuemem.home.home (files, text analysis, array recall -> engine)",
+        "cuemem.text.recipe:3 imports cuemem.store.journal (files, text analysis, array recall -> files, text analysis, array recall)",
+    ]
 
 
 def test_memory_has_no_mixins_and_no_reach_ins() -> None:
@@ -230,7 +361,7 @@ def test_outside_the_home_nothing_reaches_its_journal_or_indexes() -> None:
     reach_ins = sorted(
         f"{name}: {ast.unparse(node)}"
         for name, tree in _modules()
-        if not name.startswith(("cuemem.home", "cuemem.store", "cuemem.bench"))
+        if not name.startswith(("cuemem.home", "cuemem.store", "cuemem.lab.bench"))
         for node in ast.walk(tree)
         if isinstance(node, ast.Attribute) and node.attr in ("journal", "indexes", "_journal", "_indexes")
     )

@@ -1,4 +1,4 @@
-"""Maintenance proposals (lifecycle/proposals.py, D5): journaled, decided through the one review queue, conflicts, regret."""
+"""Maintenance proposals (store/proposals.py, lifecycle/proposals.py, D5): journaled, decided through the one review queue, conflicts, regret."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 from cuemem import ConsolidationConfig, Memory, ProposalStatus, ReviewKind
 from cuemem.errors import ApprovalError, CorruptRecordError, CueTypeError, NotFoundError, ProposalConflictError, ScopeError
 from cuemem.lifecycle import PROFILES
-from cuemem.lifecycle.proposals import JobRegret, regret
-from cuemem.lifecycle.state import LifecycleState
+from cuemem.lifecycle.proposals import regret
+from cuemem.store.proposals import JobRegret
+from cuemem.home.state import LifecycleState
 from cuemem.store import kinds
 from cuemem.store import records as rec
 

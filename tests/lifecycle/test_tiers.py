@@ -12,7 +12,7 @@ import pytest
 from cuemem import Memory
 from cuemem.errors import CueTypeError, InvalidArgumentError, ReadOnlyError
 from cuemem.lifecycle.profiles import PROFILES, Profile, profile
-from cuemem.lifecycle.state import ShortItem
+from cuemem.home.state import ShortItem
 from cuemem.lifecycle.tiers import beyond_capacity, expire, expires_at
 
 import numpy as np

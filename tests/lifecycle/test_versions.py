@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cuemem import Memory
 from cuemem.errors import CueTypeError, SchemaError, ScopeError
-from cuemem.lifecycle.state import VersionEntry
+from cuemem.home.state import VersionEntry
 from cuemem.lifecycle.versions import as_of, beyond_bound, validity
 
 UTC = timezone.utc

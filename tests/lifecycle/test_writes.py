@@ -124,7 +124,7 @@ def test_an_admission_follows_its_own_batch() -> None:
     """Within one batch the second write of a subject supersedes the first, beyond the live bound the oldest retires."""
 
     class Empty:
-        from cuemem.lifecycle.state import LifecycleState
+        from cuemem.home.state import LifecycleState
 
         lifecycle = LifecycleState()
 

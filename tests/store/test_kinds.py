@@ -13,7 +13,7 @@ import pytest
 
 from cuemem.errors import CorruptRecordError, MalformedRecordError
 from cuemem.lifecycle.gate import ApprovalReason
-from cuemem.lifecycle.state import RETENTIONS, REVIEW_VERDICTS
+from cuemem.home.state import RETENTIONS, REVIEW_VERDICTS
 from cuemem.schema import Episode, Note
 from cuemem.store import kinds
 from cuemem.store import records as rec

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from cuemem import Memory
 from cuemem.errors import CueTypeError, InvalidArgumentError, UnknownDimensionError
-from cuemem.text import TextHit, TextWeights, text_directory
+from cuemem import TextHit
+from cuemem.text import TextWeights, text_directory
 
 NOW = datetime(2026, 6, 15, tzinfo=timezone.utc)
 T = datetime(2026, 6, 1, 9, tzinfo=timezone.utc)

@@ -64,20 +64,3 @@ def maintain(home: Path, now: str | None, lock_timeout: float | None, allow_cloc
         click.echo(json.dumps(body, ensure_ascii=False, indent=2))
     else:
         click.echo(str(report))
-
-
-
-
-@main.command(name="bench-jobs")
-@click.option("-n", "--episodes", type=click.IntRange(min=1000), default=1_000_000, show_default=True, help="Episodes of the distillation home.")
-@click.option("--short", type=click.IntRange(min=100), default=100_000, show_default=True, help="Short-term items to consolidate.")
-@click.option("--reuse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Keep the built homes here between runs.")
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Also write the results as JSON here.")
-def bench_jobs(episodes: int, short: int, reuse: Path | None, repeats: int, json_path: str | None) -> None:
-    """Time the weekly distillation over N episodes and the consolidation of short-term items."""
-    from ..bench.jobs import run_jobs_bench
-
-    result = run_jobs_bench(episodes, short, reuse=reuse, repeats=repeats)
-    if json_path:
-        Path(json_path).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -75,16 +75,3 @@ def golden(home: Path, now: str | None, as_json: bool) -> None:
         click.echo(report.summary())
     if not report.passed:
         raise SystemExit(1)
-
-
-@main.command(name="bench-dedupe")
-@click.option("-n", "--episodes", type=click.IntRange(min=1000), default=1_000_000, show_default=True, help="Episodes of the home.")
-@click.option("--reuse", type=click.Path(file_okay=False, path_type=Path), default=None, help="Keep the built home here between runs.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Also write the results as JSON here.")
-def bench_dedupe(episodes: int, reuse: Path | None, json_path: str | None) -> None:
-    """Time a dedupe proposal pass over N episodes (1% planted near-duplicates), and a daily one."""
-    from ..bench.dedupe import run_dedupe_bench
-
-    result = run_dedupe_bench(episodes, reuse=reuse)
-    if json_path:
-        Path(json_path).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -41,7 +41,7 @@ from ..errors import CuememError, ForgottenError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..jobs.rederive import rederive
 from ..lifecycle.profiles import Profile
-from ..lifecycle.state import ERASE
+from ..home.state import ERASE
 from ..lifecycle.writes import Admission
 from ..policy.service import Policies
 from ..schema import Note

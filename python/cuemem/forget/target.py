@@ -20,7 +20,7 @@ import orjson
 
 from ..errors import CueTypeError, InvalidArgumentError
 from ..home.scope import Scope
-from ..lifecycle.state import RETENTIONS
+from ..home.state import RETENTIONS
 from ..lifecycle.extract import subject_key
 from ..schema.fields import MAX_SOURCE, optional_label, text, validate_id
 

@@ -24,7 +24,7 @@ import orjson
 
 from .. import _core
 from ..errors import SchemaError
-from ..lifecycle.state import ACCEPTED, ERASE, REVIEW_VERDICTS
+from .state import ACCEPTED, ERASE, REVIEW_VERDICTS
 from ..schema import Episode
 from ..schema.enums import Tier
 from ..store import kinds

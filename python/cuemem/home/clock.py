@@ -21,16 +21,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import _arrays
 from ..errors import ClockError, CueTypeError, InvalidArgumentError
 from ..schema.fields import parse_instant, to_datetime
 
 if TYPE_CHECKING:
-    from .home import Home
+    from ..schema import Episode
+    from .indexes import Indexes
 
-__all__ = ["EARLIEST_NOW", "LATEST_NOW", "MAX_LEAP", "Clock", "TimeArg", "edge_now"]
+
+class Recorded(Protocol):
+    """What a clock reads of its home (a :class:`~cuemem.home.home.Home`): the indexes, a row's record."""
+
+    @property
+    def indexes(self) -> Indexes:
+        """The home's indexes as they are now."""
+        ...
+
+    def episode(self, row: int) -> Episode:
+        """The record at ``row``."""
+        ...
+
+__all__ = ["EARLIEST_NOW", "LATEST_NOW", "MAX_LEAP", "Clock", "Recorded", "TimeArg", "edge_now"]
 
 #: The farthest a destructive call's ``now`` may lie past the home's clock unacknowledged.
 MAX_LEAP = timedelta(days=366)
@@ -80,7 +94,7 @@ def edge_now_or_none(now: TimeArg) -> datetime | None:
 class Clock:
     """The clock of one open home (see the module docs)."""
 
-    def __init__(self, home: Home) -> None:
+    def __init__(self, home: Recorded) -> None:
         self._home = home
         self._acknowledged: datetime | None = None
 

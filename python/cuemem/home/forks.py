@@ -19,18 +19,24 @@ from __future__ import annotations
 import os
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import ForkedHandleError
 
-if TYPE_CHECKING:
-    from .home import Home
+__all__ = ["Abandonable", "close_descriptors_of", "refuse_another_process", "track"]
 
-__all__ = ["close_descriptors_of", "refuse_another_process", "track"]
 
-_open: weakref.WeakSet[Home] = weakref.WeakSet()
+class Abandonable(Protocol):
+    """An open handle a forked child gives up (a :class:`~cuemem.home.home.Home`)."""
+
+    def abandon(self) -> None:
+        """Marks it closed without finalizing anything of it (the parent still owns it)."""
+        ...
+
+
+_open: weakref.WeakSet[Abandonable] = weakref.WeakSet()
 #: Homes a child abandoned: kept, so that nothing of them is ever finalized here.
-_abandoned: list[Home] = []
+_abandoned: list[Abandonable] = []
 
 
 def refuse_another_process(pid: int) -> None:
@@ -46,7 +52,7 @@ def refuse_another_process(pid: int) -> None:
         )
 
 
-def track(home: Home) -> None:
+def track(home: Abandonable) -> None:
     """Keeps ``home`` in the set a forked child abandons."""
     _open.add(home)
 

@@ -33,9 +33,9 @@ from ..errors import (
     NotAHomeError, NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
 )
 from ..text.vectors import Embedder
-from ..lifecycle.state import ACCEPTED, LifecycleState
+from .state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
-from ..policy.model import Policy
+from ..schema.policy import Policy
 from ..schema import Episode, Note
 from ..store import kinds
 from ..store import records as rec
@@ -114,7 +114,7 @@ class Home:
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
         #: A text index of a new recipe built beside the one in use, until the golden set
-        #: decides (:func:`.textswap.settle`).
+        #: decides (:func:`.golden.settle`).
         self.text_candidate: Candidate | None = None
 
     @property

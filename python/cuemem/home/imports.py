@@ -1,10 +1,11 @@
 """Imports: many items staged beside the journal, joining it in one atomic step or not at all.
 
 Each item (``remember``'s keywords plus ``narrative``) is validated and passes the
-write gate as a single ``remember`` would (:class:`~cuemem.lifecycle.writes.Admission`,
-which follows the batch's own versions); the records it makes are streamed into a
-journal :class:`~cuemem.store.journal.Stage` and gathered, column by column, by a
-deferred :class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
+write gate as a single ``remember`` would (the :class:`Gate` the importer is given: the
+life-cycle's :class:`~cuemem.lifecycle.writes.Admission`, which follows the batch's own
+versions); the records it makes are streamed into a journal
+:class:`~cuemem.store.journal.Stage` and gathered, column by column, by a deferred
+:class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
 skipped) does the stage become the journal's next segment — one fsync, one rename —
 and only then do the indexes change. Narratives reach the text index as they are
 staged and are rolled back if the import fails.
@@ -12,18 +13,16 @@ staged and are rolled back if the import fails.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import orjson
 
 from .. import _arrays
 from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
-from ..lifecycle.gate import Action
-from ..lifecycle.profiles import Profile
-from ..lifecycle.writes import Admission, new_episode
 from ..store import records as rec
+from ..schema import Episode
 from ..schema.spec import IMPORT_KEYS
 from ..store.journal import line_of
 from ..schema.fields import optional_label
@@ -35,7 +34,48 @@ from .home import Home
 from .._gc import gc_paused
 from .results import ImportReport
 
-__all__ = ["EXAMPLE", "REMEMBER_KEYS", "import_items", "import_jsonl", "import_records", "jsonl_items", "record_items"]
+__all__ = ["EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "import_items", "import_jsonl", "import_records", "jsonl_items", "record_items"]
+
+
+class Admitted(Protocol):
+    """What the gate made of one item: the id to report, its records and the gate's action."""
+
+    @property
+    def id(self) -> str:
+        """The id to report (for a repetition, the current version's)."""
+        ...
+
+    @property
+    def records(self) -> Sequence[rec.Record]:
+        """The journal records that write it."""
+        ...
+
+    @property
+    def action(self) -> str:
+        """What the gate did: ``write``, ``supersede``, ``queue`` or ``repeat``."""
+        ...
+
+
+class GateOf(Protocol):
+    """Makes the gate of one import written at ``at`` (:meth:`cuemem.lifecycle.service.Lifecycle.admission`)."""
+
+    def __call__(self, at: datetime, *, allow_forgotten: bool = False) -> Gate:
+        """The gate."""
+        ...
+
+
+class Gate(Protocol):
+    """The write gate of one import, given by the life-cycle (:class:`~cuemem.lifecycle.writes.Admission`):
+    it knows the home, the profile, the time the batch is written and whether a forgotten item may return."""
+
+    def episode(self, narrative: object, fields: dict[str, Any], taken: set[str]) -> Episode:
+        """A validated episode of ``remember``'s keywords (``taken``: the ids the batch has used)."""
+        ...
+
+    def admit(self, episode: Episode) -> Admitted:
+        """The records that write ``episode`` as the gate decides."""
+        ...
+
 
 #: The keys an imported item may hold: the fields a caller gives in a memory's content
 #: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
@@ -137,11 +177,12 @@ def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | 
 
 
 def import_jsonl(
-    home: Home, profile: Profile, path: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
+    home: Home, gate_of: GateOf, path: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
     session: object, allow_forgotten: object, reach: Reach,
 ) -> ImportReport:
     """``Memory.import_jsonl``: the JSONL file at ``path`` streamed into :func:`import_items`,
-    each item written as ``reach`` says whose it is, at ``now`` read at the edge.
+    each item written as ``reach`` says whose it is, through the gate ``gate_of`` gives
+    for ``now`` read at the edge.
 
     Raises:
         ReadOnlyError: the handle is read-only. ImportFileError, StorageError: as :func:`import_items`.
@@ -152,13 +193,13 @@ def import_jsonl(
     label = optional_label(session, "session")
     handle, size = open_jsonl(_arrays.path(path))
     return import_items(
-        home, profile, jsonl_items(handle, size, progress), skip_bad=skip_bad, at=at, source=str(path), owner=reach.owner(),
-        session=label, allow_forgotten=forgotten_too,
+        home, gate_of(at, allow_forgotten=forgotten_too), jsonl_items(handle, size, progress), skip_bad=skip_bad, source=str(path),
+        owner=reach.owner(), session=label,
     )
 
 
 def import_records(
-    home: Home, profile: Profile, records: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
+    home: Home, gate_of: GateOf, records: object, *, skip_bad: bool, now: TimeArg, progress: Callable[[int, int], None] | None,
     session: object, allow_forgotten: object, reach: Reach,
 ) -> ImportReport:
     """``Memory.import_records``: mappings of ``remember``'s keywords into :func:`import_items`,
@@ -173,23 +214,23 @@ def import_records(
     forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
     at = edge_now(now)
     return import_items(
-        home, profile, record_items(records, progress), skip_bad=skip_bad, at=at, source="records", owner=reach.owner(),
-        session=optional_label(session, "session"), allow_forgotten=forgotten_too,
+        home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, progress), skip_bad=skip_bad, source="records",
+        owner=reach.owner(), session=optional_label(session, "session"),
     )
 
 
 @gc_paused
 def import_items(
-    home: Home, profile: Profile, items: Iterable[Item], *, skip_bad: bool, at: datetime, source: str,
-    owner: Callable[[Any], str] | None = None, session: str | None = None, allow_forgotten: bool = False,
+    home: Home, gate: Gate, items: Iterable[Item], *, skip_bad: bool, source: str,
+    owner: Callable[[Any], str] | None = None, session: str | None = None,
 ) -> ImportReport:
-    """Imports ``items`` into ``home``, all or nothing (bad ones skipped with ``skip_bad``).
+    """Imports ``items`` into ``home`` through ``gate``, all or nothing (bad ones skipped with ``skip_bad``).
 
     ``owner`` maps an item's ``user_id`` (None when it names none) to the user it is
     written as, raising :class:`~cuemem.errors.ScopeError` for one its handle may not
     write; ``session`` is the session of every item (provenance comes from the call,
     so an item cannot name its own). A forgotten item (its id, or its user and
-    narrative) is a bad item unless ``allow_forgotten`` (and its id stays taken).
+    narrative) is a bad item unless the gate allows it (and its id stays taken).
 
     Raises:
         ImportFileError: bad items (with their numbers) and not ``skip_bad``; nothing written.
@@ -200,7 +241,7 @@ def import_items(
     if text is not None:
         text.flush(home.indexes, home.journal)  # a failed import rolls back to here
     try:
-        applier, outcome = _stage(home, profile, items, skip_bad, at, source, owner, session, allow_forgotten)
+        applier, outcome = _stage(home, gate, items, skip_bad, source, owner, session)
     except BaseException:
         if text is not None:
             text.rollback()
@@ -215,17 +256,16 @@ def import_items(
 
 
 def _stage(
-    home: Home, profile: Profile, items: Iterable[Item], skip_bad: bool, at: datetime, source: str,
-    owner: Callable[[Any], str] | None, session: str | None, allow_forgotten: bool,
+    home: Home, gate: Gate, items: Iterable[Item], skip_bad: bool, source: str,
+    owner: Callable[[Any], str] | None, session: str | None,
 ) -> tuple[Applier, tuple[list[str], list[str], list[str], list[tuple[int, str]]]]:
     """Stages every item; the stage joins the journal as the last step, or not at all."""
     errors: list[tuple[int, str]] = []
     written: list[str] = []
     queued: list[str] = []
     repeated: list[str] = []
-    by_action = {Action.QUEUE: queued, Action.REPEAT: repeated}
+    by_action = {"queue": queued, "repeat": repeated}  # the gate's actions, as their values
     taken: set[str] = set()
-    admission = Admission(home, profile, at, allow_forgotten=allow_forgotten)
     applier = Applier(home.indexes, trusted=True, deferred=True)
     text = home.text
     staged = 0
@@ -265,8 +305,8 @@ def _stage(
                     fields["user_id"] = owner(fields.get("user_id"))
                 if session is not None:
                     fields["session"] = session
-                episode = new_episode(home, obj["narrative"], fields, at, taken)
-                admitted = admission.admit(episode)
+                episode = gate.episode(obj["narrative"], fields, taken)
+                admitted = gate.admit(episode)
             except (ValueError, TypeError, ScopeError) as exc:
                 errors.append((number, str(exc)))
                 continue

@@ -30,7 +30,7 @@ import orjson
 from .. import _core
 from ..errors import CuememError
 from ..index import CueIndex
-from ..lifecycle.state import LifecycleState
+from .state import LifecycleState
 from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
@@ -191,7 +191,7 @@ class Indexes:
         self.notes: dict[str, tuple[int, str]] = {}
         #: Journal records this session could not index (a person broke them), and why.
         self.skipped: list[tuple[Position, str]] = []
-        #: Versions, approvals, live short-term and retired records (see :mod:`cuemem.lifecycle.state`).
+        #: Versions, approvals, live short-term and retired records (see :mod:`cuemem.home.state`).
         self.lifecycle = LifecycleState()
         #: Row -> the latest row whose ``sources`` cite it (:data:`NOT_CITED` if none):
         #: what builds on a memory (a consolidated record, a rung of the ladder).

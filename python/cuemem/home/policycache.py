@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ..errors import StorageError
-from ..policy.model import Policy, Polarity
+from ..schema.policy import Policy, Polarity
 from ..store.fsync import write_atomic
 from .indexes import clear_foreign
 

@@ -1,6 +1,6 @@
 """``proposals/``: one Markdown file per maintenance proposal, a view of the journal.
 
-The journal holds every proposal and its decision (:mod:`cuemem.lifecycle.proposals`);
+The journal holds every proposal and its decision (:mod:`cuemem.store.proposals`);
 ``proposals/<id>.md`` is what a person reads. Each file is written whole and atomically
 (staged and placed as a batch, :func:`~cuemem.store.fsync.stage_files`) after the commit
 that made or decided its proposal, so a crash leaves at worst a file one step behind (or
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from .. import _core
 from ..errors import StorageError
-from ..lifecycle.proposals import Proposal, render
-from ..lifecycle.state import LifecycleState
+from ..store.proposals import Proposal, render
+from .state import LifecycleState
 from ..store import kinds
 from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 

@@ -28,17 +28,14 @@ import numpy.typing as npt
 
 from .. import _arrays, _core
 from ..errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
-from ..lifecycle.freshness import freshness_of
-from ..lifecycle.profiles import Profile
 from ..schema import Episode
 from ..schema.fields import text as text_field
-from ..text.results import TextHit
 from ..text.weights import TextWeights
 from .clock import TimeArg, edge_now
 from .home import Home
 from .cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
 from .scope import Reach
-from .results import Hit, Hits, RecallResult
+from .results import Hit, Hits, RecallResult, TextHit
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
@@ -47,11 +44,19 @@ H = TypeVar("H", bound=Hit)
 
 
 class Recaller:
-    """Recall over one open home under one profile (its freshness rule and stale threshold)."""
+    """Recall over one open home under one profile's freshness rule and stale threshold, which it is given.
 
-    def __init__(self, home: Home, profile: Profile, weights: TextWeights) -> None:
+    Args:
+        home: The open home.
+        freshness: A stored record's freshness at a time (the profile's rule, C6).
+        stale_below: The freshness below which a hit is stale.
+        weights: The default blend of text recalls.
+    """
+
+    def __init__(self, home: Home, freshness: Callable[[Episode, datetime], float], stale_below: float, weights: TextWeights) -> None:
         self._home = home
-        self._profile = profile
+        self._fresh = freshness
+        self._stale_below = stale_below
         self._reader = Reader(home)
         #: The default blend of text recalls.
         self.weights = weights
@@ -145,7 +150,7 @@ class Recaller:
     def _maker(self, r: _core.Recall, rows: list[int], at: datetime, made: dict[int, Hit]) -> Callable[[int], Hit]:
         """What builds the ``i``-th hit of the page ``r`` (rows ``rows``), reusing one already in ``made``."""
         home, scores, parts = self._home, r.scores, r.breakdown
-        ids, fresh, stale_below = home.indexes.ids, self._freshness(at), self._profile.stale_below
+        ids, fresh, stale_below = home.indexes.ids, self._freshness(at), self._stale_below
 
         def make(i: int) -> Hit:
             row = rows[i]
@@ -184,7 +189,7 @@ class Recaller:
         rerank = w.reranks
         near = self._reader.nearest(text, core_cues, exclude, w) if w.vector > 0 else None
         blend = w.core_kwargs()
-        ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._profile.stale_below
+        ids, loader, fresh, stale_below = home.indexes.ids, home.loader, self._freshness(at), self._stale_below
         t = at.timestamp()
 
         def pool(within: dict[str, list[str]], wanted: int, whole: bool, scale: float | None = None) -> tuple[list[Ranked], _core.TextRecall]:
@@ -263,13 +268,13 @@ class Recaller:
 
     def _freshness(self, at: datetime) -> Callable[[Episode], float]:
         """A hit's freshness at ``at`` under the profile (C6), computed when asked for."""
-        profile = self._profile
-        return lambda e: freshness_of(e, at, profile)
+        fresh = self._fresh
+        return lambda e: fresh(e, at)
 
     def _hit(self, row: int, score: float, parts: list[float], at: datetime) -> Hit:
         hit = Hit(self._home.id_at(row), score, parts, self._home.loader(row))
         hit._fresh = self._freshness(at)
-        hit.stale_below = self._profile.stale_below
+        hit.stale_below = self._stale_below
         return hit
 
     def _lead(

@@ -1,4 +1,4 @@
-"""What the home's operations return."""
+"""What the home's operations return: hits (cue and text), recall results, reports."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..salience import AXES
 from ..schema import Episode
 
 if TYPE_CHECKING:
-    from ..lifecycle.proposals import JobRegret
+    from ..store.proposals import JobRegret
 
 
 class Hit:
@@ -70,6 +70,29 @@ class Hit:
 
     def __repr__(self) -> str:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"
+
+
+#: The parts of a text hit's score, in order.
+PARTS = ("text", "salience", "freshness", "boost")
+
+
+class TextHit(Hit):
+    """A memory found by text: its blended score, raw BM25 and the score's parts."""
+
+    __slots__ = ("bm25",)
+
+    def __init__(self, id: str, score: float, bm25: float, parts: list[float], load: Callable[[], Episode]) -> None:
+        super().__init__(id, score, parts, load)
+        self.bm25 = bm25
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        """The weighted text, salience and freshness parts of the core's blend and the
+        ``boost`` question reading and thread context added (they sum to the score)."""
+        return dict(zip(PARTS, self._parts))
+
+    def __repr__(self) -> str:
+        return f"TextHit(id={self.id!r}, score={self.score:.4f}, bm25={self.bm25:.3f})"
 
 
 #: The kind of hit a recall returns: :class:`Hit` for cue recall, ``TextHit`` for text recall.
@@ -275,7 +298,7 @@ class HomeStats:
     journal_bytes: int
     journal_segments: int
     journal_problems: int
-    #: Per job, its maintenance proposals, their acceptance rate and regret rate (:class:`~cuemem.lifecycle.proposals.JobRegret`).
+    #: Per job, its maintenance proposals, their acceptance rate and regret rate (:class:`~cuemem.JobRegret`).
     proposals: tuple[JobRegret, ...] = ()
 
     def as_dict(self) -> dict[str, int]:

@@ -6,7 +6,7 @@ with that analyzer (or in a home with no such file: a new home, or one whose ``i
 was deleted) opens it as :class:`~.textindex.TextCache` always did. A writer opened with
 another analyzer — a recipe change — builds (or catches up) the new index in its own
 directory, beside the old one, and keeps serving the old one (:func:`open_text`); once
-the handle can recall, :func:`settle` runs the home's golden set (:mod:`.golden`) on the
+the handle can recall, :func:`.golden.settle` runs the home's golden set on the
 new index: if every case passes (or the home has no ``golden.yaml``), the new index
 becomes the one in use and the file says so; otherwise the old one stays in use, the
 new one stays on disk (caught up again at the next open, then asked again), and
@@ -23,23 +23,15 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..errors import CuememError
 from ..store.fsync import FsyncPolicy, replace_file
 from ..store.journal import Journal
 from ..text.recipe import ANALYZERS, FORMAT
-from .golden import load_golden, run_golden
 from .indexes import Indexes
 from .textindex import TextCache
 
-if TYPE_CHECKING:
-    from .home import Home
-    from .recall import Recaller
-
-__all__ = ["Candidate", "in_use", "mark_in_use", "open_text", "settle"]
+__all__ = ["Candidate", "in_use", "mark_in_use", "open_text"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -95,46 +87,3 @@ def open_text(
     old, old_report = TextCache.open(index_dir, current, indexes, journal, writable=True, distrust=distrust)
     assert new is not None and old is not None  # a writer always has one
     return old, old_report, Candidate(new, new_report)
-
-
-def settle(home: Home, recaller: Recaller, now: datetime | None = None) -> None:
-    """Swaps the waiting text index in if the golden set passes on it; otherwise keeps the
-    one in use. Either way ``home.text_report`` says what happened and why."""
-    candidate, home.text_candidate = home.text_candidate, None
-    if candidate is None:
-        return
-    old, new = home.text, candidate.cache
-    assert old is not None
-    try:
-        golden = load_golden(home.layout.golden)
-    except CuememError as exc:
-        _keep(home, old, new, f"the golden set cannot be read: {exc}")
-        return
-    if golden is None:
-        _swap(home, old, candidate, "no golden.yaml to check it against")
-        return
-    home.text = new
-    try:
-        report = run_golden(golden, recaller, now, home.clock.latest())
-    finally:
-        home.text = old
-    if report.passed:
-        _swap(home, old, candidate, f"the golden set passed on it: {report.summary()}")
-    else:
-        _keep(home, old, new, f"the golden set failed on it: {report.summary()}")
-
-
-def _swap(home: Home, old: TextCache, candidate: Candidate, why: str) -> None:
-    new = candidate.cache
-    mark_in_use(home.layout.index, new.analyzer, home.fsync)
-    old.close()
-    home.text = new
-    home.text_report = f"{candidate.report}; {new.analyzer} swapped in for {old.analyzer} ({why})"
-    _log.info("%s: text index %s swapped in for %s (%s)", home.root, new.analyzer, old.analyzer, why)
-
-
-def _keep(home: Home, old: TextCache, new: TextCache, why: str) -> None:
-    new.flush(home.indexes, home.journal)
-    new.close()
-    home.text_report = f"{home.text_report}; kept {old.analyzer} in use, not {new.analyzer}: {why}"
-    _log.warning("%s: text index %s kept in use, not the new recipe %s: %s", home.root, old.analyzer, new.analyzer, why)

@@ -36,7 +36,7 @@ from .distill import Rung, plan_rungs, select_candidates
 from .items import Item
 from .dedupe import DedupeConfig, Match, clusters, comparable, compare, identity, identity_cues, why
 from .reports import ConsolidationReport, DedupeReport, DistillationReport
-from ..lifecycle.proposals import proposal_id
+from ..store.proposals import proposal_id
 from .summarize import Summarizer
 
 if TYPE_CHECKING:

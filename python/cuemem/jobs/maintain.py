@@ -15,21 +15,22 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import _arrays
 from ..errors import InvalidArgumentError
 from ..home.clock import TimeArg, edge_now
+from ..home.results import PolicyReport
+from ..lifecycle.tiers import ExpiryReport
 from ..store import records as rec
-from .reports import MaintenanceReport, RunReport
+from .reports import ConsolidationReport, DedupeReport, DistillationReport, MaintenanceReport, RunReport
 from .schedule import Daily, Schedule, Weekly
 
 if TYPE_CHECKING:
     from ..home.home import Home
     from ..home.scope import Reach
-    from ..memory import Memory
 
-__all__ = ["DEFAULT_JOBS", "Job", "due", "last_run", "maintain", "maintenance", "next_due", "registered", "registry"]
+__all__ = ["DEFAULT_JOBS", "Job", "Maintained", "due", "last_run", "maintain", "maintenance", "next_due", "registered", "registry"]
 
 _log = logging.getLogger("cuemem.jobs")
 
@@ -41,35 +42,60 @@ class Job:
     Attributes:
         name: Its name; also the ``job`` of its journal records.
         schedule: When it is due.
-        run: ``run(memory, now)`` does the work and returns its report. A run that
-            journals no ``job`` record named ``name`` itself gets one from
-            :func:`maintain` (its counts when the report is a :class:`RunReport`).
+        run: ``run(memory, now)`` does the work on the :class:`~cuemem.Memory` being
+            maintained and returns its report. A run that journals no ``job`` record
+            named ``name`` itself gets one from :func:`maintain` (its counts when the
+            report is a :class:`RunReport`).
     """
 
     name: str
     schedule: Schedule
-    run: Callable[[Memory, datetime], Any]
+    run: Callable[[Any, datetime], Any]
 
 
-def _consolidate(mem: Memory, now: datetime) -> Any:
+class Maintained(Protocol):
+    """What the default jobs run on: the handle's maintenance calls (a :class:`~cuemem.Memory` has them)."""
+
+    def expire(self, *, now: datetime) -> ExpiryReport:
+        """Retires what has expired at ``now``."""
+        ...
+
+    def consolidate(self, *, now: datetime) -> ConsolidationReport:
+        """Promotes what repeated in short-term memory."""
+        ...
+
+    def distill(self, *, now: datetime) -> DistillationReport:
+        """Summarizes a rung of the ladder."""
+        ...
+
+    def distill_policies(self, *, now: datetime) -> PolicyReport:
+        """Distils policies from outcomes."""
+        ...
+
+    def dedupe(self, *, now: datetime) -> DedupeReport:
+        """Proposes merges of near-duplicates."""
+        ...
+
+
+def _consolidate(mem: Maintained, now: datetime) -> Any:
     return mem.consolidate(now=now)
 
 
-def _distill(mem: Memory, now: datetime) -> Any:
+def _distill(mem: Maintained, now: datetime) -> Any:
     return mem.distill(now=now)
 
 
-def _expire(mem: Memory, now: datetime) -> RunReport:
+def _expire(mem: Maintained, now: datetime) -> RunReport:
     report = mem.expire(now=now)
     counts = {"expired": len(report.expired), "approvals_expired": len(report.approvals_expired), "over_capacity": len(report.over_capacity)}
     return RunReport("expire", now, counts, report)
 
 
-def _dedupe(mem: Memory, now: datetime) -> Any:
+def _dedupe(mem: Maintained, now: datetime) -> Any:
     return mem.dedupe(now=now)
 
 
-def _policies(mem: Memory, now: datetime) -> RunReport:
+def _policies(mem: Maintained, now: datetime) -> RunReport:
     report = mem.distill_policies(now=now)
     counts = {"written": len(report.written), "unchanged": len(report.unchanged), "retired": len(report.retired)}
     if report.proposed:
@@ -120,7 +146,7 @@ def registered(jobs: object) -> tuple[Job, ...]:
     return DEFAULT_JOBS if jobs is None else registry(jobs)
 
 
-def maintenance(mem: Memory, home: Home, *, now: TimeArg, jobs: object, allow_clock_jump: object, reach: Reach) -> MaintenanceReport:
+def maintenance(mem: object, home: Home, *, now: TimeArg, jobs: object, allow_clock_jump: object, reach: Reach) -> MaintenanceReport:
     """``Memory.maintain``: :func:`maintain` at ``now`` read at the edge, the leap past the
     home's clock checked once and acknowledged for every job of the run.
 
@@ -148,9 +174,9 @@ def due(home: Home, now: TimeArg, jobs: object) -> datetime:
     return next_due(home, edge_now(now), chosen)
 
 
-def maintain(mem: Memory, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
+def maintain(mem: object, home: Home, now: datetime, jobs: Sequence[Job] = DEFAULT_JOBS) -> MaintenanceReport:
     """Runs every job of ``jobs`` (a checked registry, :func:`registry`) that is due at
-    ``now``, in order; reports what ran.
+    ``now``, in order, each on ``mem`` (the handle its ``run`` takes); reports what ran.
 
     Raises:
         InvalidArgumentError: a :class:`RunReport` whose counts are not whole numbers.

@@ -17,18 +17,27 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import InvalidArgumentError
 from .maintain import DEFAULT_JOBS, Job
 from .reports import MaintenanceReport
 
-if TYPE_CHECKING:
-    from ..memory import Memory
-
 _log = logging.getLogger("cuemem.jobs")
 
-__all__ = ["Scheduler"]
+__all__ = ["Maintainer", "Scheduler"]
+
+
+class Maintainer(Protocol):
+    """What a scheduler calls on the memory it maintains (a :class:`~cuemem.Memory`)."""
+
+    def maintain(self, *, now: datetime, jobs: Sequence[Job]) -> MaintenanceReport:
+        """Runs the jobs of ``jobs`` due at ``now``."""
+        ...
+
+    def next_due(self, *, now: datetime, jobs: Sequence[Job]) -> datetime:
+        """The earliest instant at or after ``now`` when one of ``jobs`` is due."""
+        ...
 
 
 def _utc_now() -> datetime:
@@ -54,7 +63,7 @@ class Scheduler:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: Maintainer,
         *,
         jobs: Sequence[Job] = DEFAULT_JOBS,
         clock: Callable[[], datetime] = _utc_now,

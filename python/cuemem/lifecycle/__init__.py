@@ -7,7 +7,6 @@
 - :mod:`~cuemem.lifecycle.versions`: history and "true at T as known at K" (B5, B6).
 - :mod:`~cuemem.lifecycle.freshness`: confidence decaying with age (C6).
 - :mod:`~cuemem.lifecycle.workers`: worker handles with their own working memory (D6).
-- :mod:`~cuemem.lifecycle.state`: what a home derives from its life-cycle journal records.
 - :mod:`~cuemem.lifecycle.writes`: the gate applied to every write (versions, approvals, repetitions).
 - :mod:`~cuemem.lifecycle.service`: the life-cycle against a home, committing each call's outcome.
 """

@@ -28,7 +28,7 @@ from ..home.scope import DEFAULT_USER
 from ..schema import Note, Origin
 from ..store import records as rec
 from ..store.note_versions import next_versions
-from .proposals import NOTE_SOURCE, proposal_id
+from ..store.proposals import NOTE_SOURCE, proposal_id
 from .writes import Admission, source_trust
 
 if TYPE_CHECKING:

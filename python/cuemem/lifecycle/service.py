@@ -34,9 +34,10 @@ from ..schema.fields import text as text_field
 from .patterns import Category, Pattern
 from .profiles import Profile
 from . import proposals as props
-from .proposals import JobRegret, Proposal
+from ..store import proposals as stored
+from ..store.proposals import JobRegret, Proposal
 from .review import Provenance, ReviewItem, ReviewKind, ordered, provenance_chain
-from .state import ACCEPTED, REJECTED, VersionEntry
+from ..home.state import ACCEPTED, REJECTED, VersionEntry
 from .tiers import ExpiryReport, WorkingItem, WorkingMemory
 from .versions import Version
 from .workers import Supervisor, Worker
@@ -64,6 +65,10 @@ class Lifecycle:
         self._workers: dict[tuple[str | None, str], Worker] = {}  # (scope, name): a worker reads through its supervisor's scope
 
     # -- writes ---------------------------------------------------------------------
+
+    def admission(self, at: datetime, *, allow_forgotten: bool = False) -> Admission:
+        """The write gate of one batch written at ``at`` (an import's: :func:`cuemem.home.imports.import_items`)."""
+        return Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten)
 
     def remember(
         self, narrative: object, fields: dict[str, Any], *, user_id: str | None, origin: object, now: TimeArg, allow_forgotten: object,
@@ -360,7 +365,7 @@ class Lifecycle:
         """The maintenance proposals about users ``sees`` admits, oldest first (decided ones too, unless ``pending_only``)."""
         state = self._home.lifecycle
         records = state.pending_proposals() if _arrays.boolean(pending_only, "pending_only") else list(state.proposals.values())
-        return props.ordered([
+        return stored.ordered([
             Proposal.of(r, state.proposal_verdicts.get(str(r["id"]))) for r in records if sees(str(r["user"]))
         ])
 
@@ -377,7 +382,7 @@ class Lifecycle:
         reasons = props.conflicts(proposal, self._home)
         if reasons:
             raise ProposalConflictError(f"proposal {id} no longer applies: " + "; ".join(reasons))
-        self._home.commit([rec.decision(id, ACCEPTED, at), *props.checked_records(proposal)])
+        self._home.commit([rec.decision(id, ACCEPTED, at), *stored.checked_records(proposal)])
         return id
 
     def _undecided(self, id: str, at: datetime, sees: Callable[[str], bool]) -> Proposal:

@@ -24,7 +24,7 @@ from ..schema import Origin
 from .extract import Candidate, plain
 from .patterns import Category
 from .profiles import PROFILES, Profile
-from .state import ShortItem
+from ..home.state import ShortItem
 
 __all__ = ["ExpiryPlan", "ExpiryReport", "WorkingItem", "WorkingMemory", "beyond_capacity", "expire", "expires_at", "is_expired"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..schema import Episode
-from .state import VersionEntry
+from ..home.state import VersionEntry
 
 __all__ = ["Version", "as_of", "beyond_bound", "validity"]
 

@@ -48,7 +48,7 @@ from ..home.cues import QUARANTINED, TAINTED
 from .extract import plain, subject_key
 from .gate import Action, Current, judge, trusted
 from .profiles import Profile
-from .state import FORGOTTEN, LifecycleState
+from ..home.state import FORGOTTEN, LifecycleState
 from .versions import beyond_bound
 
 __all__ = ["Admission", "Admitted", "HomeState", "is_versioned", "new_episode", "version_key"]
@@ -264,6 +264,14 @@ class Admission:
         if taint != episode.taint or reviewed != episode.reviewed:
             episode = dataclasses.replace(episode, taint=taint, reviewed=reviewed)
         return episode, records
+
+    def episode(self, narrative: object, fields: dict[str, Any], taken: set[str] | None = None) -> Episode:
+        """A validated episode of ``remember``'s keywords, written at the batch's time (:func:`new_episode`).
+
+        Raises:
+            SchemaError: a field breaks the schema.
+        """
+        return new_episode(self.home, narrative, fields, self.at, taken)
 
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring).

@@ -12,7 +12,7 @@ from .contradictions import contradicting_pairs, flag_contradictions
 from .distill import CAUSE_DIMENSIONS, distill_policies, policy_id
 from .explain import Explanation
 from .judge import Judgement, PolicyBook
-from .model import Cause, Policy, Polarity, cause_key, confidence
+from ..schema.policy import Cause, Policy, Polarity, cause_key, confidence
 from .negation import content, parity
 
 __all__ = [

@@ -12,7 +12,7 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .model import Policy, Polarity
+from ..schema.policy import Policy, Polarity
 from .negation import content, parity, similarity
 
 __all__ = ["SAME_CONTENT", "contradicting_pairs", "flag_contradictions"]

@@ -29,7 +29,7 @@ from ..index import ClosedSets, CueIndex
 from ..salience import AXES, SalienceTable
 from ..schema import Episode, Outcome
 from .contradictions import flag_contradictions
-from .model import Cause, Policy, Polarity, cause_key, confidence
+from ..schema.policy import Cause, Policy, Polarity, cause_key, confidence
 
 __all__ = ["CAUSE_DIMENSIONS", "DEFAULT_MAX_CUES", "DEFAULT_MIN_SUPPORT", "distill_policies", "policy_id"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..schema import Episode
-from .model import Policy, cause_key
+from ..schema.policy import Policy, cause_key
 
 __all__ = ["Explanation"]
 

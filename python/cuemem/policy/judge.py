@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CueTypeError
-from .model import Policy
+from ..schema.policy import Policy
 
 __all__ = ["Judgement", "PolicyBook"]
 

@@ -24,7 +24,7 @@ from datetime import date
 from typing import Any
 
 from ..schema import Kind, Level, Note, Origin
-from .model import Cause, Policy, Polarity
+from ..schema.policy import Cause, Policy, Polarity
 from .negation import parity
 
 __all__ = ["is_mined", "note_fields", "policy_of_note"]

@@ -20,7 +20,7 @@ from ..home.clock import TimeArg, edge_now
 from ..home.cues import QUARANTINED, normalize
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER, Reach
-from ..lifecycle.proposals import proposal_id
+from ..store.proposals import proposal_id
 from ..schema import Episode, Kind, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
@@ -28,7 +28,7 @@ from .contradictions import contradicting_pairs, flag_contradictions
 from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_policies
 from .explain import Explanation
 from .judge import Judgement, PolicyBook
-from .model import Policy
+from ..schema.policy import Policy
 from .notes import is_mined as is_mined_policy
 from .notes import note_fields as policy_note_fields
 from .notes import policy_of_note

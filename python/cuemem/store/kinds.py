@@ -63,7 +63,7 @@ __all__ = [
 APPROVAL_REASONS = frozenset({"sensitive", "conflict", "untrusted"})
 #: The verdicts of a ``decision``: on a queued write, and on a quarantined record or a proposal.
 VERDICTS = frozenset({"approved", "rejected", "expired", "accepted"})
-#: The retentions of a forget (:data:`cuemem.lifecycle.state.RETENTIONS`).
+#: The retentions of a forget (:data:`cuemem.home.state.RETENTIONS`).
 RETENTIONS = ("erase", "retire")
 
 
@@ -274,7 +274,7 @@ TypedRecord = Union[
     RememberRecord, NoteRecord, VersionRecord, ApprovalRecord, DecisionRecord, RetireRecord, JobRecord, TaintRecord,
     ForgetRecord, ErasingRecord, ErasedRecord, ProposalRecord,
 ]
-#: The records the life-cycle state follows (:meth:`cuemem.lifecycle.state.LifecycleState.apply`).
+#: The records the life-cycle state follows (:meth:`cuemem.home.state.LifecycleState.apply`).
 LifecycleRecord = Union[VersionRecord, ApprovalRecord, DecisionRecord, RetireRecord, TaintRecord, ForgetRecord, ProposalRecord, ErasedRecord]
 
 #: The class of each kind.

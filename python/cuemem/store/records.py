@@ -110,7 +110,7 @@ class Op(str, enum.Enum):
         return str(self.value)
 
 
-#: The kinds the life-cycle state follows (:mod:`cuemem.lifecycle.state`).
+#: The kinds the life-cycle state follows (:mod:`cuemem.home.state`).
 LIFECYCLE_OPS = frozenset({Op.VERSION, Op.APPROVAL, Op.DECISION, Op.RETIRE, Op.TAINT, Op.FORGET, Op.PROPOSAL})
 
 _BY_VALUE = {op.value: op for op in Op}

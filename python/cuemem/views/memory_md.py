@@ -38,7 +38,7 @@ from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
 from ..home.scope import Reach
-from ..policy.model import Policy
+from ..schema.policy import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds
