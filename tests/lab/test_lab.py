@@ -86,7 +86,8 @@ def test_pyproject_names_the_labs_commands_in_the_plugin_group() -> None:
 
 def test_the_installed_command_line_has_the_labs_commands() -> None:
     """The installation's metadata names the lab's plugin, and ``cuemem`` holds each command it returns (the demo, the benchmarks, eval)."""
-    assert [(p.name, p.value) for p in entry_points(group=GROUP)] == [("lab", "cuemem.lab.commands:commands")]
+    assert [(p.name, p.value) for p in entry_points(group=GROUP)] == [("lab", "cuemem.lab.commands:commands")], (
+        "the installation's metadata predates pyproject.toml's plugin group: reinstall (pip install . / maturin develop)")
     lab = commands()
     assert {c.name for c in lab} == {"demo", "bench", "bench-dedupe", "bench-jobs", "eval"}
     assert all(isinstance(c, click.Command) and main.commands[c.name or ""] is c for c in lab)
