@@ -37,7 +37,7 @@ def jsonl(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def home_path(jsonl: Path, corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A closed home holding the corpus, its index cache saved."""
     path = tmp_path_factory.mktemp("home-bench") / "home"
-    with Memory.open(path, fsync="never") as mem:
+    with Memory.open(path, user="*", fsync="never") as mem:
         mem.import_jsonl(jsonl, now=now_datetime())
         assert len(mem) == corpus.n
     return path
@@ -46,7 +46,7 @@ def home_path(jsonl: Path, corpus: Corpus, tmp_path_factory: pytest.TempPathFact
 @pytest.fixture(scope="session")
 def reader(home_path: Path) -> Iterator[Memory]:
     """A read-only handle on the home, for recall."""
-    with Memory.open(home_path, read_only=True) as mem:
+    with Memory.open(home_path, user="*", read_only=True) as mem:
         yield mem
 
 
@@ -58,7 +58,7 @@ def test_home_import(benchmark: Any, jsonl: Path, corpus: Corpus, queries: list[
     homes = iter(range(1_000))
 
     def run() -> int:
-        with Memory.open(tmp_path / f"home-{next(homes)}") as mem:
+        with Memory.open(tmp_path / f"home-{next(homes)}", user="*") as mem:
             mem.import_jsonl(jsonl, now=now)
             mem.recall(first.cues, k=K, now=now, exclude=first.exclude)
             return len(mem)
@@ -76,7 +76,7 @@ def test_home_open(benchmark: Any, home_path: Path) -> None:
             handles.pop().close()
 
     def run() -> str:
-        handles.append(Memory.open(home_path))
+        handles.append(Memory.open(home_path, user="*"))
         return handles[-1].open_report.index
 
     try:
@@ -110,7 +110,7 @@ def test_home_remember(benchmark: Any, home_path: Path, corpus: Corpus, fsync: s
     benchmark.group = "home remember"
     now = now_datetime()
     records = cycle(episode_records(corpus, 0, min(corpus.n, REMEMBER_ROUNDS)))
-    with Memory.open(home_path, fsync=fsync) as mem:
+    with Memory.open(home_path, user="*", fsync=fsync) as mem:
         before = len(mem)
         benchmark.pedantic(lambda: mem.remember(**next(records), now=now), rounds=REMEMBER_ROUNDS, iterations=1)
         # A fact said again is a repetition of its subject's current version: no new row.

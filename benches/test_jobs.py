@@ -28,7 +28,7 @@ def distill_home(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Pa
     """A closed home holding the corpus."""
     base = tmp_path_factory.mktemp("jobs-bench")
     write_jsonl(corpus, base / "corpus.jsonl")
-    with Memory.open(base / "home", fsync="never") as mem:
+    with Memory.open(base / "home", user="*", fsync="never") as mem:
         mem.import_jsonl(base / "corpus.jsonl", now=now_datetime())
     return base / "home"
 
@@ -47,7 +47,7 @@ def _fresh(source: Path, tmp_path: Path) -> Any:
     def setup() -> tuple[tuple[Memory], dict[str, Any]]:
         copy = tmp_path / f"copy-{next(counter)}"
         shutil.copytree(source, copy)
-        return (Memory.open(copy),), {}
+        return (Memory.open(copy, user="*"),), {}
 
     return setup
 
@@ -83,6 +83,6 @@ def test_consolidation(benchmark: Any, short_home: Path, tmp_path: Path) -> None
 def test_consolidation_pure(benchmark: Any, short_home: Path) -> None:
     """The pure ``consolidate`` over the same items, already read."""
     benchmark.group = "jobs"
-    with Memory.open(short_home, read_only=True) as mem:
+    with Memory.open(short_home, user="*", read_only=True) as mem:
         items = read_items(mem._home, list(range(len(mem))))
     assert benchmark(consolidate, items, now_datetime())

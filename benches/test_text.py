@@ -46,9 +46,10 @@ def test_locomo_recall_beats_the_reference(benchmark) -> None:
     """LoCoMo R@5 over categories 1-4, all methods on, beats BM25 + date boost."""
     if not LOCOMO.is_file():
         pytest.skip(f"LoCoMo data not found at {LOCOMO}")
-    from cuemem.lab.eval import METHODS, evaluate, load_locomo
+    from cuemem.lab.eval import evaluate, load_locomo
+    from cuemem.text import TextWeights
 
     conversations = load_locomo(LOCOMO)
-    report = benchmark.pedantic(lambda: evaluate(conversations, sets=[frozenset(METHODS)]), rounds=1, iterations=1)
-    (per,) = report.table.values()
+    report = benchmark.pedantic(lambda: evaluate(conversations, steps=[("default", TextWeights())]), rounds=1, iterations=1)
+    per = report.table["default"]
     assert per["overall"]["R@5"] > REFERENCE_R5
