@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -23,9 +24,10 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def _holding(root: Path, needle: str) -> list[str]:
-    """The files of a home whose bytes contain ``needle``."""
-    data = needle.encode()
-    return [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
+    """The files of a home whose bytes contain ``needle`` as a word: not inside a longer run of
+    letters or digits (a checksum, a size or an mtime may hold "4417" among its digits)."""
+    word = re.compile(rb"(?<![0-9A-Za-z])" + re.escape(needle.encode()) + rb"(?![0-9A-Za-z])")
+    return [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and word.search(p.read_bytes())]
 
 
 def _text_index(mem: Memory) -> _core.TextIndex:
