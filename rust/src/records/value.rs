@@ -406,3 +406,96 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod props {
+    //! The reader against serde_json, the oracle: whatever value it reads is the value
+    //! serde_json reads, and it reads exactly the values a rule can prove.
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |x| x.is_finite())
+                .prop_map(Value::from),
+            ".*".prop_map(Value::String),
+        ]
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        scalar().prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-z\"\\\\é]{0,4}", inner), 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// What the reader should make of `v` at the top (`nested`) or inside an object.
+    fn expected(v: &Value, nested: bool) -> Option<Val<'static>> {
+        Some(match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Number(n) => Val::Num(n.as_f64()?),
+            Value::String(s) => Val::Str(Cow::Owned(s.clone())),
+            Value::Array(items) if nested => Val::Strs(
+                items
+                    .iter()
+                    .map(|i| i.as_str().map(|s| Cow::Owned(s.to_owned())))
+                    .collect::<Option<_>>()?,
+            ),
+            Value::Object(m) if nested => Val::Object(
+                m.iter()
+                    .map(|(k, v)| Some((Cow::Owned(k.clone()), expected(v, false)?)))
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
+    /// `text` with every character outside ASCII written as a `\u` escape (a pair past the BMP).
+    fn ascii(text: &str) -> String {
+        let mut out = String::new();
+        for c in text.chars() {
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_reader_reads_what_serde_reads(v in json()) {
+            let want = expected(&v, true);
+            for text in [
+                serde_json::to_string(&v).unwrap(),
+                serde_json::to_string_pretty(&v).unwrap(),
+                ascii(&serde_json::to_string(&v).unwrap()),
+            ] {
+                prop_assert_eq!(value(&text).map(Val::into_owned), want.clone(), "{}", text);
+            }
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics_and_reads_only_json(text in ".{0,40}") {
+            if let Some(v) = value(&text) {
+                let oracle: Value = serde_json::from_str(&text).expect("the reader read what is not JSON");
+                prop_assert_eq!(Some(v.into_owned()), expected(&oracle, true));
+            }
+        }
+    }
+}
