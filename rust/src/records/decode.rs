@@ -68,9 +68,7 @@ impl Decoder {
     ) -> Result<Decoder> {
         let slot = |field: &String| {
             schema
-                .index
-                .get(field)
-                .copied()
+                .slot(field)
                 .ok_or_else(|| CoreError::InvalidArgument {
                     name: "track",
                     reason: format!("the schema declares no field {field:?}"),

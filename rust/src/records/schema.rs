@@ -119,9 +119,8 @@ pub struct Schema {
     pub(super) fields: Vec<FieldSpec>,
     pub(super) cues: Vec<CueSpec>,
     pub(super) axes: Vec<String>,
-    /// Field names, by position (for lookups by name).
-    pub(super) index: std::collections::HashMap<String, usize>,
-    /// `(name, slot)` by name: a record's sorted keys are looked up walking it.
+    /// `(name, slot)` by name: the one lookup of a field by name (a record's sorted keys
+    /// are found walking it, [`Schema::slot_of`]).
     sorted: Vec<(String, usize)>,
     /// Each field's default, read once.
     pub(super) defaults: Vec<Option<Val<'static>>>,
@@ -162,17 +161,23 @@ impl Schema {
     /// default is not a JSON value the decoder reads, or the band cue is missing (the
     /// band check needs its floors).
     pub fn new(fields: Vec<FieldSpec>, cues: Vec<CueSpec>, axes: Vec<String>) -> Result<Schema> {
-        let mut index = std::collections::HashMap::new();
-        for (i, f) in fields.iter().enumerate() {
-            if index.insert(f.name.clone(), i).is_some() {
-                return Err(bad(format!("field {:?} is declared twice", f.name)));
-            }
+        let mut sorted: Vec<(String, usize)> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        sorted.sort_unstable();
+        if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            return Err(bad(format!("field {:?} is declared twice", pair[0].0)));
         }
+        let find = |name: &str| {
+            sorted
+                .binary_search_by(|(n, _)| n.as_str().cmp(name))
+                .ok()
+                .map(|i| sorted[i].1)
+        };
         let slot = |name: &str| {
-            index
-                .get(name)
-                .copied()
-                .ok_or_else(|| bad(format!("the schema declares no field {name:?}")))
+            find(name).ok_or_else(|| bad(format!("the schema declares no field {name:?}")))
         };
         let cue_slots = cues
             .iter()
@@ -192,12 +197,10 @@ impl Schema {
                     }),
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut sorted: Vec<(String, usize)> = index.iter().map(|(k, &v)| (k.clone(), v)).collect();
-        sorted.sort_unstable();
         let axis_fields = axes
             .iter()
             .enumerate()
-            .filter_map(|(a, name)| index.get(name.as_str()).map(|&f| (f, a)))
+            .filter_map(|(a, name)| find(name).map(|f| (f, a)))
             .collect();
         let band_cue = cues
             .iter()
@@ -225,12 +228,23 @@ impl Schema {
             fields,
             cues,
             axes,
-            index,
             sorted,
             defaults,
             cue_slots,
             slots,
         })
+    }
+
+    /// The slot of field `name`, if the schema declares it.
+    pub(super) fn slot(&self, name: &str) -> Option<usize> {
+        self.place(name).map(|i| self.sorted[i].1)
+    }
+
+    /// Where field `name` sits in [`Schema::sorted`].
+    fn place(&self, name: &str) -> Option<usize> {
+        self.sorted
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
     }
 
     /// The slot of field `key`. `cursor` is where the previous key of the record was
@@ -245,9 +259,7 @@ impl Schema {
             *cursor = i + 1;
             return Some(sorted[i].1);
         }
-        let i = sorted
-            .binary_search_by(|(name, _)| name.as_str().cmp(key))
-            .ok()?;
+        let i = self.place(key)?;
         *cursor = i + 1;
         Some(sorted[i].1)
     }
