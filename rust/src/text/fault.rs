@@ -40,13 +40,22 @@ fn io_error(shared: Arc<io::Error>) -> io::Error {
     }
 }
 
-/// The OS error code of `e`, or of the I/O error it wraps.
+/// The OS error code of `e`, or of the first I/O error down its chain of causes (what
+/// it wraps, and their sources: tantivy wraps some in errors of its own).
 fn os_code(e: &io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| {
-        e.get_ref()
-            .and_then(|inner| inner.downcast_ref::<io::Error>())
-            .and_then(os_code)
-    })
+    if let Some(code) = e.raw_os_error() {
+        return Some(code);
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = e
+        .get_ref()
+        .map(|inner| inner as &(dyn std::error::Error + 'static));
+    while let Some(c) = cause {
+        if let Some(code) = c.downcast_ref::<io::Error>().and_then(os_code) {
+            return Some(code);
+        }
+        cause = c.source();
+    }
+    None
 }
 
 /// An I/O error, unless its kind says the bytes read were bad (then corruption).
@@ -205,6 +214,21 @@ mod tests {
         let wrapped = Arc::new(io::Error::other(io::Error::from_raw_os_error(28)));
         let _other_owner = Arc::clone(&wrapped);
         assert_eq!(io_error(wrapped).raw_os_error(), Some(28));
+        // An error of another type between them: the code is found down the sources.
+        #[derive(Debug)]
+        struct Wrapper(io::Error);
+        impl std::fmt::Display for Wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "writing a segment: {}", self.0)
+            }
+        }
+        impl std::error::Error for Wrapper {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let deep = Arc::new(io::Error::other(Wrapper(io::Error::from_raw_os_error(28))));
+        assert_eq!(io_error(deep).raw_os_error(), Some(28));
         let shared = Arc::new(io::Error::from_raw_os_error(2));
         let kept = shared.clone();
         assert_eq!(
