@@ -269,7 +269,7 @@ class Memory:
     @property
     def text_report(self) -> str:
         """How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)"."""
-        return self._home.text_report
+        return self._home.caches.report
 
     @property
     def profile(self) -> Profile:
