@@ -1,5 +1,5 @@
 """``Caches``: the derived caches of a home's rows, behind one owner — the text index in use,
-a new recipe's text index waiting for the golden set (:mod:`.textswap`, :func:`.golden.settle`),
+a new recipe's text index waiting for the golden set (:mod:`.textswap`, :func:`.query.golden.settle`),
 and the vectors of an embedder (:mod:`.vectorindex`).
 
 Each is rebuilt from the journal when it cannot be proved to match it; none is the truth.

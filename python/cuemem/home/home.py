@@ -9,7 +9,7 @@ in one grouped commit, then applied to the indexes through the same
 The life-cycle, the jobs and the policies read a home through the narrow methods
 here (rows by cue, stored episodes, the life-cycle state, the last job runs) and
 write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
-(:mod:`.recall`) and the importer (:mod:`.imports`) use the indexes directly.
+(:mod:`.query.recall`) and the importer (:mod:`.imports`) use the indexes directly.
 
 Two parts a home is given or owns tell the rest: its :class:`~.sharing.Sharing` (the
 embedded home's :class:`~.sharing.Local`, or a shared home's :class:`~.mirror.Mirror`) says

@@ -33,13 +33,13 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CuememError, GoldenFileError, MissingFileError, StorageError
-from ..schema.fields import to_datetime
-from ..schema.yamlsafe import YamlRefused, load_bounded
-from .cues import normalize
+from ...errors import CuememError, GoldenFileError, MissingFileError, StorageError
+from ...schema.fields import to_datetime
+from ...schema.yamlsafe import YamlRefused, load_bounded
+from ..cues import normalize
 
 if TYPE_CHECKING:
-    from .home import Home
+    from ..home import Home
     from .recall import Recaller
 
 __all__ = ["GoldenCase", "GoldenReport", "GoldenResult", "GoldenSet", "golden_report", "load_golden", "run_golden", "settle"]
@@ -274,7 +274,7 @@ def golden_report(home: Home, recaller: Recaller, now: datetime | None) -> Golde
     path = home.layout.golden
     golden = load_golden(path)
     if golden is None:
-        raise MissingFileError(2, f"no golden set at {path} (write one: see cuemem.home.golden)")
+        raise MissingFileError(2, f"no golden set at {path} (write one: see cuemem.home.query.golden)")
     return run_golden(golden, recaller, now, home.clock.latest())
 
 

@@ -18,13 +18,13 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _core
-from ..errors import InvalidArgumentError
-from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
-from ..text.weights import TextWeights
-from .cues import cue_values_json
-from .home import Home
-from .indexes import Indexes
+from ... import _core
+from ...errors import InvalidArgumentError
+from ...text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
+from ...text.weights import TextWeights
+from ..cues import cue_values_json
+from ..home import Home
+from ..indexes import Indexes
 
 #: Rows written since the vocabulary was built beyond which it is rebuilt rather than extended.
 _LEARN_AT_MOST = 1_000

@@ -1,4 +1,4 @@
-"""Text recall reads the question and the thread (home/understand.py), through plain ``Memory.recall``."""
+"""Text recall reads the question and the thread (home/query/understand.py), through plain ``Memory.recall``."""
 
 from __future__ import annotations
 

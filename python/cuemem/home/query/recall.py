@@ -26,16 +26,16 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .. import _arrays, _core
-from ..errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
-from ..schema import Episode
-from ..schema.fields import text as text_field
-from ..text.weights import TextWeights
-from .clock import TimeArg, edge_now
-from .home import Home
-from .cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
-from .scope import Reach
-from .results import Hit, Hits, RecallResult, TextHit
+from ... import _arrays, _core
+from ...errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
+from ...schema import Episode
+from ...schema.fields import text as text_field
+from ...text.weights import TextWeights
+from ..clock import TimeArg, edge_now
+from ..home import Home
+from ..cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
+from ..scope import Reach
+from ..results import Hit, Hits, RecallResult, TextHit
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
