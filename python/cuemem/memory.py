@@ -206,7 +206,9 @@ class Memory:
 
     @_serialized
     def session(self, id: str, *, origin: Origin | str = Origin.AGENT) -> Session:
-        """The agent session ``id`` (a handle and a context manager; see :class:`~cuemem.session.Session`).
+        """The agent session ``id`` (a handle and a context manager; see :class:`~cuemem.session.Session`):
+        a view of this handle, as :meth:`user` is — the same home, lock, guard and scope;
+        closing it closes nothing.
 
         Every write made through it records ``id`` as its session. Once the session
         has read external content (:meth:`Session.read_external`, or any write with
@@ -216,7 +218,7 @@ class Memory:
         Raises:
             SchemaError: ``id`` is not 1-100 printable characters, or a bad ``origin``.
         """
-        return Session(self, session_label(id), caller_origin(origin))
+        return Session(Memory(self._parts.view(), self._reach), session_label(id), caller_origin(origin))
 
     @_serialized
     def tainted(self, session: str) -> bool:
