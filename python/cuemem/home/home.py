@@ -125,13 +125,13 @@ class Home:
     @gc_paused  # an open builds many long-lived objects (indexes, what was seen of 25k note files) and no cycles
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
-        embedder: Embedder | None = None, sharing: Sharing | None = None,
+        embedder: Embedder | None = None, sharing: Sharing = Local(),
     ) -> Home:
         """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
 
         Arguments are checked by the caller (:meth:`cuemem.Memory.open`). ``sharing`` is how
-        the journal meets other processes (default :class:`~.sharing.Local`, an embedded
-        home); a shared home's :class:`~.mirror.Mirror` proves ``root``, its cache, or empties
+        the journal meets other processes (by default :class:`~.sharing.Local`, stateless:
+        an embedded home); a shared home's :class:`~.mirror.Mirror` proves ``root``, its cache, or empties
         it, then catches it up.
 
         Raises:
@@ -141,7 +141,6 @@ class Home:
             StorageError: the directory cannot be created or read.
         """
         layout = Layout(root)
-        sharing = Local() if sharing is None else sharing
         if read_only:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
@@ -477,13 +476,6 @@ class Home:
         self.caches.feed(self.indexes, self.journal)
         if self.proposal_files is not None:
             self.proposal_files.committed(self.indexes.lifecycle, proposals)
-        return count
-
-    def reload(self) -> int:
-        """Applies whatever the journal holds beyond the indexes, and reloads the text index a
-        writer committed (a reader's catch-up); returns how many episodes."""
-        count = apply_journal(self.indexes, self.journal, self.indexes.head)
-        self.caches.refresh()
         return count
 
     # -- ids ------------------------------------------------------------------------

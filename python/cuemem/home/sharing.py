@@ -6,8 +6,8 @@ A home is given a sharing when it opens; it asks it at the steps where homes dif
 - **open** — :meth:`Sharing.claim` (before a writer creates the directory),
   :meth:`Sharing.prepare` (under the writer lock), :attr:`Sharing.upstream` (where the
   journal commits), :meth:`Sharing.pull` and :meth:`Sharing.files` (the lines and note
-  files others wrote), :meth:`Sharing.pending`
-  (a forget a crash interrupted), then :meth:`Sharing.attach` once the home is up;
+  files others wrote), :meth:`Sharing.pending` (a forget a crash interrupted), then
+  :meth:`Sharing.attach` once the home is up;
 - **hold** — :attr:`Sharing.held`, :meth:`Sharing.hold`, :meth:`Sharing.check`: whether a
   write call may decide now, and taking the turn to write (with a catch-up first);
 - **catch up** — :meth:`Sharing.catch_up`: what others appended, applied;
@@ -35,9 +35,11 @@ from ..store.erasure import Intent, Mark
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position
 from ..store.upstream import Fetched, Upstream
+from .caches import Caches
 from .guard import Guard
 from .indexes import Indexes
 from .layout import Layout
+from .replay import apply_journal
 from .state import LifecycleState
 
 __all__ = ["Engine", "Local", "Sharing"]
@@ -52,6 +54,7 @@ class Engine(Protocol):
     indexes: Indexes
     layout: Layout
     guard: Guard
+    caches: Caches
 
     @property
     def fsync(self) -> FsyncPolicy:
@@ -82,9 +85,6 @@ class Engine(Protocol):
         """Applies what the journal holds beyond the indexes (lines another process wrote)."""
         ...
 
-    def reload(self) -> int:
-        """Applies what the journal holds beyond the indexes, and reloads the text index another process committed."""
-        ...
 
 
 class Sharing(Protocol):
@@ -247,8 +247,11 @@ class Local:
         raise AssertionError("an embedded home's writer always holds its turn")
 
     def catch_up(self, home: Engine) -> int:
-        """The records other processes appended to the files (a reader's :meth:`~cuemem.Memory.refresh`)."""
-        return home.reload()
+        """The records other processes appended to the files, and the text index a writer
+        committed (a reader's :meth:`~cuemem.Memory.refresh`)."""
+        count = apply_journal(home.indexes, home.journal, home.indexes.head)
+        home.caches.refresh()
+        return count
 
     def erase(self, home: Engine, intent: Intent) -> None:
         """The journal's word for the intent first (an ``erasing`` record, synced), then the
