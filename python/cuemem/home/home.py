@@ -130,9 +130,9 @@ class Home:
         """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
 
         Arguments are checked by the caller (:meth:`cuemem.Memory.open`). ``sharing`` is how
-        the journal meets other processes (by default :class:`~.sharing.Local`, stateless:
-        an embedded home); a shared home's :class:`~.mirror.Mirror` proves ``root``, its cache, or empties
-        it, then catches it up.
+        the journal meets other processes: by default :class:`~.sharing.Local` (stateless), an
+        embedded home; a shared home's :class:`~.mirror.Mirror` proves ``root``, its cache, or
+        empties it, then catches it up.
 
         Raises:
             HomeLockedError: another process writes this home.
