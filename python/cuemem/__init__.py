@@ -82,7 +82,7 @@ from .jobs import (
 )
 from .jobs.dedupe import DedupeConfig
 from .jobs.reports import DedupeReport, RunReport
-from .home.golden import GoldenReport, GoldenResult
+from .home.query.golden import GoldenReport, GoldenResult
 from .store.proposals import JobRegret, Proposal, ProposalStatus
 from .lifecycle.gate import ApprovalReason
 from .lifecycle import (

@@ -3,7 +3,7 @@
 Each method holds no rule and checks nothing itself: it hands its arguments, the
 handle's scope (:class:`~cuemem.home.scope.Reach`) and its ``now`` to the one place
 that owns them — the :class:`~cuemem.home.Home` (get, notes, upkeep), the recall
-planner (:mod:`cuemem.home.recall`), the importer (:mod:`cuemem.home.imports`), the
+planner (:mod:`cuemem.home.query.recall`), the importer (:mod:`cuemem.home.imports`), the
 life-cycle (:class:`~cuemem.lifecycle.service.Lifecycle`), the policies
 (:class:`~cuemem.policy.service.Policies`), forgetting (:mod:`cuemem.forget`), the views
 (:mod:`cuemem.views`) or the jobs (:mod:`cuemem.jobs`); opening a handle is
@@ -24,7 +24,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 from . import _arrays
 from .forget.receipt import ForgetReceipt
 from .home.clock import TimeArg, edge_now, edge_now_or_none
-from .home.golden import GoldenReport, golden_report
+from .home.query.golden import GoldenReport, golden_report
 from .home.imports import import_jsonl, import_records
 from .home.results import HomeStats, ImportReport, OpenReport, PolicyReport, RecallResult, SyncReport, TextHit
 from .home.scope import Reach
@@ -206,7 +206,9 @@ class Memory:
 
     @_serialized
     def session(self, id: str, *, origin: Origin | str = Origin.AGENT) -> Session:
-        """The agent session ``id`` (a handle and a context manager; see :class:`~cuemem.session.Session`).
+        """The agent session ``id`` (a handle and a context manager; see :class:`~cuemem.session.Session`):
+        a view of this handle, as :meth:`user` is — the same home, lock, guard and scope;
+        closing it closes nothing.
 
         Every write made through it records ``id`` as its session. Once the session
         has read external content (:meth:`Session.read_external`, or any write with
@@ -216,7 +218,7 @@ class Memory:
         Raises:
             SchemaError: ``id`` is not 1-100 printable characters, or a bad ``origin``.
         """
-        return Session(self, session_label(id), caller_origin(origin))
+        return Session(Memory(self._parts.view(), self._reach), session_label(id), caller_origin(origin))
 
     @_serialized
     def tainted(self, session: str) -> bool:
@@ -269,7 +271,7 @@ class Memory:
     @property
     def text_report(self) -> str:
         """How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)"."""
-        return self._home.text_report
+        return self._home.caches.report
 
     @property
     def profile(self) -> Profile:
@@ -713,7 +715,7 @@ class Memory:
 
     @_serialized
     def golden(self, *, now: TimeArg = None) -> GoldenReport:
-        """Runs the home's golden recall set (``golden.yaml``, E3; :mod:`cuemem.home.golden`)
+        """Runs the home's golden recall set (``golden.yaml``, E3; :mod:`cuemem.home.query.golden`)
         and reports each case: passed or failed, the ids expected, the ids that came back.
         A case without its own ``now`` runs at the file's, else at ``now``, else at the
         home's latest record (never the wall clock: the same home gives the same report).

@@ -17,9 +17,9 @@ from . import _arrays
 from .errors import CueTypeError, InvalidArgumentError
 from .forget.service import Forgetting
 from .home.home import Home
-from .home.recall import Recaller
+from .home.query.recall import Recaller
 from .home.scope import Reach, Scope
-from .home.golden import settle as settle_text
+from .home.query.golden import settle as settle_text
 from .lifecycle.freshness import freshness_of
 from .lifecycle.profiles import Profile
 from .lifecycle.profiles import profile as lifecycle_profile

@@ -46,8 +46,9 @@ _When = datetime | date | str | None
 
 
 class Handle(Protocol):
-    """The calls a session makes on its handle, a :class:`~cuemem.Memory` (declared here, below
-    the facade that makes sessions). A write or a recall passes its keywords on as they came."""
+    """The calls a session makes on its handle: a view of a :class:`~cuemem.Memory` made as
+    :meth:`Memory.user <cuemem.Memory.user>` makes one (declared here, below the facade that
+    makes sessions). A write or a recall passes its keywords on as they came."""
 
     @property
     def remember(self) -> Callable[..., str]:

@@ -257,12 +257,12 @@ def test_a_forget_interrupted_after_its_intent_is_carried_out_by_the_next_open(t
     def crash(self: Home, intent: object) -> None:
         raise KeyboardInterrupt("killed after the tombstones")
 
-    monkeypatch.setattr(Home, "_complete", crash)
+    monkeypatch.setattr(Home, "complete", crash)
     with pytest.raises(KeyboardInterrupt):
         mem.forget(ids["secret"], now=LATER)
     monkeypatch.undo()
     # The process "died": its locks with it.
-    mem._home.text.close()  # type: ignore[union-attr]
+    mem._home.caches.text.close()  # type: ignore[union-attr]
     mem._home._lock.release()  # type: ignore[union-attr]
     assert (tmp_path / "h" / ".forget.json").exists()
     with Memory.open(tmp_path / "h", read_only=True) as reader:

@@ -184,6 +184,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("salience and cue index", ("cuemem.salience", "cuemem.index")),
     ("files, text analysis, array recall", ("cuemem.store", "cuemem.text", "cuemem.recall")),
     ("engine", ("cuemem.home",)),
+    ("query side", ("cuemem.home.query",)),
     ("shared home", ("cuemem.postgres",)),
     ("life-cycle", ("cuemem.lifecycle",)),
     ("policies", ("cuemem.policy",)),

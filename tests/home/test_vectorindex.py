@@ -95,7 +95,7 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     (directory / "vectors.npy").write_bytes(b"not numpy")
     e = ConceptEmbedder()
     with Memory.open(tmp_path / "h", fsync="never", embedder=e) as mem:
-        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+        assert mem._home.caches.vectors is not None and mem._home.caches.vectors.report.startswith("rebuilt")
         assert [h.id for h in mem.recall(text="how does ann relax running", k=1, now=NOW, weights=TextWeights(vector=1.0)).hits] == ["m0"]
         assert e.calls == 3
 
@@ -159,7 +159,7 @@ def test_a_damaged_recipe_is_rebuilt_never_fatal(tmp_path: Path, damage: bytes) 
     (directory,) = (tmp_path / "h" / "index" / "vectors").iterdir()
     (directory / "recipe.json").write_bytes(damage)
     with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
-        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+        assert mem._home.caches.vectors is not None and mem._home.caches.vectors.report.startswith("rebuilt")
 
 
 def test_a_journal_edit_under_the_cache_rebuilds_the_vectors(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_a_journal_edit_under_the_cache_rebuilds_the_vectors(tmp_path: Path) -> 
     (segment,) = sorted((tmp_path / "h" / "journal").glob("*.jsonl"))
     segment.write_bytes(segment.read_bytes().replace(b"unwind after work", b"zebra crossing ok"))
     with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
-        assert mem._home.vectors is not None and mem._home.vectors.report.startswith("rebuilt")
+        assert mem._home.caches.vectors is not None and mem._home.caches.vectors.report.startswith("rebuilt")
 
 
 class Broken(ConceptEmbedder):
@@ -192,7 +192,7 @@ def test_an_embedder_giving_bad_vectors_is_a_typed_error_and_nothing_is_kept(tmp
     with _home(tmp_path / "h", Broken(kind)) as mem:
         with pytest.raises(InvalidArgumentError):
             mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
-        assert mem._home.vectors is not None and mem._home.vectors.rows == 0
+        assert mem._home.caches.vectors is not None and mem._home.caches.vectors.rows == 0
         assert mem.recall(text="running", now=NOW).hits
 
 

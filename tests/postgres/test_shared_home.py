@@ -18,6 +18,7 @@ import pytest
 import cuemem
 from cuemem import Memory
 from cuemem.errors import ReadOnlyError, SharedHomeError, SharedSchemaError
+from cuemem.home.mirror import Mirror
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 LATER = datetime(2026, 11, 20, tzinfo=timezone.utc)
@@ -421,7 +422,7 @@ def test_a_fresh_cache_does_not_carry_out_the_forgets_its_lines_already_hold(pg_
         for i in range(3):
             a.forget(a.remember(f"secret {i}", now=NOW), now=NOW)
     with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
-        assert b._home.mirror is not None and b._home.mirror.forgets == 3
+        assert isinstance(b._home.sharing, Mirror) and b._home.sharing.forgets == 3
         assert len(b._home.indexes) == 3 and len(b) == 0 and b.ids() == []  # three rows, each erased
 
 

@@ -255,7 +255,7 @@ episode = st.fixed_dictionaries({
 
 def _brute(mem: Memory, eps: list[dict[str, Any]], actors: list[str], query: str, weights: TextWeights, k: int) -> list[tuple[str, float]]:
     """Filter by the cue in Python, rank the survivors by BM25 and the documented blend."""
-    core = mem._home.text.core  # type: ignore[union-attr]
+    core = mem._home.caches.text.core  # type: ignore[union-attr]
     rows, bm25 = core.search(query, None, limit=len(eps) + 1)
     scored = [(int(r), float(s)) for r, s in zip(rows.tolist(), bm25.tolist()) if eps[int(r)]["actor"] in actors]
     scored.sort(key=lambda rs: (-np.float32(rs[1]), -rs[0]))
@@ -308,7 +308,7 @@ def test_cue_and_text_equal_brute_force_filter_then_rank(
         assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-5)
         # Both core plans meet the candidates the same way.
         cands = np.asarray(mem._home.indexes.cues.prune({"actor": actors}).rows, dtype=np.uint32)
-        core = mem._home.text.core  # type: ignore[union-attr]
+        core = mem._home.caches.text.core  # type: ignore[union-attr]
         scan = core.search(text, cands, limit=k, plan="scan")
         seek = core.search(text, cands, limit=k, plan="seek")
         assert scan[0].tolist() == seek[0].tolist() and scan[1].tolist() == pytest.approx(seek[1].tolist())

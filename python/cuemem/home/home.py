@@ -9,7 +9,13 @@ in one grouped commit, then applied to the indexes through the same
 The life-cycle, the jobs and the policies read a home through the narrow methods
 here (rows by cue, stored episodes, the life-cycle state, the last job runs) and
 write only through :meth:`commit`. Inside ``cuemem.home`` the recall planner
-(:mod:`.recall`) and the importer (:mod:`.imports`) use the indexes directly.
+(:mod:`.query.recall`) and the importer (:mod:`.imports`) use the indexes directly.
+
+Two parts a home is given or owns tell the rest: its :class:`~.sharing.Sharing` (the
+embedded home's :class:`~.sharing.Local`, or a shared home's :class:`~.mirror.Mirror`) says
+how its journal meets other processes — holding the turn to write, catching up, publishing
+a forget, carrying out others' — and its :class:`~.caches.Caches` own the derived caches
+(the text index, a new recipe's waiting for the golden set, the vectors).
 """
 
 from __future__ import annotations
@@ -18,19 +24,17 @@ import dataclasses
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 import numpy.typing as npt
 
 from .._gc import gc_paused
 from ..errors import (
-    CorruptRecordError, CuememError, CueTypeError, ForgottenError, InvalidArgumentError, MalformedRecordError, MissingFileError, SchemaError,
-    NotAHomeError, NotFoundError, ReadOnlyError, SharedHomeError, StorageError,
+    CorruptRecordError, CuememError, CueTypeError, ForgottenError, MissingFileError, SchemaError, NotFoundError, ReadOnlyError, StorageError,
 )
 from ..text.vectors import Embedder
 from .state import ACCEPTED, LifecycleState
@@ -39,7 +43,7 @@ from ..schema.policy import Policy
 from ..schema import Episode, Note
 from ..store import kinds
 from ..store import records as rec
-from ..store.erasure import Intent, Mark
+from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position, encode
 from ..store.lock import WriterLock
@@ -51,23 +55,17 @@ from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
 from .layout import Layout
 from .guard import Guard
-from .mirror import Mirror
+from .caches import Caches
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport, SyncReport
 from .clock import Clock
-from .textindex import WRITER_LOCK, TextCache
 from .proposalfiles import ProposalFiles
-from .textswap import Candidate, open_text
+from .sharing import Local, Sharing
 
 _log = logging.getLogger("cuemem.home")
-from .vectorindex import VectorCache
 
 __all__ = ["Home", "Position"]
 
-#: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
-_NOTE_LINE = b'"op":"note"'
-#: The kinds of record whose files a mirror writes as it catches up.
-_FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.value})
 #: What the writer saw of the proposal files (``index/``; a hint, like ``notes-seen.json``).
 PROPOSALS_SEEN = "proposals-seen.json"
 
@@ -77,7 +75,7 @@ class Home:
 
     def __init__(
         self, layout: Layout, journal: Journal, notes: NoteStore, indexes: Indexes, lock: WriterLock | None,
-        report: OpenReport, text: TextCache | None, text_report: str, notes_edited: bool,
+        report: OpenReport, caches: Caches, notes_edited: bool, sharing: Sharing,
     ) -> None:
         self.layout = layout
         #: The journal: the truth (for ``cuemem.home`` modules only).
@@ -88,19 +86,15 @@ class Home:
         self._lock = lock
         #: How the indexes came up.
         self.report = report
-        #: The text index, if the home has one (a read-only handle of a home never opened writable has none).
-        self.text = text
-        #: How the text index came up: "loaded", "loaded and caught up", "rebuilt (why)".
-        self.text_report = text_report
+        #: The derived caches: the text index (and a new recipe's, waiting), the vectors.
+        self.caches = caches
         #: Note files differ from their journaled versions (a person's edits, until sync).
         self.notes_edited = notes_edited
         #: Held by every call of the facade: one operation at a time on this home.
         self.guard = Guard()
-        #: The shared log this home mirrors (:mod:`.mirror`), or None for an embedded home.
-        self.mirror: Mirror | None = None
+        #: How the journal meets other processes: :class:`~.sharing.Local`, or a shared home's :class:`~.mirror.Mirror`.
+        self.sharing = sharing
         self._closed = False
-        #: The embeddings of its rows, when the handle was opened with an embedder.
-        self.vectors: VectorCache | None = None
         #: The users of retired rows read so far (they have left the cue postings).
         self._retired_users: dict[int, str] = {}
         #: The home's own clock, which destructive work checks its ``now`` against.
@@ -113,9 +107,6 @@ class Home:
         forks.track(self)
         #: The files under ``proposals/`` (a writer's), a view of the journal's proposals.
         self.proposal_files = ProposalFiles(layout.proposals, journal.fsync) if lock is not None else None
-        #: A text index of a new recipe built beside the one in use, until the golden set
-        #: decides (:func:`.golden.settle`).
-        self.text_candidate: Candidate | None = None
 
     @property
     def fsync(self) -> FsyncPolicy:
@@ -134,12 +125,14 @@ class Home:
     @gc_paused  # an open builds many long-lived objects (indexes, what was seen of 25k note files) and no cycles
     def open(
         cls, root: Path, *, read_only: bool, fsync: FsyncPolicy, lock_timeout: float, salience: SalienceTable, text_analyzer: str,
-        embedder: Embedder | None = None, mirror: Mirror | None = None,
+        embedder: Embedder | None = None, sharing: Sharing = Local(),
     ) -> Home:
         """Opens (and, unless ``read_only``, creates and locks) the home at ``root``.
 
-        Arguments are checked by the caller (:meth:`cuemem.Memory.open`). With ``mirror``,
-        ``root`` is the cache of a shared home: proved or emptied, then caught up.
+        Arguments are checked by the caller (:meth:`cuemem.Memory.open`). ``sharing`` is how
+        the journal meets other processes: by default :class:`~.sharing.Local` (stateless), an
+        embedded home; a shared home's :class:`~.mirror.Mirror` proves ``root``, its cache, or
+        empties it, then catches it up.
 
         Raises:
             HomeLockedError: another process writes this home.
@@ -152,11 +145,7 @@ class Home:
             if not layout.journal.is_dir():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
         else:
-            if mirror is None and not layout.is_home() and layout.holds_files():
-                raise NotAHomeError(
-                    17, f"{layout.root} holds files but is not a cuemem home (no journal/); cuemem makes a home only in an "
-                        f"empty or missing directory: choose one (Memory.open('new-dir') creates it)",
-                )
+            sharing.claim(layout)
             try:
                 layout.create()
             except OSError as exc:
@@ -166,20 +155,16 @@ class Home:
             lock = WriterLock(layout.lock)
             lock.acquire(timeout=lock_timeout)
         try:
-            fetched = None
-            if mirror is not None:
-                mirror.prepare(layout)
-            journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=None if mirror is None else mirror.log)
-            if mirror is not None:
-                fetched = mirror.pull(journal)
-            intent, refused = (None, None) if read_only or mirror is not None else _pending_forget(layout, journal)
+            sharing.prepare(layout)
+            journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=sharing.upstream)
+            fetched = sharing.pull(journal)
+            intent, refused = (None, None) if read_only else sharing.pending(layout, journal)
             indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
-            if fetched is not None and fetched.lines:
-                files = Mirror.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line))
-                if files:
-                    notes.place(notes.stage(files))  # the notes other processes wrote
+            files = sharing.files(fetched)
+            if files:
+                notes.place(notes.stage(files))  # the notes other processes wrote
             journaled = {nid: sha for nid, (_, sha) in indexes.notes.items()}
             survey = notes.survey(journaled)  # one listing and a stat per file serve the recovery and the scan
             names = None if survey is None else survey.names
@@ -187,11 +172,9 @@ class Home:
             # Only files that differ from the journal's versions are parsed (a person's edits);
             # a note the recovery placed is new to the survey: the scan looks again.
             scan = notes.scan(known=journaled, survey=None if recovered.placed else survey)
-            text, text_report, candidate = open_text(
-                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync
-            )
+            caches = Caches.open(layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync)
             state, why = IndexState.of(how)
-            text_state, text_why = IndexState.of(text_report)
+            text_state, text_why = IndexState.of(caches.report)
             assert state is not None
             report = OpenReport(
                 index=state,
@@ -207,31 +190,22 @@ class Home:
                 forget_intent_refused=refused,
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
-            home = cls(layout, journal, notes, indexes, lock, report, text, text_report, edited)
-            home.text_candidate = candidate
+            home = cls(layout, journal, notes, indexes, lock, report, caches, edited, sharing)
             if home.proposal_files is not None:
                 home.proposal_files.adopt(noteseen.load_stats(layout.index / PROPOSALS_SEEN))
                 left = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
                 home.report = dataclasses.replace(report, proposal_problems=left)
             if embedder is not None:
-                home.vectors = VectorCache.open(
-                    layout.index, embedder, home, writable=not read_only, fsync=fsync, distrust=journal_changed
-                )
+                caches.open_vectors(embedder, home, writable=not read_only, distrust=journal_changed)
             if intent is not None:
-                home._complete(intent)
-            if mirror is not None:
-                assert fetched is not None
-                home.mirror = mirror
-                home.guard.on_release = mirror.release
-                with home.guard:
-                    home._carry_out(fetched.forgets)
+                home.complete(intent)
+            sharing.attach(home, fetched)
             _log_open(home, read_only)
             return home
         except BaseException:
             if lock is not None:
                 lock.release()
-            if mirror is not None:
-                mirror.close()
+            sharing.close()
             raise
 
     def close(self) -> None:
@@ -244,15 +218,11 @@ class Home:
         """
         if self._closed:
             return
-        if self.mirror is not None:
-            self.mirror.stop()  # nothing catches the home up while it closes
+        self.sharing.stop()  # nothing catches the home up while it closes
         self._closed = True
         failures: list[BaseException] = []
         steps = [*self.closing, self._save_index] if self._lock is not None else []
-        if self.text is not None:
-            steps.append(self.text.close)
-        if self.text_candidate is not None:
-            steps.append(self.text_candidate.cache.close)
+        steps.extend(self.caches.closers())
         steps.append(self.journal.close)
         try:
             for step in steps:
@@ -261,15 +231,13 @@ class Home:
                 except Exception as exc:  # every step runs; the first failure is reported
                     failures.append(exc)
         finally:
-            self.text = None  # dropping the core lets go of the text writer's lock, even after a failed close
-            self.text_candidate = None
+            self.caches.drop()  # dropping the core lets go of the text writer's lock, even after a failed close
             if self._lock is not None:
                 self._lock.release()
-            if self.mirror is not None:
-                try:
-                    self.mirror.close()
-                except CuememError as exc:
-                    failures.append(exc)
+            try:
+                self.sharing.close()
+            except CuememError as exc:
+                failures.append(exc)
         if failures:
             first = failures[0]
             if isinstance(first, StorageError):
@@ -288,11 +256,7 @@ class Home:
         self._closed = True
         if self._lock is not None:
             self._lock.abandon()
-        for text in (self.text, self.text_candidate.cache if self.text_candidate is not None else None):
-            if text is not None and text.writable:
-                text.core.abandon()
-                text.writable = False
-                forks.close_descriptors_of((text.directory / WRITER_LOCK).resolve())
+        self.caches.abandon()
 
     @property
     def closed(self) -> bool:
@@ -313,32 +277,28 @@ class Home:
             HomeLockedError: a shared home's other writers held its lock too long.
             SharedHomeError: a shared home's server could not be reached.
         """
-        self._check_local()
-        if self.mirror is not None and not self.mirror.log.held:
+        self.check_local()
+        if not self.sharing.held:
             self._hold()
 
     def _hold(self) -> bool:
-        """Takes a shared home's lock and catches up; whether other processes had written."""
-        assert self.mirror is not None
-        self.mirror.check()
-        heads = self.mirror.log.hold(self.mirror.lock_timeout)
-        if heads == (self.mirror.log.seq, self.mirror.forgets) and self.indexes.head == self.journal.head():
+        """Takes the turn to write and catches up; whether other processes had written."""
+        if not self.sharing.hold() and self.indexes.head == self.journal.head():
             return False  # nothing new: no catch-up to read
         try:
-            self._catch_up()
+            self.sharing.catch_up(self)
         except BaseException:
-            self.mirror.release()
+            self.sharing.release()
             raise
         return True
 
     def _check_handle(self) -> None:
         """Raises unless this handle may write, without taking a shared home's lock (the
         work is on this process's files only)."""
-        self._check_local()
-        if self.mirror is not None:
-            self.mirror.check()
+        self.check_local()
+        self.sharing.check()
 
-    def _check_local(self) -> None:
+    def check_local(self) -> None:
         """Raises unless this handle may write the home's files (a shared home's cache included)."""
         if self._closed:
             raise ReadOnlyError("this Memory handle is closed")
@@ -368,12 +328,10 @@ class Home:
                 since the records were decided (a write call that did not begin with
                 :meth:`check_writable`): nothing was written.
         """
-        if self.mirror is not None and not self.mirror.log.held:
-            self._check_local()
+        if not self.sharing.held:
+            self.check_local()
             if self._hold():
-                raise SharedHomeError(
-                    f"the shared home {self.mirror.log.shown} moved on while this write was decided: nothing was written; call again"
-                )
+                raise self.sharing.moved_on()
         self.check_writable()
         if not records:
             return []
@@ -384,9 +342,9 @@ class Home:
         staged = self._notes.stage(files) if files else []  # hidden until journaled
         # Group commit: inside a facade call the sync waits until the call lets the guard go,
         # so other threads append meanwhile and one sync serves them all (a cache syncs at once).
-        # Whatever durable step depends on these records waits for it first (:meth:`_settle`).
+        # Whatever durable step depends on these records waits for it first (:meth:`settle`).
         journal = self.journal
-        defer = self.mirror is None and self.guard.holds()
+        defer = self.sharing.defers_sync and self.guard.holds()
         owed = journal.owed
         lines = encode(records, trusted=True)  # kept: the indexes read the new rows from these bytes
         try:
@@ -406,26 +364,21 @@ class Home:
                 self.guard.defer(lambda: journal.wait_synced(ticket))
         try:
             if staged:
-                self._settle()  # a note's file is placed only once its record is on disk
+                self.settle()  # a note's file is placed only once its record is on disk
                 self._notes.place(staged)  # what fails here stays pending: the next open places it
         finally:
-            applier = Applier(self.indexes, trusted=True, texts=self.text is not None)
+            applier = Applier(self.indexes, trusted=True, texts=self.caches.text is not None)
             decoded = applier.add_written(records, lines, positions)
             applier.flush()
             self.indexes.head = self.journal.head()
-            if self.text is not None:
-                for run, lo, hi, first in decoded:
-                    self.text.add_decoded(run, lo, hi, first)
-                if applier.texts:
-                    rows, texts = zip(*applier.texts)
-                    self.text.add(rows, texts)
+            self.caches.add(decoded, applier.texts)
         if self.proposal_files is not None:
-            self.proposal_files.committed(self.indexes.lifecycle, written, before=self._settle)
+            self.proposal_files.committed(self.indexes.lifecycle, written, before=self.settle)
         if notify:
             self.committed(written)
         return positions
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Waits until every record this handle appended is on disk (group commit defers the
         sync): a file or cache that follows from them is written only after them.
 
@@ -455,52 +408,21 @@ class Home:
                 the next open).
         """
         self.check_writable()
-        intent = Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals))
-        if self.mirror is None:
-            # The journal's word for the intent, on disk before the file: an intent is carried
-            # out only after its own erasing record (store/erasure.py), so no file alone makes one.
-            self.commit([rec.erasing(intent.receipt, intent.digest())], notify=False)
-            self._settle()
-            intent = dataclasses.replace(intent, mark=Mark.of(self.journal))
-        if self.mirror is not None:
-            # One transaction of the shared log: the tombstones, the intent and its records.
-            # From then on the forget has happened; this cache follows it as every other does.
-            self.mirror.log.stage_forget(intent.receipt, intent.to_bytes(), intent.edits)
-            try:
-                self.commit(list(intent.records), notify=False)
-            finally:
-                forget = self.mirror.log.unstage_forget()
-            self._carry_out([(forget, intent.to_bytes())] if forget is not None else [])
-            self.committed([_trusted(r) for r in intent.records])  # the views, once the erased notes' files are gone
-            return
-        intent.write(self.layout.forget_intent)
-        self.journal.overwrite(intent.edits)
-        self._complete(intent)
+        self.sharing.erase(self, Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals)))
 
-    def _complete(self, intent: Intent) -> None:
+    def complete(self, intent: Intent) -> None:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
         # A note written again by the forget gets its new file from its record (or has it).
         rewritten = {r.id for r in map(_trusted, intent.records) if isinstance(r, kinds.NoteRecord)}
         self._notes.remove([n for n in intent.notes if n not in rewritten])
         if self.proposal_files is not None:
             self.proposal_files.remove(intent.proposals)
-        state = self.indexes.lifecycle
-        if self.mirror is not None:
-            # A shared log commits the intent's records in one transaction with its tombstones:
-            # all of them are in, or (a forget cuemem did not finish writing) none.
-            left = [] if _receipt_committed(intent, state) else list(intent.records)
-        else:
-            # A crash may have committed a prefix of the records: only the rest are written.
-            left = intent.missing(self.journal)
+        left = self.sharing.unwritten(intent, self.journal, self.indexes.lifecycle)
         if left:
             self.commit(left)
         receipt = intent.records[0]
         if receipt["retention"] == "erase":
-            rows = self.rows_of(receipt["ids"]).tolist()
-            if self.text is not None:
-                self.text.erase(rows, self.indexes, self.journal)
-            if self.vectors is not None:
-                self.vectors.erase(rows)
+            self.caches.erase(self.rows_of(receipt["ids"]).tolist(), self.indexes, self.journal)
         proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
         if intent.notes:  # the policy book's cache may quote an erased note: it is made again when next read
             policycache.discard(self.layout.index)
@@ -538,12 +460,23 @@ class Home:
         """Applies whatever the journal holds beyond the indexes (after a failed append);
         whether that worked (if not, the next open replays the journal)."""
         try:
-            apply_journal(self.indexes, self.journal, self.indexes.head)
-            if self.text is not None:
-                self.text.feed(self.indexes, self.journal)
+            self.follow()
         except CuememError:
             return False  # the append's own error is the one to report
         return True
+
+    def follow(self, files: Sequence[tuple[str, bytes]] = (), proposals: Sequence[kinds.TypedRecord] = ()) -> int:
+        """Applies whatever the journal holds beyond the indexes — lines another process wrote,
+        or a prefix of a failed append — to every index and cache; ``files`` are the note files
+        those lines write (placed first) and ``proposals`` their proposal and decision records.
+        Returns how many episodes."""
+        if files:
+            self._notes.place(self._notes.stage(files))
+        count = apply_journal(self.indexes, self.journal, self.indexes.head)
+        self.caches.feed(self.indexes, self.journal)
+        if self.proposal_files is not None:
+            self.proposal_files.committed(self.indexes.lifecycle, proposals)
+        return count
 
     # -- ids ------------------------------------------------------------------------
 
@@ -641,10 +574,11 @@ class Home:
     def similar(self, text: str, cues: dict[str, list[str]], limit: int) -> list[int]:
         """The live rows matching ``cues`` whose narratives best match ``text`` by BM25, best
         first, at most ``limit`` (none without a text index, or when ``text`` has no terms)."""
-        if self.text is None:
+        index = self.caches.text
+        if index is None:
             return []
-        self.text.ready(self.indexes, self.journal)
-        rows, _ = self.text.core.search(text, self.indexes.cues.prune(cues), limit)
+        index.ready(self.indexes, self.journal)
+        rows, _ = index.core.search(text, self.indexes.cues.prune(cues), limit)
         return [int(r) for r in rows.tolist()]
 
     def quarantined(self, id: str) -> bool:
@@ -795,59 +729,7 @@ class Home:
 
     def refresh(self) -> int:
         """Catches up with records other processes appended; returns how many episodes."""
-        if self.mirror is not None:
-            return self._catch_up()
-        count = apply_journal(self.indexes, self.journal, self.indexes.head)
-        if self.text is not None:
-            self.text.refresh()
-        return count
-
-    def _catch_up(self) -> int:
-        """Brings a shared home's mirror up to the shared log; returns how many episodes.
-
-        The lines go to the journal, their notes' files to ``notes/``, the records through
-        the one applier to every index, and the log's new forgets are carried out.
-        """
-        assert self.mirror is not None
-        self._check_local()
-        fetched = self.mirror.pull(self.journal)
-        count = 0
-        if self.indexes.head != self.journal.head():
-            # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
-            # of it, the records whose files follow them here (notes, proposals) are kept aside.
-            records = [r for r in _records(_filed_lines(self.journal, self.indexes.head)) if r.get("op") in _FILED]
-            files = Mirror.note_files(records)
-            if files:
-                self._notes.place(self._notes.stage(files))
-            count = apply_journal(self.indexes, self.journal, self.indexes.head)
-            if self.text is not None:
-                self.text.feed(self.indexes, self.journal)
-            if self.proposal_files is not None:
-                self.proposal_files.committed(self.indexes.lifecycle, _as_written(Mirror.proposal_records(records)))
-        self._carry_out(fetched.forgets)
-        if count or fetched.lines or fetched.forgets:
-            self.committed(None)  # after the forgets: a view drawn now sees their note files gone
-        return count
-
-    def _carry_out(self, forgets: Sequence[tuple[int, bytes]]) -> None:
-        """Carries out the shared log's forgets after the mirror's last: the same lines
-        overwritten, the same steps as the home that made each. A forget's receipt is in the
-        log with it (one transaction); a row of ``forgets`` without one, or whose lines are
-        not the log's, is not a forget cuemem wrote: it is reported and skipped."""
-        assert self.mirror is not None
-        for number, raw in forgets:
-            where = f"forget {number} of {self.mirror.log.shown}"
-            try:
-                intent = Intent.from_bytes(raw, where)
-                if not _receipt_committed(intent, self.indexes.lifecycle):
-                    raise CorruptRecordError(f"{where} has no receipt in the log")
-                self.journal.overwrite(intent.edits)
-            except (CorruptRecordError, InvalidArgumentError) as exc:
-                _log.warning("%s: %s; skipped", self.root, exc)
-            else:
-                self._complete(intent)
-            self.mirror.forgets = number
-            self.mirror.save(self.layout, self.fsync)
+        return self.sharing.catch_up(self)
 
     def save_index(self) -> None:
         """Writes the index cache to ``index/`` and commits the text index.
@@ -859,7 +741,7 @@ class Home:
         self._save_index()
 
     def _save_index(self) -> None:
-        self._settle()  # the caches, and a forget's cleared intent after them, prove only what is on disk
+        self.settle()  # the caches, and a forget's cleared intent after them, prove only what is on disk
         last = None
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
@@ -869,10 +751,7 @@ class Home:
         noteseen.save(self.layout.index, self._notes.seen, self.indexes.notes, self.fsync)
         if self.proposal_files is not None:
             noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
-        if self.text is not None:
-            self.text.commit(self.indexes, self.journal)
-        if self.vectors is not None:
-            self.vectors.save(self)
+        self.caches.save(self)
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the records
@@ -880,24 +759,20 @@ class Home:
         self._check_handle()
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
-        if self.text is not None:
-            self.text.restart()  # refilled by the same pass
-        apply_journal(fresh, self.journal, None, text=self.text)
+        text = self.caches.restart()  # refilled by the same pass
+        apply_journal(fresh, self.journal, None, text=text)
         proof.discard(self.layout.index)
         self.indexes = fresh
-        if self.vectors is not None:
-            self.vectors.discard()
+        self.caches.discard_vectors()
         self._save_index()
         return self.record_count()
 
     def repair_text(self, why: str) -> None:
         """Rebuilds the text index from the journal after it was found damaged under the
-        open handle (a writer's); :attr:`text_report` says so."""
-        self._check_local()
+        open handle (a writer's); the caches' report says so."""
+        self.check_local()
         _log.warning("%s: the text index was damaged while open (%s); rebuilding it from the journal", self.root, why)
-        if self.text is not None:
-            self.text.rebuild(self.indexes, self.journal)
-            self.text_report = f"rebuilt (damaged while open: {why})"
+        self.caches.repair(self.indexes, self.journal, why)
 
     def stats(self) -> HomeStats:
         """Counts and sizes of the home."""
@@ -925,74 +800,9 @@ def missing(id: object) -> str:
     return f"no episode with id {id!r}"
 
 
-def _pending_forget(layout: Layout, journal: Journal) -> tuple[Intent | None, str | None]:
-    """The forget a crash interrupted, its tombstones written again (before anything reads
-    the journal), or None; and why the file there was refused, or None. An intent is
-    carried out only when the journal vouches for it (:meth:`Intent.check`); any other
-    file there — stale, forged, malformed — is reported and left in place, and nothing
-    of it is done."""
-    path = layout.forget_intent
-    try:
-        intent = Intent.load(path)
-        if intent is None:
-            return None, None
-        intent.check(journal)
-    except (CuememError, ValueError) as exc:
-        why = f"the forget intent {path} is not carried out: {exc}; it is left in place, and nothing of it is done"
-        _log.warning("%s: %s", layout.root, why)
-        return None, why
-    _log.warning("%s: a forget was interrupted (%s); carrying it out", layout.root, intent.receipt)
-    journal.overwrite(intent.edits)
-    return intent, None
-
-
-def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
-    """The lines from ``start`` that may be records of the :data:`_FILED` kinds (a kind's
-    ``"op":"..."`` appears in their bytes; a string's quotes are escaped, so no narrative
-    holds it), read in runs: the rest of a long catch-up is never parsed here."""
-    needles = [f'"op":"{op}"'.encode() for op in sorted(_FILED)]
-    for run in journal.runs(start):
-        data = run.data
-        if not any(n in data for n in needles):
-            continue
-        for line in data.splitlines():
-            if any(n in line for n in needles):
-                yield line
-
-
-def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
-    """The records among ``lines`` that parse as JSON objects (the applier reports the rest)."""
-    out = []
-    for line in lines:
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
-
-
 def _trusted(record: rec.Record) -> kinds.TypedRecord:
     """A record this process built (or checked), read by its class."""
     return kinds.parse(record, trusted=True)
-
-
-def _as_written(records: Iterable[rec.Record]) -> list[kinds.TypedRecord]:
-    """The records read back from the journal that are as cuemem writes them (the applier
-    reports the others)."""
-    out = []
-    for record in records:
-        try:
-            out.append(kinds.parse(record))
-        except MalformedRecordError:
-            continue
-    return out
-
-
-def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:
-    """Whether the receipt of ``intent`` (a shared log's forget) is in the journal already."""
-    return intent.receipt in state.receipts
 
 
 def _log_open(home: Home, read_only: bool) -> None:
@@ -1001,7 +811,7 @@ def _log_open(home: Home, read_only: bool) -> None:
     r = home.report
     _log.info(
         "opened %s%s: %d episodes; index %s%s, text %s", home.root, " read-only" if read_only else "", len(home.indexes),
-        r.index.value, f" ({r.rebuilt_because})" if r.rebuilt_because else "", home.text_report,
+        r.index.value, f" ({r.rebuilt_because})" if r.rebuilt_because else "", home.caches.report,
     )
     for problem in r.journal_problems:
         _log.warning("%s: journal: %s", home.root, problem)
@@ -1013,5 +823,6 @@ def _log_open(home: Home, read_only: bool) -> None:
         _log.warning("%s", problem)
     for nid in r.notes_recovered:
         _log.info("%s: note %s placed after an interrupted write", home.root, nid)
-    if home.vectors is not None:
-        _log.info("%s: vectors of %s %s", home.root, home.vectors.embedder.name, home.vectors.report)
+    vectors = home.caches.vectors
+    if vectors is not None:
+        _log.info("%s: vectors of %s %s", home.root, vectors.embedder.name, vectors.report)

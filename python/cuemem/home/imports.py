@@ -237,7 +237,7 @@ def import_items(
         StorageError: the journal cannot be written; nothing written.
     """
     home.check_writable()
-    text = home.text
+    text = home.caches.text
     if text is not None:
         text.flush(home.indexes, home.journal)  # a failed import rolls back to here
     try:
@@ -267,7 +267,7 @@ def _stage(
     by_action = {"queue": queued, "repeat": repeated}  # the gate's actions, as their values
     taken: set[str] = set()
     applier = Applier(home.indexes, trusted=True, deferred=True)
-    text = home.text
+    text = home.caches.text
     staged = 0
     # The lines of a run of remember records waiting for the core's decoder, end to end
     # from ``base`` in the stage; a record of another kind ends the run (order is kept).

@@ -3,7 +3,9 @@
 A process using a shared home keeps an ordinary home directory as a cache: its journal is a
 byte-for-byte prefix of the shared log, so every index, note file and position in it is
 what the embedded home would hold for the same records. Nothing else is special: the
-same :class:`~cuemem.home.home.Home` reads and writes it, through the same one write path.
+same :class:`~cuemem.home.home.Home` reads and writes it, through the same one write path;
+a :class:`Mirror` is the :class:`~.sharing.Sharing` it is given (where the embedded home has
+:class:`~.sharing.Local`).
 
 - **Open.** :meth:`Mirror.prepare` proves the directory is a prefix of the log (its last
   line is the log's line at that position, the lines before it are those its last save
@@ -12,8 +14,9 @@ same :class:`~cuemem.home.home.Home` reads and writes it, through the same one w
   directory holding a journal but no marker is not a cache (an embedded home, say): it is
   refused, never emptied. Then the home catches up (:meth:`Mirror.pull`).
 - **Writes.** A write call holds the log's lock from its first write to its return
-  (``Home.check_writable``; the guard's ``on_release`` → :meth:`Mirror.release`),
-  catching up first: every decision sees every record before it.
+  (``Home.check_writable`` → :meth:`Mirror.hold`; the guard's ``on_release`` →
+  :meth:`Mirror.release`), catching up first (:meth:`Mirror.catch_up`): every decision
+  sees every record before it.
 - **Forgets.** An erasing forget's tombstones, intent and records are one transaction of
   the log; a mirror overwrites the same lines and carries the intent out as the home that
   made it did (``index/mirror.json`` counts the forgets carried out; counting again is
@@ -24,19 +27,24 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..errors import InvalidArgumentError, ReadOnlyError, SharedHomeError
+from ..errors import CorruptRecordError, InvalidArgumentError, MalformedRecordError, ReadOnlyError, SharedHomeError
 from ..schema.fields import validate_id
+from ..store import kinds
+from ..store import records as rec
+from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position, segment_name
-from ..store.upstream import Fetched, SharedLog, one_line
+from ..store.upstream import Fetched, SharedLog, Upstream, one_line
 from . import proof
 from .layout import Layout
+from .sharing import Engine
+from .state import LifecycleState
 
 __all__ = ["MARKER", "Mirror"]
 
@@ -47,10 +55,14 @@ STATE = "mirror.json"
 MARKER = ".cuemem-cache"
 #: What a mirror may hold, and so what emptying it removes (nothing else is touched).
 _CACHED = ("journal", "index", "notes", "proposals", "MEMORY.md", ".forget.json")
+#: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
+_NOTE_LINE = b'"op":"note"'
+#: The kinds of record whose files a mirror writes as it catches up.
+_FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.value})
 
 
 class Mirror:
-    """A home directory's link to the shared log it mirrors."""
+    """A home directory's link to the shared log it mirrors: the :class:`~.sharing.Sharing` of a shared home."""
 
     def __init__(self, log: SharedLog, *, lock_timeout: float, read_only: bool) -> None:
         #: The shared log.
@@ -64,6 +76,26 @@ class Mirror:
         self.on_close: list[Any] = []
 
     # -- open ------------------------------------------------------------------------
+
+    @property
+    def upstream(self) -> Upstream:
+        """The shared log: the journal commits there first."""
+        return self.log
+
+    def claim(self, layout: Layout) -> None:
+        """Nothing before the lock: :meth:`prepare` proves the directory, or empties a cache it cannot prove."""
+
+    def pending(self, layout: Layout, journal: Journal) -> tuple[Intent | None, str | None]:
+        """None: a forget of this directory's own that never reached the log never happened
+        (:meth:`prepare` removed its file); one that did comes back with the log's forgets."""
+        return None, None
+
+    def attach(self, home: Engine, fetched: Fetched) -> None:
+        """The home is up: each call letting go of its guard lets go of the log's lock, and the
+        forgets of the log the open fetched are carried out."""
+        home.guard.on_release = self.release
+        with home.guard:
+            self.carry_out(home, fetched.forgets)
 
     def prepare(self, layout: Layout) -> None:
         """Proves ``layout``'s directory mirrors the log (or empties it) and sets the log's
@@ -154,6 +186,10 @@ class Mirror:
             )
         return fetched
 
+    def files(self, fetched: Fetched) -> list[tuple[str, bytes]]:
+        """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
+        return self.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line)) if fetched.lines else []
+
     @staticmethod
     def note_files(records: Iterable[dict[str, Any]]) -> list[tuple[str, bytes]]:
         """The file of each note the records write (its last version among them); a record
@@ -176,12 +212,91 @@ class Mirror:
         """Keeps the forgets the directory carried out in ``index/``."""
         write_atomic(layout.index / STATE, orjson.dumps({"forgets": self.forgets}), fsync)
 
+    def catch_up(self, home: Engine) -> int:
+        """Brings ``home``, the mirror, up to the shared log; returns how many episodes.
+
+        The lines go to the journal, their notes' files to ``notes/``, the records through
+        the one applier to every index, and the log's new forgets are carried out.
+        """
+        home.check_local()
+        fetched = self.pull(home.journal)
+        count = 0
+        if home.indexes.head != home.journal.head():
+            # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
+            # of it, the records whose files follow them here (notes, proposals) are kept aside.
+            records = [r for r in _records(_filed_lines(home.journal, home.indexes.head)) if r.get("op") in _FILED]
+            count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
+        self.carry_out(home, fetched.forgets)
+        if count or fetched.lines or fetched.forgets:
+            home.committed(None)  # after the forgets: a view drawn now sees their note files gone
+        return count
+
+    def carry_out(self, home: Engine, forgets: Sequence[tuple[int, bytes]]) -> None:
+        """Carries out the shared log's forgets after the mirror's last: the same lines
+        overwritten, the same steps as the home that made each. A forget's receipt is in the
+        log with it (one transaction); a row of ``forgets`` without one, or whose lines are
+        not the log's, is not a forget cuemem wrote: it is reported and skipped."""
+        for number, raw in forgets:
+            where = f"forget {number} of {self.log.shown}"
+            try:
+                intent = Intent.from_bytes(raw, where)
+                if not _receipt_committed(intent, home.indexes.lifecycle):
+                    raise CorruptRecordError(f"{where} has no receipt in the log")
+                home.journal.overwrite(intent.edits)
+            except (CorruptRecordError, InvalidArgumentError) as exc:
+                _log.warning("%s: %s; skipped", home.layout.root, exc)
+            else:
+                home.complete(intent)
+            self.forgets = number
+            self.save(home.layout, home.fsync)
+
     # -- writing -----------------------------------------------------------------------
+
+    @property
+    def held(self) -> bool:
+        """Whether this handle holds the log's lock (a write call, from its first write to its return)."""
+        return self.log.held
+
+    @property
+    def defers_sync(self) -> bool:
+        """False: the cache syncs at once (the log holds the truth, committed before it)."""
+        return False
 
     def check(self) -> None:
         """Raises unless this handle may write to the shared home."""
         if self.read_only:
             raise ReadOnlyError(f"this handle of the shared home {self.log.shown} is read-only")
+
+    def hold(self) -> bool:
+        """Takes the log's lock; whether the log moved beyond the mirror (lines or forgets).
+
+        Raises:
+            ReadOnlyError: a read-only handle.
+            HomeLockedError: other writers held the lock too long.
+            SharedHomeError: the server could not be reached.
+        """
+        self.check()
+        return self.log.hold(self.lock_timeout) != (self.log.seq, self.forgets)
+
+    def moved_on(self) -> SharedHomeError:
+        """The error of a write decided while other processes wrote: nothing was written."""
+        return SharedHomeError(f"the shared home {self.log.shown} moved on while this write was decided: nothing was written; call again")
+
+    def erase(self, home: Engine, intent: Intent) -> None:
+        """One transaction of the shared log: the tombstones, the intent and its records. From
+        then on the forget has happened; this cache follows it as every other does."""
+        self.log.stage_forget(intent.receipt, intent.to_bytes(), intent.edits)
+        try:
+            home.commit(list(intent.records), notify=False)
+        finally:
+            forget = self.log.unstage_forget()
+        self.carry_out(home, [(forget, intent.to_bytes())] if forget is not None else [])
+        home.committed([kinds.parse(r, trusted=True) for r in intent.records])  # the views, once the erased notes' files are gone
+
+    def unwritten(self, intent: Intent, journal: Journal, state: LifecycleState) -> list[rec.Record]:
+        """The log commits the intent's records in one transaction with its tombstones: all of
+        them are in, or (a forget cuemem did not finish writing) none."""
+        return [] if _receipt_committed(intent, state) else list(intent.records)
 
     def release(self) -> None:
         """Lets the next writer in, if this handle holds the lock."""
@@ -222,6 +337,50 @@ def _following(head: Position, seq: int, seqs: list[int], lines: list[tuple[Posi
             return i
         size += len(line)
     return len(lines)
+
+
+def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
+    """The lines from ``start`` that may be records of the :data:`_FILED` kinds (a kind's
+    ``"op":"..."`` appears in their bytes; a string's quotes are escaped, so no narrative
+    holds it), read in runs: the rest of a long catch-up is never parsed here."""
+    needles = [f'"op":"{op}"'.encode() for op in sorted(_FILED)]
+    for run in journal.runs(start):
+        data = run.data
+        if not any(n in data for n in needles):
+            continue
+        for line in data.splitlines():
+            if any(n in line for n in needles):
+                yield line
+
+
+def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
+    """The records among ``lines`` that parse as JSON objects (the applier reports the rest)."""
+    out = []
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _as_written(records: Iterable[rec.Record]) -> list[kinds.TypedRecord]:
+    """The records read back from the journal that are as cuemem writes them (the applier
+    reports the others)."""
+    out = []
+    for record in records:
+        try:
+            out.append(kinds.parse(record))
+        except MalformedRecordError:
+            continue
+    return out
+
+
+def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:
+    """Whether the receipt of ``intent`` (a shared log's forget) is in the journal already."""
+    return intent.receipt in state.receipts
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ with that analyzer (or in a home with no such file: a new home, or one whose ``i
 was deleted) opens it as :class:`~.textindex.TextCache` always did. A writer opened with
 another analyzer — a recipe change — builds (or catches up) the new index in its own
 directory, beside the old one, and keeps serving the old one (:func:`open_text`); once
-the handle can recall, :func:`.golden.settle` runs the home's golden set on the
+the handle can recall, :func:`.query.golden.settle` runs the home's golden set on the
 new index: if every case passes (or the home has no ``golden.yaml``), the new index
 becomes the one in use and the file says so; otherwise the old one stays in use, the
 new one stays on disk (caught up again at the next open, then asked again), and

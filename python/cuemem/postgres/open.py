@@ -60,7 +60,7 @@ def open_shared(
             try:
                 home = Home.open(
                     root, read_only=False, fsync=fsync, lock_timeout=0.0, salience=salience, text_analyzer=text_analyzer, embedder=embedder,
-                    mirror=mirror,
+                    sharing=mirror,
                 )
             except HomeLockedError:
                 if i == len(roots) - 1:

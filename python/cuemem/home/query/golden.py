@@ -27,25 +27,20 @@ the golden set passes on it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CuememError, GoldenFileError, MissingFileError, StorageError
-from ..schema.fields import to_datetime
-from ..schema.yamlsafe import YamlRefused, load_bounded
-from .cues import normalize
-from .textindex import TextCache
-from .textswap import Candidate, mark_in_use
+from ...errors import CuememError, GoldenFileError, MissingFileError, StorageError
+from ...schema.fields import to_datetime
+from ...schema.yamlsafe import YamlRefused, load_bounded
+from ..cues import normalize
 
 if TYPE_CHECKING:
-    from .home import Home
+    from ..home import Home
     from .recall import Recaller
-
-_log = logging.getLogger("cuemem.home")
 
 __all__ = ["GoldenCase", "GoldenReport", "GoldenResult", "GoldenSet", "golden_report", "load_golden", "run_golden", "settle"]
 
@@ -279,48 +274,29 @@ def golden_report(home: Home, recaller: Recaller, now: datetime | None) -> Golde
     path = home.layout.golden
     golden = load_golden(path)
     if golden is None:
-        raise MissingFileError(2, f"no golden set at {path} (write one: see cuemem.home.golden)")
+        raise MissingFileError(2, f"no golden set at {path} (write one: see cuemem.home.query.golden)")
     return run_golden(golden, recaller, now, home.clock.latest())
 
 
 def settle(home: Home, recaller: Recaller, now: datetime | None = None) -> None:
     """Swaps the waiting text index in if the golden set passes on it; otherwise keeps the
-    one in use. Either way ``home.text_report`` says what happened and why."""
-    candidate, home.text_candidate = home.text_candidate, None
+    one in use. Either way the report of ``home``'s caches says what happened and why."""
+    caches = home.caches
+    candidate = caches.take_candidate()
     if candidate is None:
         return
-    old, new = home.text, candidate.cache
-    assert old is not None
+    new = candidate.cache
     try:
         golden = load_golden(home.layout.golden)
     except CuememError as exc:
-        _keep(home, old, new, f"the golden set cannot be read: {exc}")
+        caches.keep(new, home.indexes, home.journal, f"the golden set cannot be read: {exc}")
         return
     if golden is None:
-        _swap(home, old, candidate, "no golden.yaml to check it against")
+        caches.swap(candidate, "no golden.yaml to check it against")
         return
-    home.text = new
-    try:
+    with caches.trying(new):
         report = run_golden(golden, recaller, now, home.clock.latest())
-    finally:
-        home.text = old
     if report.passed:
-        _swap(home, old, candidate, f"the golden set passed on it: {report.summary()}")
+        caches.swap(candidate, f"the golden set passed on it: {report.summary()}")
     else:
-        _keep(home, old, new, f"the golden set failed on it: {report.summary()}")
-
-
-def _swap(home: Home, old: TextCache, candidate: Candidate, why: str) -> None:
-    new = candidate.cache
-    mark_in_use(home.layout.index, new.analyzer, home.fsync)
-    old.close()
-    home.text = new
-    home.text_report = f"{candidate.report}; {new.analyzer} swapped in for {old.analyzer} ({why})"
-    _log.info("%s: text index %s swapped in for %s (%s)", home.root, new.analyzer, old.analyzer, why)
-
-
-def _keep(home: Home, old: TextCache, new: TextCache, why: str) -> None:
-    new.flush(home.indexes, home.journal)
-    new.close()
-    home.text_report = f"{home.text_report}; kept {old.analyzer} in use, not {new.analyzer}: {why}"
-    _log.warning("%s: text index %s kept in use, not the new recipe %s: %s", home.root, old.analyzer, new.analyzer, why)
+        caches.keep(new, home.indexes, home.journal, f"the golden set failed on it: {report.summary()}")

@@ -18,13 +18,13 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _core
-from ..errors import InvalidArgumentError
-from ..text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
-from ..text.weights import TextWeights
-from .cues import cue_values_json
-from .home import Home
-from .indexes import Indexes
+from ... import _core
+from ...errors import InvalidArgumentError
+from ...text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
+from ...text.weights import TextWeights
+from ..cues import cue_values_json
+from ..home import Home
+from ..indexes import Indexes
 
 #: Rows written since the vocabulary was built beyond which it is rebuilt rather than extended.
 _LEARN_AT_MOST = 1_000
@@ -119,13 +119,13 @@ class Reader:
             InvalidArgumentError: the handle has no embedder.
         """
         home = self._home
-        if home.vectors is None:
+        if home.caches.vectors is None:
             raise InvalidArgumentError("TextWeights.vector needs a handle opened with an embedder: Memory.open(path, embedder=...)")
-        home.vectors.ready(home)
+        home.caches.vectors.ready(home)
         inner = home.indexes.cues._inner
         candidates = inner.prune(cues, exclude) if cues or exclude else inner.live()
-        query = home.vectors.query(text)
-        matrix = home.vectors.matrix()
+        query = home.caches.vectors.query(text)
+        matrix = home.caches.vectors.matrix()
         rows, _ = _core.cosine_top(matrix, query, candidates, weights.vector_pool)
         return Nearest(query, matrix, rows)
 
@@ -191,7 +191,7 @@ class Reader:
         if weights.time and weights.time_boost > 0 and question.buckets and not weights.time_filter:
             out += inner.admits({"time": list(question.buckets)}, rows) * (weights.time_boost * top)
         if weights.time and weights.when_boost > 0 and question.asks_when:
-            text = self._home.text
+            text = self._home.caches.text
             if text is not None:
                 said, _ = text.core.search(when_query(self.vocabulary()), candidates=rows, limit=len(rows))
                 out += np.isin(rows, said) * (weights.when_boost * top)

@@ -1,4 +1,4 @@
-"""Text recall reads the question and the thread (home/understand.py), through plain ``Memory.recall``."""
+"""Text recall reads the question and the thread (home/query/understand.py), through plain ``Memory.recall``."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_context_never_returns_what_the_cues_exclude_and_plain_is_the_core_blend
             assert hit.record.actors != (actor,)
         home = mem._home
         raw = _core.text_recall(
-            home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, {}, query, NOW.timestamp(), k, None,  # type: ignore[union-attr]
+            home.indexes.cues._inner, home.indexes.salience._inner, home.caches.text.core, {}, query, NOW.timestamp(), k, None,  # type: ignore[union-attr]
             **TextWeights.plain().core_kwargs(),
         )
         assert _ids(mem, query, k=k, weights=TextWeights.plain()) == [home.indexes.ids[r] for r in raw.rows.tolist()]

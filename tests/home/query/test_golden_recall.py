@@ -1,4 +1,4 @@
-"""Golden recall (home/golden.py, home/textswap.py; E2, E3): golden.yaml checked, run, and gating a new text recipe."""
+"""Golden recall (home/query/golden.py, home/textswap.py; E2, E3): golden.yaml checked, run, and gating a new text recipe."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from cuemem import Memory
 from cuemem.cli import main
 from cuemem.errors import CuememError, GoldenFileError, MissingFileError
-from cuemem.home.golden import load_golden
+from cuemem.home.query.golden import load_golden
 
 UTC = timezone.utc
 T0 = datetime(2026, 6, 1, 9, tzinfo=UTC)

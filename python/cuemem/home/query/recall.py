@@ -26,16 +26,16 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .. import _arrays, _core
-from ..errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
-from ..schema import Episode
-from ..schema.fields import text as text_field
-from ..text.weights import TextWeights
-from .clock import TimeArg, edge_now
-from .home import Home
-from .cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
-from .scope import Reach
-from .results import Hit, Hits, RecallResult, TextHit
+from ... import _arrays, _core
+from ...errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
+from ...schema import Episode
+from ...schema.fields import text as text_field
+from ...text.weights import TextWeights
+from ..clock import TimeArg, edge_now
+from ..home import Home
+from ..cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
+from ..scope import Reach
+from ..results import Hit, Hits, RecallResult, TextHit
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
@@ -172,11 +172,11 @@ class Recaller:
         ``quarantined``; a pronoun refers to what ``follows`` named."""
         exclude = guarded(exclude, quarantined)
         home = self._home
-        if home.text is None:
+        if home.caches.text is None:
             if home.closed:
                 raise ReadOnlyError("this Memory handle is closed")
-            raise InvalidArgumentError(f"this home has no text index yet ({home.text_report}); open it writable once to build it")
-        home.text.ready(home.indexes, home.journal)
+            raise InvalidArgumentError(f"this home has no text index yet ({home.caches.report}); open it writable once to build it")
+        home.caches.text.ready(home.indexes, home.journal)
         w = weights or self.weights
         question = self._reader.read(text, at, w) if w.reads_question else None
         if question is not None and question.refers and follows is not None and w.names:
@@ -194,7 +194,7 @@ class Recaller:
 
         def pool(within: dict[str, list[str]], wanted: int, whole: bool, scale: float | None = None) -> tuple[list[Ranked], _core.TextRecall]:
             r = _core.text_recall(
-                home.indexes.cues._inner, home.indexes.salience._inner, home.text.core, within, query, t,  # type: ignore[union-attr]
+                home.indexes.cues._inner, home.indexes.salience._inner, home.caches.text.core, within, query, t,  # type: ignore[union-attr]
                 wanted, exclude, **blend, whole_pool=whole, scale=scale,
             )
             ranked = [
@@ -238,7 +238,7 @@ class Recaller:
         try:
             hits, r = _page(page, k, exclude_stale, superseded)
         except CorruptIndexError as exc:
-            if not home.text.writable:
+            if not home.caches.text.writable:
                 raise  # a reader cannot rebuild: the writer does, and refresh() picks it up
             home.repair_text(str(exc))  # damaged under the open handle: the cache is rebuilt, the recall asked again
             hits, r = _page(page, k, exclude_stale, superseded)

@@ -1,4 +1,4 @@
-"""The recall planner (home/recall.py): abstractions lead their sources, stale hits page further."""
+"""The recall planner (home/query/recall.py): abstractions lead their sources, stale hits page further."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cuemem import Memory
-from cuemem.home.recall import lead_with_abstractions
+from cuemem.home.query.recall import lead_with_abstractions
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -60,7 +60,7 @@ def test_exclude_stale_pages_past_stale_hits_for_cues_and_text(tmp_path: Path) -
 
 def test_a_cue_recall_builds_no_hit_until_one_is_read(tmp_path: Path, monkeypatch: object) -> None:
     """Hits are built on first read, once each, with the ids, scores and breakdowns the core ranked."""
-    import cuemem.home.recall as planner
+    import cuemem.home.query.recall as planner
 
     built: list[str] = []
 
