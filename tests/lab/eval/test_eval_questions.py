@@ -157,3 +157,14 @@ def test_cli_eval_questions_with_vectors(tiny: Path) -> None:
     result = CliRunner().invoke(main, ["eval", "questions", str(tiny), "--json", "--vectors", "0.2"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output[result.output.index("{"):])["recall"]["tiny"]["overall"]["n"] == 5
+
+
+def test_the_harness_imports_only_the_public_api() -> None:
+    """``cuemem.lab.eval.questions`` uses ``Memory``, ``TextWeights``/``Embedder``, the errors and the demo generator: nothing that ranks."""
+    import ast
+
+    import cuemem.lab.eval.questions as questions_module
+
+    tree = ast.parse(Path(questions_module.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0}
+    assert imported == {"errors", "memory", "text", "demo"}
