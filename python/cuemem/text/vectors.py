@@ -3,9 +3,9 @@
 An embedder turns texts into unit-length ``float32`` vectors. The home keeps one
 vector per row as a cache (``index/vectors/<name>/``, see
 :mod:`cuemem.home.vectorindex`) whose recipe is the embedder's ``name`` (model and
-version) and ``template`` (what of a memory is embedded), and text recall blends
-the cosine of the question and a memory into its score (``TextWeights.vector``,
-0 by default). Nothing here is imported unless a handle is opened with an embedder.
+version) and ``template`` (what of a memory is embedded), and text recall fuses
+the memories nearest the question into its ranking by their rank, or blends in the
+cosine (``TextWeights.vector`` and ``fusion``; vector 0, off, by default). Nothing here is imported unless a handle is opened with an embedder.
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ from ..errors import InvalidArgumentError
 MAX_WINDOW = 8
 #: The largest weight, boost or share (beyond it float32 scores overflow).
 MAX_WEIGHT = 1e6
+#: How vectors join the blend (``TextWeights.fusion``).
+FUSIONS = ("rank", "cosine")
+#: The rank-fusion constant: the nearest memory gains the whole ``vector``, the 60th half of it
+#: (the usual constant of reciprocal rank fusion, not tuned here).
+RANK_FUSION_K = 60
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,20 @@ class TextWeights:
         neighbour_window: How many places before and after a pool memory its score
             reaches (0 to 8).
         thread_share: Share of its thread's best blend a memory gains (>= 0).
-        vector: Weight of the cosine of the question and a memory (>= 0; 0, off,
-            by default). It needs a handle opened with an embedder
+        vector: Weight of the vectors (>= 0; 0, off, by default; 0.2 measures well,
+            see docs/benchmarks.md). It needs a handle opened with an embedder
             (``Memory.open(..., embedder=...)``); the ``vector_pool`` memories nearest
             the question among those the cues let through join the BM25 pool, and
-            every memory of the pool gains ``vector * cosine`` before the context terms.
+            gain, before the context terms, what ``fusion`` says.
         vector_pool: Memories taken by cosine (>= 1).
+        fusion: How the vectors join the blend. ``"rank"`` (the default), rank
+            fusion: the memory at place ``r`` (0 first) of the ``vector_pool`` nearest
+            gains ``vector * 60 / (60 + r)``, on the scale of the text part (whose
+            best is ``text``), whatever the embedder's cosines look like; a memory
+            not among them gains nothing, so a clear text match keeps its lead and a
+            question no word matches is answered by the nearest memories.
+            ``"cosine"``: every memory of the pool gains ``vector * cosine`` (with
+            ``text=0`` and ``salience=0`` the score is the cosine itself).
     """
 
     text: float = 1.0
@@ -98,6 +111,7 @@ class TextWeights:
     thread_share: float = 0.5
     vector: float = 0.0
     vector_pool: int = 50
+    fusion: str = "rank"
 
     def __post_init__(self) -> None:
         for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share", "vector"):
@@ -114,6 +128,8 @@ class TextWeights:
         w = self.neighbour_window
         if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_WINDOW:
             raise InvalidArgumentError(f"neighbour_window must be an int in [0, {MAX_WINDOW}], got {w!r}")
+        if self.fusion not in FUSIONS:
+            raise InvalidArgumentError(f"fusion must be one of {list(FUSIONS)}, got {self.fusion!r}")
         for name in ("function_words", "names", "time", "time_filter"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgumentError(f"text weight {name} must be True or False, got {getattr(self, name)!r}")

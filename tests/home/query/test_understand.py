@@ -6,6 +6,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -276,3 +277,21 @@ def test_the_named_floor_never_brings_what_the_recall_leaves_out(tmp_path: Path)
         assert set(_ids(mem, "Is Priya away?")) == {mine, typed}
         assert _ids(mem, "Is Priya away?", exclude={"type": "chore"}) == [mine]
         assert len(_ids(mem, "Is Priya away?", include_quarantined=True)) == 3
+
+
+def test_vector_part_fuses_the_nearest_by_rank_or_blends_the_cosine() -> None:
+    """Rank fusion gives the nearest ``vector * 60 / (60 + place)`` and every other row nothing; "cosine" gives ``vector * cosine``."""
+    import numpy as np
+
+    from cuemem.home.query.understand import Nearest, vector_part
+
+    matrix = np.eye(4, dtype=np.float32)
+    query = np.array([0.6, 0.8, 0.0, 0.0], dtype=np.float32)
+    near = Nearest(query, matrix, np.array([1, 0], dtype=np.uint32))  # row 1 nearest, then row 0
+    rows = np.array([0, 3, 1, 2], dtype=np.uint32)
+    got = vector_part(rows, near, TextWeights(vector=0.5))
+    assert got.tolist() == pytest.approx([0.5 * 60 / 61, 0.0, 0.5, 0.0])
+    assert vector_part(rows, near, TextWeights(vector=0.5, fusion="cosine")).tolist() == pytest.approx([0.3, 0.0, 0.4, 0.0])
+    empty = Nearest(query, matrix, np.zeros(0, dtype=np.uint32))
+    assert vector_part(rows, empty, TextWeights(vector=0.5)).tolist() == [0.0] * 4
+    assert vector_part(np.zeros(0, dtype=np.uint32), near, TextWeights(vector=0.5)).tolist() == []

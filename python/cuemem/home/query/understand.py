@@ -2,7 +2,7 @@
 
 The core ranks the pool (BM25 blended with salience and freshness); this stage adds
 what :class:`~cuemem.text.TextWeights` describes — with an embedder, the memories
-nearest the question and every pool memory's cosine; shares of thread neighbours'
+nearest the question, fused by their rank (or every pool memory's cosine); shares of thread neighbours'
 and of the thread's best score; boosts for named cue values, named days and "when"
 questions — over that pool, a bounded list. Every membership test is one call into
 the core (:meth:`CueIndex.admits <cuemem.index.CueIndex>`, a text search restricted
@@ -21,7 +21,7 @@ import numpy.typing as npt
 from ... import _core
 from ...errors import InvalidArgumentError
 from ...text.question import NAME_DIMENSIONS, Question, Vocabulary, is_year, read_question, when_query
-from ...text.weights import TextWeights
+from ...text.weights import RANK_FUSION_K, TextWeights
 from ..cues import cue_values_json
 from ..home import Home
 from ..indexes import Indexes
@@ -29,7 +29,7 @@ from ..indexes import Indexes
 #: Rows written since the vocabulary was built beyond which it is rebuilt rather than extended.
 _LEARN_AT_MOST = 1_000
 
-__all__ = ["POOLED", "Nearest", "Ranked", "Reader", "merge_pools"]
+__all__ = ["POOLED", "Nearest", "Ranked", "Reader", "merge_pools", "vector_part"]
 
 
 class Ranked(NamedTuple):
@@ -60,6 +60,25 @@ class Nearest(NamedTuple):
     query: npt.NDArray[np.float32]
     matrix: npt.NDArray[np.float32]
     rows: npt.NDArray[np.uint32]
+
+
+def vector_part(rows: npt.NDArray[np.uint32], near: Nearest, weights: TextWeights) -> npt.NDArray[np.float32]:
+    """What the vectors add to each of ``rows``, as ``weights.fusion`` says: rank fusion of
+    the nearest (``vector * K / (K + place)``, nothing outside them) or ``vector * cosine``."""
+    if weights.fusion == "cosine":
+        embedded = rows < len(near.matrix)
+        cosine = np.zeros(len(rows), dtype=np.float32)
+        cosine[embedded] = near.matrix[rows[embedded]] @ near.query
+        return np.float32(weights.vector) * cosine
+    out = np.zeros(len(rows), dtype=np.float32)
+    if len(near.rows) == 0 or len(rows) == 0:
+        return out
+    by_row = np.argsort(near.rows, kind="stable")  # near.rows is best first; find each row's place in it
+    at = np.minimum(np.searchsorted(near.rows[by_row], rows), len(by_row) - 1)
+    found = near.rows[by_row[at]] == rows
+    place = by_row[at[found]].astype(np.float32)
+    out[found] = np.float32(weights.vector * RANK_FUSION_K) / (np.float32(RANK_FUSION_K) + place)
+    return out
 
 
 class Reader:
@@ -151,10 +170,7 @@ class Reader:
         rows = np.fromiter((r.row for r in pool), dtype=np.uint32, count=len(pool))
         scores = np.fromiter((r.score for r in pool), dtype=np.float32, count=len(pool))
         if near is not None:
-            embedded = rows < len(near.matrix)
-            cosine = np.zeros(len(rows), dtype=np.float32)
-            cosine[embedded] = near.matrix[rows[embedded]] @ near.query
-            scores = scores + np.float32(weights.vector) * cosine
+            scores = scores + vector_part(rows, near, weights)
         if (weights.neighbour_share > 0 and weights.neighbour_window > 0) or weights.thread_share > 0:
             threads = indexes.threads.ensure(indexes.cues)
             if not threads.is_empty():

@@ -7,8 +7,12 @@ shared image's caption) as narrative. Every question is then asked as it is writ
 ``Memory.recall(text=question, now=...)``, and nothing else happens: no re-ranking,
 boosting or filtering here. The turns it returns are scored against the question's
 evidence: ``R@k = |gold ∩ top k| / |gold|``, averaged per category and over
-categories 1–4 (5, adversarial, apart). The data file is read from where it lies,
-never copied.
+categories 1–4 (5, adversarial, apart). Sessions are scored too: ranked by their best
+returned turn (the order in which the hits first reach them, out of the first
+:data:`SESSION_DEPTH` hits), ``S@k`` is the share of questions with an evidence session
+among the first ``k`` sessions (recall_any). Each conversation's own numbers are kept
+beside the totals, so a change that helps on the whole can be seen to cost none of
+them. The data file is read from where it lies, never copied.
 
 The ablation rows switch the product's own options (:class:`~cuemem.TextWeights`),
 one step at a time from the blend alone to the defaults:
@@ -50,6 +54,10 @@ STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 SCORED = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (1, 5, 10)
+#: Session-level cut-offs: sessions ranked by their best returned turn.
+SESSION_KS = (1, 5)
+#: Hits asked for per question: the first ``max(KS)`` are scored as turns, all of them rank sessions.
+SESSION_DEPTH = 50
 
 _DIA = re.compile(r"D:?(\d+):(\d+)")
 _SESSION_DATE = re.compile(r"(?:(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
@@ -147,15 +155,32 @@ def load_locomo(path: str | Path) -> list[Conversation]:
 
 @dataclass
 class EvalReport:
-    """Recall@k per category and overall (categories 1-4), per ablation step."""
+    """Recall@k per category and overall (categories 1-4), per ablation step, and per conversation."""
 
-    #: Ablation step (e.g. "names") -> "overall" or category name -> {"R@1": ...}.
+    #: Ablation step (e.g. "names") -> "overall" or category name -> {"R@1": ..., "S@5": ...}.
     table: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     #: Questions per category name.
     counts: dict[str, int] = field(default_factory=dict)
+    #: Ablation step -> conversation (sample id) -> its categories 1-4 {"R@1": ..., "S@5": ...}.
+    conversations: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
-        return {"recall": self.table, "questions": self.counts}
+        return {"recall": self.table, "questions": self.counts, "conversations": self.conversations}
+
+
+def session_of(dia_id: str) -> str:
+    """The session of a turn id (``"D3:5"`` -> ``"D3"``)."""
+    return dia_id.split(":", 1)[0]
+
+
+def sessions_ranked(ids: Iterable[str]) -> list[str]:
+    """The sessions of ``ids`` (turn ids, best first), each ranked by its best turn.
+
+    Example:
+        >>> sessions_ranked(["D3:5", "D1:2", "D3:1", "D2:9"])
+        ['D3', 'D1', 'D2']
+    """
+    return list(dict.fromkeys(session_of(i) for i in ids))
 
 
 def build_home(conv: Conversation, home: Path, analyzer: str = "stem-bigram", embedder: Embedder | None = None) -> Memory:
@@ -190,7 +215,9 @@ def evaluate(
     an ``embedder`` the homes keep vectors, for steps that weigh them."""
     steps = list(steps) if steps is not None else ablations()
     sums: dict[str, dict[str, dict[str, float]]] = {label: {} for label, _ in steps}
+    per_conv: dict[str, dict[str, dict[str, float]]] = {label: {} for label, _ in steps}
     counts: dict[str, int] = {}
+    metrics = [f"R@{k}" for k in KS] + [f"S@{k}" for k in SESSION_KS]
     for conv in conversations:
         if progress is not None:
             progress(conv.sample_id)
@@ -202,16 +229,25 @@ def evaluate(
                     continue
                 cat = CATEGORY_NAMES.get(q.category, str(q.category))
                 counts[cat] = counts.get(cat, 0) + 1
+                gold_sessions = {session_of(d) for d in gold}
                 for label, weights in steps:
-                    got = [h.id for h in mem.recall(text=q.text, k=max(KS), now=now, weights=weights).hits]
-                    per = sums[label]
-                    for group in ([cat, "overall"] if q.category in SCORED else [cat]):
-                        acc = per.setdefault(group, {f"R@{k}": 0.0 for k in KS} | {"n": 0.0})
+                    got = [h.id for h in mem.recall(text=q.text, k=SESSION_DEPTH, now=now, weights=weights).hits]
+                    sessions = sessions_ranked(got)
+                    scored = {f"R@{k}": len(gold & set(got[:k])) / len(gold) for k in KS}
+                    scored |= {f"S@{k}": float(bool(gold_sessions & set(sessions[:k]))) for k in SESSION_KS}
+                    groups = [(sums[label], cat)]
+                    if q.category in SCORED:
+                        groups += [(sums[label], "overall"), (per_conv[label], conv.sample_id)]
+                    for table, group in groups:
+                        acc = table.setdefault(group, dict.fromkeys(metrics, 0.0) | {"n": 0.0})
                         acc["n"] += 1
-                        for k in KS:
-                            acc[f"R@{k}"] += len(gold & set(got[:k])) / len(gold)
+                        for m in metrics:
+                            acc[m] += scored[m]
     counts["overall"] = sum(n for c, n in counts.items() if c in {CATEGORY_NAMES[i] for i in SCORED})
     report = EvalReport(counts=counts)
-    for label, per in sums.items():
-        report.table[label] = {g: {m: 100.0 * v / acc["n"] for m, v in acc.items() if m != "n"} for g, acc in per.items()}
+    for label in sums:
+        report.table[label] = {g: {m: 100.0 * v / acc["n"] for m, v in acc.items() if m != "n"} for g, acc in sums[label].items()}
+        report.conversations[label] = {
+            c: {m: 100.0 * v / acc["n"] for m, v in acc.items() if m != "n"} for c, acc in per_conv[label].items()
+        }
     return report

@@ -38,6 +38,7 @@ from typing import Any
 
 from ...errors import InvalidArgumentError, MissingFileError
 from ...memory import Memory
+from ...text import Embedder, TextWeights
 
 __all__ = ["KINDS", "KS", "Case", "Suite", "SuiteReport", "evaluate_suites", "load_suite", "load_suites", "names_known"]
 
@@ -168,10 +169,23 @@ class SuiteReport:
 
 
 def evaluate_suites(
-    suites: Sequence[Suite], *, progress: Callable[[str], None] | None = None, k: int = 10,
+    suites: Sequence[Suite],
+    *,
+    progress: Callable[[str], None] | None = None,
+    k: int = 10,
+    weights: TextWeights | None = None,
+    embedder: Embedder | None = None,
 ) -> SuiteReport:
     """Asks every question of ``suites`` through plain ``Memory.recall(text=question)`` (a
-    follow-up through its exchange's session) and scores the hits (see the module docs)."""
+    follow-up through its exchange's session) and scores the hits (see the module docs).
+
+    Args:
+        suites: The homes and their questions.
+        progress: Called with each home's name as it is asked.
+        k: Hits asked for per question.
+        weights: The recall's :class:`~cuemem.TextWeights` (default: the handle's).
+        embedder: Homes are opened with it (for ``weights`` that weigh vectors).
+    """
     sums: dict[str, dict[str, dict[str, float]]] = {}
     report = SuiteReport()
 
@@ -194,15 +208,15 @@ def evaluate_suites(
             progress(suite.name)
         records = suite.records()
         actors = {a for r in records for a in r.get("actors", ())}
-        with tempfile.TemporaryDirectory(prefix="cuemem-questions-") as tmp, Memory.open(Path(tmp), fsync="never") as mem:
+        with tempfile.TemporaryDirectory(prefix="cuemem-questions-") as tmp, Memory.open(Path(tmp), fsync="never", embedder=embedder) as mem:
             mem.import_records(records, now=suite.now)
             for case in suite.cases:
-                got = [h.id for h in mem.recall(text=case.text, k=k, now=suite.now).hits]
+                got = [h.id for h in mem.recall(text=case.text, k=k, now=suite.now, weights=weights).hits]
                 score(suite.name, case, got, actors)
             for n, exchange in enumerate(suite.exchanges, start=1):
                 session = mem.session(f"questions-{n}")
                 for case in exchange:
-                    got = [h.id for h in session.recall(text=case.text, k=k, now=suite.now).hits]
+                    got = [h.id for h in session.recall(text=case.text, k=k, now=suite.now, weights=weights).hits]
                     score(suite.name, case, got, actors)
     for where, per in sums.items():
         report.table[where] = {
