@@ -7,6 +7,7 @@ import importlib
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,24 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     assert not hasattr(cuemem, "no_such_name") and not hasattr(cuemem, "__no_such_dunder__")
     with pytest.raises(ImportError, match="no_such_name"):
         exec("from cuemem import no_such_name", {})
+
+
+def test_a_read_only_handle_loads_neither_the_lock_library_nor_yaml(tmp_path: Path) -> None:
+    """Recall on a read-only handle takes no lock and parses no YAML (portalocker and PyYAML stay unloaded); reading a note's file and writing load them."""
+    home = tmp_path / "home"
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    with cuemem.Memory.open(home, fsync="never") as mem:
+        mem.remember("Acme renewed.", actors=["acme"], now=now)
+        mem.write_note("acme-notes", "Acme prefers email.\nSecond line.", now=now)
+    code = (
+        "import sys, json, cuemem\n"
+        "loaded = lambda: [m in sys.modules for m in ('portalocker', 'yaml')]\n"
+        f"with cuemem.Memory.open({str(home)!r}, read_only=True) as mem:\n"
+        "    hits = [h.id for h in mem.recall({'actor': 'acme'}).hits]\n"
+        "    read = loaded()\n"
+        "    body = [n.body for n in mem.notes() if n.id == 'acme-notes']\n"
+        "    parsed = loaded()\n"
+        f"cuemem.Memory.open({str(home)!r}).close()\n"
+        "print(json.dumps([len(hits), read, body, parsed, loaded()]))"
+    )
+    assert _fresh(code) == [1, [False, False], ["Acme prefers email.\nSecond line."], [False, True], [True, True]]
