@@ -62,6 +62,16 @@ def test_starting_the_command_line_loads_no_engine_nor_rich() -> None:
     assert [m for m in heavy if m in loaded] == []
 
 
+def test_help_loads_the_plugins_but_not_the_engine() -> None:
+    """``cuemem --help`` lists the plugins' commands (their entry points read, the lab imported) without numpy, rich or the engine."""
+    code = ("import contextlib, io, json, sys\nfrom cuemem.cli import main\nshown = io.StringIO()\n"
+            "with contextlib.redirect_stdout(shown):\n    main(['--help'], standalone_mode=False)\n"
+            "print(json.dumps([shown.getvalue(), sorted(sys.modules)]))")
+    shown, loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert "demo" in shown and "review" in shown and "cuemem.lab.commands" in loaded
+    assert [m for m in ("numpy", "rich", "yaml", "cuemem.memory", "cuemem.home") if m in loaded] == []
+
+
 def test_import_help_names_the_keys_an_item_may_hold() -> None:
     """``cuemem import --help`` lists Memory.remember's keywords (read when the help is shown); the commands' list shows its first line."""
     shown = run("import", "--help").output
