@@ -10,6 +10,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -50,6 +51,32 @@ def test_version() -> None:
     """``cuemem --version`` prints the package version."""
     result = run("--version")
     assert result.exit_code == 0 and result.stdout.strip() == f"cuemem, version {cuemem.__version__}"
+
+
+def test_starting_the_command_line_loads_no_engine_nor_rich() -> None:
+    """``cuemem``'s command line starts without numpy, rich, YAML, the engine, the entry points or the lab: each command loads what it uses."""
+    code = "import sys, json, cuemem.cli; print(json.dumps(sorted(sys.modules)))"
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert "cuemem.cli.trust" in loaded
+    heavy = ("numpy", "rich", "yaml", "cuemem.memory", "cuemem.home", "cuemem.schema", "importlib.metadata", "cuemem.lab")
+    assert [m for m in heavy if m in loaded] == []
+
+
+def test_help_loads_the_plugins_but_not_the_engine() -> None:
+    """``cuemem --help`` lists the plugins' commands (their entry points read, the lab imported) without numpy, rich or the engine."""
+    code = ("import contextlib, io, json, sys\nfrom cuemem.cli import main\nshown = io.StringIO()\n"
+            "with contextlib.redirect_stdout(shown):\n    main(['--help'], standalone_mode=False)\n"
+            "print(json.dumps([shown.getvalue(), sorted(sys.modules)]))")
+    shown, loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert "demo" in shown and "review" in shown and "cuemem.lab.commands" in loaded
+    assert [m for m in ("numpy", "rich", "yaml", "cuemem.memory", "cuemem.home") if m in loaded] == []
+
+
+def test_import_help_names_the_keys_an_item_may_hold() -> None:
+    """``cuemem import --help`` lists Memory.remember's keywords (read when the help is shown); the commands' list shows its first line."""
+    shown = run("import", "--help").output
+    assert "Import FILE into the home, all or nothing" in shown and "occurred_at" in shown and "importance" in shown
+    assert "Import FILE into the home, all or nothing" in run("--help").output
 
 
 def test_init_creates_a_home_and_accepts_an_existing_one(tmp_path: Path) -> None:
@@ -309,9 +336,11 @@ def test_exit_statuses_tell_a_failed_operation_from_a_malformed_command_line(hom
 def test_every_command_that_prints_data_has_json() -> None:
     """Each command but ``init``, ``demo``, ``mcp`` (a server) and the ``eval`` and ``shared`` groups (whose ``locomo`` and
     ``stats`` have it) takes ``--json`` (the benchmarks' ``--json PATH`` writes the results to a file)."""
+    ctx = click.Context(main)
+    every = {name: main.get_command(ctx, name) for name in main.list_commands(ctx)}  # the plugins' commands too
     missing = [
-        name for name, command in main.commands.items()
-        if name not in {"init", "demo", "eval", "mcp", "shared"} and not any("--json" in p.opts for p in command.params)
+        name for name, command in every.items()
+        if command is not None and name not in {"init", "demo", "eval", "mcp", "shared"} and not any("--json" in p.opts for p in command.params)
     ]
     assert missing == []
     stats = main.commands["shared"].commands["stats"]  # type: ignore[attr-defined]

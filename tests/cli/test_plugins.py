@@ -85,3 +85,20 @@ def test_an_installation_without_the_group_has_the_engine_commands_only(tmp_path
     assert missing.returncode == 2 and "No such command 'demo'" in missing.stderr and not (tmp_path / "demo").exists()
     made = _cuemem(tmp_path, "init", str(tmp_path / "home"))
     assert made.returncode == 0 and (tmp_path / "home" / "journal").is_dir()
+
+
+def test_an_engine_command_loads_no_plugin(tmp_path: Path) -> None:
+    """An engine command reads no entry point and imports no plugin; ``--help`` and the plugin's own command load it."""
+    marker = tmp_path / "loaded"
+    _distribution(tmp_path, "cuemem_marks", "cuemem_marks_commands", (
+        "import click, pathlib\n"
+        f"pathlib.Path({str(marker)!r}).open('a').write('x')\n"
+        "@click.command()\ndef marks():\n    '''Say so.'''\n    click.echo('marked')\n"
+        "def commands():\n    return [marks]\n"
+    ))
+    made = _cuemem(tmp_path, "init", str(tmp_path / "home"))
+    assert made.returncode == 0 and not marker.exists()
+    listed = _cuemem(tmp_path, "--help")
+    assert listed.returncode == 0 and "marks" in listed.stdout and marker.read_text() == "x"
+    ran = _cuemem(tmp_path, "marks")
+    assert (ran.returncode, ran.stdout, marker.read_text()) == (0, "marked\n", "xx")

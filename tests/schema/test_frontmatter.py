@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from cuemem.schema import Note
 from cuemem.schema.frontmatter import render
-from cuemem.schema.note import _Dumper
+from cuemem.schema.note import _dumper
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
 
 def _pyyaml(front: dict[str, Any]) -> str:
     """What the note dumper writes through PyYAML (the oracle)."""
-    return str(yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False))
+    return str(yaml.dump(front, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False))
 
 
 # Strings near the edges of the simple set: reserved words, numbers, dates, indicators, spaces, Unicode.

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import __version__
 from ..errors import CuememError
@@ -74,7 +72,34 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 class _Group(click.Group):
     """Turns every CuememError into a one-line message and exit status 1 (click's own
-    usage errors keep status 2)."""
+    usage errors keep status 2).
+
+    Commands added later (:attr:`more`, the plugins' commands) are added on first need: when
+    the commands are listed (``--help``) or a name is not one of the group's own, so that
+    running an engine command neither reads the installation's entry points nor imports a
+    plugin.
+    """
+
+    #: Adds the commands that join the group later; called once, on first need (None: none to add).
+    more: Callable[[], object] | None = None
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and self._add_more():
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_more()
+        return super().list_commands(ctx)
+
+    def _add_more(self) -> bool:
+        """Adds the later commands if they are not added yet; whether it added them now."""
+        more, self.more = self.more, None
+        if more is None:
+            return False
+        more()
+        return True
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -147,6 +172,9 @@ def open_memory(home: Path | str, *, create: bool = False, **options: Any) -> Me
 
 @contextmanager
 def progress(label: str) -> Iterator[Any]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=None)

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from .app import home_option, json_option, main, now_option, open_memory, parse_now
 
@@ -28,6 +26,9 @@ def forget(
     retire: bool, dry_run: bool, now: str | None, as_json: bool,
 ) -> None:
     """Forget IDS (or a --subject, --session, --source, --of-user) and everything derived from them; print the receipt."""
+    from rich.console import Console
+    from rich.table import Table
+
     if not (ids or subject or session or source or of_user):
         raise click.UsageError("name what to forget: IDS, --subject, --session, --source or --of-user")
     with open_memory(home, read_only=dry_run) as mem:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 import click
-from rich.console import Console
-from rich.table import Table
 
 from .app import home_option, json_option, main, open_memory, now_option, parse_now, progress, read_text
 from .render import recall_table, result_json
@@ -102,6 +100,7 @@ _LAST = {"week": "last week", "month": "last month", "year": "last year"}
 def recall(home: Path, question: str | None, cues: tuple[str, ...], excludes: tuple[str, ...], text: str | None, last: str | None,
            days: int | None, k: int, include_quarantined: bool, now: str | None, as_json: bool) -> None:
     """Recall memories matching the cues (and QUESTION's words, ranked by BM25 and salience; ``-``: read QUESTION from standard input)."""
+    from rich.console import Console
     from ..home.cues import parse_cue_args
     if question is not None and text is not None:
         raise click.UsageError("give the text either as QUESTION or as --text, not both")
@@ -135,11 +134,15 @@ def _print_example(ctx: click.Context, param: click.Parameter, value: bool) -> N
     ctx.exit(0)
 
 
+#: ``cuemem import``'s first line: the commands' list shows it; ``cuemem import --help`` adds the rest.
+_IMPORT_SUMMARY = "Import FILE into the home, all or nothing (--skip-bad-lines: the good lines, the bad ones reported)."
+
+
 def _import_help() -> str:
     from ..home.imports import REMEMBER_KEYS
 
     keys = ", ".join(sorted(REMEMBER_KEYS - {"narrative"}))
-    return f"""Import FILE into the home, all or nothing (--skip-bad-lines: the good lines, the bad ones reported).
+    return f"""{_IMPORT_SUMMARY}
 
     FILE holds one JSON object per line: "narrative" (the text) is required; any other
     key is one of Memory.remember's keywords: {keys}. Times are ISO dates or date-times
@@ -151,7 +154,16 @@ def _import_help() -> str:
     `cuemem import --example > episodes.jsonl` writes a file to start from."""
 
 
-@main.command(name="import", help=_import_help())
+class _ImportCommand(click.Command):
+    """``cuemem import``: its full help names the keys an item may hold, read from the engine
+    when the help is shown (not on every start of the command line)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = _import_help()
+        super().format_help_text(ctx, formatter)
+
+
+@main.command(name="import", cls=_ImportCommand, help=_IMPORT_SUMMARY)
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @home_option
 @click.option("--skip-bad-lines", is_flag=True, help="Import the good lines, report the bad ones.")
@@ -193,6 +205,9 @@ def rebuild(home: Path, as_json: bool) -> None:
 @json_option
 def stats(home: Path, as_json: bool) -> None:
     """Counts and sizes of the home, and each job's proposals and regret rate."""
+    from rich.console import Console
+    from rich.table import Table
+
     with open_memory(home, read_only=True) as mem:
         stats = mem.stats()
     s = stats.as_dict()

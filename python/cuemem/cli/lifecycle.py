@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from .app import clock_jump_option, home_option, json_option, main, open_memory, now_option, parse_now, read_text
 
@@ -63,6 +61,9 @@ def observe(home: Path, text: str, session: str | None, origin: str, user_id: st
 @json_option
 def approvals(home: Path, profile: str, now: str | None, as_json: bool) -> None:
     """List the writes waiting for approval (with --now: those not yet expired then)."""
+    from rich.console import Console
+    from rich.table import Table
+
     with open_memory(home, read_only=True, profile=profile) as mem:
         items = mem.approvals(now=parse_now(now))
     if as_json:
@@ -132,6 +133,9 @@ def reject(home: Path, id: str, profile: str, now: str | None, as_json: bool) ->
 @json_option
 def history(home: Path, subject: str, user_id: str | None, as_json: bool) -> None:
     """Every version of SUBJECT, oldest first."""
+    from rich.console import Console
+    from rich.table import Table
+
     with open_memory(home, read_only=True) as mem:
         chain = mem.history(subject, user_id=user_id)
     if as_json:

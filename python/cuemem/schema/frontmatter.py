@@ -16,16 +16,16 @@ line width (where its emitter folds) is not simple either. For anything else,
 :func:`render` answers None and the caller runs PyYAML: the renderer is exact where it
 answers and silent elsewhere (``tests/schema/test_frontmatter.py`` holds it to PyYAML's
 output). Strings it handles hold no line break, so the note dumper and ``yaml.safe_dump``
-(proposal files) write them alike.
+(proposal files) write them alike. PyYAML's resolver is made (and PyYAML imported) when a
+string or a float is first rendered.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-
-import yaml  # type: ignore[import-untyped, unused-ignore]
 
 __all__ = ["render"]
 
@@ -36,10 +36,23 @@ _CHAR = r"(?:[A-Za-z0-9_.=/+&-]|:(?! |\Z))"  # a colon before a space or the end
 _SIMPLE = re.compile(rf"[A-Za-z0-9]{_CHAR}*(?: {_CHAR}+)*\Z")
 _STR_TAG = "tag:yaml.org,2002:str"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
-_RESOLVER = yaml.resolver.Resolver()
-#: ``Resolver.resolve`` as types-PyYAML declares it (without annotations), typed here once.
-_resolve: Callable[[type[yaml.nodes.Node], str, tuple[bool, bool]], str] = _RESOLVER.resolve
-_SCALAR = yaml.nodes.ScalarNode
+
+
+@functools.cache
+def _resolver() -> Callable[[str], str]:
+    """The tag PyYAML's resolver gives a plain scalar's text (``Resolver.resolve`` of a
+    scalar node, typed here once: types-PyYAML declares it without annotations)."""
+    import yaml  # type: ignore[import-untyped, unused-ignore]
+
+    resolve: Callable[[type[yaml.nodes.Node], str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
+    scalar = yaml.nodes.ScalarNode
+
+    def tag(text: str) -> str:
+        return resolve(scalar, text, (True, False))
+
+    return tag
+
+
 #: Rendered simple strings seen lately (keys, kinds, tags, subjects repeat across notes).
 _MEMO: dict[str, str] = {}
 _MEMO_SIZE = 4096
@@ -52,7 +65,7 @@ def _string(value: str) -> str | None:
         return done
     if not _SIMPLE.match(value):
         return None
-    plain = _resolve(_SCALAR, value, (True, False)) == _STR_TAG
+    plain = _resolver()(value) == _STR_TAG
     out = value if plain else f"'{value}'"
     if len(_MEMO) >= _MEMO_SIZE:
         _MEMO.clear()
@@ -69,7 +82,7 @@ def _float(value: float) -> str | None:
     text = repr(value).lower()
     if "." not in text and "e" in text:
         text = text.replace("e", ".0e", 1)
-    return text if _resolve(_SCALAR, text, (True, False)) == _FLOAT_TAG else None
+    return text if _resolver()(text) == _FLOAT_TAG else None
 
 
 def _scalar(value: object) -> str | None:

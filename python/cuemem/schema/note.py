@@ -18,13 +18,12 @@ a safe loader only (libyaml's when available), so a file cannot make the reader 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from typing import Any
-
-import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from ..errors import NoteFormatError, SchemaError
 from . import fields as f
@@ -207,7 +206,9 @@ class Note:
         del front["body"]
         matter = render(front)  # PyYAML's bytes without PyYAML, for the values it handles
         if matter is None:
-            matter = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+            import yaml  # type: ignore[import-untyped, unused-ignore]
+
+            matter = yaml.dump(front, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False)
         return f"---\n{matter}---\n{self.body}"
 
     @classmethod
@@ -265,20 +266,26 @@ def _front_matter(matter: str, path: str | None) -> Any:
         raise _error(str(exc), path) from None
 
 
-class _Dumper(yaml.SafeDumper):  # type: ignore[misc, unused-ignore]
-    """``yaml.safe_dump``'s dumper, but multi-line strings are written double-quoted.
+@functools.cache
+def _dumper() -> Any:
+    """``yaml.safe_dump``'s dumper, but multi-line strings are written double-quoted (made,
+    and PyYAML imported, the first time a front matter needs PyYAML).
 
     Escapes (``"a\\nb"``) read better than folded single-quoted lines, and PyYAML's
     single-quoted style does not round-trip NEL (U+0085).
     """
+    import yaml  # type: ignore[import-untyped, unused-ignore]
+
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc, unused-ignore]
+        pass
+
+    Dumper.add_representer(str, _represent_str)
+    return Dumper
 
 
 def _represent_str(dumper: Any, data: str) -> Any:
     style = '"' if any(c in data for c in _LINE_BREAKS) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-_Dumper.add_representer(str, _represent_str)
 
 
 def _version(value: object) -> int:

@@ -3,18 +3,15 @@
 ``safe_load`` resolves aliases, so a few hundred bytes of nested aliases expand to
 gigabytes: cuemem's YAML never needs an anchor, so any anchor or alias is refused
 (checked on the parser's events, before anything is built). libyaml's safe loader is
-used when PyYAML was built with it (same safety, several times faster).
+used when PyYAML was built with it (same safety, several times faster). PyYAML is imported
+by the first parse: a process that reads no YAML does not load it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import yaml  # type: ignore[import-untyped, unused-ignore]
-
 __all__ = ["YamlRefused", "load_bounded"]
-
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlRefused(ValueError):
@@ -31,12 +28,15 @@ def load_bounded(text: str, limit: int, what: str) -> Any:
     """
     if len(text) > limit:
         raise YamlRefused(f"{what} is larger than {limit} bytes")
+    import yaml  # type: ignore[import-untyped, unused-ignore]
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         if "&" in text or "*" in text:  # only then can there be an anchor or an alias
-            for event in yaml.parse(text, Loader=_SafeLoader):
+            for event in yaml.parse(text, Loader=loader):
                 if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
                     raise YamlRefused(f"{what} uses a YAML anchor or alias; its fields are plain values")
-        return yaml.load(text, Loader=_SafeLoader)
+        return yaml.load(text, Loader=loader)
     except YamlRefused:
         raise
     except yaml.YAMLError as exc:

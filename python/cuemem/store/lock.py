@@ -11,7 +11,9 @@ The holder writes its pid into the file so a refused writer can say who holds th
 The pid is advisory: where the platform keeps a locked file's bytes from other
 processes (Windows), the refusal names "another process" instead.
 
-No POSIX-only module is imported here; ``portalocker`` picks the platform's call.
+No POSIX-only module is imported here; ``portalocker`` picks the platform's call. It is
+imported by the first :meth:`WriterLock.acquire`: a read-only handle, which takes no lock,
+does not load it (nor the package metadata it reads when imported).
 """
 
 from __future__ import annotations
@@ -23,17 +25,12 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-import portalocker
-
 from ..errors import HomeLockedError, InvalidArgumentError, StorageError
 
 __all__ = ["WriterLock"]
 
 #: Seconds between attempts while :meth:`WriterLock.acquire` waits.
 POLL_INTERVAL = 0.02
-
-#: One non-blocking attempt at the exclusive lock.
-_EXCLUSIVE_NOW = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
 
 #: Bytes read back as the holder's pid: enough for any pid and its newline.
 _PID_BYTES = 32
@@ -87,6 +84,9 @@ class WriterLock:
             raise InvalidArgumentError(f"timeout must be finite and >= 0, got {timeout!r}")
         if self._fd is not None:
             return
+        import portalocker
+
+        exclusive_now = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING  # one attempt, not waiting
         try:
             # No O_TRUNC: a contender must not erase the holder's pid before it is refused.
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
@@ -95,7 +95,7 @@ class WriterLock:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                portalocker.lock(fd, _EXCLUSIVE_NOW)
+                portalocker.lock(fd, exclusive_now)
                 break
             except portalocker.AlreadyLocked:
                 if time.monotonic() >= deadline:

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import yaml  # type: ignore[import-untyped, unused-ignore]
-
 from ..errors import CorruptRecordError, MalformedRecordError
 from ..schema.frontmatter import render as render_front
 from . import kinds
@@ -228,8 +226,13 @@ def render(proposal: Proposal) -> str:
         "decided_at": None if proposal.decided_at is None else proposal.decided_at.isoformat(),
         "sources": [{"id": s.id, "sha256": s.sha256} for s in proposal.sources],
     }
+    matter = render_front(front)
+    if matter is None:
+        import yaml  # type: ignore[import-untyped, unused-ignore]
+
+        matter = yaml.safe_dump(front, sort_keys=False, allow_unicode=True)
     lines = [
-        "---", (render_front(front) or yaml.safe_dump(front, sort_keys=False, allow_unicode=True)).rstrip("\n"), "---",
+        "---", matter.rstrip("\n"), "---",
         _HEADER.rstrip("\n"), "",
         f"# {proposal.summary}", "", f"**Why:** {proposal.why}", "", "## Evidence", "",
         *[f"- {e}" for e in proposal.evidence], "", "## Accepting writes", "", *[f"- {c}" for c in proposal.changes()], "",
