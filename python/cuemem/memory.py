@@ -156,11 +156,13 @@ class Memory:
                 :class:`~cuemem.lifecycle.Profile`): thresholds, TTLs, approvals, freshness.
             text_analyzer: The text index's analyzer (its recipe); each analyzer's
                 index lives in its own directory under ``index/text/``.
-            text_weights: The default blend of text recalls.
+            text_weights: The default blend of text recalls (default: ``TextWeights()``,
+                with ``vector=0.2`` when an ``embedder`` is given).
             embedder: An :class:`~cuemem.text.vectors.Embedder` (opt-in vectors): the
                 home keeps one vector per memory as a cache under ``index/vectors/``,
                 embedded at the next recall that needs them, and text recall fuses in
-                the memories nearest the question with ``TextWeights(vector=...)``.
+                the memories nearest the question (``TextWeights.vector``: 0.2 unless
+                ``text_weights`` says otherwise).
             user: Scope the handle to one user's memories (:mod:`cuemem.home.scope`):
                 it reads and writes only theirs, and another user's record does not
                 exist for it. ``"*"``: every user, explicitly. None (default): every

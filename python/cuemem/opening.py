@@ -30,6 +30,7 @@ from .postgres import open_home as open_shared_home
 from .salience import SalienceTable
 from .store.fsync import FsyncPolicy
 from .text import DEFAULT_ANALYZER, TextWeights
+from .text.weights import WITH_EMBEDDER
 from .text.recipe import check_analyzer
 from .text.vectors import Embedder, check_embedder
 from .views.memory_md import DEFAULT_BUDGET, MemoryFile
@@ -135,5 +136,6 @@ def open_handle(
             root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
-    parts = Parts.assemble(home, chosen, text_weights or TextWeights(), budget)
+    default = TextWeights() if embedder is None else TextWeights(vector=WITH_EMBEDDER)  # an embedder given is vectors on
+    parts = Parts.assemble(home, chosen, text_weights or default, budget)
     return parts, Reach(scope, lambda: home.values("user"))

@@ -193,7 +193,7 @@ def test_an_embedder_giving_bad_vectors_is_a_typed_error_and_nothing_is_kept(tmp
         with pytest.raises(InvalidArgumentError):
             mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
         assert mem._home.caches.vectors is not None and mem._home.caches.vectors.rows == 0
-        assert mem.recall(text="running", now=NOW).hits
+        assert mem.recall(text="running", now=NOW, weights=TextWeights()).hits  # lexical: the embedder is not asked
 
 
 def test_weights_that_would_overflow_are_refused() -> None:
@@ -297,3 +297,17 @@ def test_an_unknown_fusion_is_a_typed_error() -> None:
         with pytest.raises(InvalidArgumentError, match="fusion"):
             TextWeights(fusion=bad)  # type: ignore[arg-type]
     assert TextWeights().fusion == "rank"
+
+
+def test_a_handle_opened_with_an_embedder_fuses_its_vectors_unless_its_text_weights_say_otherwise(tmp_path: Path) -> None:
+    """An embedder given is vectors on: a plain text recall reaches the violin and the guitar, which share no word
+    with "instrument"; ``text_weights=TextWeights()`` keeps the handle lexical, and a handle without one never embeds."""
+    with _library(tmp_path / "h", ConceptEmbedder()) as mem:
+        got = [h.id for h in mem.recall(text="instrument", k=3, now=NOW).hits]
+    assert got[0] == "l2" and set(got) == {"l0", "l1", "l2"}
+    lexical = ConceptEmbedder()
+    with Memory.open(tmp_path / "h", fsync="never", embedder=lexical, text_weights=TextWeights()) as mem:
+        assert [h.id for h in mem.recall(text="instrument", k=3, now=NOW).hits] == ["l2"]
+    assert lexical.calls == 0
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert [h.id for h in mem.recall(text="instrument", k=3, now=NOW).hits] == ["l2"]

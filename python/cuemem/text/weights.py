@@ -18,6 +18,9 @@ FUSIONS = ("rank", "cosine")
 #: The rank-fusion constant: the nearest memory gains the whole ``vector``, the 60th half of it
 #: (the usual constant of reciprocal rank fusion, not tuned here).
 RANK_FUSION_K = 60
+#: The ``vector`` weight of a handle opened with an embedder and no ``text_weights``: the
+#: weight measured (docs/benchmarks.md, Vectors), in the middle of a plateau (0.1 to 0.3).
+WITH_EMBEDDER = 0.2
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,9 @@ class TextWeights:
         neighbour_window: How many places before and after a pool memory its score
             reaches (0 to 8).
         thread_share: Share of its thread's best blend a memory gains (>= 0).
-        vector: Weight of the vectors (>= 0; 0, off, by default; 0.2 measures well,
-            see docs/benchmarks.md). It needs a handle opened with an embedder
+        vector: Weight of the vectors (>= 0; 0, off, by default; a handle opened with
+            an embedder and no ``text_weights`` uses :data:`WITH_EMBEDDER`, 0.2, the
+            weight measured in docs/benchmarks.md). It needs a handle opened with an embedder
             (``Memory.open(..., embedder=...)``); the ``vector_pool`` memories nearest
             the question among those the cues let through join the BM25 pool, and
             gain, before the context terms, what ``fusion`` says.
