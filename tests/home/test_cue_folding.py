@@ -30,7 +30,7 @@ def test_actor_subject_and_tag_cues_match_without_regard_to_case(tmp_path: Path)
     value=st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["Acme  Corp", " x ", "\t", ""]),
 )
 def test_a_cue_of_one_string_normalizes_as_a_list_of_it_does(dimension: str, value: str) -> None:
-    """The one-string shortcut of ``normalize`` gives what the general path gives the same value in a list (or its error)."""
+    """A cue of one string means what a list of that one string means (the same values, or the same error)."""
 
     def outcome(cue: object) -> object:
         try:

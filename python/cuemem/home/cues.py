@@ -130,10 +130,6 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
     for dimension, value in cues.items():
         if dimension not in _KNOWN:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        if type(value) is str and value.isascii() and dimension != "time":
-            # The common cue, one plain value: what the general path below makes of it.
-            out[dimension] = [fold(value)] if dimension in FOLDED else [value]
-            continue
         if dimension == "meta" and isinstance(value, Mapping):
             value = meta_cues(metadata(value))
             if not value:
