@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import _arrays
-from ..errors import InvalidArgumentError, NotFoundError
+from ..errors import CuememError, InvalidArgumentError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..home.cues import QUARANTINED, normalize
 from ..home.results import PolicyReport
@@ -48,7 +48,11 @@ class Policies:
     def __init__(self, home: Home) -> None:
         self._home = home
         self._book: PolicyBook | None = None
+        #: The policies of ``_book`` before their contradictions were flagged (as the cache keeps them).
+        self._book_policies: list[Policy] | None = None
         self._book_notes: dict[str, tuple[int, str]] = {}
+        #: The notes as the home was opened: the state the index's policy cache was likely made from.
+        self._opened: dict[str, tuple[int, str]] = dict(home.note_versions)
         self._book_head: object = None
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
         #: The policies once the commit :meth:`distill` is making is in (None outside it).
@@ -162,6 +166,7 @@ class Policies:
             return
         home = self._home
         self._book = PolicyBook(flag_contradictions(current))
+        self._book_policies = current
         self._book_notes = dict(home.note_versions)
         self._book_head = home.head
         home.cache_policies(current)
@@ -320,13 +325,50 @@ class Policies:
         if self._book is None or notes != self._book_notes:
             current = home.cached_policies()
             if current is None:
-                scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
-                current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+                current = self._caught_up(notes)
+                if current is None:
+                    scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
+                    current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
                 home.cache_policies(current)
             self._book = PolicyBook(flag_contradictions(current))
+            self._book_policies = current
             self._book_notes = dict(notes)
         self._book_head = head
         return self._book
+
+    def _caught_up(self, notes: Mapping[str, tuple[int, str]]) -> list[Policy] | None:
+        """The current policies from those of an earlier state of the notes (the book's, or
+        the policy cache's if made from the notes as opened), re-reading only the notes
+        journaled since: a note the store last saw as another kind is not read. None when
+        no earlier state is known, a note file was edited, or a changed note cannot be read
+        (the files are then scanned)."""
+        home = self._home
+        if home.notes_edited:
+            return None
+        if self._book_policies is not None:
+            base, base_notes = self._book_policies, self._book_notes
+        else:
+            opened = home.cached_policies(self._opened)
+            if opened is None:
+                return None
+            base, base_notes = opened, self._opened
+        by_id = {p.id: p for p in base}
+        for nid in base_notes.keys() - notes.keys():
+            by_id.pop(nid, None)
+        for nid, version in notes.items():
+            if base_notes.get(nid) == version:
+                continue
+            by_id.pop(nid, None)
+            kind = home.journaled_note_kind(nid)
+            if kind is not None and kind != Kind.POLICY.value:
+                continue
+            try:
+                note = home.read_note(nid)
+            except CuememError:
+                return None
+            if note.valid_to is None and (p := policy_of_note(note)) is not None:
+                by_id[p.id] = p
+        return sorted(by_id.values(), key=lambda p: p.id)  # as read from the files: by note id
 
 
 def _same_policy(old: Policy, new: Policy) -> bool:
