@@ -18,6 +18,7 @@ from .. import _arrays
 from ..errors import CuememError, InvalidArgumentError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..home.cues import QUARANTINED, normalize
+from ..home.items import Item, read_items
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER, Reach
 from ..store.proposals import proposal_id
@@ -25,7 +26,7 @@ from ..schema import Episode, Kind, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .contradictions import contradicting_pairs, flag_contradictions
-from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_policies
+from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_items
 from .explain import Explanation
 from .judge import Judgement, PolicyBook
 from ..schema.policy import Policy
@@ -182,16 +183,14 @@ class Policies:
         if users is not None:
             cues["user"] = list(users)
         rows = home.select(cues, exclude={"trust": [QUARANTINED]})
-        by_user: dict[str, list[Episode]] = {}
-        for stored in home.stored(rows):
-            if stored["id"] in without:
-                continue
-            e = Episode.from_json(stored)
-            by_user.setdefault(e.user_id, []).append(e)
+        by_user: dict[str, list[Item]] = {}
+        for item in read_items(home, rows):  # as stored: validated when written
+            if item.id not in without:
+                by_user.setdefault(item.user_id, []).append(item)
         mined = []
         for user in sorted(by_user):
             namespace = None if user == DEFAULT_USER else user
-            mined += distill_policies(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
+            mined += distill_items(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
         mined.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
         return mined
 
