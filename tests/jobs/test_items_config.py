@@ -1,23 +1,12 @@
-"""What the jobs read and are configured by (jobs/items.py, jobs/config.py)."""
+"""What the jobs are configured by (jobs/config.py)."""
 
 from __future__ import annotations
-
-from datetime import datetime, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cuemem.jobs import ConsolidationConfig, DistillationConfig, Item
+from cuemem.jobs import ConsolidationConfig, DistillationConfig
 from cuemem.errors import InvalidArgumentError
-from cuemem.schema import Episode
-
-
-def test_item_of_an_episode_keeps_what_jobs_need() -> None:
-    """An item read from an episode carries its axes in AXES order, dates and flags."""
-    e = Episode.create("x", id="e1", recorded_at=datetime(2026, 1, 2, tzinfo=timezone.utc), salience={"urgency": 0.5},
-                       importance=0.25, tier="short", kind="preference", subject="s", taint=True)
-    it = Item.of(e)
-    assert (it.axes[0], it.axes[1], it.peak, it.tier, it.kind, it.subject, it.taint) == (0.25, 0.5, 0.5, "short", "preference", "s", True)
 
 
 @given(st.dictionaries(st.sampled_from(["min_occurrences", "salience_floor", "min_confidence", "key_chars"]),

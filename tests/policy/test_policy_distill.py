@@ -200,3 +200,18 @@ def test_a_policy_without_a_cause_applies_nowhere_however_big_the_book() -> None
                                               (), 0.5, 0.0, None, ()) for i in range(n))])
         got = {p.id for p in book.judge({"actor": ["acme"]}).policies}
         assert "pol-empty" not in got and len(got) == n
+
+
+def test_items_as_stored_mine_what_their_episodes_mine() -> None:
+    """distill_items over the stored form of episodes gives exactly distill_policies' policies."""
+    from cuemem.home.items import Item
+    from cuemem.policy.distill import distill_items
+
+    history = [
+        Episode.create(f"deal {i}", id=f"e{i}", recorded_at=datetime(2026, 1, 1 + i, tzinfo=timezone.utc), type="deal",
+                       actors=["Acme" if i % 2 else "Globex"], tags=["legal"] if i % 3 else [], outcome="negative" if i % 4 else "positive",
+                       importance=0.1 * (i % 7), taint=i == 5, user_id="u-a" if i % 5 else "u-b")
+        for i in range(12)
+    ]
+    mined = distill_policies(history, namespace="u-a")
+    assert mined and distill_items([Item.of_json(e.to_json()) for e in history], namespace="u-a") == mined

@@ -227,3 +227,21 @@ def test_a_deleted_policy_file_is_not_served_from_the_cache_and_retires_cleanly(
         assert mem.open_report is not None and mem.policies() == []
         report = mem.distill_policies(min_support=2, now=T + timedelta(days=1))
         assert report.written == [pid] and [p.id for p in mem.policies()] == [pid]
+
+
+def test_the_book_catches_up_with_notes_written_after_the_home_was_opened(tmp_path: Path) -> None:
+    """Notes written after opening (another kind, a policy, a retirement) change the book as reading every file would."""
+    home = tmp_path / "h"
+    with Memory.open(home) as mem:
+        fill(mem)
+        mem.distill_policies(now=D)
+        mined = mem.policies()
+    with Memory.open(home) as mem:  # the cache was made from the notes as opened
+        mem.write_note("kim-lunch", "Lunch with Kim on Fridays", kind="semantic", subject="kim", now=D)
+        assert mem.policies() == mined
+        mem.write_note("friday-no", "No deploys on Fridays", kind="policy", subject="deploys", tags=["type=deploy"], now=D)
+        caught_up = mem.policies()
+        assert [p.id for p in caught_up] == sorted([*(p.id for p in mined), "friday-no"])
+    (home / "index" / "policies.json").unlink()
+    with Memory.open(home, read_only=True) as mem:  # read from every file
+        assert mem.policies() == caught_up

@@ -24,7 +24,7 @@ import dataclasses
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -699,10 +699,20 @@ class Home:
         """The journal position the indexes have applied up to (it moves with every commit)."""
         return self.indexes.head
 
-    def cached_policies(self) -> list[Policy] | None:
+    def cached_policies(self, notes: Mapping[str, tuple[int, str]] | None = None) -> list[Policy] | None:
         """The policies of the index's policy cache, if it was made from exactly the
-        journaled notes and no note file was edited since; else None."""
-        return None if self.notes_edited else policycache.load(self.layout.index, self.indexes.notes)
+        journaled notes (or ``notes``, a state of them: id -> (version, sha)) and no note
+        file was edited since; else None."""
+        return None if self.notes_edited else policycache.load(self.layout.index, self.indexes.notes if notes is None else notes)
+
+    def journaled_note_kind(self, id: str) -> str | None:
+        """The kind of note ``id`` as the store last wrote or read its file, if that file
+        held the journaled version; None when unknown (the file must be read)."""
+        seen = self._notes.seen.get(id)
+        journaled = self.indexes.notes.get(id)
+        if seen is None or journaled is None or seen[4] != journaled[1]:
+            return None
+        return seen[5]
 
     def cache_policies(self, policies: Sequence[Policy]) -> None:
         """Keeps ``policies``, parsed from the journaled notes, in the index's policy cache

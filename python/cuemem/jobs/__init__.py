@@ -16,7 +16,7 @@ from __future__ import annotations
 from .config import DEFAULT_SHORT_TTL, ConsolidationConfig, DistillationConfig, default_ttl
 from .consolidate import Promotion, consolidate, group_key
 from .distill import LADDER, Rung, next_level, plan_rungs, select_candidates
-from .items import Item
+from ..home.items import Item
 from .maintain import DEFAULT_JOBS, Job
 from .reports import ConsolidationReport, DistillationReport, MaintenanceReport
 from .schedule import Daily, Schedule, Weekly

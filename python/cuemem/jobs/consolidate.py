@@ -28,7 +28,7 @@ from datetime import date, datetime
 from ..errors import CueTypeError
 from ..salience import AXES
 from .config import ConsolidationConfig
-from .items import CHRONOLOGICAL, Item
+from ..home.items import CHRONOLOGICAL, Item
 
 _NARRATIVE, _ACTORS, _TAGS = (operator.attrgetter(f) for f in ("narrative", "actors", "tags"))
 

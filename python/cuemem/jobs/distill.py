@@ -45,7 +45,7 @@ from ..errors import CueTypeError, ShapeError
 from ..salience import AXES
 from ..schema import Kind, Level
 from .config import DistillationConfig
-from .items import CHRONOLOGICAL, Item
+from ..home.items import CHRONOLOGICAL, Item
 from .summarize import ExtractiveSummarizer, Summarizer, SummaryRequest
 
 __all__ = ["LADDER", "Rung", "next_level", "plan_rungs", "rung_axes", "rung_id", "rung_of", "select_candidates", "topic"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptRecordError, InvalidArgumentError
+from ..errors import InvalidArgumentError
 from .. import _arrays
 from ..home.clock import TimeArg, edge_now
 from .._gc import gc_paused
@@ -33,7 +33,7 @@ from ..store.note_versions import next_versions
 from .config import ConsolidationConfig, DistillationConfig
 from .consolidate import INTENSITY, REPETITION, Promotion, consolidate
 from .distill import Rung, plan_rungs, select_candidates
-from .items import Item
+from ..home.items import Item, read_items
 from .dedupe import DedupeConfig, Match, clusters, comparable, compare, identity, identity_cues, why
 from .reports import ConsolidationReport, DedupeReport, DistillationReport
 from ..store.proposals import proposal_id
@@ -104,22 +104,6 @@ def deduplication(home: Home, *, now: TimeArg, config: object, reach: Reach) -> 
     if config is not None and not isinstance(config, DedupeConfig):
         raise InvalidArgumentError(f"config must be a DedupeConfig, got {type(config).__name__}")
     return run_dedupe(home, at, config or DedupeConfig())
-
-
-def read_items(home: Home, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item]:
-    """The items of ``rows``, read from the journal in row order, one open per segment.
-
-    Raises:
-        CorruptRecordError: a record there is not an episode.
-        StorageError: a segment cannot be read.
-    """
-    out: list[Item] = []
-    for row, stored in zip(rows.tolist() if isinstance(rows, np.ndarray) else rows, home.stored(rows)):
-        try:
-            out.append(Item.of_json(stored))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CorruptRecordError(f"the record of row {row} is not an episode: {exc}") from None
-    return out
 
 
 def old_rows(home: Home, cutoff: datetime) -> npt.NDArray[np.bool_]:

@@ -23,7 +23,7 @@ from .config import DistillationConfig
 from .consolidate import promotion_of
 from .distill import EVERYTHING_ELSE, rung_of
 from .home import promoted_episode, read_items, rung_episode, rung_note_fields
-from .items import CHRONOLOGICAL
+from ..home.items import CHRONOLOGICAL
 from .summarize import ExtractiveSummarizer
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..schema import Level
-from .items import Item
+from ..home.items import Item
 
 __all__ = ["ExtractiveSummarizer", "Summarizer", "SummaryRequest"]
 

@@ -26,12 +26,13 @@ from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
 from ..home.cues import FOLDED, fold
 from .._gc import gc_paused
 from ..index import ClosedSets, CueIndex
-from ..salience import AXES, SalienceTable
+from ..home.items import Item
+from ..salience import SalienceTable
 from ..schema import Episode, Outcome
 from .contradictions import flag_contradictions
 from ..schema.policy import Cause, Policy, Polarity, cause_key, confidence
 
-__all__ = ["CAUSE_DIMENSIONS", "DEFAULT_MAX_CUES", "DEFAULT_MIN_SUPPORT", "distill_policies", "policy_id"]
+__all__ = ["CAUSE_DIMENSIONS", "DEFAULT_MAX_CUES", "DEFAULT_MIN_SUPPORT", "distill_items", "distill_policies", "policy_id"]
 
 #: The mining's defaults: outcomes a cause needs, and cues it may combine.
 DEFAULT_MIN_SUPPORT, DEFAULT_MAX_CUES = 2, 3
@@ -39,6 +40,8 @@ DEFAULT_MIN_SUPPORT, DEFAULT_MAX_CUES = 2, 3
 #: The cue dimensions a cause is made of.
 CAUSE_DIMENSIONS: tuple[str, ...] = ("type", "actor", "tag", "subject")
 _CAUSE_CAPABLE = frozenset({"type", "actor", "tag", "subject", "user", "kind"})
+_NEGATIVE, _POSITIVE = Outcome.NEGATIVE.value, Outcome.POSITIVE.value
+_OUTCOMES = frozenset({_NEGATIVE, _POSITIVE})
 # Salience is taken as recorded: every row is written and read at one instant.
 _AT = 0.0
 
@@ -80,10 +83,7 @@ def distill_policies(
         InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
         UnknownDimensionError: a dimension that is not a cue dimension of episodes.
     """
-    min_support = _arrays.count(min_support, "min_support")
-    max_cues = _arrays.count(max_cues, "max_cues")
-    dims = _arrays.strings(list(dimensions) if isinstance(dimensions, tuple) else dimensions, "dimensions")
-    chosen: list[Episode] = []
+    items: list[Item] = []
     seen: set[str] = set()
     for e in episodes:
         if not isinstance(e, Episode):
@@ -92,10 +92,41 @@ def distill_policies(
             raise InvalidIdError(f"episode id {e.id!r} appears twice", "id")
         seen.add(e.id)
         if e.outcome in (Outcome.POSITIVE, Outcome.NEGATIVE):
-            chosen.append(e)
+            items.append(Item.of(e))
+    return distill_items(items, min_support=min_support, max_cues=max_cues, dimensions=dimensions, namespace=namespace)
+
+
+@gc_paused
+def distill_items(
+    items: Sequence[Item],
+    *,
+    min_support: int = DEFAULT_MIN_SUPPORT,
+    max_cues: int = DEFAULT_MAX_CUES,
+    dimensions: Sequence[str] = CAUSE_DIMENSIONS,
+    namespace: str | None = None,
+) -> list[Policy]:
+    """:func:`distill_policies` of memories as the journal stores them (read as
+    :class:`~cuemem.home.items.Item`, unvalidated: the home validated them when it wrote
+    them), of distinct ids. Pure.
+
+    Args:
+        items: Any items; only those with a positive or negative outcome count.
+        min_support: Fewest supporting episodes a policy needs.
+        max_cues: Most cues the search adds to those every outcome episode shares.
+        dimensions: Cue dimensions causes are made of.
+        namespace: Kept apart in the ids.
+
+    Raises:
+        InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
+        UnknownDimensionError: a dimension that is not a cue dimension of episodes.
+    """
+    min_support = _arrays.count(min_support, "min_support")
+    max_cues = _arrays.count(max_cues, "max_cues")
+    dims = _arrays.strings(list(dimensions) if isinstance(dimensions, tuple) else dimensions, "dimensions")
+    chosen = [i for i in items if i.outcome in _OUTCOMES]
     index = _index(chosen, dims)
-    negative = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.NEGATIVE), dtype=np.uint32)
-    positive = np.fromiter((i for i, e in enumerate(chosen) if e.outcome is Outcome.POSITIVE), dtype=np.uint32)
+    negative = np.fromiter((i for i, e in enumerate(chosen) if e.outcome == _NEGATIVE), dtype=np.uint32)
+    positive = np.fromiter((i for i, e in enumerate(chosen) if e.outcome == _POSITIVE), dtype=np.uint32)
     cols = _Columns(chosen)
     policies: list[Policy] = []
     for polarity, within, against in ((Polarity.MITIGATE, negative, positive), (Polarity.REINFORCE, positive, negative)):
@@ -108,7 +139,7 @@ def distill_policies(
     return flag_contradictions(policies)
 
 
-def _index(episodes: Sequence[Episode], dims: Sequence[str]) -> CueIndex:
+def _index(episodes: Sequence[Item], dims: Sequence[str]) -> CueIndex:
     for d in dims:
         if d not in _CAUSE_CAPABLE:
             raise UnknownDimensionError(f"{d!r} cannot be part of a cause; choose from {sorted(_CAUSE_CAPABLE)}")
@@ -129,7 +160,7 @@ def _index(episodes: Sequence[Episode], dims: Sequence[str]) -> CueIndex:
             elif d == "user":
                 vs = (e.user_id,)
             else:
-                vs = (e.kind.value,)
+                vs = (e.kind,)
             for v in dict.fromkeys(map(fold, vs) if d in FOLDED else vs):
                 values.append(v)
                 rows.append(i)
@@ -138,12 +169,12 @@ def _index(episodes: Sequence[Episode], dims: Sequence[str]) -> CueIndex:
     return index
 
 
-def _composite(episodes: Sequence[Episode]) -> np.ndarray:
+def _composite(episodes: Sequence[Item]) -> np.ndarray:
     """Each episode's composite salience as recorded, through the core's one formula."""
     if not episodes:
         return np.zeros(0, dtype=np.float32)
     table = SalienceTable()
-    axes = np.array([[e.salience[a] for a in AXES] for e in episodes], dtype=np.float32)
+    axes = np.array([e.axes for e in episodes], dtype=np.float32)
     n = len(episodes)
     table.put(np.arange(n, dtype=np.uint32), axes, np.array([e.confidence for e in episodes], dtype=np.float32), np.full(n, _AT))
     return table.composite(np.arange(n, dtype=np.uint32), now=_AT)
@@ -152,7 +183,7 @@ def _composite(episodes: Sequence[Episode]) -> np.ndarray:
 class _Columns:
     """What a policy reads of its episodes, as arrays indexed by row."""
 
-    def __init__(self, episodes: Sequence[Episode]) -> None:
+    def __init__(self, episodes: Sequence[Item]) -> None:
         self.ids = [e.id for e in episodes]
         self.users = sorted({e.user_id for e in episodes})
         code = {u: i for i, u in enumerate(self.users)}

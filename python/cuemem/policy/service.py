@@ -15,9 +15,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import _arrays
-from ..errors import InvalidArgumentError, NotFoundError
+from ..errors import CuememError, InvalidArgumentError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..home.cues import QUARANTINED, normalize
+from ..home.items import Item, read_items
 from ..home.results import PolicyReport
 from ..home.scope import DEFAULT_USER, Reach
 from ..store.proposals import proposal_id
@@ -25,7 +26,7 @@ from ..schema import Episode, Kind, Note
 from ..store import records as rec
 from ..store.note_versions import next_versions
 from .contradictions import contradicting_pairs, flag_contradictions
-from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_policies
+from .distill import DEFAULT_MAX_CUES, DEFAULT_MIN_SUPPORT, distill_items
 from .explain import Explanation
 from .judge import Judgement, PolicyBook
 from ..schema.policy import Policy
@@ -48,7 +49,11 @@ class Policies:
     def __init__(self, home: Home) -> None:
         self._home = home
         self._book: PolicyBook | None = None
+        #: The policies of ``_book`` before their contradictions were flagged (as the cache keeps them).
+        self._book_policies: list[Policy] | None = None
         self._book_notes: dict[str, tuple[int, str]] = {}
+        #: The notes as the home was opened: the state the index's policy cache was likely made from.
+        self._opened: dict[str, tuple[int, str]] = dict(home.note_versions)
         self._book_head: object = None
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
         #: The policies once the commit :meth:`distill` is making is in (None outside it).
@@ -162,6 +167,7 @@ class Policies:
             return
         home = self._home
         self._book = PolicyBook(flag_contradictions(current))
+        self._book_policies = current
         self._book_notes = dict(home.note_versions)
         self._book_head = home.head
         home.cache_policies(current)
@@ -177,16 +183,14 @@ class Policies:
         if users is not None:
             cues["user"] = list(users)
         rows = home.select(cues, exclude={"trust": [QUARANTINED]})
-        by_user: dict[str, list[Episode]] = {}
-        for stored in home.stored(rows):
-            if stored["id"] in without:
-                continue
-            e = Episode.from_json(stored)
-            by_user.setdefault(e.user_id, []).append(e)
+        by_user: dict[str, list[Item]] = {}
+        for item in read_items(home, rows):  # as stored: validated when written
+            if item.id not in without:
+                by_user.setdefault(item.user_id, []).append(item)
         mined = []
         for user in sorted(by_user):
             namespace = None if user == DEFAULT_USER else user
-            mined += distill_policies(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
+            mined += distill_items(by_user[user], min_support=min_support, max_cues=max_cues, namespace=namespace)
         mined.sort(key=lambda p: (-p.confidence, -len(p.cause), p.id))
         return mined
 
@@ -320,13 +324,50 @@ class Policies:
         if self._book is None or notes != self._book_notes:
             current = home.cached_policies()
             if current is None:
-                scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
-                current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
+                current = self._caught_up(notes)
+                if current is None:
+                    scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
+                    current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
                 home.cache_policies(current)
             self._book = PolicyBook(flag_contradictions(current))
+            self._book_policies = current
             self._book_notes = dict(notes)
         self._book_head = head
         return self._book
+
+    def _caught_up(self, notes: Mapping[str, tuple[int, str]]) -> list[Policy] | None:
+        """The current policies from those of an earlier state of the notes (the book's, or
+        the policy cache's if made from the notes as opened), re-reading only the notes
+        journaled since: a note the store last saw as another kind is not read. None when
+        no earlier state is known, a note file was edited, or a changed note cannot be read
+        (the files are then scanned)."""
+        home = self._home
+        if home.notes_edited:
+            return None
+        if self._book_policies is not None:
+            base, base_notes = self._book_policies, self._book_notes
+        else:
+            opened = home.cached_policies(self._opened)
+            if opened is None:
+                return None
+            base, base_notes = opened, self._opened
+        by_id = {p.id: p for p in base}
+        for nid in base_notes.keys() - notes.keys():
+            by_id.pop(nid, None)
+        for nid, version in notes.items():
+            if base_notes.get(nid) == version:
+                continue
+            by_id.pop(nid, None)
+            kind = home.journaled_note_kind(nid)
+            if kind is not None and kind != Kind.POLICY.value:
+                continue
+            try:
+                note = home.read_note(nid)
+            except CuememError:
+                return None
+            if note.valid_to is None and (p := policy_of_note(note)) is not None:
+                by_id[p.id] = p
+        return sorted(by_id.values(), key=lambda p: p.id)  # as read from the files: by note id
 
 
 def _same_policy(old: Policy, new: Policy) -> bool:

@@ -1,4 +1,4 @@
-"""The light view of a stored memory that the jobs work on.
+"""The light view of a stored memory that the jobs and the policy mining work on.
 
 Jobs read thousands of records per run; building a fully validated
 :class:`~cuemem.schema.Episode` for each would dominate their cost. An :class:`Item`
@@ -9,14 +9,21 @@ written (the way the indexes read them), or from an episode.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import CorruptRecordError
 from ..salience import AXES
 from ..schema import Episode
 
-__all__ = ["CHRONOLOGICAL", "Item"]
+if TYPE_CHECKING:
+    from .home import Home
+
+__all__ = ["CHRONOLOGICAL", "Item", "read_items"]
 
 #: Sort key of items: when they occurred, then when they were recorded, then id.
 CHRONOLOGICAL = operator.attrgetter("occurred_at", "recorded_at", "id")
@@ -100,3 +107,19 @@ class Item(NamedTuple):
     def of(cls, episode: Episode) -> Item:
         """The item of a validated episode."""
         return cls.of_json(episode.to_json())
+
+
+def read_items(home: Home, rows: Sequence[int] | npt.NDArray[Any]) -> list[Item]:
+    """The items of ``rows``, read from the journal in row order, one open per segment.
+
+    Raises:
+        CorruptRecordError: a record there is not an episode.
+        StorageError: a segment cannot be read.
+    """
+    out: list[Item] = []
+    for row, stored in zip(rows.tolist() if isinstance(rows, np.ndarray) else rows, home.stored(rows)):
+        try:
+            out.append(Item.of_json(stored))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CorruptRecordError(f"the record of row {row} is not an episode: {exc}") from None
+    return out
