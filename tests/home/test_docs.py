@@ -161,3 +161,10 @@ def test_every_requirement_id_the_code_cites_is_in_docs_requirements() -> None:
     assert len(cited) > 10, cited  # the scan finds the citations (the docstrings cite some twenty ids)
     missing = {i: where for i, where in cited.items() if i not in listed}
     assert not missing, f"ids cited but not in docs/requirements.md: {missing}"
+
+
+@pytest.mark.parametrize(("name", "most"), [("README.md", 500), ("ARCHITECTURE.md", 300)])
+def test_the_readme_and_the_architecture_stay_short_enough_to_read(name: str, most: int) -> None:
+    """The README is a newcomer's ten minutes and ARCHITECTURE.md a map: the rest belongs in docs/ and docstrings."""
+    lines = (ROOT / name).read_text(encoding="utf-8").count("\n")
+    assert lines <= most, f"{name} has {lines} lines; at most {most}: move detail to docs/ or to docstrings"
