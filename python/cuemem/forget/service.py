@@ -257,7 +257,7 @@ class Forgetting:
         """The notes forgotten with ``gone`` (a rung's, a mined policy's), the policies made
         again, the note records that do it, and the person's notes that are kept."""
         home = self._home
-        known = home.note_versions
+        known = home.notes.versions
         notes = [i for i in sorted(gone) if i in known]
         affected = self._policies.resting_on(gone)
         again = self._policies.rederive(affected, gone)
@@ -270,14 +270,14 @@ class Forgetting:
                     out.append(Note.create(**{**fields, "recorded_at": at, "version": known[nid][0] + 1}))
                 continue
             if fields is not None:
-                out.extend(next_versions(home.notes, known, fields, at))
+                out.extend(next_versions(home.notes.files, known, fields, at))
             else:
                 try:
-                    current = home.read_note(nid).fields()
+                    current = home.notes.read(nid).fields()
                 except CuememError:  # a missing or broken file: nothing there to retire
                     continue
                 if current.get("valid_to") is None:
-                    out.extend(next_versions(home.notes, known, {**current, "valid_to": at}, at))
+                    out.extend(next_versions(home.notes.files, known, {**current, "valid_to": at}, at))
         kept = self._kept(gone, stored, set(notes))
         return notes, sorted(again), [rec.note(n) for n in out], kept
 
@@ -286,7 +286,7 @@ class Forgetting:
         quotes = [(i, " ".join(stored[i]["narrative"].split())) for i in sorted(gone)]
         quotes = [(i, q) for i, q in quotes if len(q) >= QUOTE_CHARS]
         kept: list[Kept] = []
-        for note in self._home.scan_notes().notes:
+        for note in self._home.notes.scan().notes:
             if note.id in handled or note.generated:
                 continue
             cited = sorted(gone.intersection(note.sources))

@@ -271,7 +271,7 @@ def run_distillation(
         for record in admitted.records:
             match kinds.parse(record, trusted=True):
                 case kinds.RememberRecord(episode=episode):
-                    own.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, episode), now))
+                    own.extend(next_versions(home.notes.files, home.notes.versions, rung_note_fields(rung, episode), now))
         if profile.propose_derivations and admitted.action in (Action.WRITE, Action.SUPERSEDE):
             proposals.append(_derivation(
                 home, proposal_id("distill", "derive", [rung.id]), "distill", rung.user_id,
