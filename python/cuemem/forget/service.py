@@ -159,7 +159,7 @@ class Forgetting:
         if target.kind != "id":
             needles += target.needles()
         scan = _Scan()
-        for position, line in self._home.grep(needles):
+        for position, line in self._home.rows.grep(needles):
             if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
                 scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
                 continue
@@ -190,7 +190,7 @@ class Forgetting:
                     seeds[eid] = int(home.rows_of([eid])[0])
         matched = [(p, r) for p, r in scan.episodes if isinstance(r.get("episode"), dict) and target.matches(r["episode"])]
         remembered = [(p, r) for p, r in matched if r.get("op") == _REMEMBER and r["episode"]["id"] not in state.erased]
-        for (_, record), row in zip(remembered, home.rows_at([p for p, _ in remembered])):
+        for (_, record), row in zip(remembered, home.rows.rows_at([p for p, _ in remembered])):
             if row is not None:
                 seeds[record["episode"]["id"]] = row
         for _, record in matched:
@@ -212,7 +212,7 @@ class Forgetting:
         if not forgotten:
             return forgotten, derived, mixed
         first = min(forgotten.values())
-        rows = dict(zip([p for p, _ in scan.episodes], self._home.rows_at([p for p, _ in scan.episodes])))
+        rows = dict(zip([p for p, _ in scan.episodes], self._home.rows.rows_at([p for p, _ in scan.episodes])))
         for position, record in scan.episodes:
             episode = record.get("episode")
             if not isinstance(episode, dict) or episode["id"] in forgotten or episode["id"] in state.erased:
@@ -304,8 +304,8 @@ class Forgetting:
     ) -> list[tuple[Position, bytes]]:
         """The tombstone of every journal line that holds or names what is erased."""
         home = self._home
-        positions = [home.position(r) for r in rows]
-        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.lines(positions))]
+        positions = [home.rows.position(r) for r in rows]
+        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.rows.lines(positions))]
         seen = set(positions)
         note_ids = set(notes)
         for position, nid, length in scan.notes:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +52,7 @@ from .indexes import Indexes, record_sha
 from .layout import Layout
 from .guard import Guard
 from .notebook import Notebook
+from .rows import Rows
 from .caches import Caches
 from .replay import apply_journal, load_indexes
 from .results import HomeStats, IndexState, OpenReport
@@ -80,6 +80,8 @@ class Home:
         self.journal = journal
         #: The notes: their files, journaled versions and the policy cache made from them.
         self.notes: Notebook = Notebook(notes, self, notes_edited)
+        #: Where the rows live in the journal: positions, lines, digests.
+        self.rows = Rows(self)
         #: The in-memory indexes (for ``cuemem.home`` modules only).
         self.indexes = indexes
         self._lock = lock
@@ -427,32 +429,6 @@ class Home:
         Intent.clear(self.layout.forget_intent)
         _log.info("%s: forget %s carried out (%d lines erased, %d notes deleted)", self.root, intent.receipt, len(intent.edits), len(intent.notes))
 
-    def grep(self, needles: Sequence[bytes | re.Pattern[bytes]]) -> list[tuple[Position, bytes]]:
-        """The journal lines holding any of ``needles`` (see :meth:`Journal.grep
-        <cuemem.store.journal.Journal.grep>`), in journal order."""
-        return self.journal.grep(needles)
-
-    def lines(self, positions: Sequence[Position]) -> list[bytes]:
-        """The journal lines starting at ``positions``, as stored."""
-        return self.journal.lines(positions)
-
-    def position(self, row: int) -> Position:
-        """Where row ``row``'s record starts in the journal."""
-        return self.indexes.position(row)
-
-    def rows_at(self, positions: Sequence[Position]) -> list[int | None]:
-        """The row whose record starts at each of ``positions`` (None where none does)."""
-        n = len(self.indexes)
-        if not n or not positions:
-            return [None] * len(positions)
-        segments = np.frombuffer(self.indexes.segments, dtype=np.uint64)
-        offsets = np.frombuffer(self.indexes.offsets, dtype=np.uint64)
-        keys = (segments << np.uint64(40)) | offsets  # rows are in journal order: the keys ascend
-        wanted = np.array([(p.segment << 40) | p.offset for p in positions], dtype=np.uint64)
-        at = np.minimum(np.searchsorted(keys, wanted), n - 1)
-        hit = keys[at] == wanted
-        return [int(a) if h else None for a, h in zip(at.tolist(), hit.tolist())]
-
     def _follow_journal(self) -> bool:
         """Applies whatever the journal holds beyond the indexes (after a failed append);
         whether that worked (if not, the next open replays the journal)."""
@@ -563,10 +539,6 @@ class Home:
         if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
             return dataclasses.replace(episode, reviewed=True)
         return episode
-
-    def digest(self, id: str) -> str:
-        """The digest of the journal record that wrote record ``id`` (which the home holds)."""
-        return record_sha(self.journal.read_at(self.indexes.position(self.indexes.row_of[id])))
 
     def similar(self, text: str, cues: dict[str, list[str]], limit: int) -> list[int]:
         """The live rows matching ``cues`` whose narratives best match ``text`` by BM25, best

@@ -219,7 +219,7 @@ def _derivation(
         evidence.append(f"... and {len(held) - 20} more source(s)")
     return rec.proposal(
         pid, job=job, action="derive", user=user, summary=summary, why=why, evidence=evidence,
-        sources=[(s, home.digest(s)) for s in held], records=records, at=now,
+        sources=[(s, home.rows.digest(s)) for s in held], records=records, at=now,
     )
 
 
@@ -432,7 +432,7 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
             pid, job=DedupeReport.job, action="merge", user=str(kept["user_id"]),
             summary=f"Merge {len(members)} duplicate memories into {keep}",
             why=why(kept, merged), evidence=[direct[(keep, x)].evidence for x in merged],
-            sources=[(i, home.digest(i)) for i in members], records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
+            sources=[(i, home.rows.digest(i)) for i in members], records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
         ))
         proposed.append(pid)
     report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=deferred)

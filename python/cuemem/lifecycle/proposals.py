@@ -56,7 +56,7 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
             out.append(f"{s.id} was retired since ({state.retired[s.id]})")
         elif s.id in state.superseded_by:
             out.append(f"{s.id} was superseded by {state.superseded_by[s.id]} since")
-        elif home.digest(s.id) != s.sha256:
+        elif home.rows.digest(s.id) != s.sha256:
             out.append(f"{s.id} does not hold what the proposal was made from (its digest differs)")
     written: set[str] = set()
     notes: dict[str, int] = {}  # note id -> the version it is at, as the records go

@@ -98,7 +98,7 @@ class Policies:
             user = policy.scope[0] if len(policy.scope) == 1 else DEFAULT_USER
             proposals.append(rec.proposal(
                 pid, job="policies", action=action, user=user, summary=summary, why=why, evidence=evidence,
-                sources=[(s, home.digest(s)) for s in held] + ([(f"note:{policy.id}", home.notes.versions[policy.id][1])] if version else []),
+                sources=[(s, home.rows.digest(s)) for s in held] + ([(f"note:{policy.id}", home.notes.versions[policy.id][1])] if version else []),
                 records=[rec.note(n) for n in versions], at=at,
             ))
             proposed.append(pid)
