@@ -651,7 +651,7 @@ class Memory:
         The person's text is kept as written; only the version metadata is advanced.
         Files that fail to parse are reported and left alone.
         """
-        return self._home.sync_notes(edge_now(now))
+        return self._home.notes.sync(edge_now(now))
 
     # -- upkeep ---------------------------------------------------------------------
 

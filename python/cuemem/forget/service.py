@@ -159,7 +159,7 @@ class Forgetting:
         if target.kind != "id":
             needles += target.needles()
         scan = _Scan()
-        for position, line in self._home.grep(needles):
+        for position, line in self._home.rows.grep(needles):
             if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
                 scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
                 continue
@@ -190,7 +190,7 @@ class Forgetting:
                     seeds[eid] = int(home.rows_of([eid])[0])
         matched = [(p, r) for p, r in scan.episodes if isinstance(r.get("episode"), dict) and target.matches(r["episode"])]
         remembered = [(p, r) for p, r in matched if r.get("op") == _REMEMBER and r["episode"]["id"] not in state.erased]
-        for (_, record), row in zip(remembered, home.rows_at([p for p, _ in remembered])):
+        for (_, record), row in zip(remembered, home.rows.rows_at([p for p, _ in remembered])):
             if row is not None:
                 seeds[record["episode"]["id"]] = row
         for _, record in matched:
@@ -212,7 +212,7 @@ class Forgetting:
         if not forgotten:
             return forgotten, derived, mixed
         first = min(forgotten.values())
-        rows = dict(zip([p for p, _ in scan.episodes], self._home.rows_at([p for p, _ in scan.episodes])))
+        rows = dict(zip([p for p, _ in scan.episodes], self._home.rows.rows_at([p for p, _ in scan.episodes])))
         for position, record in scan.episodes:
             episode = record.get("episode")
             if not isinstance(episode, dict) or episode["id"] in forgotten or episode["id"] in state.erased:
@@ -257,7 +257,7 @@ class Forgetting:
         """The notes forgotten with ``gone`` (a rung's, a mined policy's), the policies made
         again, the note records that do it, and the person's notes that are kept."""
         home = self._home
-        known = home.note_versions
+        known = home.notes.versions
         notes = [i for i in sorted(gone) if i in known]
         affected = self._policies.resting_on(gone)
         again = self._policies.rederive(affected, gone)
@@ -270,14 +270,14 @@ class Forgetting:
                     out.append(Note.create(**{**fields, "recorded_at": at, "version": known[nid][0] + 1}))
                 continue
             if fields is not None:
-                out.extend(next_versions(home.notes, known, fields, at))
+                out.extend(next_versions(home.notes.files, known, fields, at))
             else:
                 try:
-                    current = home.read_note(nid).fields()
+                    current = home.notes.read(nid).fields()
                 except CuememError:  # a missing or broken file: nothing there to retire
                     continue
                 if current.get("valid_to") is None:
-                    out.extend(next_versions(home.notes, known, {**current, "valid_to": at}, at))
+                    out.extend(next_versions(home.notes.files, known, {**current, "valid_to": at}, at))
         kept = self._kept(gone, stored, set(notes))
         return notes, sorted(again), [rec.note(n) for n in out], kept
 
@@ -286,7 +286,7 @@ class Forgetting:
         quotes = [(i, " ".join(stored[i]["narrative"].split())) for i in sorted(gone)]
         quotes = [(i, q) for i, q in quotes if len(q) >= QUOTE_CHARS]
         kept: list[Kept] = []
-        for note in self._home.scan_notes().notes:
+        for note in self._home.notes.scan().notes:
             if note.id in handled or note.generated:
                 continue
             cited = sorted(gone.intersection(note.sources))
@@ -304,8 +304,8 @@ class Forgetting:
     ) -> list[tuple[Position, bytes]]:
         """The tombstone of every journal line that holds or names what is erased."""
         home = self._home
-        positions = [home.position(r) for r in rows]
-        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.lines(positions))]
+        positions = [home.rows.position(r) for r in rows]
+        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.rows.lines(positions))]
         seen = set(positions)
         note_ids = set(notes)
         for position, nid, length in scan.notes:

@@ -23,9 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,25 +37,25 @@ from ..errors import (
 from ..text.vectors import Embedder
 from .state import ACCEPTED, LifecycleState
 from ..salience import SalienceTable
-from ..schema.policy import Policy
-from ..schema import Episode, Note
+from ..schema import Episode
 from ..store import kinds
 from ..store import records as rec
 from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position, encode
 from ..store.lock import WriterLock
-from ..store.note_versions import NoteReader, synced_versions
-from ..store.notes import NoteScan, NoteStore, Recovery, Seen
+from ..store.notes import NoteStore, Recovery
 from . import forks, noteseen, policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
 from .indexes import Indexes, record_sha
 from .layout import Layout
 from .guard import Guard
+from .notebook import Notebook
+from .rows import Rows
 from .caches import Caches
 from .replay import apply_journal, load_indexes
-from .results import HomeStats, IndexState, OpenReport, SyncReport
+from .results import HomeStats, IndexState, OpenReport
 from .clock import Clock
 from .proposalfiles import ProposalFiles
 from .sharing import Local, Sharing
@@ -80,7 +78,10 @@ class Home:
         self.layout = layout
         #: The journal: the truth (for ``cuemem.home`` modules only).
         self.journal = journal
-        self._notes = notes
+        #: The notes: their files, journaled versions and the policy cache made from them.
+        self.notes: Notebook = Notebook(notes, self, notes_edited)
+        #: Where the rows live in the journal: positions, lines, digests.
+        self.rows = Rows(self)
         #: The in-memory indexes (for ``cuemem.home`` modules only).
         self.indexes = indexes
         self._lock = lock
@@ -88,8 +89,6 @@ class Home:
         self.report = report
         #: The derived caches: the text index (and a new recipe's, waiting), the vectors.
         self.caches = caches
-        #: Note files differ from their journaled versions (a person's edits, until sync).
-        self.notes_edited = notes_edited
         #: Held by every call of the facade: one operation at a time on this home.
         self.guard = Guard()
         #: How the journal meets other processes: :class:`~.sharing.Local`, or a shared home's :class:`~.mirror.Mirror`.
@@ -339,7 +338,7 @@ class Home:
         # are two records of one id): one pending file per note.
         written = [kinds.parse(r, trusted=True) for r in records]  # read once, for the files and views that follow
         files = list({r.id: r.markdown.encode("utf-8") for r in written if isinstance(r, kinds.NoteRecord)}.items())
-        staged = self._notes.stage(files) if files else []  # hidden until journaled
+        staged = self.notes.files.stage(files) if files else []  # hidden until journaled
         # Group commit: inside a facade call the sync waits until the call lets the guard go,
         # so other threads append meanwhile and one sync serves them all (a cache syncs at once).
         # Whatever durable step depends on these records waits for it first (:meth:`settle`).
@@ -350,13 +349,13 @@ class Home:
         try:
             positions = journal.append_lines(lines, defer=defer)
         except (SchemaError, CueTypeError, ReadOnlyError):
-            self._notes.discard(staged)  # refused before a byte was written
+            self.notes.files.discard(staged)  # refused before a byte was written
             raise
         except BaseException:
             # A prefix of the batch may be in the journal (a full disk, an interrupt): the
             # indexes follow it, and its note files are placed; the rest are dropped.
             if self._follow_journal():
-                self._notes.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})
+                self.notes.files.recover({nid: sha for nid, (_, sha) in self.indexes.notes.items()})
             raise
         finally:
             if defer and journal.owed != owed:
@@ -365,7 +364,7 @@ class Home:
         try:
             if staged:
                 self.settle()  # a note's file is placed only once its record is on disk
-                self._notes.place(staged)  # what fails here stays pending: the next open places it
+                self.notes.files.place(staged)  # what fails here stays pending: the next open places it
         finally:
             applier = Applier(self.indexes, trusted=True, texts=self.caches.text is not None)
             decoded = applier.add_written(records, lines, positions)
@@ -414,7 +413,7 @@ class Home:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
         # A note written again by the forget gets its new file from its record (or has it).
         rewritten = {r.id for r in map(_trusted, intent.records) if isinstance(r, kinds.NoteRecord)}
-        self._notes.remove([n for n in intent.notes if n not in rewritten])
+        self.notes.files.remove([n for n in intent.notes if n not in rewritten])
         if self.proposal_files is not None:
             self.proposal_files.remove(intent.proposals)
         left = self.sharing.unwritten(intent, self.journal, self.indexes.lifecycle)
@@ -429,32 +428,6 @@ class Home:
         self._save_index()
         Intent.clear(self.layout.forget_intent)
         _log.info("%s: forget %s carried out (%d lines erased, %d notes deleted)", self.root, intent.receipt, len(intent.edits), len(intent.notes))
-
-    def grep(self, needles: Sequence[bytes | re.Pattern[bytes]]) -> list[tuple[Position, bytes]]:
-        """The journal lines holding any of ``needles`` (see :meth:`Journal.grep
-        <cuemem.store.journal.Journal.grep>`), in journal order."""
-        return self.journal.grep(needles)
-
-    def lines(self, positions: Sequence[Position]) -> list[bytes]:
-        """The journal lines starting at ``positions``, as stored."""
-        return self.journal.lines(positions)
-
-    def position(self, row: int) -> Position:
-        """Where row ``row``'s record starts in the journal."""
-        return self.indexes.position(row)
-
-    def rows_at(self, positions: Sequence[Position]) -> list[int | None]:
-        """The row whose record starts at each of ``positions`` (None where none does)."""
-        n = len(self.indexes)
-        if not n or not positions:
-            return [None] * len(positions)
-        segments = np.frombuffer(self.indexes.segments, dtype=np.uint64)
-        offsets = np.frombuffer(self.indexes.offsets, dtype=np.uint64)
-        keys = (segments << np.uint64(40)) | offsets  # rows are in journal order: the keys ascend
-        wanted = np.array([(p.segment << 40) | p.offset for p in positions], dtype=np.uint64)
-        at = np.minimum(np.searchsorted(keys, wanted), n - 1)
-        hit = keys[at] == wanted
-        return [int(a) if h else None for a, h in zip(at.tolist(), hit.tolist())]
 
     def _follow_journal(self) -> bool:
         """Applies whatever the journal holds beyond the indexes (after a failed append);
@@ -471,7 +444,7 @@ class Home:
         those lines write (placed first) and ``proposals`` their proposal and decision records.
         Returns how many episodes."""
         if files:
-            self._notes.place(self._notes.stage(files))
+            self.notes.files.place(self.notes.files.stage(files))
         count = apply_journal(self.indexes, self.journal, self.indexes.head)
         self.caches.feed(self.indexes, self.journal)
         if self.proposal_files is not None:
@@ -566,10 +539,6 @@ class Home:
         if not episode.reviewed and self.indexes.lifecycle.reviewed.get(episode.id) == ACCEPTED:
             return dataclasses.replace(episode, reviewed=True)
         return episode
-
-    def digest(self, id: str) -> str:
-        """The digest of the journal record that wrote record ``id`` (which the home holds)."""
-        return record_sha(self.journal.read_at(self.indexes.position(self.indexes.row_of[id])))
 
     def similar(self, text: str, cues: dict[str, list[str]], limit: int) -> list[int]:
         """The live rows matching ``cues`` whose narratives best match ``text`` by BM25, best
@@ -673,67 +642,10 @@ class Home:
         """The latest ``job`` record of ``job``, or None."""
         return self.indexes.jobs.get(job)
 
-    # -- notes ----------------------------------------------------------------------
-
-    @property
-    def note_versions(self) -> dict[str, tuple[int, str]]:
-        """Note id -> (latest journaled version, sha256 of its file then)."""
-        return self.indexes.notes
-
-    @property
-    def notes(self) -> NoteReader:
-        """The note files, to read (writing them is committing a ``note`` record)."""
-        return self._notes
-
-    def sync_notes(self, at: datetime) -> SyncReport:
-        """Picks up note files a person edited or added as new versions (origin user); one commit."""
-        self.check_writable()
-        scan = self.scan_notes(changed_only=True)
-        notes = synced_versions(scan, self.indexes.notes, at)
-        self.commit([rec.note(n) for n in notes])
-        self.notes_edited = bool(scan.errors)
-        return SyncReport(updated=[n.id for n in notes], errors=list(scan.errors))
-
     @property
     def head(self) -> Position:
         """The journal position the indexes have applied up to (it moves with every commit)."""
         return self.indexes.head
-
-    def cached_policies(self, notes: Mapping[str, tuple[int, str]] | None = None) -> list[Policy] | None:
-        """The policies of the index's policy cache, if it was made from exactly the
-        journaled notes (or ``notes``, a state of them: id -> (version, sha)) and no note
-        file was edited since; else None."""
-        return None if self.notes_edited else policycache.load(self.layout.index, self.indexes.notes if notes is None else notes)
-
-    def journaled_note_kind(self, id: str) -> str | None:
-        """The kind of note ``id`` as the store last wrote or read its file, if that file
-        held the journaled version; None when unknown (the file must be read)."""
-        seen = self._notes.seen.get(id)
-        journaled = self.indexes.notes.get(id)
-        if seen is None or journaled is None or seen[4] != journaled[1]:
-            return None
-        return seen[5]
-
-    def cache_policies(self, policies: Sequence[Policy]) -> None:
-        """Keeps ``policies``, parsed from the journaled notes, in the index's policy cache
-        (a writer whose note files are as journaled; otherwise nothing is written)."""
-        if self.writable and not self.notes_edited:
-            policycache.save(self.layout.index, self.indexes.notes, policies)
-
-    def scan_notes(self, *, changed_only: bool = False, skip: Callable[[Seen], bool] | None = None) -> NoteScan:
-        """The note files: every one, or only those differing from their journaled version;
-        a note whose file is as last seen and that ``skip`` holds for is left unread
-        (:attr:`NoteScan.passed <cuemem.store.notes.NoteScan.passed>`)."""
-        known = {nid: sha for nid, (_, sha) in self.indexes.notes.items()} if changed_only else None
-        return self._notes.scan(known=known, skip=skip)
-
-    def read_note(self, id: str) -> Note:
-        """Note ``id`` as its file holds it now.
-
-        Raises:
-            NotFoundError: no such file. NoteFormatError: the file is broken.
-        """
-        return self._notes.read(id)
 
     # -- upkeep ---------------------------------------------------------------------
 
@@ -758,7 +670,7 @@ class Home:
         head = self.indexes.head
         # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
         self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
-        noteseen.save(self.layout.index, self._notes.seen, self.indexes.notes, self.fsync)
+        noteseen.save(self.layout.index, self.notes.files.seen, self.indexes.notes, self.fsync)
         if self.proposal_files is not None:
             noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
         self.caches.save(self)

@@ -219,7 +219,7 @@ def _derivation(
         evidence.append(f"... and {len(held) - 20} more source(s)")
     return rec.proposal(
         pid, job=job, action="derive", user=user, summary=summary, why=why, evidence=evidence,
-        sources=[(s, home.digest(s)) for s in held], records=records, at=now,
+        sources=[(s, home.rows.digest(s)) for s in held], records=records, at=now,
     )
 
 
@@ -271,7 +271,7 @@ def run_distillation(
         for record in admitted.records:
             match kinds.parse(record, trusted=True):
                 case kinds.RememberRecord(episode=episode):
-                    own.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, episode), now))
+                    own.extend(next_versions(home.notes.files, home.notes.versions, rung_note_fields(rung, episode), now))
         if profile.propose_derivations and admitted.action in (Action.WRITE, Action.SUPERSEDE):
             proposals.append(_derivation(
                 home, proposal_id("distill", "derive", [rung.id]), "distill", rung.user_id,
@@ -432,7 +432,7 @@ def run_dedupe(home: Home, now: datetime, config: DedupeConfig) -> DedupeReport:
             pid, job=DedupeReport.job, action="merge", user=str(kept["user_id"]),
             summary=f"Merge {len(members)} duplicate memories into {keep}",
             why=why(kept, merged), evidence=[direct[(keep, x)].evidence for x in merged],
-            sources=[(i, home.digest(i)) for i in members], records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
+            sources=[(i, home.rows.digest(i)) for i in members], records=[rec.retire(merged, f"merged into {keep}", now)], at=now,
         ))
         proposed.append(pid)
     report = DedupeReport(ran_at=now, checked=checked, compared=compared, proposed=tuple(proposed), rows=deferred)

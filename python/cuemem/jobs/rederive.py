@@ -62,5 +62,5 @@ def rederive(
         for record in admitted.records:
             match kinds.parse(record, trusted=True):
                 case kinds.RememberRecord(episode=stored):
-                    notes.extend(next_versions(home.notes, home.note_versions, rung_note_fields(rung, stored), now))
+                    notes.extend(next_versions(home.notes.files, home.notes.versions, rung_note_fields(rung, stored), now))
     return episode.id, [*records, *(rec.note(n) for n in notes)]

@@ -58,7 +58,7 @@ def note_write(home: Home, admission: Admission, fields: dict[str, Any], session
     """
     at = admission.at
     nid = fields.get("id")
-    known = isinstance(nid, str) and nid in home.note_versions
+    known = isinstance(nid, str) and nid in home.notes.versions
     current = _current(home, nid) if isinstance(nid, str) and known else None
     tainted, records = admission.session_taint(session, DEFAULT_USER, None, fields.get("origin") == Origin.EXTERNAL.value)
     sources = fields.get("sources")
@@ -70,7 +70,7 @@ def note_write(home: Home, admission: Admission, fields: dict[str, Any], session
         tainted = current is None or current.taint  # a broken current version: unknown provenance
     if tainted:
         fields = {**fields, "taint": True, "reviewed": False}
-    notes = next_versions(home.notes, home.note_versions, fields, at)
+    notes = next_versions(home.notes.files, home.notes.versions, fields, at)
     records.extend(rec.note(n) for n in notes)
     new = notes[-1]
     if not tainted or not known or (current is not None and not current.reviewed):
@@ -78,7 +78,7 @@ def note_write(home: Home, admission: Admission, fields: dict[str, Any], session
     # A tainted version over a reviewed note: proposed, not written.
     assert isinstance(nid, str)
     version = records.pop()
-    journaled = records[-1]["sha256"] if len(notes) > 1 else home.note_versions[nid][1]  # after a person's pending edit, if any
+    journaled = records[-1]["sha256"] if len(notes) > 1 else home.notes.versions[nid][1]  # after a person's pending edit, if any
     pid = proposal_id(JOB, "replace", [nid, str(new.version), str(version["sha256"])])
     if pid not in home.lifecycle.proposals:  # the same version proposed again waits (or was decided) once
         records.append(rec.proposal(
@@ -94,6 +94,6 @@ def note_write(home: Home, admission: Admission, fields: dict[str, Any], session
 def _current(home: Home, nid: str) -> Note | None:
     """Note ``nid`` as its file holds it now (a person's pending edit is its current version), or None if broken."""
     try:
-        return home.read_note(nid)
+        return home.notes.read(nid)
     except CuememError:
         return None

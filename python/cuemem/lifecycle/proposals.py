@@ -47,7 +47,7 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
     for s in proposal.sources:
         if s.id.startswith(NOTE_SOURCE):
             nid = s.id[len(NOTE_SOURCE):]
-            known = home.note_versions.get(nid)
+            known = home.notes.versions.get(nid)
             if known is None or known[1] != s.sha256:
                 out.append(f"note {nid} changed since (its file's digest differs)")
         elif s.id not in home:
@@ -56,7 +56,7 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
             out.append(f"{s.id} was retired since ({state.retired[s.id]})")
         elif s.id in state.superseded_by:
             out.append(f"{s.id} was superseded by {state.superseded_by[s.id]} since")
-        elif home.digest(s.id) != s.sha256:
+        elif home.rows.digest(s.id) != s.sha256:
             out.append(f"{s.id} does not hold what the proposal was made from (its digest differs)")
     written: set[str] = set()
     notes: dict[str, int] = {}  # note id -> the version it is at, as the records go
@@ -75,7 +75,7 @@ def conflicts(proposal: Proposal, home: Home) -> list[str]:
                 out.extend(f"{i} was retired since" for i in r.ids if i in state.retired)
             case kinds.NoteRecord():
                 if r.id not in notes:
-                    known = home.note_versions.get(r.id)
+                    known = home.notes.versions.get(r.id)
                     notes[r.id] = 0 if known is None else known[0]
                 if notes[r.id] + 1 != r.version:
                     out.append(f"note {r.id} is at version {notes[r.id]} now, not {r.version - 1}")

@@ -53,7 +53,7 @@ class Policies:
         self._book_policies: list[Policy] | None = None
         self._book_notes: dict[str, tuple[int, str]] = {}
         #: The notes as the home was opened: the state the index's policy cache was likely made from.
-        self._opened: dict[str, tuple[int, str]] = dict(home.note_versions)
+        self._opened: dict[str, tuple[int, str]] = dict(home.notes.versions)
         self._book_head: object = None
         self._scoped: dict[str, tuple[PolicyBook, PolicyBook]] = {}
         #: The policies once the commit :meth:`distill` is making is in (None outside it).
@@ -85,20 +85,20 @@ class Policies:
 
         def write(fields: dict[str, Any]) -> None:
             # Each id is written once a run (mined ids are distinct; retired ones are not mined).
-            notes.extend(next_versions(home.notes, home.note_versions, fields, at))
+            notes.extend(next_versions(home.notes.files, home.notes.versions, fields, at))
 
         def propose_note(policy: Policy, action: str, summary: str, why: str, fields: dict[str, Any], sources: list[str]) -> None:
-            version = home.note_versions.get(policy.id, (0, ""))[0]
+            version = home.notes.versions.get(policy.id, (0, ""))[0]
             pid = proposal_id("policies", action, [policy.id, str(version)])
             if pid in home.lifecycle.proposals:
                 return  # proposed already (waiting, or decided)
-            versions = next_versions(home.notes, home.note_versions, fields, at)
+            versions = next_versions(home.notes.files, home.notes.versions, fields, at)
             held = [s for s in sources if s in home]
             evidence = [f"{e}: {home.get(e).narrative[:160]!r}" for e in held[:20]]
             user = policy.scope[0] if len(policy.scope) == 1 else DEFAULT_USER
             proposals.append(rec.proposal(
                 pid, job="policies", action=action, user=user, summary=summary, why=why, evidence=evidence,
-                sources=[(s, home.digest(s)) for s in held] + ([(f"note:{policy.id}", home.note_versions[policy.id][1])] if version else []),
+                sources=[(s, home.rows.digest(s)) for s in held] + ([(f"note:{policy.id}", home.notes.versions[policy.id][1])] if version else []),
                 records=[rec.note(n) for n in versions], at=at,
             ))
             proposed.append(pid)
@@ -123,7 +123,7 @@ class Policies:
             if not p.generated or pid in mined_ids:
                 continue
             try:
-                fields = home.read_note(pid).fields()
+                fields = home.notes.read(pid).fields()
             except NotFoundError:  # a person deleted the file: retire what the book held
                 fields = {**policy_note_fields(p), "valid_from": at - _INSTANT}
                 if is_mined_policy(Note.create(**{**fields, "recorded_at": at})):
@@ -168,9 +168,9 @@ class Policies:
         home = self._home
         self._book = PolicyBook(flag_contradictions(current))
         self._book_policies = current
-        self._book_notes = dict(home.note_versions)
+        self._book_notes = dict(home.notes.versions)
         self._book_head = home.head
-        home.cache_policies(current)
+        home.notes.cache_policies(current)
 
     def _mine(
         self, *, min_support: int, max_cues: int, users: Sequence[str] | None = None, without: frozenset[str] = frozenset()
@@ -233,7 +233,7 @@ class Policies:
 
     def notes(self, user: str | None) -> list[Note]:
         """Every readable note a handle scoped to ``user`` sees (:meth:`note_in_scope`), sorted by id."""
-        return [n for n in self._home.scan_notes().notes if self.note_in_scope(n, user)]
+        return [n for n in self._home.notes.scan().notes if self.note_in_scope(n, user)]
 
     def judge(self, situation: dict[str, list[str]], text: str | None, user: str | None = None, tainted: bool = False) -> Judgement:
         """The policies (of ``user``'s book) that apply to ``situation`` (cue values in
@@ -320,15 +320,15 @@ class Policies:
             self._adopt_next()
             assert self._book is not None
             return self._book
-        notes: Mapping[str, tuple[int, str]] = home.note_versions
+        notes: Mapping[str, tuple[int, str]] = home.notes.versions
         if self._book is None or notes != self._book_notes:
-            current = home.cached_policies()
+            current = home.notes.cached_policies()
             if current is None:
                 current = self._caught_up(notes)
                 if current is None:
-                    scan = home.scan_notes(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
+                    scan = home.notes.scan(skip=lambda seen: seen.kind != Kind.POLICY.value)  # files as last seen of other kinds: unread
                     current = [p for n in scan.notes if n.valid_to is None and (p := policy_of_note(n)) is not None]
-                home.cache_policies(current)
+                home.notes.cache_policies(current)
             self._book = PolicyBook(flag_contradictions(current))
             self._book_policies = current
             self._book_notes = dict(notes)
@@ -342,12 +342,12 @@ class Policies:
         no earlier state is known, a note file was edited, or a changed note cannot be read
         (the files are then scanned)."""
         home = self._home
-        if home.notes_edited:
+        if home.notes.edited:
             return None
         if self._book_policies is not None:
             base, base_notes = self._book_policies, self._book_notes
         else:
-            opened = home.cached_policies(self._opened)
+            opened = home.notes.cached_policies(self._opened)
             if opened is None:
                 return None
             base, base_notes = opened, self._opened
@@ -358,11 +358,11 @@ class Policies:
             if base_notes.get(nid) == version:
                 continue
             by_id.pop(nid, None)
-            kind = home.journaled_note_kind(nid)
+            kind = home.notes.journaled_kind(nid)
             if kind is not None and kind != Kind.POLICY.value:
                 continue
             try:
-                note = home.read_note(nid)
+                note = home.notes.read(nid)
             except CuememError:
                 return None
             if note.valid_to is None and (p := policy_of_note(note)) is not None:

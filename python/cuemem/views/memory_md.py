@@ -299,7 +299,7 @@ class MemoryFile:
             body = orjson.loads(stamp.read_bytes())
             sha = body["sha256"]
             same = (body.get("version") == _STAMP_VERSION and body["head"] == _head(home) and body["budget"] == self.budget
-                    and not home.notes_edited and hashlib.sha256(home.layout.memory_md.read_bytes()).hexdigest() == sha)
+                    and not home.notes.edited and hashlib.sha256(home.layout.memory_md.read_bytes()).hexdigest() == sha)
         except (OSError, ValueError, KeyError, TypeError):
             same = False
         if same:
@@ -332,11 +332,11 @@ class MemoryFile:
         """The readable notes but the generated ones a scan may leave unread (no view shows
         a generated note), and whether any note is a policy."""
         home = self._home
-        known = dict(home.note_versions)
-        if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes_edited:
-            scan = home.scan_notes(skip=lambda seen: seen.generated)  # no view shows a generated note
+        known = dict(home.notes.versions)
+        if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes.edited:
+            scan = home.notes.scan(skip=lambda seen: seen.generated)  # no view shows a generated note
             policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
-            self._notes = (known, home.notes_edited, scan.notes, policy)
+            self._notes = (known, home.notes.edited, scan.notes, policy)
         return self._notes[2], self._notes[3]
 
 
