@@ -732,7 +732,11 @@ class CuememStore(BaseStore):
         _ttl_config(ttl)
         _check_clock(clock)
         embedder = None if index is None else LangGraphEmbedder(index)
-        memory = Memory.open(path, **options) if embedder is None else Memory.open(path, embedder=embedder, **options)
+        if embedder is not None:
+            # The store's searches weigh the index's vectors themselves; its memory's own text
+            # recall stays lexical, as a store opened without an index has it.
+            options = {"text_weights": TextWeights(), **options, "embedder": embedder}
+        memory = Memory.open(path, **options)
         try:
             store = cls(memory, user=user, index=index, ttl=ttl, clock=clock)
         except BaseException:
