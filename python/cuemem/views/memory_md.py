@@ -43,6 +43,7 @@ from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
+from ..store.notes import NoteStore
 from .tokens import TokenCounter, check_budget, check_counter, counted, estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile", "MemoryLine", "draw", "render"]
@@ -221,7 +222,7 @@ class MemoryFile:
         self.budget = budget
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
-        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note], bool] | None = None
+        self._notes: _NoteState | None = None
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
@@ -332,12 +333,73 @@ class MemoryFile:
         """The readable notes but the generated ones a scan may leave unread (no view shows
         a generated note), and whether any note is a policy."""
         home = self._home
-        known = dict(home.note_versions)
-        if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes_edited:
+        known = home.note_versions
+        state = self._notes
+        if state is not None and not state.edited and not home.notes_edited and state.versions == known:
+            return state.shown, state.policy
+        caught = _caught_up(home, state)
+        if caught is None:
             scan = home.scan_notes(skip=lambda seen: seen.generated)  # no view shows a generated note
             policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
-            self._notes = (known, home.notes_edited, scan.notes, policy)
-        return self._notes[2], self._notes[3]
+            caught = _NoteState(dict(known), scan.notes, policy, clean=False, edited=home.notes_edited)
+        self._notes = caught
+        return caught.shown, caught.policy
+
+
+@dataclass(frozen=True)
+class _NoteState:
+    """The notes a view drew on: the journaled versions then (id -> (version, sha)), the
+    notes it may show (every readable one but generated ones left unread, by id), whether
+    any is a policy, whether the files were then exactly the journaled versions (a
+    state :func:`_caught_up` may build on), and whether the home then knew of a note
+    file edited by hand (such a state is never reused)."""
+
+    versions: dict[str, tuple[int, str]]
+    shown: list[Note]
+    policy: bool
+    clean: bool
+    edited: bool = False
+
+
+def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
+    """The notes as a scan would read them, when the note files are provably the journaled
+    versions as the store last saw them (one survey of the directory, in the core): a
+    generated note is known by what was seen of its file, unread; a note the view holds
+    at the version it read is kept; any other is read. None when that cannot be proved —
+    no store to survey, a note file edited by hand, added, missing or unreadable — (the
+    caller then scans the files)."""
+    store = home.notes
+    if home.notes_edited or not isinstance(store, NoteStore):
+        return None
+    known = dict(home.note_versions)
+    try:
+        survey = store.survey({nid: sha for nid, (_, sha) in known.items()})
+    except CuememError:
+        return None
+    if survey is None:
+        return _NoteState(known, [], False, clean=True) if not known else None
+    if survey.missing or any(name[0] != "." and name.endswith(".md") for name in survey.names):
+        return None
+    held = {n.id: n for n in state.shown} if state is not None and state.clean else {}
+    base = state.versions if state is not None and state.clean else {}
+    seen = store.seen
+    shown: list[Note] = []
+    policy = False
+    for nid in sorted(known):
+        version = known[nid]
+        row = seen.get(nid)
+        if row is not None and row[4] == version[1] and row[6]:  # generated: no view shows it
+            policy = policy or row[5] == Kind.POLICY.value
+            continue
+        note = held.get(nid) if base.get(nid) == version else None
+        if note is None:
+            try:
+                note = home.read_note(nid)
+            except CuememError:
+                return None
+        policy = policy or note.kind is Kind.POLICY
+        shown.append(note)
+    return _NoteState(known, shown, policy, clean=True)
 
 
 def _stamp_path(home: Home) -> Path:
