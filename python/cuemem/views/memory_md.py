@@ -37,13 +37,13 @@ import orjson
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
+from ..home.notefacts import journaled_notes
 from ..home.scope import Reach
 from ..schema.policy import Policy
 from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
-from ..store.notes import NoteStore
 from .tokens import TokenCounter, check_budget, check_counter, counted, estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile", "MemoryLine", "draw", "render"]
@@ -363,34 +363,24 @@ class _NoteState:
 
 def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
     """The notes as a scan would read them, when the note files are provably the journaled
-    versions as the store last saw them (one survey of the directory, in the core): a
-    generated note is known by what was seen of its file, unread; a note the view holds
-    at the version it read is kept; any other is read. None when that cannot be proved —
-    no store to survey, a note file edited by hand, added, missing or unreadable — (the
-    caller then scans the files)."""
-    store = home.notes
-    if home.notes_edited or not isinstance(store, NoteStore):
+    versions (:func:`~cuemem.home.notefacts.journaled_notes`): a generated note is known by
+    what was seen of its file, unread; a note the view holds at the version it read is
+    kept; any other is read. None when that cannot be proved or a note cannot be read
+    (the caller then scans the files)."""
+    files = journaled_notes(home)
+    if files is None:
         return None
     known = dict(home.note_versions)
-    try:
-        survey = store.survey({nid: sha for nid, (_, sha) in known.items()})
-    except CuememError:
-        return None
-    if survey is None:
-        return _NoteState(known, [], False, clean=True) if not known else None
-    if survey.missing or any(name[0] != "." and name.endswith(".md") for name in survey.names):
-        return None
     held = {n.id: n for n in state.shown} if state is not None and state.clean else {}
     base = state.versions if state is not None and state.clean else {}
-    seen = store.seen
     shown: list[Note] = []
     policy = False
     for nid in sorted(known):
-        version = known[nid]
-        row = seen.get(nid)
-        if row is not None and row[4] == version[1] and row[6]:  # generated: no view shows it
-            policy = policy or row[5] == Kind.POLICY.value
+        kind = files.generated_kind(nid)
+        if kind is not None:  # no view shows a generated note
+            policy = policy or kind == Kind.POLICY.value
             continue
+        version = known[nid]
         note = held.get(nid) if base.get(nid) == version else None
         if note is None:
             try:
