@@ -230,7 +230,8 @@ class MemoryFile:
         home = self._home
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
         notes, any_policy = self._readable_notes()
-        policies = list(self._policies.book(user)) if any_policy else []
+        # What several users share holds no mined policy: no book to make (draw would not look at it).
+        policies = list(self._policies.book(user)) if any_policy and not shared_only else []
         budget = budget or self.budget
         lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
         return render(lines, budget, counter or _estimate, who)
