@@ -6,6 +6,7 @@ import re
 import shutil
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,51 @@ def test_an_open_after_a_crash_draws_the_view(tmp_path: Path, monkeypatch: pytes
     with Memory.open(tmp_path / "crashed", fsync="never"):
         pass
     assert draws.calls == 1 and "I prefer tea." in (tmp_path / "crashed" / "MEMORY.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.embedded_only("it copies the home directory")
+def test_memory_md_caught_up_is_the_view_a_full_scan_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After notes written, rewritten, edited by hand and deleted by hand, the file equals what a fresh open scanning every note draws."""
+    from cuemem.home.home import Home
+    from cuemem.views import memory_md
+
+    scans = []
+    real_scan = Home.scan_notes
+
+    def counted_scan(home: Home, **kwargs: Any) -> Any:
+        if getattr(kwargs.get("skip"), "__qualname__", "").startswith("MemoryFile."):
+            scans.append(kwargs)  # the view's scans (the policy book has its own)
+        return real_scan(home, **kwargs)
+
+    monkeypatch.setattr(Home, "scan_notes", counted_scan)
+
+    def full_view(n: int) -> bytes:
+        copy = tmp_path / f"copy{n}"
+        shutil.copytree(home, copy, ignore=shutil.ignore_patterns(".lock", "MEMORY.md", "memory-md.json"))
+        with monkeypatch.context() as m:
+            m.setattr(memory_md, "_caught_up", lambda home, state: None)  # today's rule: every note file read
+            with Memory.open(copy, fsync="never"):
+                pass
+        return (copy / "MEMORY.md").read_bytes()
+
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        _fill(mem)
+        mem.write_note("tz", "Standups are at 9:30 Paris time.", kind="procedural", origin="user", now=DAY)
+        mem.write_note("rule", "Never deploy on Fridays.", kind="policy", origin="user", now=DAY)
+        mem.write_note("glossary", "Here 'ship' means deploy to staging first.", kind="semantic", origin="user", now=DAY)
+        assert scans == []  # every commit caught up from the notes journaled since
+        text = (home / "MEMORY.md").read_bytes()
+        assert b"staging first" in text and b"9:30" in text and b"Fridays" in text and text == full_view(1)
+        scans.clear()  # the fresh open's
+
+        glossary = home / "notes" / "glossary.md"
+        glossary.write_text(glossary.read_text(encoding="utf-8").replace("staging first", "a canary first"), encoding="utf-8")
+        mem.write_note("lunch", "Lunch is at noon.", kind="semantic", origin="user", now=DAY)
+        text = (home / "MEMORY.md").read_bytes()
+        assert scans and b"a canary first" in text and b"noon" in text and text == full_view(2)
+
+        (home / "notes" / "tz.md").unlink()
+        mem.write_note("coffee", "The coffee machine is on floor 2.", kind="semantic", origin="user", now=DAY)
+        text = (home / "MEMORY.md").read_bytes()
+        assert b"9:30" not in text and b"floor 2" in text and text == full_view(3)

@@ -37,6 +37,7 @@ import orjson
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
+from ..home.notefacts import journaled_notes
 from ..home.scope import Reach
 from ..schema.policy import Policy
 from ..policy.service import Policies
@@ -221,7 +222,7 @@ class MemoryFile:
         self.budget = budget
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
-        self._notes: tuple[dict[str, tuple[int, str]], bool, list[Note], bool] | None = None
+        self._notes: _NoteState | None = None
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
@@ -229,7 +230,8 @@ class MemoryFile:
         home = self._home
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
         notes, any_policy = self._readable_notes()
-        policies = list(self._policies.book(user)) if any_policy else []
+        # What several users share holds no mined policy: no book to make (draw would not look at it).
+        policies = list(self._policies.book(user)) if any_policy and not shared_only else []
         budget = budget or self.budget
         lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
         return render(lines, budget, counter or _estimate, who)
@@ -332,12 +334,63 @@ class MemoryFile:
         """The readable notes but the generated ones a scan may leave unread (no view shows
         a generated note), and whether any note is a policy."""
         home = self._home
-        known = dict(home.notes.versions)
-        if self._notes is None or self._notes[0] != known or self._notes[1] or home.notes.edited:
+        known = home.notes.versions
+        state = self._notes
+        if state is not None and not state.edited and not home.notes.edited and state.versions == known:
+            return state.shown, state.policy
+        caught = _caught_up(home, state)
+        if caught is None:
             scan = home.notes.scan(skip=lambda seen: seen.generated)  # no view shows a generated note
             policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
-            self._notes = (known, home.notes.edited, scan.notes, policy)
-        return self._notes[2], self._notes[3]
+            caught = _NoteState(dict(known), scan.notes, policy, clean=False, edited=home.notes.edited)
+        self._notes = caught
+        return caught.shown, caught.policy
+
+
+@dataclass(frozen=True)
+class _NoteState:
+    """The notes a view drew on: the journaled versions then (id -> (version, sha)), the
+    notes it may show (every readable one but generated ones left unread, by id), whether
+    any is a policy, whether the files were then exactly the journaled versions (a
+    state :func:`_caught_up` may build on), and whether the home then knew of a note
+    file edited by hand (such a state is never reused)."""
+
+    versions: dict[str, tuple[int, str]]
+    shown: list[Note]
+    policy: bool
+    clean: bool
+    edited: bool = False
+
+
+def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
+    """The notes as a scan would read them, when the note files are provably the journaled
+    versions (:func:`~cuemem.home.notefacts.journaled_notes`): a generated note is known by
+    what was seen of its file, unread; a note the view holds at the version it read is
+    kept; any other is read. None when that cannot be proved or a note cannot be read
+    (the caller then scans the files)."""
+    files = journaled_notes(home)
+    if files is None:
+        return None
+    known = dict(home.notes.versions)
+    held = {n.id: n for n in state.shown} if state is not None and state.clean else {}
+    base = state.versions if state is not None and state.clean else {}
+    shown: list[Note] = []
+    policy = False
+    for nid in sorted(known):
+        kind = files.generated_kind(nid)
+        if kind is not None:  # no view shows a generated note
+            policy = policy or kind == Kind.POLICY.value
+            continue
+        version = known[nid]
+        note = held.get(nid) if base.get(nid) == version else None
+        if note is None:
+            try:
+                note = home.notes.read(nid)
+            except CuememError:
+                return None
+        policy = policy or note.kind is Kind.POLICY
+        shown.append(note)
+    return _NoteState(known, shown, policy, clean=True)
 
 
 def _stamp_path(home: Home) -> Path:
