@@ -167,18 +167,18 @@ def test_an_open_after_a_crash_draws_the_view(tmp_path: Path, monkeypatch: pytes
 @pytest.mark.embedded_only("it copies the home directory")
 def test_memory_md_caught_up_is_the_view_a_full_scan_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After notes written, rewritten, edited by hand and deleted by hand, the file equals what a fresh open scanning every note draws."""
-    from cuemem.home.home import Home
+    from cuemem.home.notebook import Notebook
     from cuemem.views import memory_md
 
     scans = []
-    real_scan = Home.scan_notes
+    real_scan = Notebook.scan
 
-    def counted_scan(home: Home, **kwargs: Any) -> Any:
+    def counted_scan(notes: Notebook, **kwargs: Any) -> Any:
         if getattr(kwargs.get("skip"), "__qualname__", "").startswith("MemoryFile."):
             scans.append(kwargs)  # the view's scans (the policy book has its own)
-        return real_scan(home, **kwargs)
+        return real_scan(notes, **kwargs)
 
-    monkeypatch.setattr(Home, "scan_notes", counted_scan)
+    monkeypatch.setattr(Notebook, "scan", counted_scan)
 
     def full_view(n: int) -> bytes:
         copy = tmp_path / f"copy{n}"
