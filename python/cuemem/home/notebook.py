@@ -6,7 +6,7 @@ stages and places its file); everything else about the notes is read here: which
 of each the journal holds, the files as they are now (a person may have edited them),
 picking those edits up as new versions (:meth:`Notebook.sync`), and the index's cache of the
 policies parsed from the journaled notes. A :class:`~cuemem.home.home.Home` holds one
-``Notebook`` as ``home.notes.files``.
+``Notebook`` as ``home.notes`` (its files: ``home.notes.files``).
 """
 
 from __future__ import annotations
