@@ -15,10 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from ..errors import CuememError
 from ..store import records as rec
 from ..store.note_versions import synced_versions
 from ..store.notes import NoteScan, NoteStore, Seen
 from . import policycache
+from .notefacts import JournaledNotes
 from .results import SyncReport
 
 if TYPE_CHECKING:
@@ -113,3 +115,20 @@ class Notebook:
             NotFoundError: no such file. NoteFormatError: the file is broken.
         """
         return self.files.read(id)
+
+    def journaled(self) -> JournaledNotes | None:
+        """The note files as journaled, when it is provable now: no note file is known to be
+        edited by hand and one survey finds every ``.md`` file of the directory as last seen
+        with its journaled digest, none missing. None otherwise (read the files)."""
+        if self.edited:
+            return None
+        store, versions = self.files, self.versions
+        try:
+            survey = store.survey({nid: sha for nid, (_, sha) in versions.items()})
+        except CuememError:
+            return None
+        if survey is None:
+            return JournaledNotes(store.seen, versions) if not versions else None
+        if survey.missing or any(name[0] != "." and name.endswith(".md") for name in survey.names):
+            return None  # a hidden entry is a pending or temporary file, which no scan reads
+        return JournaledNotes(store.seen, versions)

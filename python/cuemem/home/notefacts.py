@@ -4,7 +4,7 @@ A view that draws on the notes (``MEMORY.md``) need not re-read 31,000 files aft
 commit when the store can prove every file is the version the journal holds, as the
 store last saw it: one survey of the directory (a stat per file, in the core; see
 :meth:`cuemem.store.notes.NoteStore.survey` for its limit), no file added, missing or
-edited by hand. Then a note's kind and whether it is generated are known from what was
+edited by hand (:meth:`Notebook.journaled <cuemem.home.notebook.Notebook.journaled>`). Then a note's kind and whether it is generated are known from what was
 seen of its file, and a note read at a journaled version is that version still.
 """
 
@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import CuememError
-from ..store.notes import NoteStore, SeenRow
+from ..store.notes import SeenRow
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from .home import Home
-
-__all__ = ["JournaledNotes", "journaled_notes"]
+__all__ = ["JournaledNotes"]
 
 
 class JournaledNotes:
@@ -40,22 +37,3 @@ class JournaledNotes:
         if row is None or version is None or row[4] != version[1] or not row[6]:
             return None
         return row[5]
-
-
-def journaled_notes(home: Home) -> JournaledNotes | None:
-    """The home's note files as journaled, when it is provable now: the home knows of no
-    note file edited by hand and one survey finds every ``.md`` file of the directory as
-    last seen with its journaled digest, none missing. None otherwise (read the files)."""
-    store = home.notes.files
-    if home.notes.edited or not isinstance(store, NoteStore):
-        return None
-    versions = home.notes.versions
-    try:
-        survey = store.survey({nid: sha for nid, (_, sha) in versions.items()})
-    except CuememError:
-        return None
-    if survey is None:
-        return JournaledNotes(store.seen, versions) if not versions else None
-    if survey.missing or any(name[0] != "." and name.endswith(".md") for name in survey.names):
-        return None  # a hidden entry is a pending or temporary file, which no scan reads
-    return JournaledNotes(store.seen, versions)

@@ -37,7 +37,6 @@ import orjson
 from ..errors import CuememError, InvalidArgumentError
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.home import Home
-from ..home.notefacts import journaled_notes
 from ..home.scope import Reach
 from ..schema.policy import Policy
 from ..policy.service import Policies
@@ -364,11 +363,11 @@ class _NoteState:
 
 def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
     """The notes as a scan would read them, when the note files are provably the journaled
-    versions (:func:`~cuemem.home.notefacts.journaled_notes`): a generated note is known by
+    versions (:meth:`Notebook.journaled <cuemem.home.notebook.Notebook.journaled>`): a generated note is known by
     what was seen of its file, unread; a note the view holds at the version it read is
     kept; any other is read. None when that cannot be proved or a note cannot be read
     (the caller then scans the files)."""
-    files = journaled_notes(home)
+    files = home.notes.journaled()
     if files is None:
         return None
     known = dict(home.notes.versions)
