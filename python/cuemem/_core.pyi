@@ -371,3 +371,14 @@ def unseen_entries(
     ctime_ns, inode, and with ``digest`` the sha256 ``expected`` holds for it), and the keys
     of ``expected`` no entry is named after, sorted (stats in parallel, GIL released).
     ``seen`` and ``expected`` must be dicts."""
+
+def write_pending(directory: str | PathLike[str], files: Sequence[tuple[str, bytes]], *, mode: int, sync_each: bool) -> None:
+    """Writes each ``(name, data)`` to ``.<name>.pending`` in ``directory`` (in parallel,
+    GIL released): a new file gets ``mode``, a replaced one keeps its permissions; with
+    ``sync_each`` each is synced. Raises StorageError naming the path (the batch's pending
+    files removed) when something not a file stands at a name or the file system refuses."""
+
+def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[tuple[int, int, int, int] | None]:
+    """Renames ``.<name>.pending`` over ``name`` for each of ``names``, in order; each placed
+    file's ``(size, mtime_ns, ctime_ns, inode)``, or None where its stat failed. Raises
+    StorageError naming the pending file whose rename failed."""

@@ -59,7 +59,10 @@ def _syncs(path: Path, job: Callable[[Memory], int], counter: FsyncCounter) -> t
         before, calls = sync_counts(), counter.calls
         written = job(mem)
         after = sync_counts()
-        assert after[0] - before[0] == counter.calls - calls  # every fsync went through store/fsync
+        # Every fsync went through store/fsync: Python's, and the core's of a batch's files
+        # (made where there is no syncfs, where os.fsync does not see them).
+        by_core = (after[0] - before[0]) - (counter.calls - calls)
+        assert by_core == 0 if fsync._syncfs is not None else by_core >= 0
         return written, (after[0] - before[0]) + (after[1] - before[1])
 
 

@@ -40,9 +40,9 @@ def test_a_journaled_write_whose_file_was_not_placed_is_finished_on_open(tmp_pat
         home = mem._home
         second = _note("version two", version=2)
         record = rec.note(second)
-        staged = home.notes.files.stage([("deploy", record["markdown"].encode())])  # type: ignore[attr-defined]
+        staged = home.notes.files.stage([("deploy", record["markdown"].encode())])
         home.journal.append([record], trusted=True)  # the crash comes before place()
-    assert staged and staged[0].exists()
+    assert staged == ["deploy.md"] and (tmp_path / "notes" / ".deploy.md.pending").exists()
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.open_report.notes_recovered == ["deploy"] and mem.open_report.note_errors == []
         (note,) = mem.notes()

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuemem import Memory
+from cuemem import Memory, _core
 from cuemem.errors import InvalidIdError, NoteFormatError, NotFoundError, SchemaError, StorageError
 from cuemem.schema import Kind, Level, Note, Origin, Tier
 from cuemem.store.notes import NoteScan, NoteStore
@@ -303,10 +303,10 @@ def test_a_failed_write_keeps_the_old_file_and_cleans_up(store: NoteStore, monke
     """When the rename fails: StorageError, the old note intact, no temporary file left."""
     store.write(make("old"))
 
-    def refuse(src: str, dst: str) -> None:
-        raise OSError(28, "No space left on device")
+    def refuse(directory: object, names: object) -> None:  # the core's renames, refused as it reports it
+        raise StorageError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(_core, "place_pending", refuse)
     with pytest.raises(StorageError):
         store.write(make("new"))
     monkeypatch.undo()

@@ -591,7 +591,8 @@ class Home:
             StorageError: a segment cannot be read.
         """
         wanted = rows.tolist() if isinstance(rows, np.ndarray) else [int(r) for r in rows]
-        found = self.journal.read_many([self.indexes.position(r) for r in wanted])
+        segments, offsets = self.indexes.segments, self.indexes.offsets
+        found = self.journal.read_many([segments[r] for r in wanted], [offsets[r] for r in wanted])
         out = []
         for row, record in zip(wanted, found):
             episode = record.get("episode")

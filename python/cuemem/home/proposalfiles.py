@@ -56,10 +56,12 @@ class ProposalFiles:
         Raises:
             StorageError: the file system refused.
         """
-        staged = stage_files(self.directory, [(self.path(p.id), render(p).encode("utf-8")) for p in proposals], self.fsync)
-        place_files(self.directory, staged, self.fsync)
-        for p in proposals:
-            self._saw(p.id, self.path(p.id))
+        staged = stage_files(self.directory, [(f"{p.id}.md", render(p).encode("utf-8")) for p in proposals], self.fsync)
+        for p, stat in zip(proposals, place_files(self.directory, staged, self.fsync)):
+            if stat is None:
+                self.seen.pop(p.id, None)
+            else:
+                self.seen[p.id] = stat
 
     def _saw(self, id: str, path: Path) -> None:
         try:

@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 
+from .. import _core
 from ..errors import StorageError
 
 __all__ = [
@@ -195,59 +196,72 @@ def pending_path(path: Path) -> Path:
     return path.with_name(f".{path.name}{PENDING_SUFFIX}")
 
 
-def stage_files(directory: Path, files: Sequence[tuple[Path, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> list[Path]:
-    """Writes each ``(path, data)`` to its hidden pending file beside ``path``, durable as a
-    batch (as ``policy`` says); nothing is replaced yet. :func:`place_files` renames them
-    into place — after the caller has recorded what they hold, so that a crash between
-    the two leaves files that recovery can finish or discard, never a file nobody wrote.
+def stage_files(directory: Path, files: Sequence[tuple[str, bytes]], policy: FsyncPolicy, *, mode: int | None = None) -> list[str]:
+    """Writes each ``(name, data)`` to its hidden pending file in ``directory``
+    (``.<name>.pending``, :func:`pending_path`), durable as a batch (as ``policy`` says);
+    nothing is replaced yet. :func:`place_files` renames them into place — after the caller
+    has recorded what they hold, so that a crash between the two leaves files that recovery
+    can finish or discard, never a file nobody wrote.
 
-    A batch of many files (a job's notes) is flushed with one ``syncfs`` of their file
-    system where the platform has it — about the cost of two per-file fsyncs, and like
+    The files are written by the core, in parallel and without the GIL. A pending file gets
+    the permissions of the file it will replace, else ``mode`` (default 0o644), whatever the
+    umask. A batch of many files (a job's notes) is flushed with one ``syncfs`` of their
+    file system where the platform has it — about the cost of two per-file fsyncs, and like
     them it reports write-back errors — else each file is synced, then the directory.
 
     Returns:
-        The pending files, in order.
+        The names staged, in order (what :func:`place_files` takes).
 
     Raises:
-        StorageError: the file system refused; the pending files written so far are removed.
+        StorageError: something that is not a file stands at a name, or the file system
+            refused; no pending file of the batch is left.
     """
     if not files:
         return []
     batched = policy is FsyncPolicy.ALWAYS and _syncfs is not None and len(files) > 2
-    staged: list[Path] = []
+    sync_each = policy is not FsyncPolicy.NEVER and not batched
+    names = [name for name, _ in files]
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        for path, data in files:
-            temp = pending_path(path)
-            _write_beside(path, temp, data, FsyncPolicy.NEVER if batched else policy, mode)
-            staged.append(temp)
+        _core.write_pending(directory, files, mode=0o644 if mode is None else mode, sync_each=sync_each)
+        if sync_each:
+            _COUNTS[0] += len(files)
         if batched:
             _sync_file_system(directory)
         else:
             sync_directory(directory, policy)
     except (OSError, StorageError) as exc:
-        for temp in staged:
-            temp.unlink(missing_ok=True)
+        for name in names:
+            _remove_quietly(directory / f".{name}{PENDING_SUFFIX}")
         if isinstance(exc, StorageError):
             raise
         raise StorageError(exc.errno or 0, f"cannot write under {directory}: {exc.strerror}") from None
-    return staged
+    return names
 
 
-def place_files(directory: Path, staged: Sequence[Path], policy: FsyncPolicy) -> None:
-    """Renames staged pending files over their final names, then syncs the directory.
+def place_files(directory: Path, names: Sequence[str], policy: FsyncPolicy) -> list[tuple[int, int, int, int] | None]:
+    """Renames the staged pending files of ``names`` over their names, in order, then syncs
+    the directory.
+
+    Returns:
+        What a stat of each placed file reads, ``(size, mtime_ns, ctime_ns, inode)``, or
+        None where it failed.
 
     Raises:
         StorageError: the file system refused; files not yet renamed stay pending.
     """
-    if not staged:
-        return
-    try:
-        for temp in staged:
-            os.replace(temp, final_path(temp))
-    except OSError as exc:
-        raise StorageError(exc.errno or 0, f"cannot place files under {directory}: {exc.strerror}") from None
+    if not names:
+        return []
+    stats = _core.place_pending(directory, list(names))
     sync_directory(directory, policy)
+    return stats
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def final_path(pending: Path) -> Path:

@@ -45,7 +45,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -594,22 +594,23 @@ class Journal:
             raise CorruptRecordError(f"the line at {position} is not a record: {why}")
         return record
 
-    def read_many(self, positions: Sequence[Position]) -> list[dict[str, Any]]:
-        """The records starting at each of ``positions``, in the order given.
+    def read_many(self, segments: Sequence[int], offsets: Sequence[int]) -> list[dict[str, Any]]:
+        """The records starting at each ``(segments[i], offsets[i])``, in the order given
+        (plain ints, as an index holds its rows' places: no :class:`Position` per record).
 
-        Each segment is opened once; positions in journal order are mostly adjacent
-        lines, read without a seek. Meant for positions the caller got from this
+        Each segment is opened once; places in journal order are mostly adjacent
+        lines, read without a seek. Meant for places the caller got from this
         journal (an index's rows): a line that is not a whole record is an error.
 
         Raises:
-            CorruptRecordError: the line at a position is not a committed record.
+            CorruptRecordError: the line at a place is not a committed record.
             StorageError: a segment cannot be read.
         """
         out: list[dict[str, Any]] = []
-        for position, line in zip(positions, self._lines(positions, check_start=False)):
+        for segment, offset, line in zip(segments, offsets, self._lines(zip(segments, offsets), check_start=False)):
             record, why = _decode(line)
             if record is None:
-                raise CorruptRecordError(f"the line at {position} is not a record: {why}")
+                raise CorruptRecordError(f"the line at {segment}:{offset} is not a record: {why}")
             out.append(record)
         return out
 
@@ -650,17 +651,16 @@ class Journal:
             CorruptRecordError: no committed line starts at a position.
             StorageError: a segment cannot be read.
         """
-        return self._lines(positions, check_start=True)
+        return self._lines(((p.segment, p.offset) for p in positions), check_start=True)
 
-    def _lines(self, positions: Sequence[Position], *, check_start: bool) -> list[bytes]:
+    def _lines(self, places: Iterable[tuple[int, int]], *, check_start: bool) -> list[bytes]:
         """The committed lines at ``positions``, one open per segment, adjacent lines read
         without a seek; with ``check_start``, each position is checked to start a line."""
         out: list[bytes] = []
         handles: dict[int, BinaryIO] = {}
         at: dict[int, int] = {}  # segment -> offset its file is read up to
         try:
-            for position in positions:
-                segment, offset = position.segment, position.offset
+            for segment, offset in places:
                 f = handles.get(segment)
                 if f is None:
                     f = handles[segment] = open(self._path(segment), "rb", buffering=1 << 20)
@@ -668,13 +668,13 @@ class Journal:
                 if check_start and offset > 0 and at[segment] != offset:
                     f.seek(offset - 1)
                     if f.read(1) != _NEWLINE:
-                        raise CorruptRecordError(f"no line starts at {position}")
+                        raise CorruptRecordError(f"no line starts at {segment}:{offset}")
                 elif at[segment] != offset:
                     f.seek(offset)
                 line = f.readline()
                 at[segment] = offset + len(line)
                 if not line.endswith(_NEWLINE):
-                    raise CorruptRecordError(f"the line at {position} is not a committed record: a torn line")
+                    raise CorruptRecordError(f"the line at {segment}:{offset} is not a committed record: a torn line")
                 out.append(line)
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read the journal {self._directory}: {exc.strerror}") from None

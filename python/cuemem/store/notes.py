@@ -72,6 +72,17 @@ class Seen(NamedTuple):
 SeenRow = tuple[int, int, int, int, str, str, bool]
 
 
+def _stat_placed(directory: Path, name: str) -> tuple[int, int, int, int] | None:
+    """The stat of a placed note file (none while its pending file is still there)."""
+    if os.path.lexists(directory / f".{name}{PENDING_SUFFIX}"):
+        return None
+    try:
+        st = os.stat(directory / name)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
 def _row(st: os.stat_result, sha: str, kind: str, generated: bool) -> SeenRow:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha, kind, generated
 
@@ -171,7 +182,7 @@ class NoteStore:
         self._dir = Path(directory)
         self._fsync = FsyncPolicy(fsync)
         self._seen: dict[str, SeenRow] = {}
-        self._staged: dict[Path, tuple[str, str, tuple[str, bool] | None]] = {}  # pending file -> id, sha, facts
+        self._staged: dict[str, tuple[str, str, tuple[str, bool] | None]] = {}  # staged file name -> id, sha, facts
 
     @property
     def seen(self) -> Mapping[str, SeenRow]:
@@ -238,54 +249,57 @@ class NoteStore:
         try:
             self.place(staged)
         except BaseException:
-            self.discard([p for p in staged if p.exists()])  # nothing records them: no leftovers
+            self.discard(staged)  # nothing records them: no leftovers (a placed one has none)
             raise
-        return [final_path(p) for p in staged]
+        return [self._dir / name for name in staged]
 
-    def stage(self, files: Sequence[tuple[str, bytes]]) -> list[Path]:
+    def stage(self, files: Sequence[tuple[str, bytes]]) -> list[str]:
         """Writes note files as hidden pending files (``.<id>.md.pending``), durable; the
         notes themselves are unchanged until :meth:`place`. A home stages its note files,
         journals them, then places them: after a crash, :meth:`recover` finishes what
         the journal holds and drops the rest.
 
+        Returns:
+            The staged file names (what :meth:`place` and :meth:`discard` take).
+
         Raises:
             InvalidIdError: an id is not a valid id (nothing is written).
-            StorageError: the file system refused (no pending file is left).
+            StorageError: something that is not a file stands where a note goes, or the
+                file system refused (no pending file is left).
         """
-        paths = [self.path_for(nid) for nid, _ in files]
-        for path in paths:
-            if (path.exists() or path.is_symlink()) and not path.is_file():
-                raise StorageError(f"cannot write note {path}: something that is not a file stands there (move it away)")
-        staged = stage_files(self._dir, [(p, data) for p, (_, data) in zip(paths, files)], self._fsync, mode=_NEW_FILE_MODE)
-        for temp, (nid, data) in zip(staged, files):
-            self._staged[temp] = (nid, hashlib.sha256(data).hexdigest(), _rendered_facts(data))
+        named = [(self.path_for(nid).name, data) for nid, data in files]
+        staged = stage_files(self._dir, named, self._fsync, mode=_NEW_FILE_MODE)
+        for name, (nid, data) in zip(staged, files):
+            self._staged[name] = (nid, hashlib.sha256(data).hexdigest(), _rendered_facts(data))
         return staged
 
-    def place(self, staged: Sequence[Path]) -> None:
+    def place(self, staged: Sequence[str]) -> None:
         """Renames staged pending files over their notes.
 
         Raises:
             StorageError: the file system refused; what is not renamed stays pending.
         """
+        stats: list[tuple[int, int, int, int] | None] | None = None
         try:
-            place_files(self._dir, staged, self._fsync)
+            stats = place_files(self._dir, staged, self._fsync)
         finally:
-            for temp in staged:
-                nid, sha, facts = self._staged.pop(temp, ("", "", None))
+            for at, name in enumerate(staged):
+                nid, sha, facts = self._staged.pop(name, ("", "", None))
                 self._seen.pop(nid, None)
-                if facts is None or temp.exists():
-                    continue  # not placed, or not read as cuemem rendered it: hashed when next scanned
-                try:
-                    st = os.stat(final_path(temp))
-                except OSError:
-                    continue
-                self._seen[nid] = _row(st, sha, *facts)
+                if facts is None:
+                    continue  # not read as cuemem rendered it: hashed when next scanned
+                if stats is None:  # a rename failed: what it placed is stat'ed here
+                    stat = _stat_placed(self._dir, name)
+                else:
+                    stat = stats[at]
+                if stat is not None:
+                    self._seen[nid] = (*stat, sha, *facts)
 
-    def discard(self, staged: Sequence[Path]) -> None:
+    def discard(self, staged: Sequence[str]) -> None:
         """Removes staged pending files (their journal records were not written)."""
-        for temp in staged:
-            self._staged.pop(temp, None)
-            _remove_quietly(temp)
+        for name in staged:
+            self._staged.pop(name, None)
+            _remove_quietly(self._dir / f".{name}{PENDING_SUFFIX}")
 
     def remove(self, ids: Sequence[str]) -> None:
         """Deletes the files of notes ``ids`` (an erasure: their journal records are

@@ -63,7 +63,15 @@ pub fn check_classes(py: Python<'_>) -> PyResult<()> {
 /// when the error's kind names one (an error passed on by a library's thread may keep
 /// its kind and message but not its code: a full disk is still `ENOSPC`).
 fn os_error<E: pyo3::PyTypeInfo>(py: Python<'_>, e: &std::io::Error, msg: String) -> PyErr {
-    match e.raw_os_error().or_else(|| errno_of(py, e.kind())) {
+    let coded = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::files::OsCoded>())
+        .and_then(|c| c.code);
+    match e
+        .raw_os_error()
+        .or(coded)
+        .or_else(|| errno_of(py, e.kind()))
+    {
         Some(code) => PyErr::new::<E, _>((code, e.to_string())),
         None => PyErr::new::<E, _>((msg,)),
     }

@@ -1,4 +1,6 @@
-//! `unseen_entries` for Python: which entries of a notes directory a scan of changes reads.
+//! The files of a directory for Python: which entries of a notes directory a scan of
+//! changes reads (`unseen_entries`), and a batch of files staged then placed
+//! (`write_pending`, `place_pending`).
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -7,7 +9,9 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::files::{stat_entries, FileStat};
+use super::errors::detached;
+use crate::error::CoreError;
+use crate::files::{place_pending as place, stat_entries, write_pending as write, FileStat};
 
 /// The entries of `directory` a scan of changes must look at, and the keys of `expected`
 /// no entry is named after (sorted; a key that is not a UTF-8 string is left out).
@@ -95,4 +99,45 @@ fn as_seen(
         && row.get_item(2)?.extract::<i64>()? == stat.ctime_ns
         && row.get_item(3)?.extract::<u64>()? == stat.inode
         && (!digest || row.get_item(4)?.eq(wanted)?))
+}
+
+/// Writes each `(name, data)` to `.{name}.pending` in `directory`, in parallel with the
+/// GIL released: a new file gets `mode`, a replaced one keeps its permissions; with
+/// `sync_each`, each is synced. See `cuemem.store.fsync.stage_files`.
+///
+/// Raises `StorageError` (naming the path; the batch's pending files are removed) when
+/// something that is not a file stands at a name or the file system refuses.
+#[pyfunction]
+#[pyo3(signature = (directory, files, *, mode, sync_each))]
+pub fn write_pending(
+    py: Python<'_>,
+    directory: PathBuf,
+    files: Vec<(OsString, Vec<u8>)>,
+    mode: u32,
+    sync_each: bool,
+) -> PyResult<()> {
+    detached(py, "write_pending", move || {
+        write(&directory, &files, mode, sync_each).map_err(CoreError::Io)
+    })
+}
+
+/// Renames `.{name}.pending` over `name` in `directory` for each of `names`, in order,
+/// with the GIL released; the stat of each placed file as `(size, mtime_ns, ctime_ns,
+/// inode)`, or None where it failed.
+///
+/// Raises `StorageError` naming the pending file whose rename failed (those before it are
+/// placed, the rest stay pending).
+#[pyfunction]
+pub fn place_pending(
+    py: Python<'_>,
+    directory: PathBuf,
+    names: Vec<OsString>,
+) -> PyResult<Vec<Option<(u64, i64, i64, u64)>>> {
+    let stats = detached(py, "place_pending", move || {
+        place(&directory, &names).map_err(CoreError::Io)
+    })?;
+    Ok(stats
+        .into_iter()
+        .map(|s| s.map(|s| (s.size, s.mtime_ns, s.ctime_ns, s.inode)))
+        .collect())
 }

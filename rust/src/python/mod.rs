@@ -60,5 +60,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<thread::PyThreads>()?;
     m.add_function(wrap_pyfunction!(vector::cosine_top, m)?)?;
     m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
+    m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
+    m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
     Ok(())
 }
