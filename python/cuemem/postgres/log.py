@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,7 +193,7 @@ class RecordLog:
         self._ahead = None
         after = self.seq
         try:
-            with conn.pipeline():
+            with _pipeline(conn):
                 if timeout <= 0:
                     lock = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,))
                 else:
@@ -257,7 +258,7 @@ class RecordLog:
         assert self._conn is not None
         conn = self._conn
         try:
-            with conn.pipeline():
+            with _pipeline(conn):
                 conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
                 if flush:
                     conn.execute(_FLUSH)
@@ -657,6 +658,12 @@ def _projected(schema: str, log: str, seq: int, line: bytes) -> tuple[str | None
         return None, None, []
     op = record.get("op")
     return op if isinstance(op, str) else None, projection.episode_row(log, seq, record), list(projection.statements(schema, log, seq, record))
+
+
+def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
+    """The statements inside go in one round trip (a pipeline), where libpq can (14 and later);
+    else one by one."""
+    return conn.pipeline() if psycopg.Pipeline.is_supported() else nullcontext()
 
 
 def _same_line(ours: bytes, theirs: str) -> bool:
