@@ -146,3 +146,25 @@ def test_the_one_statement_commit_fills_the_projection_as_copy_does(pg_dsn: str,
     assert len(rows) == 2 and rows[0][:2] == (one, 1) and rows[1][1] > 1
     assert rows[0][2:] == rows[1][2:]
     assert rows[0][2:6] == ('said "hi" \\ {x}\ufffd', fields["actors"], fields["tags"], datetime(2026, 10, 1, tzinfo=timezone.utc))
+
+
+def test_a_forget_of_the_line_a_cache_ends_with_is_carried_out_not_refused(pg_dsn: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The log's tombstone over a cache's last line continues it: a catch-up carries the forget out; an open proves the cache."""
+    home = address(pg_dsn, "erased")
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a:
+        kept = a.remember("kept", actors=["x"], now=NOW)
+        with Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+            secret = a.remember("the first secret", actors=["x"], now=NOW)
+            b.refresh()
+            a.forget(secret, retention="erase", now=NOW)
+            b.refresh()  # b ended with the erased line
+            assert b.ids() == [kept]
+            again = a.remember("the second secret", actors=["x"], now=NOW)
+            b.refresh()
+        a.forget(again, retention="erase", now=NOW)  # while b is closed, on the line its journal ends with
+    with caplog.at_level("WARNING", logger="cuemem.home"), Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        assert b.ids() == [kept]
+    assert "filling it again" not in caplog.text  # proved, not refilled
+    with Memory.open(home, cache=tmp_path / "fresh", follow=False):
+        pass
+    assert journal_bytes(tmp_path / "b") == journal_bytes(tmp_path / "fresh")

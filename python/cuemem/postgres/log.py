@@ -670,7 +670,15 @@ def _same_line(ours: bytes, theirs: str) -> bool:
     """Whether the log's ``theirs`` is the line ``ours`` (or a tombstone of its length: an
     erasure this handle has yet to carry out)."""
     line = one_line(theirs.encode("utf-8"))
-    return line == ours or (len(line) == len(ours) and line.startswith(b'{"op":"erased"'))
+    if line == ours:
+        return True
+    if len(line) != len(ours):
+        return False
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and record.get("op") == "erased"
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:
