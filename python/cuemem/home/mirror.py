@@ -167,7 +167,12 @@ class Mirror:
 
     # -- catching up -----------------------------------------------------------------
 
-    def pull(self, journal: Journal, *, defer: bool = False) -> Fetched:
+    def pull(self, journal: Journal) -> Fetched:
+        """Writes the log's lines beyond the mirror into ``journal`` (synced); returns what was read.
+        See :meth:`_pull`."""
+        return self._pull(journal, defer=False)
+
+    def _pull(self, journal: Journal, *, defer: bool) -> Fetched:
         """Writes the log's lines beyond the mirror into ``journal``; returns what was read
         (``defer``: the caller waits for their sync, as :meth:`Journal.place` says).
 
@@ -228,7 +233,7 @@ class Mirror:
         journal = home.journal
         behind = home.indexes.head != journal.head()  # a catch-up that failed midway: its lines are not fetched again
         defer = home.guard.holds()  # the sync waits until the call lets the guard (and the log's lock) go
-        fetched = self.pull(journal, defer=defer)
+        fetched = self._pull(journal, defer=defer)
         if defer and fetched.lines and journal.owed:
             ticket = journal.owed
             home.guard.defer(lambda: journal.wait_synced(ticket))
