@@ -306,7 +306,7 @@ class Home:
 
     # -- the one write path ---------------------------------------------------------
 
-    def commit(self, records: Sequence[rec.Record], *, notify: bool = True) -> list[Position]:
+    def commit(self, records: Sequence[rec.Record], *, notify: bool = True, last: bool = False) -> list[Position]:
         """Writes ``records`` (from :mod:`cuemem.store.records`) as one grouped commit.
 
         The note files of ``note`` records are staged first (hidden pending files,
@@ -318,7 +318,10 @@ class Home:
         files the journal holds and drops the others.
 
         ``notify`` tells the listeners (False: the caller tells them once it is done, as a
-        shared home's forget does after deleting the erased notes' files).
+        shared home's forget does after deleting the erased notes' files). ``last``: the
+        call commits nothing after this, so a shared home's other writers may take their
+        turn as soon as the records are in the log (:meth:`Sharing.hand_over
+        <cuemem.home.sharing.Sharing.hand_over>`), while this handle applies them.
 
         Raises:
             ReadOnlyError: the handle is read-only or closed.
@@ -346,6 +349,8 @@ class Home:
         defer = self.sharing.defers_sync and self.guard.holds()
         owed = journal.owed
         lines = encode(records, trusted=True)  # kept: the indexes read the new rows from these bytes
+        if last:
+            self.sharing.hand_over()
         try:
             positions = journal.append_lines(lines, defer=defer)
         except (SchemaError, CueTypeError, ReadOnlyError):

@@ -16,7 +16,10 @@ a :class:`Mirror` is the :class:`~.sharing.Sharing` it is given (where the embed
 - **Writes.** A write call holds the log's lock from its first write to its return
   (``Home.check_writable`` → :meth:`Mirror.hold`; the guard's ``on_release`` →
   :meth:`Mirror.release`), catching up first (:meth:`Mirror.catch_up`): every decision
-  sees every record before it.
+  sees every record before it. What need not be done holding it waits until the call
+  lets it go: the server's flush of the call's commits (:mod:`cuemem.postgres.log`, group
+  commit) and the sync of the cache's own journal (deferred, as an embedded home's
+  group commit; lines whose note or proposal files follow them are synced first).
 - **Forgets.** An erasing forget's tombstones, intent and records are one transaction of
   the log; a mirror overwrites the same lines and carries the intent out as the home that
   made it did (``index/mirror.json`` counts the forgets carried out; counting again is
@@ -57,6 +60,8 @@ MARKER = ".cuemem-cache"
 _CACHED = ("journal", "index", "notes", "proposals", "MEMORY.md", ".forget.json")
 #: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
 _NOTE_LINE = b'"op":"note"'
+#: Most lines of a catch-up whose records the views are told one by one (more: "anything").
+_TOLD = 256
 #: The kinds of record whose files a mirror writes as it catches up.
 _FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.value})
 
@@ -163,7 +168,13 @@ class Mirror:
     # -- catching up -----------------------------------------------------------------
 
     def pull(self, journal: Journal) -> Fetched:
-        """Writes the log's lines beyond the mirror into ``journal``; returns what was read.
+        """Writes the log's lines beyond the mirror into ``journal`` (synced); returns what was read.
+        See :meth:`_pull`."""
+        return self._pull(journal, defer=False)
+
+    def _pull(self, journal: Journal, *, defer: bool) -> Fetched:
+        """Writes the log's lines beyond the mirror into ``journal``; returns what was read
+        (``defer``: the caller waits for their sync, as :meth:`Journal.place` says).
 
         A row someone wrote into the log by hand is hostile like any journal line: one that
         is not a single line is written as one of its length (the applier then skips it as
@@ -176,7 +187,7 @@ class Mirror:
         lines = [(p, one_line(line)) for p, line in fetched.lines]
         good = _following(journal.head(), self.log.seq, fetched.seqs, lines)
         if good:
-            journal.place(lines[:good])
+            journal.place(lines[:good], defer=defer)
             self.log.seq = fetched.seqs[good - 1]
         if good < len(lines) or fetched.broken is not None:
             where = f"seq {fetched.seqs[good]} ({lines[good][0]})" if good < len(lines) else fetched.broken
@@ -219,16 +230,27 @@ class Mirror:
         the one applier to every index, and the log's new forgets are carried out.
         """
         home.check_local()
-        fetched = self.pull(home.journal)
+        journal = home.journal
+        behind = home.indexes.head != journal.head()  # a catch-up that failed midway: its lines are not fetched again
+        defer = home.guard.holds()  # the sync waits until the call lets the guard (and the log's lock) go
+        fetched = self._pull(journal, defer=defer)
+        if defer and fetched.lines and journal.owed:
+            ticket = journal.owed
+            home.guard.defer(lambda: journal.wait_synced(ticket))
         count = 0
-        if home.indexes.head != home.journal.head():
+        if home.indexes.head != journal.head():
             # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
             # of it, the records whose files follow them here (notes, proposals) are kept aside.
-            records = [r for r in _records(_filed_lines(home.journal, home.indexes.head)) if r.get("op") in _FILED]
+            records = [r for r in _records(_filed_lines(journal, home.indexes.head)) if r.get("op") in _FILED]
+            if records:
+                home.settle()  # a file is placed only once its line is on disk
             count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
         self.carry_out(home, fetched.forgets)
         if count or fetched.lines or fetched.forgets:
-            home.committed(None)  # after the forgets: a view drawn now sees their note files gone
+            # After the forgets: a view drawn now sees their note files gone. A few lines and
+            # nothing else are passed on, so that a view redraws only for what may change it.
+            few = not behind and not fetched.forgets and len(fetched.lines) <= _TOLD
+            home.committed(_typed(line for _, line in fetched.lines) if few else None)
         return count
 
     def carry_out(self, home: Engine, forgets: Sequence[tuple[int, bytes]]) -> None:
@@ -259,8 +281,9 @@ class Mirror:
 
     @property
     def defers_sync(self) -> bool:
-        """False: the cache syncs at once (the log holds the truth, committed before it)."""
-        return False
+        """True: the cache's sync waits until the call lets the log's lock go (the log holds
+        the truth, committed before it)."""
+        return True
 
     def check(self) -> None:
         """Raises unless this handle may write to the shared home."""
@@ -298,10 +321,18 @@ class Mirror:
         them are in, or (a forget cuemem did not finish writing) none."""
         return [] if _receipt_committed(intent, state) else list(intent.records)
 
+    def hand_over(self) -> None:
+        """The call's next commit is its last: the lock passes on once it is committed."""
+        self.log.hand_over()
+
     def release(self) -> None:
-        """Lets the next writer in, if this handle holds the lock."""
-        if self.log.held:
-            self.log.release()
+        """Lets the next writer in, if this handle holds the lock, and waits for the server's
+        disk to hold what the call committed.
+
+        Raises:
+            SharedHomeError: that wait failed (see :meth:`RecordLog.release <cuemem.postgres.log.RecordLog.release>`).
+        """
+        self.log.release()
 
     def stop(self) -> None:
         """Stops what follows the log (before the home closes: nothing catches up meanwhile)."""
@@ -376,6 +407,15 @@ def _as_written(records: Iterable[rec.Record]) -> list[kinds.TypedRecord]:
         except MalformedRecordError:
             continue
     return out
+
+
+def _typed(lines: Iterable[bytes]) -> list[kinds.TypedRecord] | None:
+    """The records of ``lines`` as :func:`~cuemem.store.kinds.parse` reads them, or None
+    (anything) when one is not a record cuemem writes."""
+    try:
+        return [kinds.parse(r) for r in (orjson.loads(line) for line in lines)]
+    except (orjson.JSONDecodeError, MalformedRecordError):
+        return None
 
 
 def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:

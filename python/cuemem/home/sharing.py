@@ -10,6 +10,7 @@ A home is given a sharing when it opens; it asks it at the steps where homes dif
   :meth:`Sharing.attach` once the home is up;
 - **hold** — :attr:`Sharing.held`, :meth:`Sharing.hold`, :meth:`Sharing.check`: whether a
   write call may decide now, and taking the turn to write (with a catch-up first);
+  :meth:`Sharing.hand_over`: passing it on as the call's last commit is made;
 - **catch up** — :meth:`Sharing.catch_up`: what others appended, applied;
 - **publish** — :attr:`Sharing.defers_sync` (group commit) and :meth:`Sharing.erase` (a
   forget made durable, with :meth:`Sharing.unwritten` saying which of its records remain);
@@ -142,6 +143,12 @@ class Sharing(Protocol):
         """Lets the turn to write go."""
         ...
 
+    def hand_over(self) -> None:
+        """The call's next commit is its last: the turn to write may pass on once it is
+        committed, before the home applies it (a later commit of the call takes the turn
+        again, refused if others wrote meanwhile)."""
+        ...
+
     def moved_on(self) -> SharedHomeError:
         """The error of a write decided while others wrote."""
         ...
@@ -241,6 +248,9 @@ class Local:
 
     def release(self) -> None:
         """The lock is the handle's until it closes."""
+
+    def hand_over(self) -> None:
+        """Nothing to pass on: the lock is the handle's until it closes."""
 
     def moved_on(self) -> SharedHomeError:
         """Never asked (:attr:`held` always holds)."""

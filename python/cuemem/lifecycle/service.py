@@ -83,7 +83,7 @@ class Lifecycle:
         at = edge_now(now)
         episode = new_episode(self._home, narrative, fields, at)
         admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).admit(episode)
-        self._home.commit(admitted.records)
+        self._home.commit(admitted.records, last=True)
         return admitted.id
 
     def observe(

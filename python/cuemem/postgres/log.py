@@ -7,12 +7,28 @@ catches up from:
   journal line and the ``(segment, offset)`` it has in every mirror. Writers take the log's
   advisory lock (:meth:`hold`) for the whole of one write call, catch up, decide and
   commit; so every record is decided against every record before it, ids never collide and
-  every process applies the same lines in the same order.
+  every process applies the same lines in the same order. Taking the lock is one round
+  trip: the same pipeline reads the log's heads and the lines after the mirror's (the
+  catch-up's, :meth:`fetch` then needs no other).
 - **Commit.** :meth:`publish` is one transaction: the lines, their projections
-  (:mod:`.projection`) and a ``NOTIFY`` on the home's channel. It checks that the log ends
-  where the caller's mirror ends (a writer that lost its lock is refused, never merged).
+  (:mod:`.projection`) and a ``NOTIFY`` on the home's channel — for a small batch of
+  records with no projection but ``episodes`` rows, one statement. It checks that the log
+  ends where the caller's mirror ends (a writer that lost its lock is refused, never merged).
+- **Group commit.** A commit under the lock does not wait for the server's disk
+  (``synchronous_commit`` off for that transaction: it is visible at once, in log order);
+  :meth:`release` lets the next writer in, then waits for the server to flush its WAL
+  through everything this handle committed (a transactional ``pg_logical_emit_message``
+  committed synchronously: its flush covers every earlier commit). Writers thus decide
+  while another waits for the disk, and one flush serves several of them; a write call
+  still returns only once its records are on the server's disk. A record on the log is
+  on disk whenever any later one is (one WAL, in order), so no acknowledged write ever
+  rests on one a crash took. A role that may not call ``pg_logical_emit_message``
+  commits synchronously, under the lock, as before.
 - **Catch-up.** :meth:`fetch` reads, in one snapshot, the lines after a ``seq`` and the
-  forgets after an id.
+  forgets after an id. It also reads the line at that ``seq`` when it knows what the
+  mirror holds there: a log that no longer holds it (a server crash took a commit before
+  its WAL reached the disk, after a cache had read it) is a ``SharedHomeError``, never a
+  silent fork (reopening fills the cache again).
 - **Failure.** A server that cannot be reached or breaks the connection is a
   :class:`~cuemem.errors.SharedHomeError`; the connection is dropped (with any lock it
   held) and made again by the next call.
@@ -21,8 +37,9 @@ catches up from:
 from __future__ import annotations
 
 import logging
-
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +57,27 @@ __all__ = ["RecordLog", "why"]
 
 _log = logging.getLogger("cuemem.home")
 
+#: Lines a writer's :meth:`RecordLog.hold` reads with the lock (a longer catch-up reads them apart).
+AHEAD = 1_000
+#: Most lines :meth:`RecordLog.publish` commits as one statement (more: ``COPY`` in a transaction).
+ONE_STATEMENT = 2_000
+#: The statement that makes the server flush its WAL through every commit before it (see the module docstring).
+_FLUSH = "SELECT pg_logical_emit_message(true, 'cuemem', '')"
+#: The columns of ``episodes`` as :data:`~.projection.EPISODE_COLUMNS` fills them, for the one-statement commit.
+_EPISODES = sql.SQL(", ").join(map(sql.Identifier, projection.EPISODE_COLUMNS))
+_FROM_JSON = sql.SQL(", ").join(sql.SQL("p.{}").format(sql.Identifier(c)) for c in projection.EPISODE_COLUMNS)
+_SALIENCE = projection.EPISODE_COLUMNS.index("salience")
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """What :meth:`RecordLog.hold` read with the lock: the heads, and the lines after ``after``."""
+
+    after: int
+    heads: tuple[int, int]
+    fetched: Fetched
+    complete: bool
+
 class RecordLog:
     """Log ``log`` of the shared home at ``target``."""
 
@@ -50,6 +88,18 @@ class RecordLog:
         self._held = False
         self._forget: tuple[str, bytes, list[tuple[Position, bytes]]] | None = None
         self._forget_id: int | None = None
+        self._ahead: _Ahead | None = None
+        #: ``(seq, line)`` of the last line this handle read or wrote (continuity, :meth:`fetch`).
+        self._tail: tuple[int, bytes] | None = None
+        #: Whether commits wait for the flush until :meth:`release` (None: not asked yet).
+        self._grouped: bool | None = None
+        #: Whether a commit of this handle may not be on the server's disk yet.
+        self._unflushed = False
+        #: Whether the next publish is its call's last (:meth:`hand_over`).
+        self._handover = False
+        #: The failed flush of a commit handed over, raised by :meth:`release`.
+        self._owed: SharedHomeError | None = None
+        self._statements: dict[str, str] = {}
         #: The ``seq`` of the last line the mirror holds (set by the mirror; moved by publishing).
         self.seq = 0
         s = target.schema
@@ -111,7 +161,14 @@ class RecordLog:
         conn, self._conn = self._conn, None
         self._held = False
         if conn is not None:
-            conn.close()
+            try:
+                if self._unflushed and not conn.closed:
+                    conn.execute(_FLUSH)  # the server flushes it soon anyway; not leaving it to chance
+            except psycopg.Error as exc:
+                _log.warning("flushing the last commit to %s: %s", self.shown, why(exc))
+            finally:
+                self._unflushed = False
+                conn.close()
 
     # -- the writers' lock -------------------------------------------------------------
 
@@ -124,42 +181,119 @@ class RecordLog:
         """Takes the log's lock, waiting up to ``timeout`` seconds for other writers (0: not
         at all); returns the log's last ``seq`` and last forget id once it holds it. Only the
         wait for the lock is bounded: the connection's other statements keep their settings.
+        One round trip: the statement after the lock (a snapshot of its own, from after the
+        wait) reads the heads and up to :data:`AHEAD` lines after :attr:`seq`, which the
+        next :meth:`fetch` returns if nothing else came.
 
         Raises:
             HomeLockedError: other writers held it all that time.
             SharedHomeError: the server could not be reached.
         """
         conn = self._connection()
+        self._ahead = None
+        after = self.seq
         try:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()  # no other writer: one round trip
-            if row is None or not row[0]:
+            with _pipeline(conn):
                 if timeout <= 0:
-                    raise HomeLockedError(f"another writer holds the shared home {self.shown} (lock_timeout is 0)")
-                with conn.transaction():  # a session lock taken inside a transaction outlives it
-                    conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{max(1, int(timeout * 1000))}ms")))
-                    conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
-            self._held = True
-            # A statement of its own: one that also waited for the lock would read from before the wait.
-            return self._heads(conn)
+                    lock = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,))
+                else:
+                    # lock_timeout for this implicit transaction only: the wait, and the read after it.
+                    lock = conn.execute(
+                        "WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', %s, true)) SELECT pg_advisory_lock(%s) IS NULL FROM t",
+                        (f"{max(1, int(timeout * 1000))}ms", self._key),
+                    )
+                read = conn.execute(self._statement("ahead", self._ahead_sql), {"log": self.log, "after": after, "limit": AHEAD + 1})
+            got = lock.fetchone()
+            rows = read.fetchall()
         except psycopg.errors.LockNotAvailable:
             raise HomeLockedError(f"other writers held the shared home {self.shown} for {timeout:g} s") from None
         except psycopg.Error as exc:
+            if self._conn is not None:  # whether the lock was taken is unknown: it goes with the session
+                self._conn.close()
             raise self._failed(exc, "taking the writers' lock") from None
+        if got is None or (timeout <= 0 and not got[0]):
+            raise HomeLockedError(f"another writer holds the shared home {self.shown} (lock_timeout is 0)")
+        self._held = True
+        self._ahead = self._ahead_of(after, rows)  # None: the catch-up's own read raises what is wrong
+        return int(rows[0][1]), int(rows[0][2])
+
+    def _statement(self, name: str, make: Callable[[], sql.Composed]) -> str:
+        """The text of statement ``name`` of this home (made once: psycopg then reuses its parse)."""
+        text = self._statements.get(name)
+        if text is None:
+            text = self._statements[name] = make().as_string(None)
+        return text
+
+    def _ahead_sql(self) -> sql.Composed:
+        """The heads (a row of kind 0), then the lines from ``seq`` ``after`` on (kind 1), in one snapshot."""
+        s = sql.Identifier(self.target.schema)
+        return sql.SQL(
+            "SELECT 0 AS k, (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %(log)s) AS seq, "
+            "(SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %(log)s)::bigint AS a, NULL::bigint AS b, NULL::text AS line "
+            "UNION ALL (SELECT 1, seq, segment, \"offset\", line FROM {s}.records WHERE log = %(log)s AND seq >= %(after)s "
+            "ORDER BY seq LIMIT %(limit)s) ORDER BY k, seq"
+        ).format(s=s)
 
     def release(self) -> None:
-        """Lets the next writer in. A connection that broke took the lock with it: that is
-        logged, not raised (what the call wrote is committed either way)."""
+        """Lets the next writer in, then waits for the server's disk to hold what this handle
+        committed (one round trip for both).
+
+        Raises:
+            SharedHomeError: the flush failed (the connection broke): what the call wrote is
+                committed, but whether the server's disk holds it is unknown; the next
+                catch-up shows it. A failed unlock alone is logged, not raised (the lock
+                ended with the session).
+        """
+        self._ahead = None
+        self._handover = False
+        owed, self._owed = self._owed, None
+        flush, self._unflushed = self._unflushed, False
         if not self.held:
             self._held = False
+            if flush:
+                self._flush()
+            if owed is not None:
+                raise owed
             return
         assert self._conn is not None
+        conn = self._conn
         try:
-            self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+            with _pipeline(conn):
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+                if flush:
+                    conn.execute(_FLUSH)
         except psycopg.Error as exc:
+            failed = self._failed(exc, "releasing the writers' lock")
+            if flush:
+                raise SharedHomeError(
+                    f"{failed}: what this call wrote is committed to the shared home, but whether its server's disk holds it is "
+                    "unknown (the next catch-up shows it)"
+                ) from None
             _log.warning("releasing the writers' lock of %s: %s (the lock ends with the session)", self.shown, why(exc))
-            self._failed(exc, "releasing the writers' lock")
         finally:
             self._held = False
+
+    def hand_over(self) -> None:
+        """Makes the next :meth:`publish` the last of its call: once it commits, the lock goes
+        to the next writer (and the flush is waited for) before this handle writes its cache,
+        so other writers decide while it does."""
+        self._handover = True
+
+    def _hand_over(self) -> None:
+        """Lets the lock go after the call's last commit; a failure is :meth:`release`'s to raise
+        (the commit is in the log: the mirror must still write it)."""
+        try:
+            self.release()
+        except SharedHomeError as exc:
+            self._owed = exc
+
+    def _flush(self) -> None:
+        """Waits for the server's disk to hold every commit of this handle (without the lock)."""
+        try:
+            self._connection().execute(_FLUSH)
+        except psycopg.Error as exc:
+            failed = self._failed(exc, "waiting for the shared home's disk")
+            raise SharedHomeError(f"{failed}: whether what this call wrote is on the server's disk is unknown") from None
 
     # -- committing ----------------------------------------------------------------------
 
@@ -174,7 +308,110 @@ class RecordLog:
                 the commit was under way, when the outcome is unknown (the message says so,
                 and the next catch-up shows it).
         """
-        self._commit(lambda: iter(lines))
+        handover, self._handover = self._handover, False
+        batch = self._one_statement(lines) if 0 < len(lines) <= ONE_STATEMENT and self._forget is None else None
+        if batch is not None:
+            self._commit_statement(lines, *batch)
+        else:
+            self._commit(lambda: iter(lines))
+        if handover:
+            self._hand_over()
+
+    def _one_statement(self, lines: Sequence[tuple[Position, bytes]]) -> tuple[list[str | None], str] | None:
+        """The ops of ``lines`` and their ``episodes`` rows as JSON, when they make nothing else
+        (no projection statement); else None (the transaction's path)."""
+        ops: list[str | None] = []
+        episodes: list[dict[str, Any]] = []
+        for i, (_, line) in enumerate(lines):
+            op, episode, others = _projected(self.target.schema, self.log, self.seq + i + 1, line)
+            if others:
+                return None
+            ops.append(op)
+            if episode is not None:
+                row = dict(zip(projection.EPISODE_COLUMNS, episode))
+                salience = episode[_SALIENCE]
+                row["salience"] = orjson.Fragment(salience) if isinstance(salience, str) else salience.obj
+                episodes.append(row)
+        try:
+            return ops, orjson.dumps(episodes).decode("utf-8")
+        except orjson.JSONEncodeError:
+            return None
+
+    def _commit_statement(self, lines: Sequence[tuple[Position, bytes]], ops: list[str | None], episodes: str) -> None:
+        """Commits ``lines`` and their ``episodes`` rows as one statement (its own transaction):
+        one round trip, the checks of :meth:`_commit` inside it."""
+        conn = self._holding()
+        grouped = self._grouping(conn)
+        seq, first = self.seq, lines[0][0]
+        end = seq + len(lines)
+        params = {
+            "seq": seq, "offset": first.offset, "segment": first.segment, "log": self.log,
+            "seqs": list(range(seq + 1, end + 1)), "segments": [p.segment for p, _ in lines], "offsets": [p.offset for p, _ in lines],
+            "ops": ops, "lines": [line.decode("utf-8") for _, line in lines], "episodes": episodes,
+            "channel": self._channel, "payload": f"{self.log} {end}",
+        }
+        try:
+            row = conn.execute(self._statement(f"commit-{grouped}", lambda: self._commit_sql(grouped)), params).fetchone()
+        except psycopg.Error as exc:
+            if isinstance(exc, psycopg.OperationalError):
+                raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
+            raise self._failed(exc, "committing records") from None
+        assert row is not None
+        if not row[0]:
+            last = None if row[1] is None else (row[1], row[2], row[3])
+            self._check_ends(last, seq)
+            _check_follows(self.shown, last, first)
+            raise SharedHomeError(f"the shared home {self.shown} refused the commit at {first}: nothing was written")
+        self.seq = end
+        self._tail = (end, lines[-1][1])
+        self._unflushed = self._unflushed or grouped
+
+    def _commit_sql(self, grouped: bool) -> sql.Composed:
+        """The one statement of :meth:`_commit_statement`: the checks, the lines, their
+        ``episodes`` rows and the ``NOTIFY``, ``synchronous_commit`` off when ``grouped``."""
+        s = sql.Identifier(self.target.schema)
+        setting = sql.SQL("set_config('synchronous_commit', 'off', true)" if grouped else "1")
+        return sql.SQL(
+            "WITH c AS MATERIALIZED (SELECT {setting} AS v), "
+            "ok AS MATERIALIZED (SELECT coalesce(l.seq, 0) = %(seq)s AND coalesce((l.seq IS NULL AND %(offset)s = 0) "
+            "OR (l.segment = %(segment)s AND l.e = %(offset)s) OR (%(segment)s = l.segment + 1 AND %(offset)s = 0), false) AS ok, "
+            "l.seq AS last_seq, l.segment AS last_segment, l.e AS last_end FROM c LEFT JOIN LATERAL "
+            "(SELECT seq, segment, \"offset\" + octet_length(line) AS e FROM {s}.records WHERE log = %(log)s ORDER BY seq DESC LIMIT 1) l ON true), "
+            "r AS (INSERT INTO {s}.records (log, seq, segment, \"offset\", op, line) SELECT %(log)s, u.seq, u.segment, u.o, u.op, u.line "
+            "FROM ok, unnest(%(seqs)s::bigint[], %(segments)s::integer[], %(offsets)s::bigint[], %(ops)s::text[], %(lines)s::text[]) "
+            "AS u(seq, segment, o, op, line) WHERE ok.ok), "
+            "e AS (INSERT INTO {s}.episodes ({columns}) SELECT {values} FROM ok, "
+            "jsonb_populate_recordset(NULL::{s}.episodes, %(episodes)s::jsonb) AS p WHERE ok.ok) "
+            "SELECT ok, last_seq, last_segment, last_end, CASE WHEN ok THEN pg_notify(%(channel)s, %(payload)s) END FROM ok"
+        ).format(setting=setting, s=s, columns=_EPISODES, values=_FROM_JSON)
+
+    def _holding(self) -> psycopg.Connection[Any]:
+        """The connection, while this handle holds the lock.
+
+        Raises:
+            SharedHomeError: it does not (it was lost with the connection).
+        """
+        if not self.held:
+            raise SharedHomeError(f"a write to the shared home {self.shown} without its writers' lock (it was lost with the connection)")
+        return self._connection()
+
+    def _grouping(self, conn: psycopg.Connection[Any]) -> bool:
+        """Whether this handle's commits leave their flush to :meth:`release` (asked of the server once)."""
+        if self._grouped is None:
+            row = conn.execute(
+                "SELECT coalesce(bool_or(has_function_privilege(oid, 'EXECUTE')), false) FROM pg_proc "
+                "WHERE proname = 'pg_logical_emit_message' AND pronamespace = 'pg_catalog'::regnamespace"
+            ).fetchone()
+            self._grouped = bool(row and row[0])
+        return self._grouped
+
+    def _check_ends(self, last: tuple[Any, ...] | None, seq: int) -> None:
+        """Raises unless the log's last line (``(seq, segment, end)``, None: empty) is at ``seq``."""
+        if (last[0] if last else 0) != seq:
+            raise SharedHomeError(
+                f"the shared home {self.shown} holds records this handle has not seen (at {last[0] if last else 0}, "
+                f"mirror at {seq}): nothing was written"
+            )
 
     def publish_segment(self, segment: int, path: Path) -> None:
         """Commits every line of the staged file ``path`` as segment ``segment``."""
@@ -203,22 +440,20 @@ class RecordLog:
         return done
 
     def _commit(self, lines: Callable[[], Iterator[tuple[Position, bytes]]]) -> None:
-        if not self.held:
-            raise SharedHomeError(f"a write to the shared home {self.shown} without its writers' lock (it was lost with the connection)")
-        conn = self._connection()
+        conn = self._holding()
+        grouped = self._grouping(conn)
         s, log = self.target.schema, self.log
         seq = self.seq
         forget_id = None
+        tail = None
         try:
             with conn.transaction():
+                if grouped:
+                    conn.execute("SET LOCAL synchronous_commit = off")
                 last = conn.execute(
                     f'SELECT seq, segment, "offset" + octet_length(line) FROM {s}.records WHERE log = %s ORDER BY seq DESC LIMIT 1', (log,)
                 ).fetchone()
-                if (last[0] if last else 0) != seq:
-                    raise SharedHomeError(
-                        f"the shared home {self.shown} holds records this handle has not seen (at {last[0] if last else 0}, "
-                        f"mirror at {seq}): nothing was written"
-                    )
+                self._check_ends(last, seq)
                 if self._forget is not None:
                     forget_id = self._overwrite(conn, *self._forget)
                 episodes: list[tuple[Any, ...]] = []
@@ -231,17 +466,12 @@ class RecordLog:
                         if seq == self.seq:
                             _check_follows(self.shown, last, position)
                         seq += 1
-                        try:
-                            record = orjson.loads(line)
-                        except orjson.JSONDecodeError:
-                            record = None  # cuemem writes none such; kept as the line it is
-                        op = record.get("op") if isinstance(record, dict) else None
-                        copy.write_row((log, seq, position.segment, position.offset, op if isinstance(op, str) else None, line.decode("utf-8")))
-                        if isinstance(record, dict):
-                            episode = projection.episode_row(log, seq, record)
-                            if episode is not None:
-                                episodes.append(episode)
-                            others.extend(projection.statements(s, log, seq, record))
+                        op, episode, statements = _projected(s, log, seq, line)
+                        copy.write_row((log, seq, position.segment, position.offset, op, line.decode("utf-8")))
+                        if episode is not None:
+                            episodes.append(episode)
+                        others.extend(statements)
+                        tail = line
                 if episodes:
                     with conn.cursor().copy(sql.SQL("COPY {}.episodes ({}) FROM STDIN").format(sql.Identifier(s), cols)) as copy:
                         for episode in episodes:
@@ -257,7 +487,9 @@ class RecordLog:
         except OSError as exc:
             raise SharedHomeError(exc.errno or 0, f"cannot read what to commit to the shared home {self.shown}: {exc.strerror}") from None
         self.seq = seq
+        self._tail = (seq, tail) if tail is not None else None
         self._forget_id = forget_id
+        self._unflushed = self._unflushed or grouped
 
     def _overwrite(self, conn: psycopg.Connection[Any], receipt: str, intent: bytes, edits: list[tuple[Position, bytes]]) -> int:
         """Overwrites a forget's lines in ``records`` and keeps its intent (inside the commit's
@@ -290,40 +522,63 @@ class RecordLog:
             ).fetchone()
         except psycopg.Error as exc:
             raise self._failed(exc, "reading the log") from None
-        if row is None:
+        if row is None or not _same_line(line, str(row[1])):
             return None
-        theirs = one_line(str(row[1]).encode("utf-8"))
-        if theirs == line or (len(theirs) == len(line) and theirs.startswith(b'{"op":"erased"')):
-            return int(row[0])
-        return None
+        self._tail = (int(row[0]), line)
+        return int(row[0])
 
     def fetch(self, after: int, forgets_after: int) -> Fetched:
         """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``, read in
-        one snapshot (so a forget's receipt is never seen without its tombstones)."""
+        one snapshot (so a forget's receipt is never seen without its tombstones): what
+        :meth:`hold` read with the lock, when that was all.
+
+        Raises:
+            SharedHomeError: the server could not be reached, or the log no longer holds the
+                line this handle last read or wrote at ``after`` (see the module docstring).
+        """
+        ahead, self._ahead = self._ahead, None
+        if ahead is None or not self.held or ahead.after != after:
+            ahead = self._read_ahead(after)  # one statement: most catch-ups need no more
+        if ahead is not None and ahead.complete and ahead.heads[1] == forgets_after:
+            fetched = ahead.fetched  # no forget since (and, under the lock, nothing else committed)
+        else:
+            fetched = self._fetch(after, forgets_after)
+        if fetched.lines:
+            self._tail = (fetched.seqs[-1], one_line(fetched.lines[-1][1]))
+        return fetched
+
+    def _read_ahead(self, after: int) -> _Ahead | None:
+        """The heads and up to :data:`AHEAD` lines after ``after``, in one statement (None:
+        the line at ``after`` is not the one expected; the full read raises it)."""
+        try:
+            rows = self._connection().execute(
+                self._statement("ahead", self._ahead_sql), {"log": self.log, "after": after, "limit": AHEAD + 1}
+            ).fetchall()
+        except psycopg.Error as exc:
+            raise self._failed(exc, "catching up") from None
+        return self._ahead_of(after, rows)
+
+    def _ahead_of(self, after: int, rows: list[tuple[Any, ...]]) -> _Ahead | None:
+        """What the rows of :meth:`_ahead_sql` say (None: they break continuity, :meth:`_continued`)."""
+        lines = [row[1:] for row in rows[1:]]
+        try:
+            return _Ahead(after, (int(rows[0][1]), int(rows[0][2])), self._continued(after, lines[:AHEAD]), len(lines) <= AHEAD)
+        except SharedHomeError:
+            return None
+
+    def _fetch(self, after: int, forgets_after: int) -> Fetched:
         s, log = sql.Identifier(self.target.schema), self.log
         conn = self._connection()
-        lines: list[tuple[Position, bytes]] = []
-        seqs: list[int] = []
-        broken = None
         try:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 with conn.cursor().copy(
-                    sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq > {} ORDER BY seq) TO STDOUT').format(
+                    sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq >= {} ORDER BY seq) TO STDOUT').format(
                         s, sql.Literal(log), sql.Literal(after)
                     )
                 ) as copy:
                     copy.set_types(["int8", "int4", "int8", "text"])
-                    for seq, segment, offset, line in copy.rows():
-                        if broken is not None:
-                            continue
-                        try:
-                            position = Position(segment, offset)
-                        except InvalidArgumentError:
-                            broken = f"seq {seq} (segment {segment}, offset {offset})"
-                            continue
-                        seqs.append(int(seq))
-                        lines.append((position, line.encode("utf-8")))
+                    read = self._continued(after, copy.rows())
                 forgets = [
                     (int(i), str(intent).encode("utf-8"))
                     for i, intent in conn.execute(
@@ -332,7 +587,47 @@ class RecordLog:
                 ]
         except psycopg.Error as exc:
             raise self._failed(exc, "catching up") from None
-        return Fetched(seqs, lines, forgets, broken)
+        return Fetched(read.seqs, read.lines, forgets, read.broken)
+
+    def _continued(self, after: int, rows: Iterable[Sequence[Any]]) -> Fetched:
+        """The lines of ``rows`` (``seq, segment, offset, line`` from ``seq`` ``after`` on)
+        after ``after``, up to the first with no valid position; the row at ``after`` must
+        hold the line this handle last read or wrote there, when it knows it.
+
+        Raises:
+            SharedHomeError: it does not, or the log ends before ``after``.
+        """
+        expected = self._tail[1] if self._tail is not None and self._tail[0] == after and after > 0 else None
+        lines: list[tuple[Position, bytes]] = []
+        seqs: list[int] = []
+        broken = None
+        for seq, segment, offset, line in rows:
+            if seq <= after:
+                if expected is not None and not _same_line(expected, str(line)):
+                    raise self._forked(after)
+                expected = None
+                continue
+            if expected is not None:
+                raise self._forked(after)
+            if broken is not None:
+                continue
+            try:
+                position = Position(segment, offset)
+            except InvalidArgumentError:
+                broken = f"seq {seq} (segment {segment}, offset {offset})"
+                continue
+            seqs.append(int(seq))
+            lines.append((position, str(line).encode("utf-8")))
+        if expected is not None:
+            raise self._forked(after)
+        return Fetched(seqs, lines, [], broken)
+
+    def _forked(self, seq: int) -> SharedHomeError:
+        return SharedHomeError(
+            f"the shared home {self.shown} no longer holds the line this cache holds at seq {seq} (a server crash took commits "
+            "this cache had read before they reached the server's disk, or the log was rewritten): reopen the handle, which "
+            "fills its cache again"
+        )
 
     def heads(self) -> tuple[int, int]:
         """The log's last ``seq`` and last forget id."""
@@ -349,6 +644,41 @@ class RecordLog:
         ).fetchone()
         assert row is not None
         return int(row[0]), int(row[1])
+
+
+def _projected(schema: str, log: str, seq: int, line: bytes) -> tuple[str | None, tuple[Any, ...] | None, list[projection.Statement]]:
+    """What the line at ``seq`` puts in the log and its projections: its op, its ``episodes``
+    row (or None) and the other statements it makes. A line that is not a JSON object (cuemem
+    writes none such) is kept as the line it is, with no op."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None, None, []
+    if not isinstance(record, dict):
+        return None, None, []
+    op = record.get("op")
+    return op if isinstance(op, str) else None, projection.episode_row(log, seq, record), list(projection.statements(schema, log, seq, record))
+
+
+def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
+    """The statements inside go in one round trip (a pipeline), where libpq can (14 and later);
+    else one by one."""
+    return conn.pipeline() if psycopg.Pipeline.is_supported() else nullcontext()
+
+
+def _same_line(ours: bytes, theirs: str) -> bool:
+    """Whether the log's ``theirs`` is the line ``ours`` (or a tombstone of its length: an
+    erasure this handle has yet to carry out)."""
+    line = one_line(theirs.encode("utf-8"))
+    if line == ours:
+        return True
+    if len(line) != len(ours):
+        return False
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and record.get("op") == "erased"
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:

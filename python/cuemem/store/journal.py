@@ -247,7 +247,9 @@ class Journal:
                 are strings by construction: skip the walk that checks every key.
             defer: under ``ALWAYS``, return before the sync; the caller must
                 :meth:`wait_synced` before it acknowledges the write. A mirrored
-                journal (``upstream``) syncs at once whatever ``defer`` says.
+                journal (``upstream``) defers as well: the upstream holds the lines
+                first; a failed write of them rewinds the journal, a failed deferred
+                sync refuses every later append (the next open proves the cache).
 
         Raises:
             ReadOnlyError: the journal was opened read-only or has been closed.
@@ -295,7 +297,8 @@ class Journal:
         self._upstream.publish(placed)  # the truth first; these files mirror it
         try:
             self._write_placed(placed)
-            self.wait_synced(self._owed)  # a cache syncs at once: its failure rewinds it here
+            if not defer:
+                self.wait_synced(self._owed)  # a failure here rewinds the cache (a deferred sync's fails the handle's later appends)
         except BaseException as exc:
             # The lines are committed upstream: this journal goes back to where it was (never a
             # sealed fragment that would shift every later position) and takes them again later.
@@ -351,10 +354,11 @@ class Journal:
         self._segment, self._size, self._needs_seal = segment, size, False
         self._head = Position(segment, size)
 
-    def place(self, lines: Sequence[tuple[Position, bytes]]) -> None:
+    def place(self, lines: Sequence[tuple[Position, bytes]], *, defer: bool = False) -> None:
         """Writes lines another process committed to this journal's upstream, each at
         its position: the head, or the start of a later segment (a mirror's catch-up).
-        One sync for the batch.
+        One sync for the batch (``defer``: the caller waits for it, :meth:`wait_synced` of
+        :attr:`owed`).
 
         Raises:
             ReadOnlyError: the journal is not open for writing.
@@ -378,7 +382,8 @@ class Journal:
         if self._group is not None:
             self._group.check()
         self._write_placed(lines)
-        self.wait_synced(self._owed)
+        if not defer:
+            self.wait_synced(self._owed)
 
     def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines whose positions were checked: one write per segment."""

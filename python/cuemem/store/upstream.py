@@ -96,7 +96,12 @@ class SharedLog(Upstream, Protocol):
         ...
 
     def release(self) -> None:
-        """Lets the next writer in."""
+        """Lets the next writer in (if this process holds the lock); returns once what this
+        process committed is durable (``SharedHomeError`` when that is unknown)."""
+        ...
+
+    def hand_over(self) -> None:
+        """Makes the next :meth:`publish` its call's last: the lock passes on once it commits."""
         ...
 
     def locate(self, position: Position, line: bytes) -> int | None:
