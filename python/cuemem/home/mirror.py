@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +64,19 @@ _FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.va
 class Mirror:
     """A home directory's link to the shared log it mirrors: the :class:`~.sharing.Sharing` of a shared home."""
 
-    def __init__(self, log: SharedLog, *, lock_timeout: float, read_only: bool) -> None:
+    def __init__(
+        self, log: SharedLog, *, lock_timeout: float, read_only: bool, seed: Callable[[Layout], object] | None = None,
+        keep: Callable[[Layout], None] | None = None,
+    ) -> None:
         #: The shared log.
         self.log = log
+        #: Fills an empty cache's ``index/`` before its journal is pulled (a server-kept
+        #: snapshot, :mod:`cuemem.postgres.snapshots`); what it returns is kept in :attr:`seeded`.
+        self.seed = seed
+        #: What it filled the cache from (None: nothing).
+        self.seeded: object = None
+        #: Called with the closed cache, its writer lock still held, by a writable handle (a snapshot's publishing).
+        self.keep = keep
         self.lock_timeout = lock_timeout
         #: The handle may not write to the shared home (its mirror is still kept up).
         self.read_only = read_only
@@ -126,6 +136,8 @@ class Mirror:
             # the forgets before them are carried out already.
             self.forgets = self.log.heads()[1]
         layout.create()
+        if self.log.seq == 0 and self.seed is not None and not any(p.stat().st_size for p in layout.journal.glob("*.jsonl")):
+            self.seeded = self.seed(layout)  # the open then proves it as any cache, and replays the lines after it
         write_atomic(layout.root / MARKER, orjson.dumps({"home_id": self.log.home_id, "log": self.log.log}), FsyncPolicy.ALWAYS)
         # A forget of this directory's own that never reached the log never happened; one
         # that did comes back with the log's forgets.
@@ -297,6 +309,13 @@ class Mirror:
         """The log commits the intent's records in one transaction with its tombstones: all of
         them are in, or (a forget cuemem did not finish writing) none."""
         return [] if _receipt_committed(intent, state) else list(intent.records)
+
+    def saved(self, layout: Layout) -> None:
+        """The cache is closed and saved (its writer lock still held): a writable handle may
+        leave a snapshot of it on the server (:attr:`keep`)."""
+        self.save(layout, FsyncPolicy.NEVER)  # the forgets its files reflect, which a snapshot of them records
+        if self.keep is not None and not self.read_only:
+            self.keep(layout)
 
     def release(self) -> None:
         """Lets the next writer in, if this handle holds the lock."""

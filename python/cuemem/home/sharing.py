@@ -162,6 +162,10 @@ class Sharing(Protocol):
         """Stops whatever catches the home up on its own (before it closes)."""
         ...
 
+    def saved(self, layout: Layout) -> None:
+        """The home closed cleanly and its caches are saved (its writer lock still held)."""
+        ...
+
     def close(self) -> None:
         """Lets go of whatever the sharing holds."""
         ...
@@ -272,6 +276,9 @@ class Local:
 
     def stop(self) -> None:
         """Nothing follows on its own."""
+
+    def saved(self, layout: Layout) -> None:
+        """Nothing to keep elsewhere."""
 
     def close(self) -> None:
         """Nothing held."""

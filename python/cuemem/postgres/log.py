@@ -33,7 +33,7 @@ from psycopg import sql
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store.journal import Position
 from ..store.upstream import Fetched, one_line
-from . import projection, schema
+from . import projection, schema, snapshots
 from .target import Target
 
 __all__ = ["RecordLog", "why"]
@@ -84,6 +84,19 @@ class RecordLog:
                 raise SharedHomeError(f"cannot reach the shared home {self.shown}: {why(exc)}") from None
             self._held = False
         return self._conn
+
+    def connection(self) -> psycopg.Connection[Any]:
+        """The connection to the server (made again if it was dropped; for :mod:`.snapshots`).
+
+        Raises:
+            SharedHomeError: the server cannot be reached.
+        """
+        return self._connection()
+
+    @property
+    def lock_key(self) -> int:
+        """The advisory lock key of the log's writers' lock."""
+        return self._key
 
     @property
     def shown(self) -> str:
@@ -275,6 +288,7 @@ class RecordLog:
         row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {s}.forgets WHERE log = %s", (log,)).fetchone()
         assert row is not None
         conn.execute(f"INSERT INTO {s}.forgets (log, id, receipt, intent) VALUES (%s, %s, %s, %s)", (log, row[0], receipt, intent.decode("utf-8")))
+        snapshots.drop_all(conn, s, log)  # the erased memories may be in them: forget erases
         return int(row[0])
 
     # -- catching up ---------------------------------------------------------------------
@@ -342,6 +356,10 @@ class RecordLog:
             raise self._failed(exc, "reading the log") from None
 
     def _heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        return self.read_heads(conn)
+
+    def read_heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        """The log's last ``seq`` and last forget id, read on ``conn`` (inside its transaction, if one)."""
         s = self.target.schema
         row = conn.execute(
             f"SELECT (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s), (SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %s)",
