@@ -185,6 +185,8 @@ class Mirror:
         mended).
         """
         fetched = self.log.fetch(self.log.seq, self.forgets)
+        if fetched.runs:
+            return self._pull_runs(journal, fetched)
         lines = [(p, one_line(line)) for p, line in fetched.lines]
         good = _following(journal.head(), self.log.seq, fetched.seqs, lines)
         if good:
@@ -198,8 +200,33 @@ class Mirror:
             )
         return fetched
 
+    def _pull_runs(self, journal: Journal, fetched: Fetched) -> Fetched:
+        """:meth:`pull` of a long catch-up the log read in runs (each checked by the log to be
+        whole lines following one another): only where each run starts is checked here."""
+        head, seq = journal.head(), self.log.seq
+        good = 0
+        for run in fetched.runs:
+            if run.first != seq + 1 or run.position not in (head, Position(head.segment + 1, 0)):
+                break
+            head, seq = Position(run.position.segment, run.position.offset + len(run.data)), seq + run.count
+            good += 1
+        if good:
+            journal.place_runs([(run.position, run.data) for run in fetched.runs[:good]])
+            last = fetched.runs[good - 1]
+            self.log.seq = last.first + last.count - 1
+        if good < len(fetched.runs):
+            run = fetched.runs[good]
+            raise SharedHomeError(
+                f"the shared log {self.log.shown} holds a row cuemem did not write at seq {run.first} ({run.position}): it does not "
+                f"follow the line before it; the mirror stays at the line before it"
+            )
+        return fetched
+
     def files(self, fetched: Fetched) -> list[tuple[str, bytes]]:
         """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
+        if fetched.runs:
+            found = (line for run in fetched.runs if _NOTE_LINE in run.data for line in run.data.splitlines() if _NOTE_LINE in line)
+            return self.note_files(_records(found))
         return self.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line)) if fetched.lines else []
 
     @staticmethod
@@ -239,7 +266,7 @@ class Mirror:
             records = [r for r in _records(_filed_lines(home.journal, home.indexes.head)) if r.get("op") in _FILED]
             count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
         self.carry_out(home, fetched.forgets)
-        if count or fetched.lines or fetched.forgets:
+        if count or fetched.lines or fetched.runs or fetched.forgets:
             home.committed(None)  # after the forgets: a view drawn now sees their note files gone
         return count
 

@@ -26,13 +26,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import psycopg
 from psycopg import sql
 
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store.journal import Position
-from ..store.upstream import Fetched, one_line
+from ..store.upstream import Fetched, Run, one_line
 from . import projection, schema, snapshots
 from .target import Target
 
@@ -322,6 +323,9 @@ class RecordLog:
         try:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                runs = self._runs(conn, after)
+                if runs:
+                    return Fetched([], [], self._forgets(conn, forgets_after), None, runs)
                 with conn.cursor().copy(
                     sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq > {} ORDER BY seq) TO STDOUT').format(
                         s, sql.Literal(log), sql.Literal(after)
@@ -338,15 +342,58 @@ class RecordLog:
                             continue
                         seqs.append(int(seq))
                         lines.append((position, line.encode("utf-8")))
-                forgets = [
-                    (int(i), str(intent).encode("utf-8"))
-                    for i, intent in conn.execute(
-                        sql.SQL("SELECT id, intent FROM {}.forgets WHERE log = %s AND id > %s ORDER BY id").format(s), (log, forgets_after)
-                    ).fetchall()
-                ]
+                forgets = self._forgets(conn, forgets_after)
         except psycopg.Error as exc:
             raise self._failed(exc, "catching up") from None
         return Fetched(seqs, lines, forgets, broken)
+
+    def _forgets(self, conn: psycopg.Connection[Any], after: int) -> list[tuple[int, bytes]]:
+        """The forgets after id ``after``, in order (inside the caller's transaction)."""
+        return [
+            (int(i), str(intent).encode("utf-8"))
+            for i, intent in conn.execute(
+                sql.SQL("SELECT id, intent FROM {}.forgets WHERE log = %s AND id > %s ORDER BY id").format(sql.Identifier(self.target.schema)),
+                (self.log, after),
+            ).fetchall()
+        ]
+
+    def _runs(self, conn: psycopg.Connection[Any], after: int) -> list[Run]:
+        """The lines after ``seq`` ``after`` as runs of one segment each, when there are at
+        least :data:`BULK` of them and each is a single line that follows the one before it
+        (by ``seq`` and position); else none (the caller reads row by row, which says where a
+        row written by hand breaks the log). Inside the caller's transaction.
+
+        The server checks the order (:data:`_ORDER`: one pass over the log's index) and joins
+        each run's lines in one value; here each run's newlines are checked to be exactly its
+        lines' ends.
+        """
+        s = sql.Identifier(self.target.schema)
+        row = conn.execute(sql.SQL("SELECT coalesce(max(seq), 0) FROM {}.records WHERE log = %s").format(s), (self.log,)).fetchone()
+        last = int(row[0]) if row is not None else 0
+        if last - after < BULK:
+            return []
+        starts: list[tuple[int, int, int]] = []
+        for seq, segment, offset, ok in conn.execute(_ORDER.format(s), (self.log, after)).fetchall():
+            if not ok:
+                return []
+            starts.append((int(seq), int(segment), int(offset)))
+        if not starts or starts[0][0] != after + 1:
+            return []
+        runs: list[Run] = []
+        for i, (first, segment, offset) in enumerate(starts):
+            end = starts[i + 1][0] - 1 if i + 1 < len(starts) else last
+            for lo in range(first, end + 1, RUN_LINES):
+                hi = min(lo + RUN_LINES - 1, end)
+                got = conn.execute(_RUN.format(s), (self.log, lo - 1, hi), binary=True).fetchone()
+                if got is None or got[0] is None or not _whole_lines(bytes(got[0]), bytes(got[1]), hi - lo + 1):
+                    return []
+                data = bytes(got[0])
+                try:
+                    runs.append(Run(Position(segment, offset), data, lo, hi - lo + 1))
+                except InvalidArgumentError:
+                    return []
+                offset += len(data)
+        return runs
 
     def heads(self) -> tuple[int, int]:
         """The log's last ``seq`` and last forget id."""
@@ -367,6 +414,39 @@ class RecordLog:
         ).fetchone()
         assert row is not None
         return int(row[0]), int(row[1])
+
+
+#: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.
+BULK = 10_000
+#: Lines per run at most (a run is one value on the server: well under its 1 GB).
+RUN_LINES = 50_000
+#: Where each segment's lines start after a ``seq``, and the lines that do not follow the
+#: line before them by ``seq`` and position (the first line of a segment at offset 0 after
+#: the segment before): one pass over the log in ``seq`` order, no line read.
+_ORDER = sql.SQL(
+    'SELECT seq, segment, "offset", pseq IS NULL OR (pseq = seq - 1 AND ((pseg = segment AND pend = "offset") '
+    'OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, segment, "offset", lag(seq) OVER w AS pseq, '
+    'lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records '
+    "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) r WHERE pseg IS DISTINCT FROM segment OR NOT "
+    '(pseq = seq - 1 AND ((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) ORDER BY seq'
+)
+#: The lines of ``seq`` in ``(%s, %s]`` joined in ``seq`` order, and their byte lengths (4 bytes each, big-endian).
+_RUN = sql.SQL(
+    "SELECT convert_to(string_agg(line, ''), 'UTF8'), string_agg(int4send(octet_length(line)), ''::bytea) "
+    "FROM (SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq) r"
+)
+
+
+def _whole_lines(data: bytes, lengths: bytes, count: int) -> bool:
+    """Whether ``data`` is ``count`` lines of the big-endian int32 ``lengths``, each ending in
+    its one newline."""
+    sizes = np.frombuffer(lengths, dtype=">i4")
+    if len(sizes) != count or int(sizes.sum(dtype=np.int64)) != len(data) or data.count(b"\n") != count:
+        return False
+    if count and int(sizes.min()) < 1:
+        return False
+    ends = np.cumsum(sizes, dtype=np.int64) - 1
+    return bool(np.all(np.frombuffer(data, dtype=np.uint8)[ends] == 10))
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:
