@@ -52,7 +52,7 @@ from ..store.journal import Journal, Position
 if TYPE_CHECKING:
     from .log import RecordLog
 
-__all__ = ["KEEP", "LAG", "Restored", "cache_position", "drop_all", "keep_on_close", "newest_seq", "pack", "publish", "restore", "unpack"]
+__all__ = ["KEEP", "LAG", "Restored", "cache_position", "drop_all", "keep_on_close", "newest_seq", "pack", "publish", "publish_cache", "restore", "unpack"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -355,3 +355,30 @@ def keep_on_close(log: RecordLog, layout: Layout) -> None:
         return
     if seq is not None:
         _log.info("%s: published a snapshot of the cache at seq %d", layout.root, seq)
+
+
+def publish_cache(address: str, cache: Path, *, user: str | None = None, lock_timeout: float = 30.0) -> int | None:
+    """Publishes a snapshot of the closed cache directory ``cache`` of the shared home at
+    ``address`` (``cuemem shared snapshot``; open and close a handle on it first, which
+    catches it up); returns its ``seq``, or None when nothing was published (see :func:`publish`).
+
+    Raises:
+        HomeLockedError: a handle has the cache open all ``lock_timeout`` seconds.
+        SharedHomeError: the server could not be reached, or the writers held the lock too long.
+        InvalidArgumentError: ``address`` is not a shared home's address.
+    """
+    from ..store.lock import WriterLock
+    from .log import RecordLog
+    from .target import Target
+
+    layout = Layout(Path(cache))
+    log = RecordLog(Target.parse(address), user=user, create=False)
+    try:
+        lock = WriterLock(layout.lock)
+        lock.acquire(timeout=lock_timeout)
+        try:
+            return publish(log, layout, force=True)
+        finally:
+            lock.release()
+    finally:
+        log.close()
