@@ -12,7 +12,9 @@ a :class:`Mirror` is the :class:`~.sharing.Sharing` it is given (where the embed
   fingerprinted (:mod:`.proof`), and its marker file ``.cuemem-cache`` names the same home
   and log); a cache that cannot be proved is emptied and filled again. A
   directory holding a journal but no marker is not a cache (an embedded home, say): it is
-  refused, never emptied. Then the home catches up (:meth:`Mirror.pull`).
+  refused, never emptied. An empty cache's ``index/`` may be seeded first (``seed``: a
+  server-kept snapshot, :mod:`cuemem.postgres.snapshots`), then proved by the open as any
+  cache's. Then the home catches up (:meth:`Mirror.pull`; a long catch-up in runs).
 - **Writes.** A write call holds the log's lock from its first write to its return
   (``Home.check_writable`` → :meth:`Mirror.hold`; the guard's ``on_release`` →
   :meth:`Mirror.release`), catching up first (:meth:`Mirror.catch_up`): every decision

@@ -13,7 +13,8 @@ A home is given a sharing when it opens; it asks it at the steps where homes dif
 - **catch up** — :meth:`Sharing.catch_up`: what others appended, applied;
 - **publish** — :attr:`Sharing.defers_sync` (group commit) and :meth:`Sharing.erase` (a
   forget made durable, with :meth:`Sharing.unwritten` saying which of its records remain);
-- **carry out** — the other homes' forgets, inside :meth:`Sharing.catch_up` and :meth:`Sharing.attach`.
+- **carry out** — the other homes' forgets, inside :meth:`Sharing.catch_up` and :meth:`Sharing.attach`;
+- **close** — :meth:`Sharing.saved` once the caches are saved (a shared cache may be left on the server).
 
 :class:`Local` is an embedded home's: the journal is the truth and the writer lock held
 for the handle's life is the turn to write. The shared home's is

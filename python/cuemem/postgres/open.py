@@ -55,6 +55,7 @@ def open_shared(
     timeout = DEFAULT_WRITER_TIMEOUT if lock_timeout is None else lock_timeout
     log = RecordLog(target, user=user, create=not read_only)
     try:
+        newest = snapshots.newest_seq(log)
         if cache is not None:
             roots = [cache]
         else:
@@ -63,7 +64,7 @@ def open_shared(
         for i, root in enumerate(roots):
             mirror = Mirror(
                 log, lock_timeout=timeout, read_only=read_only, seed=lambda layout: snapshots.restore(log, layout),
-                keep=lambda layout: snapshots.keep_on_close(log, layout),
+                keep=lambda layout: snapshots.keep_on_close(log, layout, newest),
             )
             try:
                 home = Home.open(

@@ -94,14 +94,21 @@ def _never(relative: str) -> bool:
     return parts[-1] in _NEVER or parts[-1].endswith(".lock") or parts[0] in _NEVER_DIRS
 
 
+def _plain(name: str) -> bool:
+    """Whether ``name`` is a plain relative name of a file inside ``index/`` a snapshot may hold."""
+    parts = name.split("/")
+    return len(parts) <= _MAX_DEPTH and all(_PART.fullmatch(p) and p not in (".", "..") for p in parts)
+
+
 def _files(index_dir: Path) -> Iterator[tuple[str, Path]]:
-    """``(name inside index/, path)`` of each regular file a snapshot holds, in name order."""
+    """``(name inside index/, path)`` of each regular file a snapshot holds, in name order
+    (no file a restore would refuse: see :func:`_plain`)."""
     for directory, dirs, names in os.walk(index_dir):
         dirs.sort()
         for name in sorted(names):
             path = Path(directory) / name
             relative = path.relative_to(index_dir).as_posix()
-            if not _never(relative) and path.is_file() and not path.is_symlink():
+            if not _never(relative) and _plain(relative) and path.is_file() and not path.is_symlink():
                 yield relative, path
 
 
@@ -155,7 +162,7 @@ def _manifest(body: bytes, *, home_id: str, log: str, seq: int, forgets: int) ->
             raise _Refused("a file of its list is not [name, size]")
         name, size = entry
         parts = name.split("/")
-        if len(parts) > _MAX_DEPTH or not all(_PART.fullmatch(p) and p not in (".", "..") for p in parts):
+        if not _plain(name):
             raise _Refused(f"it names a file {name!r} that is not a plain name inside index/")
         if _never(name):
             raise _Refused(f"it holds {name!r}, which a snapshot never holds")
@@ -220,14 +227,18 @@ def restore(log: RecordLog, layout: Layout) -> Restored | None:
     except psycopg.Error as exc:
         _log.warning("%s: the snapshot of %s could not be read (%s); replaying the whole log", layout.root, log.shown, exc)
         return None
-    seq, forgets, digest, body = int(row[0]), int(row[1]), str(row[2]), bytes(row[3])
+    seq = row[0] if type(row[0]) is int else -1
     try:
+        forgets, digest, body = row[1], row[2], row[3]
+        if type(forgets) is not int or not isinstance(digest, str) or not isinstance(body, (bytes, bytearray, memoryview)):
+            raise _Refused("its row is not one cuemem wrote")
+        body = bytes(body)
         if hashlib.sha256(body).hexdigest() != digest:
             raise _Refused("its bytes do not match its digest")
         if seq > heads[0]:
             raise _Refused(f"its seq {seq} is beyond the log's last line ({heads[0]})")
         if forgets != heads[1]:
-            raise _Refused(f"it was taken before forget {heads[1]} of the log")
+            raise _Refused(f"it reflects {forgets} forgets of the log, which has had {heads[1]}: a forget came after it")
         unpack(body, index_dir, home_id=log.home_id, log=name, seq=seq, forgets=forgets)
     except (_Refused, OSError) as exc:
         _empty(index_dir)
@@ -345,9 +356,12 @@ def drop_all(conn: psycopg.Connection[Any], schema: str, log: str) -> None:
         conn.execute(sql.SQL("DELETE FROM {}.snapshots WHERE log = %s").format(sql.Identifier(schema)), (log,))
 
 
-def keep_on_close(log: RecordLog, layout: Layout) -> None:
+def keep_on_close(log: RecordLog, layout: Layout, newest: int) -> None:
     """A writable handle's close: publishes a snapshot when the cache is :data:`LAG` lines
-    past the newest; a failure is logged, never raised (the snapshot is only a cache)."""
+    past ``newest`` (the newest snapshot's ``seq`` when the handle opened: no other round
+    trip to the server otherwise); a failure is logged, never raised (the snapshot is only a cache)."""
+    if log.seq - newest < LAG:
+        return
     try:
         seq = publish(log, layout, force=False)
     except (CuememError, OSError) as exc:
