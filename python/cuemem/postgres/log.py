@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import orjson
 import psycopg
 from psycopg import sql
@@ -363,9 +362,8 @@ class RecordLog:
         (by ``seq`` and position); else none (the caller reads row by row, which says where a
         row written by hand breaks the log). Inside the caller's transaction.
 
-        The server checks the order (:data:`_ORDER`: one pass over the log's index) and joins
-        each run's lines in one value; here each run's newlines are checked to be exactly its
-        lines' ends.
+        The server checks the order (:data:`_ORDER`: one pass over the log's index); each run
+        is one query of whole rows, whose newlines are checked here to be exactly its lines' ends.
         """
         s = sql.Identifier(self.target.schema)
         row = conn.execute(sql.SQL("SELECT coalesce(max(seq), 0) FROM {}.records WHERE log = %s").format(s), (self.log,)).fetchone()
@@ -384,10 +382,9 @@ class RecordLog:
             end = starts[i + 1][0] - 1 if i + 1 < len(starts) else last
             for lo in range(first, end + 1, RUN_LINES):
                 hi = min(lo + RUN_LINES - 1, end)
-                got = conn.execute(_RUN.format(s), (self.log, lo - 1, hi), binary=True).fetchone()
-                if got is None or got[0] is None or not _whole_lines(bytes(got[0]), bytes(got[1]), hi - lo + 1):
+                data = _whole_lines([line for (line,) in conn.execute(_RUN.format(s), (self.log, lo - 1, hi)).fetchall()], hi - lo + 1)
+                if data is None:
                     return []
-                data = bytes(got[0])
                 try:
                     runs.append(Run(Position(segment, offset), data, lo, hi - lo + 1))
                 except InvalidArgumentError:
@@ -418,7 +415,7 @@ class RecordLog:
 
 #: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.
 BULK = 10_000
-#: Lines per run at most (a run is one value on the server: well under its 1 GB).
+#: Lines per run at most (one query each: a bounded result in memory).
 RUN_LINES = 50_000
 #: Where each segment's lines start after a ``seq``, and the lines that do not follow the
 #: line before them by ``seq`` and position (the first line of a segment at offset 0 after
@@ -430,23 +427,16 @@ _ORDER = sql.SQL(
     "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) r WHERE pseg IS DISTINCT FROM segment OR NOT "
     '(pseq = seq - 1 AND ((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) ORDER BY seq'
 )
-#: The lines of ``seq`` in ``(%s, %s]`` joined in ``seq`` order, and their byte lengths (4 bytes each, big-endian).
-_RUN = sql.SQL(
-    "SELECT convert_to(string_agg(line, ''), 'UTF8'), string_agg(int4send(octet_length(line)), ''::bytea) "
-    "FROM (SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq) r"
-)
+#: The lines of ``seq`` in ``(%s, %s]``, in order.
+_RUN = sql.SQL("SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq")
 
 
-def _whole_lines(data: bytes, lengths: bytes, count: int) -> bool:
-    """Whether ``data`` is ``count`` lines of the big-endian int32 ``lengths``, each ending in
-    its one newline."""
-    sizes = np.frombuffer(lengths, dtype=">i4")
-    if len(sizes) != count or int(sizes.sum(dtype=np.int64)) != len(data) or data.count(b"\n") != count:
-        return False
-    if count and int(sizes.min()) < 1:
-        return False
-    ends = np.cumsum(sizes, dtype=np.int64) - 1
-    return bool(np.all(np.frombuffer(data, dtype=np.uint8)[ends] == 10))
+def _whole_lines(lines: list[str], count: int) -> bytes | None:
+    """The ``count`` lines joined, when each ends in its one newline (else None)."""
+    if len(lines) != count or not all(line.endswith("\n") for line in lines):
+        return None
+    data = "".join(lines).encode("utf-8")
+    return data if data.count(b"\n") == count else None  # each has one newline, at its end
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:
