@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from cuemem import Memory
 from cuemem.cli import main
+from cuemem.errors import SharedHomeError
 from cuemem.home.results import IndexState
 from cuemem.postgres import log as log_module
 from cuemem.postgres import snapshots
@@ -280,3 +281,17 @@ def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, t
         pass
     assert journal_bytes(tmp_path / "runs-hostile") == journal_bytes(tmp_path / "rows-hostile")
     assert journal_bytes(tmp_path / "runs-hostile") == journal_bytes(tmp_path / "rows")  # the row as one line of its length, as cuemem wrote it
+
+
+def test_a_row_out_of_place_stops_a_long_catch_up_where_the_row_by_row_read_stops(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row whose position does not follow the line before it sends the bulk read back to rows: the same SharedHomeError, the same seq named."""
+    with psycopg.connect(home, autocommit=True) as conn:
+        conn.execute("DELETE FROM cuemem.snapshots")
+        conn.execute('UPDATE cuemem.records SET "offset" = "offset" + 1 WHERE seq = 8')
+    errors = []
+    for bulk in (1, 10_000):
+        monkeypatch.setattr(log_module, "BULK", bulk)
+        with pytest.raises(SharedHomeError) as caught:
+            Memory.open(address(home), cache=tmp_path / f"cache-{bulk}", follow=False)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "seq 8" in errors[0]

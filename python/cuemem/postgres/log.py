@@ -12,7 +12,8 @@ catches up from:
   (:mod:`.projection`) and a ``NOTIFY`` on the home's channel. It checks that the log ends
   where the caller's mirror ends (a writer that lost its lock is refused, never merged).
 - **Catch-up.** :meth:`fetch` reads, in one snapshot, the lines after a ``seq`` and the
-  forgets after an id.
+  forgets after an id; a long catch-up (a fresh cache) in runs of whole lines, which the
+  server checks follow one another, instead of row by row.
 - **Failure.** A server that cannot be reached or breaks the connection is a
   :class:`~cuemem.errors.SharedHomeError`; the connection is dropped (with any lock it
   held) and made again by the next call.
@@ -421,11 +422,10 @@ RUN_LINES = 50_000
 #: line before them by ``seq`` and position (the first line of a segment at offset 0 after
 #: the segment before): one pass over the log in ``seq`` order, no line read.
 _ORDER = sql.SQL(
-    'SELECT seq, segment, "offset", pseq IS NULL OR (pseq = seq - 1 AND ((pseg = segment AND pend = "offset") '
-    'OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, segment, "offset", lag(seq) OVER w AS pseq, '
-    'lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records '
-    "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) r WHERE pseg IS DISTINCT FROM segment OR NOT "
-    '(pseq = seq - 1 AND ((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) ORDER BY seq'
+    'SELECT seq, segment, "offset", ok FROM (SELECT seq, segment, "offset", pseg, pseq IS NULL OR (pseq = seq - 1 AND '
+    '((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, segment, "offset", '
+    'lag(seq) OVER w AS pseq, lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records '
+    "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) l) r WHERE pseg IS DISTINCT FROM segment OR NOT ok ORDER BY seq"
 )
 #: The lines of ``seq`` in ``(%s, %s]``, in order.
 _RUN = sql.SQL("SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq")
