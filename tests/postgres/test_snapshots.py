@@ -21,6 +21,7 @@ from cuemem.errors import SharedHomeError
 from cuemem.home.results import IndexState
 from cuemem.postgres import log as log_module
 from cuemem.postgres import snapshots
+from cuemem.postgres.open import publish_snapshot
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 LATER = datetime(2026, 11, 20, tzinfo=timezone.utc)
@@ -56,7 +57,7 @@ def journal_bytes(cache: Path) -> bytes:
 
 def publish(dsn: str, cache: Path) -> int | None:
     """Publishes a snapshot of the closed cache ``cache``."""
-    return snapshots.publish_cache(address(dsn), cache)
+    return publish_snapshot(address(dsn), cache)
 
 
 def rows(dsn: str) -> list[tuple[int, int]]:

@@ -104,11 +104,11 @@ def snapshot(address: str, cache: Path | None, user: str | None) -> None:
     """Catch a cache of the home at ADDRESS up and leave a snapshot of its indexes on the
     server: a fresh process's open then starts from it and replays only the log after it."""
     from ..memory import Memory
-    from ..postgres import snapshots
+    from ..postgres.open import publish_snapshot
 
     with Memory.open(address, cache=cache, user=user, follow=False) as mem:
         root = mem.path
-    seq = snapshots.publish_cache(address, root, user=user)
+    seq = publish_snapshot(address, root, user=user)
     click.echo(f"snapshot at seq {seq}" if seq is not None else "no snapshot published (one as recent is there already, or a forget came since)")
 
 

@@ -48,7 +48,7 @@ from .layout import Layout
 from .sharing import Engine
 from .state import LifecycleState
 
-__all__ = ["MARKER", "Mirror"]
+__all__ = ["MARKER", "Mirror", "vouched"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -363,6 +363,30 @@ class Mirror:
             self.stop()
         finally:
             self.log.close()
+
+
+def vouched(layout: Layout, home_id: str, log: str, locate: Callable[[Position, bytes], int | None]) -> tuple[int, int] | None:
+    """The ``seq`` and the forgets of log ``log`` of home ``home_id`` that the closed cache
+    at ``layout`` reflects in its saved ``index/`` — what a snapshot of it may say — or None
+    when it cannot vouch for one: not that log's cache, its indexes not saved at its
+    journal's end, its journal's last line not the log's (``locate``), or its journal not
+    as its fingerprint (:mod:`.proof`) says."""
+    marker = _read_json(layout.root / MARKER)
+    if marker is None or (marker.get("home_id"), marker.get("log")) != (home_id, log):
+        return None
+    recipe = _read_json(layout.index / "recipe.json")
+    state = _read_json(layout.index / STATE)
+    if recipe is None or state is None or not layout.journal.is_dir():
+        return None
+    head, line = Journal(layout.journal).last_line()
+    saved = recipe.get("journal", {}).get("head") if isinstance(recipe.get("journal"), dict) else None
+    if not line or saved != [head.segment, head.offset] or proof.check_saved(layout.index, layout.journal) is not None:
+        return None
+    seq = locate(Position(head.segment, head.offset - len(line)), line)
+    forgets = state.get("forgets")
+    if seq is None or type(forgets) is not int:
+        return None
+    return seq, forgets
 
 
 def _size(journal: Journal, segment: int) -> int:

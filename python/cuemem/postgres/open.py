@@ -13,14 +13,16 @@ from ..home.home import Home
 from ..home.mirror import Mirror
 from ..home.results import IndexState
 from ..salience import SalienceTable
+from ..home.layout import Layout
 from ..store.fsync import FsyncPolicy
+from ..store.lock import WriterLock
 from ..text.vectors import Embedder
 from . import snapshots
 from .follow import Follower
 from .log import RecordLog
 from .target import Target
 
-__all__ = ["DEFAULT_WRITER_TIMEOUT", "cache_root", "open_shared"]
+__all__ = ["DEFAULT_WRITER_TIMEOUT", "cache_root", "open_shared", "publish_snapshot"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -86,6 +88,31 @@ def open_shared(
         mirror.on_close.append(follower.stop)
         follower.start()
     return home
+
+
+def publish_snapshot(address: str, cache: Path, *, user: str | None = None, lock_timeout: float = 30.0) -> int | None:
+    """Publishes a snapshot of the closed cache directory ``cache`` of the shared home at
+    ``address`` (``cuemem shared snapshot``: a handle opened and closed on it first catches
+    it up); returns its ``seq``, or None when nothing was published (see
+    :func:`.snapshots.publish`).
+
+    Raises:
+        HomeLockedError: a handle has the cache open all ``lock_timeout`` seconds.
+        SharedHomeError: the server could not be reached, or the writers held the lock too long.
+        SharedSchemaError: no home at ``address``.
+        InvalidArgumentError: ``address`` is not a shared home's address.
+    """
+    layout = Layout(Path(cache))
+    log = RecordLog(Target.parse(address), user=user, create=False)
+    try:
+        lock = WriterLock(layout.lock)
+        lock.acquire(timeout=lock_timeout)
+        try:
+            return snapshots.publish(log, layout, force=True)
+        finally:
+            lock.release()
+    finally:
+        log.close()
 
 
 def _unproved(home: Home, snapshot: snapshots.Restored, shown: str) -> None:

@@ -10,7 +10,7 @@ fingerprint :mod:`cuemem.home.proof` reads, the text index) — with the log pos
 - **Who publishes.** A writable handle's close, when its cache is at least
   :data:`LAG` lines past the newest snapshot (a fresh process paid for that catch-up:
   the next one need not); and ``cuemem shared snapshot ADDRESS`` at any time
-  (:func:`publish` with ``force``). Publishing takes the writers' lock for one short
+  (:func:`~.open.publish_snapshot`). Publishing takes the writers' lock for one short
   transaction and is refused when a forget happened after the cache's last one.
 - **Who uses one.** A handle opening into an empty cache directory (:func:`restore`,
   the :class:`~cuemem.home.mirror.Mirror`'s ``seed``): the newest snapshot's files go to
@@ -38,21 +38,20 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 import psycopg
 from psycopg import sql
 
 from ..errors import CuememError, SharedHomeError
-from ..home import proof
 from ..home.layout import Layout
-from ..store.journal import Journal, Position
+from ..home.mirror import vouched
+from ..store.journal import Position
 
-if TYPE_CHECKING:
-    from .log import RecordLog
+from .target import Target
 
-__all__ = ["KEEP", "LAG", "Restored", "cache_position", "drop_all", "keep_on_close", "newest_seq", "pack", "publish", "publish_cache", "restore", "unpack"]
+__all__ = ["KEEP", "LAG", "Restored", "SnapshotLog", "drop_all", "keep_on_close", "newest_seq", "pack", "publish", "restore", "unpack"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -78,6 +77,37 @@ _TABLE = (
     "digest text NOT NULL, bytes bigint NOT NULL, body bytea NOT NULL, made_at timestamptz NOT NULL DEFAULT now(), "
     "PRIMARY KEY (log, seq))"
 )
+
+
+class SnapshotLog(Protocol):
+    """What this module asks of a shared home's log (a :class:`~.log.RecordLog`)."""
+
+    target: Target
+    home_id: str
+    log: str
+    seq: int
+
+    @property
+    def shown(self) -> str:
+        """The home's address without its password."""
+        ...
+
+    @property
+    def lock_key(self) -> int:
+        """The advisory lock key of the log's writers' lock."""
+        ...
+
+    def connection(self) -> psycopg.Connection[Any]:
+        """The connection to the server."""
+        ...
+
+    def read_heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        """The log's last ``seq`` and last forget id, read on ``conn``."""
+        ...
+
+    def locate(self, position: Position, line: bytes) -> int | None:
+        """The ``seq`` of ``line`` at ``position``, or None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -203,9 +233,9 @@ def _exists(conn: psycopg.Connection[Any], schema: str) -> bool:
     return row is not None and row[0] is not None
 
 
-def restore(log: RecordLog, layout: Layout) -> Restored | None:
+def restore(log: SnapshotLog, layout: Layout) -> Restored | None:
     """Fills the empty ``index/`` of a fresh cache from the newest snapshot of ``log`` (a
-    :class:`~.log.RecordLog`); None when there is none, or when it is refused (with a
+    :class:`SnapshotLog`); None when there is none, or when it is refused (with a
     warning, and ``index/`` left empty: the open replays the whole log)."""
     index_dir = layout.index
     if any(index_dir.iterdir()):
@@ -252,39 +282,7 @@ def _empty(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
 
 
-def cache_position(log: RecordLog, layout: Layout) -> tuple[int, int] | None:
-    """The ``seq`` and forgets a closed cache's saved ``index/`` reflect, or None when it
-    cannot vouch for one (not this log's cache, its index not saved at its journal's end,
-    its journal not the log's, its fingerprint not the journal's)."""
-    marker = _json(layout.root / ".cuemem-cache")
-    if marker is None or (marker.get("home_id"), marker.get("log")) != (log.home_id, log.log):
-        return None
-    recipe = _json(layout.index / "recipe.json")
-    state = _json(layout.index / "mirror.json")
-    if recipe is None or state is None or not layout.journal.is_dir():
-        return None
-    head, line = Journal(layout.journal).last_line()
-    saved = recipe.get("journal", {}).get("head") if isinstance(recipe.get("journal"), dict) else None
-    if not line or saved != [head.segment, head.offset]:
-        return None
-    if proof.check_saved(layout.index, layout.journal) is not None:
-        return None
-    seq = log.locate(Position(head.segment, head.offset - len(line)), line)
-    forgets = state.get("forgets")
-    if seq is None or type(forgets) is not int:
-        return None
-    return int(seq), forgets
-
-
-def _json(path: Path) -> dict[str, Any] | None:
-    try:
-        body = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return body if isinstance(body, dict) else None
-
-
-def newest_seq(log: RecordLog) -> int:
+def newest_seq(log: SnapshotLog) -> int:
     """The ``seq`` of the newest snapshot of ``log`` (0: none).
 
     Raises:
@@ -302,17 +300,17 @@ def newest_seq(log: RecordLog) -> int:
     return int(row[0]) if row else 0
 
 
-def publish(log: RecordLog, layout: Layout, *, force: bool) -> int | None:
+def publish(log: SnapshotLog, layout: Layout, *, force: bool) -> int | None:
     """Publishes a snapshot of the closed, caught-up cache at ``layout`` (its writer lock held
     by the caller); returns its ``seq``, or None when nothing was published: the cache cannot
-    vouch for a position (:func:`cache_position`), the newest snapshot is that recent
+    vouch for a position (:func:`~cuemem.home.mirror.vouched`), the newest snapshot is that recent
     (without ``force``: fewer than :data:`LAG` lines older), or a forget happened since the
     cache's last.
 
     Raises:
         SharedHomeError: the server could not be reached, or the writers held the lock too long.
     """
-    where = cache_position(log, layout)
+    where = vouched(layout, log.home_id, log.log, log.locate)
     if where is None:
         return None
     seq, forgets = where
@@ -356,7 +354,7 @@ def drop_all(conn: psycopg.Connection[Any], schema: str, log: str) -> None:
         conn.execute(sql.SQL("DELETE FROM {}.snapshots WHERE log = %s").format(sql.Identifier(schema)), (log,))
 
 
-def keep_on_close(log: RecordLog, layout: Layout, newest: int) -> None:
+def keep_on_close(log: SnapshotLog, layout: Layout, newest: int) -> None:
     """A writable handle's close: publishes a snapshot when the cache is :data:`LAG` lines
     past ``newest`` (the newest snapshot's ``seq`` when the handle opened: no other round
     trip to the server otherwise); a failure is logged, never raised (the snapshot is only a cache)."""
@@ -370,29 +368,3 @@ def keep_on_close(log: RecordLog, layout: Layout, newest: int) -> None:
     if seq is not None:
         _log.info("%s: published a snapshot of the cache at seq %d", layout.root, seq)
 
-
-def publish_cache(address: str, cache: Path, *, user: str | None = None, lock_timeout: float = 30.0) -> int | None:
-    """Publishes a snapshot of the closed cache directory ``cache`` of the shared home at
-    ``address`` (``cuemem shared snapshot``; open and close a handle on it first, which
-    catches it up); returns its ``seq``, or None when nothing was published (see :func:`publish`).
-
-    Raises:
-        HomeLockedError: a handle has the cache open all ``lock_timeout`` seconds.
-        SharedHomeError: the server could not be reached, or the writers held the lock too long.
-        InvalidArgumentError: ``address`` is not a shared home's address.
-    """
-    from ..store.lock import WriterLock
-    from .log import RecordLog
-    from .target import Target
-
-    layout = Layout(Path(cache))
-    log = RecordLog(Target.parse(address), user=user, create=False)
-    try:
-        lock = WriterLock(layout.lock)
-        lock.acquire(timeout=lock_timeout)
-        try:
-            return publish(log, layout, force=True)
-        finally:
-            lock.release()
-    finally:
-        log.close()

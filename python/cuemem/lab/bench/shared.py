@@ -410,11 +410,11 @@ def _same_top(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> str | N
 def _open(address: str, tmp: Path, first: Query, now: Any, dsn: str, schema: str) -> dict[str, Any]:
     """Fresh processes opening the shared home into a new cache — replaying the whole log
     (no snapshot on the server) and from a snapshot of the warm cache (published by
-    :func:`~cuemem.postgres.snapshots.publish_cache`) — reopening the warm cache, and
+    :func:`~cuemem.postgres.open.publish_snapshot`) — reopening the warm cache, and
     reopening the embedded home; the median of :data:`OPEN_REPEATS` each."""
     import psycopg
 
-    from cuemem.postgres import snapshots
+    from cuemem.postgres.open import publish_snapshot
 
     def drop_snapshots() -> None:
         with psycopg.connect(dsn, autocommit=True) as conn:
@@ -435,7 +435,7 @@ def _open(address: str, tmp: Path, first: Query, now: Any, dsn: str, schema: str
             if name == "snapshot":
                 drop_snapshots()
                 t0 = time.perf_counter()
-                seq = snapshots.publish_cache(address, tmp / "cache-importer", user="*")
+                seq = publish_snapshot(address, tmp / "cache-importer", user="*")
                 out["snapshot_publish_s"] = round(time.perf_counter() - t0, 3)
                 if seq is None:
                     raise DisagreementError("the warm cache published no snapshot")
