@@ -325,8 +325,10 @@ def publish(log: SnapshotLog, layout: Layout, *, force: bool) -> int | None:
             # The writers' lock: no forget commits between this check and this insert.
             conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{_LOCK_WAIT_MS}ms")))
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (log.lock_key,))
-            conn.execute(sql.SQL(_TABLE).format(s))
-            conn.execute(sql.SQL("ALTER TABLE {}.snapshots ALTER COLUMN body SET STORAGE EXTERNAL").format(s))
+            if not _exists(conn, log.target.schema):  # made by the first publish (publishers take turns on the lock)
+                conn.execute(sql.SQL(_TABLE).format(s))
+                # Stored as they are: no compression paid on every publish and every fetch.
+                conn.execute(sql.SQL("ALTER TABLE {}.snapshots ALTER COLUMN body SET STORAGE EXTERNAL").format(s))
             last, head_forgets = log.read_heads(conn)
             if seq > last or head_forgets != forgets:
                 return None
