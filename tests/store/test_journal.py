@@ -583,3 +583,37 @@ class JournalMachineLong(JournalMachine):
 
 TestJournalMachineLong = pytest.mark.slow(JournalMachineLong.TestCase)
 TestJournalMachineLong.settings = settings(stateful_step_count=60)
+
+
+def test_place_runs_writes_whole_runs_at_the_head_and_at_later_segments(tmp_path: Path) -> None:
+    """A mirror's bulk catch-up: runs of lines land at the head or at a later segment's start, and read back as records."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    first = b'{"id":"a","op":"x"}\n{"id":"b","op":"x"}\n'
+    second = b'{"id":"c","op":"x"}\n'
+    journal.place_runs([(Position(1, 0), first), (Position(1, len(first)), second), (Position(2, 0), second)])
+    assert journal.head() == Position(2, len(second))
+    assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second
+    assert [e.record["id"] for e in journal.read()] == ["a", "b", "c", "c"]
+    journal.close()
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [[(Position(1, 5), b'{"id":"a"}\n')], [(Position(3, 0), b'{"id":"a"}\n')], [(Position(1, 0), b'{"id":"a"}')], [(Position(1, 0), "{}\n")]],
+    ids=["not-at-the-head", "skips-a-segment", "no-newline", "not-bytes"],
+)
+def test_place_runs_refuses_a_run_that_does_not_follow_or_end_a_line(tmp_path: Path, runs: list[tuple[Position, Any]]) -> None:
+    """A run that does not start where the journal ends, or does not end a line, is refused and nothing is written."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    with pytest.raises(InvalidArgumentError):
+        journal.place_runs(runs)
+    assert journal.head() == Position(1, 0)
+    journal.close()
+
+
+def test_place_runs_needs_a_writable_journal(tmp_path: Path) -> None:
+    """A read-only journal refuses a run."""
+    Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True).close()
+    journal = Journal(tmp_path / "journal", writable=False)
+    with pytest.raises(ReadOnlyError):
+        journal.place_runs([(Position(1, 0), b"{}\n")])

@@ -95,6 +95,23 @@ def stats(address: str, as_json: bool) -> None:
         click.echo(f"partition {p.remainder}\t{p.server}")
 
 
+@shared.command()
+@click.argument("address")
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The cache directory to catch up and publish (default: the home's cache under $CUEMEM_CACHE).")
+@click.option("--user", default=None, help="The user whose log to snapshot (a home kept per user).")
+def snapshot(address: str, cache: Path | None, user: str | None) -> None:
+    """Catch a cache of the home at ADDRESS up and leave a snapshot of its indexes on the
+    server: a fresh process's open then starts from it and replays only the log after it."""
+    from ..memory import Memory
+    from ..postgres.open import publish_snapshot
+
+    with Memory.open(address, cache=cache, user=user, follow=False) as mem:
+        root = mem.path
+    seq = publish_snapshot(address, root, user=user)
+    click.echo(f"snapshot at seq {seq}" if seq is not None else "no snapshot published (one as recent is there already, or a forget came since)")
+
+
 @shared.command("forget-user")
 @click.argument("address")
 @click.argument("user")

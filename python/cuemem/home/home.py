@@ -232,7 +232,11 @@ class Home:
         finally:
             self.caches.drop()  # dropping the core lets go of the text writer's lock, even after a failed close
             if self._lock is not None:
-                self._lock.release()
+                try:
+                    if not failures:
+                        self.sharing.saved(self.layout)  # e.g. a shared home's cache left on the server for fresh processes
+                finally:
+                    self._lock.release()
             try:
                 self.sharing.close()
             except CuememError as exc:

@@ -12,7 +12,9 @@ a :class:`Mirror` is the :class:`~.sharing.Sharing` it is given (where the embed
   fingerprinted (:mod:`.proof`), and its marker file ``.cuemem-cache`` names the same home
   and log); a cache that cannot be proved is emptied and filled again. A
   directory holding a journal but no marker is not a cache (an embedded home, say): it is
-  refused, never emptied. Then the home catches up (:meth:`Mirror.pull`).
+  refused, never emptied. An empty cache's ``index/`` may be seeded first (``seed``: a
+  server-kept snapshot, :mod:`cuemem.postgres.snapshots`), then proved by the open as any
+  cache's. Then the home catches up (:meth:`Mirror.pull`; a long catch-up in runs).
 - **Writes.** A write call holds the log's lock from its first write to its return
   (``Home.check_writable`` → :meth:`Mirror.hold`; the guard's ``on_release`` →
   :meth:`Mirror.release`), catching up first (:meth:`Mirror.catch_up`): every decision
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,7 @@ from .layout import Layout
 from .sharing import Engine
 from .state import LifecycleState
 
-__all__ = ["MARKER", "Mirror"]
+__all__ = ["MARKER", "Mirror", "vouched"]
 
 _log = logging.getLogger("cuemem.home")
 
@@ -69,9 +71,19 @@ _FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.va
 class Mirror:
     """A home directory's link to the shared log it mirrors: the :class:`~.sharing.Sharing` of a shared home."""
 
-    def __init__(self, log: SharedLog, *, lock_timeout: float, read_only: bool) -> None:
+    def __init__(
+        self, log: SharedLog, *, lock_timeout: float, read_only: bool, seed: Callable[[Layout], object] | None = None,
+        keep: Callable[[Layout], None] | None = None,
+    ) -> None:
         #: The shared log.
         self.log = log
+        #: Fills an empty cache's ``index/`` before its journal is pulled (a server-kept
+        #: snapshot, :mod:`cuemem.postgres.snapshots`); what it returns is kept in :attr:`seeded`.
+        self.seed = seed
+        #: What it filled the cache from (None: nothing).
+        self.seeded: object = None
+        #: Called with the closed cache, its writer lock still held, by a writable handle (a snapshot's publishing).
+        self.keep = keep
         self.lock_timeout = lock_timeout
         #: The handle may not write to the shared home (its mirror is still kept up).
         self.read_only = read_only
@@ -131,6 +143,8 @@ class Mirror:
             # the forgets before them are carried out already.
             self.forgets = self.log.heads()[1]
         layout.create()
+        if self.log.seq == 0 and self.seed is not None and not any(p.stat().st_size for p in layout.journal.glob("*.jsonl")):
+            self.seeded = self.seed(layout)  # the open then proves it as any cache, and replays the lines after it
         write_atomic(layout.root / MARKER, orjson.dumps({"home_id": self.log.home_id, "log": self.log.log}), FsyncPolicy.ALWAYS)
         # A forget of this directory's own that never reached the log never happened; one
         # that did comes back with the log's forgets.
@@ -184,6 +198,8 @@ class Mirror:
         mended).
         """
         fetched = self.log.fetch(self.log.seq, self.forgets)
+        if fetched.runs:
+            return self._pull_runs(journal, fetched)
         lines = [(p, one_line(line)) for p, line in fetched.lines]
         good = _following(journal.head(), self.log.seq, fetched.seqs, lines)
         if good:
@@ -197,8 +213,33 @@ class Mirror:
             )
         return fetched
 
+    def _pull_runs(self, journal: Journal, fetched: Fetched) -> Fetched:
+        """:meth:`pull` of a long catch-up the log read in runs (each checked by the log to be
+        whole lines following one another): only where each run starts is checked here."""
+        head, seq = journal.head(), self.log.seq
+        good = 0
+        for run in fetched.runs:
+            if run.first != seq + 1 or run.position not in (head, Position(head.segment + 1, 0)):
+                break
+            head, seq = Position(run.position.segment, run.position.offset + len(run.data)), seq + run.count
+            good += 1
+        if good:
+            journal.place_runs([(run.position, run.data) for run in fetched.runs[:good]])
+            last = fetched.runs[good - 1]
+            self.log.seq = last.first + last.count - 1
+        if good < len(fetched.runs):
+            run = fetched.runs[good]
+            raise SharedHomeError(
+                f"the shared log {self.log.shown} holds a row cuemem did not write at seq {run.first} ({run.position}): it does not "
+                f"follow the line before it; the mirror stays at the line before it"
+            )
+        return fetched
+
     def files(self, fetched: Fetched) -> list[tuple[str, bytes]]:
         """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
+        if fetched.runs:
+            found = (line for run in fetched.runs if _NOTE_LINE in run.data for line in run.data.splitlines() if _NOTE_LINE in line)
+            return self.note_files(_records(found))
         return self.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line)) if fetched.lines else []
 
     @staticmethod
@@ -246,10 +287,10 @@ class Mirror:
                 home.settle()  # a file is placed only once its line is on disk
             count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
         self.carry_out(home, fetched.forgets)
-        if count or fetched.lines or fetched.forgets:
+        if count or fetched.lines or fetched.runs or fetched.forgets:
             # After the forgets: a view drawn now sees their note files gone. A few lines and
             # nothing else are passed on, so that a view redraws only for what may change it.
-            few = not behind and not fetched.forgets and len(fetched.lines) <= _TOLD
+            few = not behind and not fetched.forgets and not fetched.runs and len(fetched.lines) <= _TOLD
             home.committed(_typed(line for _, line in fetched.lines) if few else None)
         return count
 
@@ -325,6 +366,13 @@ class Mirror:
         """The call's next commit is its last: the lock passes on once it is committed."""
         self.log.hand_over()
 
+    def saved(self, layout: Layout) -> None:
+        """The cache is closed and saved (its writer lock still held): a writable handle may
+        leave a snapshot of it on the server (:attr:`keep`)."""
+        self.save(layout, FsyncPolicy.NEVER)  # the forgets its files reflect, which a snapshot of them records
+        if self.keep is not None and not self.read_only:
+            self.keep(layout)
+
     def release(self) -> None:
         """Lets the next writer in, if this handle holds the lock, and waits for the server's
         disk to hold what the call committed.
@@ -346,6 +394,30 @@ class Mirror:
             self.stop()
         finally:
             self.log.close()
+
+
+def vouched(layout: Layout, home_id: str, log: str, locate: Callable[[Position, bytes], int | None]) -> tuple[int, int] | None:
+    """The ``seq`` and the forgets of log ``log`` of home ``home_id`` that the closed cache
+    at ``layout`` reflects in its saved ``index/`` — what a snapshot of it may say — or None
+    when it cannot vouch for one: not that log's cache, its indexes not saved at its
+    journal's end, its journal's last line not the log's (``locate``), or its journal not
+    as its fingerprint (:mod:`.proof`) says."""
+    marker = _read_json(layout.root / MARKER)
+    if marker is None or (marker.get("home_id"), marker.get("log")) != (home_id, log):
+        return None
+    recipe = _read_json(layout.index / "recipe.json")
+    state = _read_json(layout.index / STATE)
+    if recipe is None or state is None or not layout.journal.is_dir():
+        return None
+    head, line = Journal(layout.journal).last_line()
+    saved = recipe.get("journal", {}).get("head") if isinstance(recipe.get("journal"), dict) else None
+    if not line or saved != [head.segment, head.offset] or proof.check_saved(layout.index, layout.journal) is not None:
+        return None
+    seq = locate(Position(head.segment, head.offset - len(line)), line)
+    forgets = state.get("forgets")
+    if seq is None or type(forgets) is not int:
+        return None
+    return seq, forgets
 
 
 def _size(journal: Journal, segment: int) -> int:

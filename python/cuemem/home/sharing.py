@@ -14,7 +14,8 @@ A home is given a sharing when it opens; it asks it at the steps where homes dif
 - **catch up** — :meth:`Sharing.catch_up`: what others appended, applied;
 - **publish** — :attr:`Sharing.defers_sync` (group commit) and :meth:`Sharing.erase` (a
   forget made durable, with :meth:`Sharing.unwritten` saying which of its records remain);
-- **carry out** — the other homes' forgets, inside :meth:`Sharing.catch_up` and :meth:`Sharing.attach`.
+- **carry out** — the other homes' forgets, inside :meth:`Sharing.catch_up` and :meth:`Sharing.attach`;
+- **close** — :meth:`Sharing.saved` once the caches are saved (a shared cache may be left on the server).
 
 :class:`Local` is an embedded home's: the journal is the truth and the writer lock held
 for the handle's life is the turn to write. The shared home's is
@@ -169,6 +170,10 @@ class Sharing(Protocol):
         """Stops whatever catches the home up on its own (before it closes)."""
         ...
 
+    def saved(self, layout: Layout) -> None:
+        """The home closed cleanly and its caches are saved (its writer lock still held)."""
+        ...
+
     def close(self) -> None:
         """Lets go of whatever the sharing holds."""
         ...
@@ -282,6 +287,9 @@ class Local:
 
     def stop(self) -> None:
         """Nothing follows on its own."""
+
+    def saved(self, layout: Layout) -> None:
+        """Nothing to keep elsewhere."""
 
     def close(self) -> None:
         """Nothing held."""

@@ -25,10 +25,11 @@ catches up from:
   rests on one a crash took. A role that may not call ``pg_logical_emit_message``
   commits synchronously, under the lock, as before.
 - **Catch-up.** :meth:`fetch` reads, in one snapshot, the lines after a ``seq`` and the
-  forgets after an id. It also reads the line at that ``seq`` when it knows what the
-  mirror holds there: a log that no longer holds it (a server crash took a commit before
-  its WAL reached the disk, after a cache had read it) is a ``SharedHomeError``, never a
-  silent fork (reopening fills the cache again).
+  forgets after an id; a long catch-up (a fresh cache) in runs of whole lines, which the
+  server checks follow one another, instead of row by row. It also reads the line at that
+  ``seq`` when it knows what the mirror holds there: a log that no longer holds it (a server
+  crash took a commit before its WAL reached the disk, after a cache had read it) is a
+  ``SharedHomeError``, never a silent fork (reopening fills the cache again).
 - **Failure.** A server that cannot be reached or breaks the connection is a
   :class:`~cuemem.errors.SharedHomeError`; the connection is dropped (with any lock it
   held) and made again by the next call.
@@ -49,8 +50,8 @@ from psycopg import sql
 
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store.journal import Position
-from ..store.upstream import Fetched, one_line
-from . import projection, schema
+from ..store.upstream import Fetched, Run, one_line
+from . import projection, schema, snapshots
 from .target import Target
 
 __all__ = ["RecordLog", "why"]
@@ -134,6 +135,19 @@ class RecordLog:
                 raise SharedHomeError(f"cannot reach the shared home {self.shown}: {why(exc)}") from None
             self._held = False
         return self._conn
+
+    def connection(self) -> psycopg.Connection[Any]:
+        """The connection to the server (made again if it was dropped; for :mod:`.snapshots`).
+
+        Raises:
+            SharedHomeError: the server cannot be reached.
+        """
+        return self._connection()
+
+    @property
+    def lock_key(self) -> int:
+        """The advisory lock key of the log's writers' lock."""
+        return self._key
 
     @property
     def shown(self) -> str:
@@ -507,6 +521,7 @@ class RecordLog:
         row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {s}.forgets WHERE log = %s", (log,)).fetchone()
         assert row is not None
         conn.execute(f"INSERT INTO {s}.forgets (log, id, receipt, intent) VALUES (%s, %s, %s, %s)", (log, row[0], receipt, intent.decode("utf-8")))
+        snapshots.drop_all(conn, s, log)  # the erased memories may be in them: forget erases
         return int(row[0])
 
     # -- catching up ---------------------------------------------------------------------
@@ -545,6 +560,9 @@ class RecordLog:
             fetched = self._fetch(after, forgets_after)
         if fetched.lines:
             self._tail = (fetched.seqs[-1], one_line(fetched.lines[-1][1]))
+        elif fetched.runs:
+            last = fetched.runs[-1]  # whole lines, checked: its last one ends it
+            self._tail = (last.first + last.count - 1, last.data[last.data.rfind(b"\n", 0, len(last.data) - 1) + 1 :])
         return fetched
 
     def _read_ahead(self, after: int) -> _Ahead | None:
@@ -572,6 +590,10 @@ class RecordLog:
         try:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                runs = self._runs(conn, after)
+                if runs:
+                    self._check_continued(conn, after)
+                    return Fetched([], [], self._forgets(conn, forgets_after), None, runs)
                 with conn.cursor().copy(
                     sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq >= {} ORDER BY seq) TO STDOUT').format(
                         s, sql.Literal(log), sql.Literal(after)
@@ -579,12 +601,7 @@ class RecordLog:
                 ) as copy:
                     copy.set_types(["int8", "int4", "int8", "text"])
                     read = self._continued(after, copy.rows())
-                forgets = [
-                    (int(i), str(intent).encode("utf-8"))
-                    for i, intent in conn.execute(
-                        sql.SQL("SELECT id, intent FROM {}.forgets WHERE log = %s AND id > %s ORDER BY id").format(s), (log, forgets_after)
-                    ).fetchall()
-                ]
+                forgets = self._forgets(conn, forgets_after)
         except psycopg.Error as exc:
             raise self._failed(exc, "catching up") from None
         return Fetched(read.seqs, read.lines, forgets, read.broken)
@@ -597,7 +614,7 @@ class RecordLog:
         Raises:
             SharedHomeError: it does not, or the log ends before ``after``.
         """
-        expected = self._tail[1] if self._tail is not None and self._tail[0] == after and after > 0 else None
+        expected = self._expected(after)
         lines: list[tuple[Position, bytes]] = []
         seqs: list[int] = []
         broken = None
@@ -622,12 +639,78 @@ class RecordLog:
             raise self._forked(after)
         return Fetched(seqs, lines, [], broken)
 
+    def _expected(self, after: int) -> bytes | None:
+        """The line this handle last read or wrote at ``seq`` ``after``, when it knows it."""
+        return self._tail[1] if self._tail is not None and self._tail[0] == after and after > 0 else None
+
+    def _check_continued(self, conn: psycopg.Connection[Any], after: int) -> None:
+        """Raises unless the log still holds at ``after`` the line :meth:`_expected` says
+        (a catch-up read in runs, which start after it). Inside the caller's transaction.
+
+        Raises:
+            SharedHomeError: it does not (see :meth:`_continued`).
+        """
+        expected = self._expected(after)
+        if expected is None:
+            return
+        row = conn.execute(
+            sql.SQL("SELECT line FROM {}.records WHERE log = %s AND seq = %s").format(sql.Identifier(self.target.schema)), (self.log, after)
+        ).fetchone()
+        if row is None or not _same_line(expected, str(row[0])):
+            raise self._forked(after)
+
     def _forked(self, seq: int) -> SharedHomeError:
         return SharedHomeError(
             f"the shared home {self.shown} no longer holds the line this cache holds at seq {seq} (a server crash took commits "
             "this cache had read before they reached the server's disk, or the log was rewritten): reopen the handle, which "
             "fills its cache again"
         )
+
+    def _forgets(self, conn: psycopg.Connection[Any], after: int) -> list[tuple[int, bytes]]:
+        """The forgets after id ``after``, in order (inside the caller's transaction)."""
+        return [
+            (int(i), str(intent).encode("utf-8"))
+            for i, intent in conn.execute(
+                sql.SQL("SELECT id, intent FROM {}.forgets WHERE log = %s AND id > %s ORDER BY id").format(sql.Identifier(self.target.schema)),
+                (self.log, after),
+            ).fetchall()
+        ]
+
+    def _runs(self, conn: psycopg.Connection[Any], after: int) -> list[Run]:
+        """The lines after ``seq`` ``after`` as runs of one segment each, when there are at
+        least :data:`BULK` of them and each is a single line that follows the one before it
+        (by ``seq`` and position); else none (the caller reads row by row, which says where a
+        row written by hand breaks the log). Inside the caller's transaction.
+
+        The server checks the order (:data:`_ORDER`: one pass over the log's index); each run
+        is one query of whole rows, whose newlines are checked here to be exactly its lines' ends.
+        """
+        s = sql.Identifier(self.target.schema)
+        row = conn.execute(sql.SQL("SELECT coalesce(max(seq), 0) FROM {}.records WHERE log = %s").format(s), (self.log,)).fetchone()
+        last = int(row[0]) if row is not None else 0
+        if last - after < BULK:
+            return []
+        starts: list[tuple[int, int, int]] = []
+        for seq, segment, offset, ok in conn.execute(_ORDER.format(s), (self.log, after)).fetchall():
+            if not ok:
+                return []
+            starts.append((int(seq), int(segment), int(offset)))
+        if not starts or starts[0][0] != after + 1:
+            return []
+        runs: list[Run] = []
+        for i, (first, segment, offset) in enumerate(starts):
+            end = starts[i + 1][0] - 1 if i + 1 < len(starts) else last
+            for lo in range(first, end + 1, RUN_LINES):
+                hi = min(lo + RUN_LINES - 1, end)
+                data = _whole_lines([line for (line,) in conn.execute(_RUN.format(s), (self.log, lo - 1, hi)).fetchall()], hi - lo + 1)
+                if data is None:
+                    return []
+                try:
+                    runs.append(Run(Position(segment, offset), data, lo, hi - lo + 1))
+                except InvalidArgumentError:
+                    return []
+                offset += len(data)
+        return runs
 
     def heads(self) -> tuple[int, int]:
         """The log's last ``seq`` and last forget id."""
@@ -637,6 +720,10 @@ class RecordLog:
             raise self._failed(exc, "reading the log") from None
 
     def _heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        return self.read_heads(conn)
+
+    def read_heads(self, conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        """The log's last ``seq`` and last forget id, read on ``conn`` (inside its transaction, if one)."""
         s = self.target.schema
         row = conn.execute(
             f"SELECT (SELECT coalesce(max(seq), 0) FROM {s}.records WHERE log = %s), (SELECT coalesce(max(id), 0) FROM {s}.forgets WHERE log = %s)",
@@ -679,6 +766,31 @@ def _same_line(ours: bytes, theirs: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(record, dict) and record.get("op") == "erased"
+
+
+#: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.
+BULK = 10_000
+#: Lines per run at most (one query each: a bounded result in memory).
+RUN_LINES = 50_000
+#: Where each segment's lines start after a ``seq``, and the lines that do not follow the
+#: line before them by ``seq`` and position (the first line of a segment at offset 0 after
+#: the segment before): one pass over the log in ``seq`` order, no line read.
+_ORDER = sql.SQL(
+    'SELECT seq, segment, "offset", ok FROM (SELECT seq, segment, "offset", pseg, pseq IS NULL OR (pseq = seq - 1 AND '
+    '((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, segment, "offset", '
+    'lag(seq) OVER w AS pseq, lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records '
+    "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) l) r WHERE pseg IS DISTINCT FROM segment OR NOT ok ORDER BY seq"
+)
+#: The lines of ``seq`` in ``(%s, %s]``, in order.
+_RUN = sql.SQL("SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq")
+
+
+def _whole_lines(lines: list[str], count: int) -> bytes | None:
+    """The ``count`` lines joined, when each ends in its one newline (else None)."""
+    if len(lines) != count or not all(line.endswith("\n") for line in lines):
+        return None
+    data = "".join(lines).encode("utf-8")
+    return data if data.count(b"\n") == count else None  # each has one newline, at its end
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:

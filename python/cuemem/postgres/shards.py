@@ -33,6 +33,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..errors import InvalidArgumentError, SharedHomeError, SharedSchemaError
 from ..schema.fields import validate_id
+from . import snapshots
 from .schema import SCHEMA_VERSION, TABLES, index_ddl, lock_key, read_meta, table_ddl
 from .log import why as _why
 from .target import Target
@@ -229,6 +230,7 @@ def forget_user(address: str, user: str) -> int:
             gone = conn.execute(f"DELETE FROM {s}.records WHERE log = %s", (user,)).rowcount
             for table in ("forgets", "episodes", "notes"):
                 conn.execute(f"DELETE FROM {s}.{table} WHERE log = %s", (user,))
+            snapshots.drop_all(conn, s, user)  # the user's caches left on the server go too
             # The receipt, on the coordinator: who went, how many records, when (no content).
             conn.execute(f"DELETE FROM {s}.meta WHERE key = %s", (f"forgotten/{user}",))
             conn.execute(

@@ -385,6 +385,38 @@ class Journal:
         if not defer:
             self.wait_synced(self._owed)
 
+    def place_runs(self, runs: Sequence[tuple[Position, bytes]]) -> None:
+        """Writes runs of whole lines another process committed, each run at its position
+        (the head, or the start of a later segment) and within one segment: a mirror's long
+        catch-up, whose lines its shared log checked in bulk. One sync for the batch.
+
+        Raises:
+            ReadOnlyError: the journal is not open for writing.
+            InvalidArgumentError: a run does not end a line, or does not follow this journal's head.
+            StorageError: the file system refused; a prefix may have been written.
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        if self._needs_seal:
+            self._seal()
+        segment, size = self._segment, self._size
+        for position, data in runs:
+            if not isinstance(data, bytes) or not data.endswith(_NEWLINE):
+                raise InvalidArgumentError(f"the run for {position} is not whole lines of bytes")
+            if position.segment == segment + 1 and position.offset == 0:
+                segment, size = position.segment, 0
+            elif position != Position(segment, size):
+                raise InvalidArgumentError(f"a run for {position} does not follow this journal's head {Position(segment, size)}")
+            size += len(data)
+        if self._group is not None:
+            self._group.check()
+        for position, data in runs:  # each run written as it came: no copy of a long catch-up
+            if position.segment != self._segment:
+                self._rotate(position.segment)
+            self._write(data)
+        self._head = Position(self._segment, self._size)
+        self.wait_synced(self._owed)
+
     def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines whose positions were checked: one write per segment."""
         batch = bytearray()
@@ -805,7 +837,7 @@ class Journal:
         self._segment = segment
         self._size = 0
 
-    def _write(self, data: bytearray) -> None:
+    def _write(self, data: bytearray | bytes) -> None:
         """Writes ``data`` at the end of the current segment and syncs it per policy."""
         if not data:
             return

@@ -13,13 +13,13 @@ prefix of the upstream's log. Lines other processes committed come back through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from .position import Position
 
-__all__ = ["Fetched", "SharedLog", "Upstream", "one_line"]
+__all__ = ["Fetched", "Run", "SharedLog", "Upstream", "one_line"]
 
 
 class Upstream(Protocol):
@@ -43,6 +43,23 @@ class Upstream(Protocol):
 
 
 @dataclass(frozen=True)
+class Run:
+    """Whole lines of one segment of a shared log, one after another, fetched at once.
+
+    Attributes:
+        position: Where the first line goes.
+        data: The lines, each ``\n``-terminated with no other newline (checked by the log).
+        first: The ``seq`` of the first line.
+        count: How many lines.
+    """
+
+    position: Position
+    data: bytes
+    first: int
+    count: int
+
+
+@dataclass(frozen=True)
 class Fetched:
     """What a shared log held beyond a mirror, read in one snapshot.
 
@@ -51,12 +68,15 @@ class Fetched:
         lines: ``(position, line)`` in log order, up to the first row with no valid position.
         forgets: ``(id, intent bytes)`` of the erasing forgets after the mirror's last one.
         broken: Where the first row with no valid position is, if one stopped the lines.
+        runs: A long catch-up's lines as :class:`Run` s instead (``seqs`` and ``lines`` are
+            then empty): read and checked in bulk, never one Python object per line.
     """
 
     seqs: list[int]
     lines: list[tuple[Position, bytes]]
     forgets: list[tuple[int, bytes]]
     broken: str | None = None
+    runs: list[Run] = field(default_factory=list)
 
 
 def one_line(line: bytes) -> bytes:

@@ -21,7 +21,8 @@ def test_the_shared_benchmark_reports_every_measurement_and_its_sql_agrees_with_
         assert 0 < result["recall"][system]["p50_us"] <= result["recall"][system]["p99_us"]
     assert result["import"]["postgres"]["records"] == result["import"]["embedded"]["records"] == 1_500
     assert result["open"]["catch_up"]["index"] == "rebuilt" and result["open"]["warm"]["index"] == "loaded"
-    assert {r["episodes"] for r in result["open"].values()} == {1_500}
+    assert result["open"]["snapshot"]["index"] == "loaded" and result["open"]["snapshot_bytes"] > 0
+    assert {r["episodes"] for r in result["open"].values() if isinstance(r, dict)} == {1_500}
     assert result["writes"]["2"]["held"] == 2 * (5 + 2 * 20) and result["writes"]["1"]["held"] == 5 + 2 * 20
     assert all(v is None or v > 0 for v in result["ratios"].values())
     with psycopg.connect(pg_dsn) as conn:  # the run's homes are gone from the given database
@@ -30,7 +31,8 @@ def test_the_shared_benchmark_reports_every_measurement_and_its_sql_agrees_with_
     console = Console(record=True, width=160)
     shared.render(result, console)
     assert "shared home on PostgreSQL" in console.export_text()
-    assert shared.markdown(result).count("\n") == 10
+    assert shared.markdown(result).count("\n") == 11
+    assert "from the snapshot" in shared.markdown(result)
 
 
 def test_the_sql_baseline_is_the_seed_designs_gin_query() -> None:

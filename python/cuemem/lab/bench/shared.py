@@ -28,9 +28,10 @@ benchmark corpus (:mod:`~cuemem.lab.bench.corpus`) and its query mix
    kept; the cold recall that the table reports is part 3's, a fresh process's first. The two homes are timed round after round interleaved,
    the SQL in rounds of its own (each with up to :data:`ROUNDS` rounds in :data:`BUDGET_S`).
 3. **Open + catch-up** of a fresh process (a new cache directory) on the N-episode
-   shared home, against a fresh process reopening the warm cache (and the embedded
-   home's reopen), each timed inside its process around ``Memory.open``; then its
-   first recall.
+   shared home — replaying the whole log (no snapshot on the server), and from a
+   snapshot of the warm cache (:mod:`cuemem.postgres.snapshots`; its publishing timed
+   apart) — against a fresh process reopening the warm cache (and the embedded home's
+   reopen), each timed inside its process around ``Memory.open``; then its first recall.
 4. **Writes**: 4 writer processes at once (each its own cache), against 1, on an empty
    shared home each: ``remember`` calls, then batches of ``import_records``; writes/s
    over the wall time from a common start to the last writer's end. A fresh handle
@@ -201,7 +202,7 @@ def measure(
             say("checking and timing recall (SQL, PostgreSQL home, embedded home)")
             out["recall"] = _recall(dsn, schemas("main"), address("main"), tmp, queries, now, rounds, budget_s)
             say("timing open + catch-up of fresh processes")
-            out["open"] = _open(address("main"), tmp, queries[0], now)
+            out["open"] = _open(address("main"), tmp, queries[0], now, dsn, schemas("main"))
             say(f"timing writes: 1 writer, then {writers}")
             out["writes"] = {
                 str(n): _writes(address(f"w{n}"), tmp / f"writers-{n}", n, remembers, batches, batch, now) for n in (1, writers)
@@ -217,6 +218,7 @@ def measure(
         "pg_home_over_embedded_p50": _ratio(out["recall"]["pg_home"]["p50_us"], out["recall"]["embedded"]["p50_us"]),
         "pg_home_over_embedded_p99": _ratio(out["recall"]["pg_home"]["p99_us"], out["recall"]["embedded"]["p99_us"]),
         "catch_up_over_warm_open": _ratio(out["open"]["catch_up"]["open_s"], out["open"]["warm"]["open_s"]),
+        "catch_up_over_snapshot_open": _ratio(out["open"]["catch_up"]["open_s"], out["open"]["snapshot"]["open_s"]),
         "remember_many_over_one": _ratio(many["remember"]["writes_per_s"], one["remember"]["writes_per_s"]),
         "import_records_many_over_one": _ratio(many["import_records"]["writes_per_s"], one["import_records"]["writes_per_s"]),
     }
@@ -405,30 +407,58 @@ def _same_top(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> str | N
 # -- 3. open + catch-up ---------------------------------------------------------------------------
 
 
-def _open(address: str, tmp: Path, first: Query, now: Any) -> dict[str, Any]:
-    """Fresh processes opening the shared home into a new cache, reopening the warm cache,
-    and reopening the embedded home; the median of :data:`OPEN_REPEATS` each."""
+def _open(address: str, tmp: Path, first: Query, now: Any, dsn: str, schema: str) -> dict[str, Any]:
+    """Fresh processes opening the shared home into a new cache — replaying the whole log
+    (no snapshot on the server) and from a snapshot of the warm cache (published by
+    :func:`~cuemem.postgres.open.publish_snapshot`) — reopening the warm cache, and
+    reopening the embedded home; the median of :data:`OPEN_REPEATS` each."""
+    import psycopg
+
+    from cuemem.postgres.open import publish_snapshot
+
+    def drop_snapshots() -> None:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            if conn.execute("SELECT to_regclass(%s)", (f"{schema}.snapshots",)).fetchone() != (None,):
+                conn.execute(f"DELETE FROM {schema}.snapshots")
+
     ctx = multiprocessing.get_context("spawn")
     cue = (first.cues, first.exclude)
     out: dict[str, Any] = {}
     with ctx.Pool(1) as pool:
         for name, path, cache in (
             ("catch_up", address, None),
+            ("snapshot", address, None),
             ("warm", address, tmp / "cache-importer"),
             ("embedded", str(tmp / "embedded"), None),
         ):
             runs = []
+            if name == "snapshot":
+                drop_snapshots()
+                t0 = time.perf_counter()
+                seq = publish_snapshot(address, tmp / "cache-importer", user="*")
+                out["snapshot_publish_s"] = round(time.perf_counter() - t0, 3)
+                if seq is None:
+                    raise DisagreementError("the warm cache published no snapshot")
             for r in range(OPEN_REPEATS):
-                where = tmp / f"cache-fresh-{r}" if name == "catch_up" else cache
-                runs.append(pool.apply(_open_in_child, (path, None if where is None else str(where), cue, now)))
+                fresh = name in ("catch_up", "snapshot")
                 if name == "catch_up":
+                    drop_snapshots()  # the whole log, as if no cache had ever published one (a close may have)
+                where = tmp / f"cache-fresh-{r}" if fresh else cache
+                runs.append(pool.apply(_open_in_child, (path, None if where is None else str(where), cue, now)))
+                if fresh:
                     shutil.rmtree(tmp / f"cache-fresh-{r}", ignore_errors=True)
+            want = {"catch_up": "rebuilt", "snapshot": "loaded"}.get(name)
+            if want is not None and any(r["index"] != want for r in runs):
+                raise DisagreementError(f"a fresh process's open ({name}) came up {runs[-1]['index']!r}, not {want!r}")
             out[name] = {
                 "open_s": round(statistics.median(r["open_s"] for r in runs), 3),
                 "first_recall_ms": round(statistics.median(r["first_recall_ms"] for r in runs), 2),
                 "index": runs[-1]["index"],
                 "episodes": runs[-1]["episodes"],
             }
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(f"SELECT bytes FROM {schema}.snapshots ORDER BY seq DESC LIMIT 1").fetchone()
+    out["snapshot_bytes"] = int(row[0]) if row else 0
     return out
 
 
@@ -562,6 +592,7 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, float, str, float]]:
         rows.append((f"PG home recall {label} µs", rec["pg_home"][key], "embedded", rec["embedded"][key]))
     rows.append(("import_jsonl records/s", imp["postgres"]["records_per_s"], "embedded", imp["embedded"]["records_per_s"]))
     rows.append(("open s, new cache", op["catch_up"]["open_s"], "warm cache", op["warm"]["open_s"]))
+    rows.append(("open s, new cache, snapshot", op["snapshot"]["open_s"], "new cache, catch-up", op["catch_up"]["open_s"]))
     rows.append((f"remember/s, {n} writers", wr[str(n)]["remember"]["writes_per_s"], "1 writer", wr["1"]["remember"]["writes_per_s"]))
     rows.append((f"import_records/s, {n} writers", wr[str(n)]["import_records"]["writes_per_s"], "1 writer", wr["1"]["import_records"]["writes_per_s"]))
     return rows
@@ -582,6 +613,7 @@ def markdown(result: dict[str, Any]) -> str:
         "PG home recall": "recall {}, `Memory.recall` on the PostgreSQL home",
     }
     against = {"PG home": "`Memory.recall`, PostgreSQL home", "embedded": "embedded home", "warm cache": "fresh process, warm cache",
+               "new cache, catch-up": "fresh process, new cache (catch-up)",
                "1 writer": "1 writer process"}
     lines = ["| measurement | value | against | value | × |", "|---|---:|---|---:|---:|"]
     for label, value, base_name, base in _rows(result):
@@ -591,6 +623,7 @@ def markdown(result: dict[str, Any]) -> str:
         label = {
             "import_jsonl records/s": "`import_jsonl` records/s into the PostgreSQL home",
             "open s, new cache": "open s, fresh process, new cache (catch-up)",
+            "open s, new cache, snapshot": "open s, fresh process, new cache, from the snapshot",
         }.get(label, label)
         if label.startswith("remember/s"):
             label = f"`remember` writes/s, {result['writers']} writer processes at once"
