@@ -121,6 +121,9 @@ pub fn write_pending(
     })
 }
 
+/// A stat as a notes survey keeps it: `(size, mtime_ns, ctime_ns, inode)`.
+type StatRow = (u64, i64, i64, u64);
+
 /// Renames `.{name}.pending` over `name` in `directory` for each of `names`, in order,
 /// with the GIL released; the stat of each placed file as `(size, mtime_ns, ctime_ns,
 /// inode)`, or None where it failed.
@@ -132,7 +135,7 @@ pub fn place_pending(
     py: Python<'_>,
     directory: PathBuf,
     names: Vec<OsString>,
-) -> PyResult<Vec<Option<(u64, i64, i64, u64)>>> {
+) -> PyResult<Vec<Option<StatRow>>> {
     let stats = detached(py, "place_pending", move || {
         place(&directory, &names).map_err(CoreError::Io)
     })?;
