@@ -67,6 +67,7 @@ from .flusher import Flusher
 from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
+from .records import Encoded
 from .upstream import Upstream
 
 __all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
@@ -1052,6 +1053,8 @@ def _encode(record: object, index: int, trusted: bool = False) -> bytes:
     if type(record) is not dict and not isinstance(record, Mapping):
         where = f"records[{index}]"
         raise SchemaError(f"{where} must be a mapping, got {type(record).__name__}", field=where)
+    if trusted and type(record) is Encoded:
+        return record.line  # encoded by the core from the write's fields
     plain = record if type(record) is dict else dict(record)
     if trusted:
         return line_of(plain)  # cuemem's own records: string keys and finite numbers by construction
