@@ -115,7 +115,11 @@ impl PyDecoder {
     /// The journal line of a write's episode — `values`, one per field in the schema's
     /// order, `None` for a field left out — when the core proves every value valid and in
     /// the form validation leaves it in; `None` otherwise (the caller validates in full).
-    fn encode<'py>(&self, py: Python<'py>, values: &Bound<'py, PyAny>) -> Option<Bound<'py, PyBytes>> {
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> Option<Bound<'py, PyBytes>> {
         let items = values.cast::<PyList>().ok()?;
         let mut vals: Vec<Val<'_>> = Vec::with_capacity(items.len());
         for item in items.iter() {

@@ -99,10 +99,13 @@ impl Decoder {
     /// [`CoreError::InvalidArgument`] when a name is not a field of the schema.
     pub fn with_sparse(mut self, names: &[String]) -> Result<Decoder> {
         for name in names {
-            let slot = self.schema.slot(name).ok_or_else(|| CoreError::InvalidArgument {
-                name: "sparse",
-                reason: format!("the schema declares no field {name:?}"),
-            })?;
+            let slot = self
+                .schema
+                .slot(name)
+                .ok_or_else(|| CoreError::InvalidArgument {
+                    name: "sparse",
+                    reason: format!("the schema declares no field {name:?}"),
+                })?;
             self.sparse[slot] = true;
         }
         Ok(self)
@@ -266,7 +269,10 @@ impl Decoder {
                 return None;
             }
         }
-        let axes: Vec<f32> = axes(schema, &values)?.into_iter().map(|x| x as f32).collect();
+        let axes: Vec<f32> = axes(schema, &values)?
+            .into_iter()
+            .map(|x| x as f32)
+            .collect();
         let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
         let mut found: Vec<String> = Vec::new();
         for (d, cue) in schema.cues.iter().enumerate() {

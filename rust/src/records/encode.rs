@@ -16,7 +16,12 @@ use super::value::Val;
 
 /// The journal line of the episode `values` (by slot), or `None` when the core cannot
 /// prove it. `sparse` marks the fields written only when set.
-pub(super) fn encode(schema: &Schema, op: &str, sparse: &[bool], values: &[Val<'_>]) -> Option<String> {
+pub(super) fn encode(
+    schema: &Schema,
+    op: &str,
+    sparse: &[bool],
+    values: &[Val<'_>],
+) -> Option<String> {
     let fields = &schema.fields;
     if values.len() != fields.len() || sparse.len() != fields.len() {
         return None;
@@ -79,8 +84,12 @@ pub(super) fn encode(schema: &Schema, op: &str, sparse: &[bool], values: &[Val<'
         } else if i == slots.valid_from {
             string(start)
         } else if matches!(field.rule, Rule::Salience) {
-            let mut named: Vec<(&str, f64)> =
-                schema.axes.iter().map(String::as_str).zip(axes.iter().copied()).collect();
+            let mut named: Vec<(&str, f64)> = schema
+                .axes
+                .iter()
+                .map(String::as_str)
+                .zip(axes.iter().copied())
+                .collect();
             named.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let mut out = String::from("{");
             for (k, (name, x)) in named.into_iter().enumerate() {
@@ -160,4 +169,24 @@ fn number(x: f64) -> Option<String> {
     }
     let text = serde_json::to_string(&x).ok()?;
     (!text.contains(['e', 'E'])).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_their_shortest_form_without_an_exponent() {
+        assert_eq!(number(0.6).as_deref(), Some("0.6"));
+        assert_eq!(number(1.0).as_deref(), Some("1.0"));
+        assert_eq!(number(0.0).as_deref(), Some("0.0"));
+        assert_eq!(number(0.1 + 0.2).as_deref(), Some("0.30000000000000004"));
+        assert_eq!(number(1e-7), None);
+        assert_eq!(number(f64::NAN), None);
+    }
+
+    #[test]
+    fn strings_escaped_as_the_journal_escapes_them() {
+        assert_eq!(string("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
+    }
 }
