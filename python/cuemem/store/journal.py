@@ -324,6 +324,12 @@ class Journal:
         if self._group is not None and ticket:
             self._group.wait(ticket)
 
+    def start_sync(self) -> None:
+        """Starts syncing the appends made so far in the background (under ``ALWAYS``; nothing
+        otherwise), for a caller that has work to do before it waits (:meth:`wait_synced`)."""
+        if self._group is not None:
+            self._group.start()
+
     def _settle(self) -> None:
         """Syncs what waits for a sync, before the open segment's descriptor is closed."""
         if self._flusher is not None:
