@@ -223,8 +223,9 @@ def episode_id(home: HomeState, narrative: object, given: object, recorded_at: d
 
 #: Each episode field's value when a write leaves it out (None: required or derived), in
 #: the order :data:`~cuemem.schema.spec.FIELDS` declares them: what the core encodes.
-_LEFT_OUT = tuple((f.name, None if f.default is REQUIRED or f.default is DERIVED else f.default) for f in FIELDS)
-_SLOT = {name: i for i, (name, _) in enumerate(_LEFT_OUT)}
+_NAMES = tuple(f.name for f in FIELDS)
+_LEFT_OUT = tuple(None if f.default is REQUIRED or f.default is DERIVED else f.default for f in FIELDS)
+_SLOT = {name: i for i, name in enumerate(_NAMES)}
 _ID, _NARRATIVE, _RECORDED, _USER = _SLOT["id"], _SLOT["narrative"], _SLOT["recorded_at"], _SLOT["user_id"]
 _OCCURRED, _VALID_FROM, _VALID_TO = _SLOT["occurred_at"], _SLOT["valid_from"], _SLOT["valid_to"]
 _TIER, _LEVEL, _KIND, _SUBJECT = _SLOT["tier"], _SLOT["level"], _SLOT["kind"], _SLOT["subject"]
@@ -237,7 +238,7 @@ def field_values(narrative: object, eid: object, fields: dict[str, Any], recorde
     """The values the core encodes a write of ``fields`` from (:meth:`cuemem._core.Decoder.encode`),
     or None when a time is given as an object the core does not read (a datetime: it is
     validated in full)."""
-    values = [fields.get(name, left_out) for name, left_out in _LEFT_OUT]
+    values: list[object] = [*map(fields.get, _NAMES, _LEFT_OUT)]
     values[_ID], values[_NARRATIVE], values[_RECORDED] = eid, narrative, recorded_at.isoformat()
     occurred = values[_OCCURRED]
     if type(occurred) is date:
