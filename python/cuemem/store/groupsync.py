@@ -17,8 +17,8 @@ A writer may also start the sync of what it wrote at once (:meth:`GroupSync.star
 on a thread of its own (the *syncer*, started with the first such sync and let go at
 :meth:`GroupSync.flush`), so the disk works while the writer goes on with what follows its
 append (a commit applies it to the indexes), and the wait is only for what the sync has
-left. A write made while a sync runs waits for the next one: the first waiter to find none
-running leads it, as above.
+left. What is written while it runs, the syncer syncs next, at once (a waiter that finds no
+sync running leads one, as above).
 
 A sync that fails fails every call whose ticket it had not yet covered, and every later
 write: what the kernel kept of those bytes is unknown, so the journal appends no more
@@ -81,18 +81,23 @@ class GroupSync:
         or none waits: the caller goes on while the disk works, and :meth:`wait` waits only for
         what is left. Its failure reaches the waiters as any sync's does; nothing is raised here."""
         with self._cond:
-            if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None:
-                return
-            try:
-                fd = os.dup(self._fd)
-            except OSError:
-                return  # no early sync: the first waiter leads one, and reports what fails
-            self._leading = True
-            self._job = (fd, self._written)
-            if self._syncer is None:
-                self._syncer = threading.Thread(target=self._run, name="cuemem-groupsync", daemon=True)
-                self._syncer.start()
-            self._cond.notify_all()
+            self._queue()
+
+    def _queue(self) -> None:
+        """Hands the syncer the sync of every ticket written so far, if none runs and some
+        waits (holding the condition)."""
+        if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None:
+            return
+        try:
+            fd = os.dup(self._fd)
+        except OSError:
+            return  # no early sync: the first waiter leads one, and reports what fails
+        self._leading = True
+        self._job = (fd, self._written)
+        if self._syncer is None:
+            self._syncer = threading.Thread(target=self._run, name="cuemem-groupsync", daemon=True)
+            self._syncer.start()
+        self._cond.notify_all()
 
     def _run(self) -> None:
         """The syncer: syncs each job it is handed, until :meth:`flush` lets it go or it has
@@ -108,6 +113,8 @@ class GroupSync:
                 fd, target = self._job
                 self._job = None
                 self._sync(fd, target)
+                if self._syncer is me:
+                    self._queue()  # what was written meanwhile: the next sync starts at once
 
     def _sync(self, fd: int, target: int) -> StorageError | None:
         """Syncs ``fd`` (a duplicate, closed here) up to ticket ``target``, outside the condition
