@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import date, datetime
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
@@ -367,11 +367,12 @@ class Admission:
         line = None if values is None else DECODER.encode(values)
         if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
-        user, narrative, origin, confidence = values[_USER], values[_NARRATIVE], values[_ORIGIN], values[_CONFIDENCE]
-        self._check_forgotten(user, narrative)  # type: ignore[arg-type]
-        taint, reviewed, marked = self._trust(values[_SESSION], user, values[_TAINT], origin, True, (), None)  # type: ignore[arg-type]
+        # Proven: each value is of its field's type.
+        user, origin, confidence = cast(str, values[_USER]), Origin(values[_ORIGIN]), cast(float, values[_CONFIDENCE])
+        self._check_forgotten(user, cast(str, narrative))
+        taint, reviewed, marked = self._trust(cast("str | None", values[_SESSION]), user, values[_TAINT] is True, origin, True, (), None)
         tier = Tier(values[_TIER])
-        tier_now, confidence_now = trusted(tier, Origin(origin), confidence, self.profile, not reviewed)  # type: ignore[arg-type]
+        tier_now, confidence_now = trusted(tier, origin, confidence, self.profile, not reviewed)
         if taint or not reviewed or tier_now is not tier or confidence_now != confidence:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
             line = DECODER.encode(values)
