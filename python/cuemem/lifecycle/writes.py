@@ -194,20 +194,21 @@ def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], reco
         SchemaError: a field breaks the schema.
         InvalidIdError: the given id is malformed or already taken.
     """
-    eid = episode_id(home, narrative, fields.pop("id", None), recorded_at, taken)
+    eid = episode_id(home, narrative, fields.pop("id", None), recorded_at.isoformat(), taken)
     return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
 
 
-def episode_id(home: HomeState, narrative: object, given: object, recorded_at: datetime, taken: set[str] | None = None) -> Any:
-    """The id of a new episode: ``given`` (its shape is the episode's to check), unless it
-    was forgotten or is taken; else a fresh one (``taken`` as in :func:`new_episode`).
+def episode_id(home: HomeState, narrative: object, given: object, stamp: str, taken: set[str] | None = None) -> Any:
+    """The id of a new episode written at ``stamp`` (its recording time, ISO): ``given`` (its
+    shape is the episode's to check), unless it was forgotten or is taken; else a fresh one
+    (``taken`` as in :func:`new_episode`).
 
     Raises:
         ReingestError: the given id was forgotten. InvalidIdError: it is already taken.
     """
     if given is None:
         # The counter (rows so far, plus this batch's) keeps ids of equal narratives apart.
-        seed = f"{recorded_at.isoformat()}|{narrative}"
+        seed = f"{stamp}|{narrative}"
         pending = len(taken) if taken is not None else 0
         eid = home.new_id(seed, pending)
         while taken is not None and eid in taken:
@@ -234,12 +235,12 @@ _CONFIDENCE, _TAINT, _REVIEWED, _SESSION, _ORIGIN, _SOURCES = (
 )
 
 
-def field_values(narrative: object, eid: object, fields: dict[str, Any], recorded_at: datetime) -> list[object] | None:
-    """The values the core encodes a write of ``fields`` from (:meth:`cuemem._core.Decoder.encode`),
-    or None when a time is given as an object the core does not read (a datetime: it is
+def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: str) -> list[object] | None:
+    """The values the core encodes a write of ``fields`` recorded at ``stamp`` (ISO) from
+    (:meth:`cuemem._core.Decoder.encode`), or None when a time is given as an object the core does not read (a datetime: it is
     validated in full)."""
     values: list[object] = [*map(fields.get, _NAMES, _LEFT_OUT)]
-    values[_ID], values[_NARRATIVE], values[_RECORDED] = eid, narrative, recorded_at.isoformat()
+    values[_ID], values[_NARRATIVE], values[_RECORDED] = eid, narrative, stamp
     occurred = values[_OCCURRED]
     if type(occurred) is date:
         values[_OCCURRED] = occurred.isoformat()
@@ -271,12 +272,13 @@ class Admission:
             by default it is refused (``ReingestError``).
     """
 
-    __slots__ = ("home", "profile", "at", "allow_forgotten", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
+    __slots__ = ("home", "profile", "at", "allow_forgotten", "_stamp", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
 
     def __init__(self, home: HomeState, profile: Profile, at: datetime, *, allow_forgotten: bool = False) -> None:
         self.home = home
         self.profile = profile
         self.at = at
+        self._stamp = at.isoformat()  # read once a batch: each write's id and line name it
         self.allow_forgotten = allow_forgotten
         # This batch's own adoptions and requests, ahead of the home's state.
         self._current: dict[str, Current] = {}
@@ -362,8 +364,8 @@ class Admission:
             SchemaError: a field breaks the schema. InvalidIdError: the id is malformed or taken.
             ReingestError: it was forgotten (see :meth:`admit`).
         """
-        eid = episode_id(self.home, narrative, fields.pop("id", None), self.at)
-        values = field_values(narrative, eid, fields, self.at)
+        eid = episode_id(self.home, narrative, fields.pop("id", None), self._stamp)
+        values = field_values(narrative, eid, fields, self._stamp)
         line = None if values is None else DECODER.encode(values)
         if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
