@@ -120,13 +120,13 @@ impl PyDecoder {
         py: Python<'py>,
         values: &Bound<'py, PyAny>,
     ) -> Option<Bound<'py, PyBytes>> {
-        let items = values.cast::<PyList>().ok()?;
+        let items: Vec<Bound<'py, PyAny>> = values.cast::<PyList>().ok()?.iter().collect();
         let mut vals: Vec<Val<'_>> = Vec::with_capacity(items.len());
-        for item in items.iter() {
-            vals.push(val(&item)?);
+        for item in &items {
+            vals.push(val(item)?);
         }
         let line = self.inner.encode(&vals)?;
-        Some(PyBytes::new(py, line.as_bytes()))
+        Some(PyBytes::new(py, &line))
     }
 
     /// Decodes a run of whole journal lines (the GIL released); with `narratives_only`, a
@@ -336,9 +336,9 @@ impl PyDecoded {
 }
 
 /// A Python value as the core proves it: None, a bool, a float or an int (not a bool), a
-/// str (an enum's value among them), a list or tuple of str, a dict of str to numbers;
-/// anything else is `None` (not proven).
-fn val(obj: &Bound<'_, PyAny>) -> Option<Val<'static>> {
+/// str (an enum's value among them, borrowed), a list or tuple of str, a dict of str to
+/// numbers; anything else is `None` (not proven).
+fn val<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Val<'a>> {
     if obj.is_none() {
         return Some(Val::Null);
     }
@@ -349,7 +349,7 @@ fn val(obj: &Bound<'_, PyAny>) -> Option<Val<'static>> {
         return obj.extract::<f64>().ok().map(Val::Num);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_str().ok().map(|s| Val::Str(Cow::Owned(s.to_owned())));
+        return s.to_str().ok().map(|s| Val::Str(Cow::Borrowed(s)));
     }
     if obj.is_exact_instance_of::<PyList>() || obj.is_exact_instance_of::<PyTuple>() {
         let mut items = Vec::new();

@@ -55,6 +55,8 @@ pub struct Decoder {
     track: Option<(usize, String, Vec<usize>)>,
     /// By slot: the field is written only when set (an encoded write leaves it out when null).
     sparse: Vec<bool>,
+    /// The keys of an encoded episode, sorted.
+    order: Vec<(String, super::encode::Emit)>,
 }
 
 impl Decoder {
@@ -85,11 +87,13 @@ impl Decoder {
             )),
         };
         let sparse = vec![false; schema.fields.len()];
+        let order = super::encode::order(&schema);
         Ok(Decoder {
             schema,
             op,
             track,
             sparse,
+            order,
         })
     }
 
@@ -113,8 +117,8 @@ impl Decoder {
 
     /// The journal line of a write's episode, `values` by slot (`null`: left out), when
     /// the core proves it ([`super::encode`]); `None` leaves it to the full validator.
-    pub fn encode(&self, values: &[Val<'_>]) -> Option<String> {
-        super::encode::encode(&self.schema, &self.op, &self.sparse, values)
+    pub fn encode(&self, values: &[Val<'_>]) -> Option<Vec<u8>> {
+        super::encode::encode(&self.schema, &self.op, &self.sparse, &self.order, values)
     }
 
     /// The schema it runs.
