@@ -235,6 +235,11 @@ _CONFIDENCE, _TAINT, _REVIEWED, _SESSION, _ORIGIN, _SOURCES = (
 )
 
 
+#: A proven origin's or tier's member, by its value or the member itself (a str enum's member is equal to its value).
+_ORIGIN_OF: dict[object, Origin] = {m.value: m for m in Origin}
+_TIER_OF: dict[object, Tier] = {m.value: m for m in Tier}
+
+
 def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: str) -> list[object] | None:
     """The values the core encodes a write of ``fields`` recorded at ``stamp`` (ISO) from
     (:meth:`cuemem._core.Decoder.encode`), or None when a time is given as an object the core does not read (a datetime: it is
@@ -370,10 +375,10 @@ class Admission:
         if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
         # Proven: each value is of its field's type.
-        user, origin, confidence = cast(str, values[_USER]), Origin(values[_ORIGIN]), cast(float, values[_CONFIDENCE])
+        user, origin, confidence = cast(str, values[_USER]), _ORIGIN_OF[values[_ORIGIN]], cast(float, values[_CONFIDENCE])
         self._check_forgotten(user, cast(str, narrative))
         taint, reviewed, marked = self._trust(cast("str | None", values[_SESSION]), user, values[_TAINT] is True, origin, True, (), None)
-        tier = Tier(values[_TIER])
+        tier = _TIER_OF[values[_TIER]]
         tier_now, confidence_now = trusted(tier, origin, confidence, self.profile, not reviewed)
         if taint or not reviewed or tier_now is not tier or confidence_now != confidence:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
