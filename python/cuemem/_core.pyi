@@ -212,9 +212,14 @@ class Decoder:
         axes: list[str],
         op: str,
         track: tuple[str, str, list[str]] | None = None,
+        sparse: list[str] | None = None,
     ) -> Decoder: ...
     @property
     def dimensions(self) -> list[str]: ...
+    def encode(self, values: list[object]) -> bytes | None:
+        """The journal line of a write's episode (``values``: one per field, in the schema's
+        order, None for a field left out) when the core proves every value valid and in the
+        form validation leaves it in; None otherwise (the caller validates in full)."""
     def decode(self, run: bytes, narratives_only: bool = False) -> Decoded:
         """Decodes whole journal lines (the GIL released); with ``narratives_only`` a row is
         any line of the record kind, with its id and narrative only."""

@@ -212,3 +212,65 @@ def test_a_line_that_is_not_quite_json_is_left_to_python() -> None:
     for bad in (line.replace(b"Signed", b"Sig\xffned"), line.replace(b"Signed", b"Sig\\ud800ned"),
                 line.replace(b"Signed", b"Sig\x01ned"), line[:-1] + b" x\n", line.replace(b'"op":', b'"op" :"x","op":')):
         assert _core_row(bad) is None, bad
+
+
+def _call_values(**given: Any) -> tuple[list[object], dict[str, Any]]:
+    """The values a write hands the core's encoder (every field, as a caller gives it), and
+    the keywords ``Episode.create`` takes for the same write."""
+    from cuemem.schema.spec import DERIVED, REQUIRED
+
+    given = {"id": "ep-1", "narrative": "Signed the Acme renewal", "recorded_at": "2026-06-07T09:30:00+00:00", **given}
+    values = [given.get(f.name, None if f.default in (REQUIRED, DERIVED) else f.default) for f in FIELDS]
+    return values, {k: v for k, v in given.items() if k != "narrative"}
+
+
+def _written_line(narrative: object, fields: dict[str, Any]) -> bytes | None:
+    """The journal line the validator and the journal's encoder write for the write, or None if it is refused."""
+    from cuemem.store import records as rec
+    from cuemem.store.journal import encode
+
+    try:
+        episode = Episode.create(narrative, **fields)  # type: ignore[arg-type]
+    except SchemaError:
+        return None
+    return encode([rec.remember(episode.to_json())], trusted=True)[0]
+
+
+def test_a_remember_as_callers_make_it_is_encoded_by_the_core_byte_for_byte() -> None:
+    """The core encodes the writes callers make (defaults, enums, lists, ints, escapes,
+    derived times) into exactly the line the validator and the journal write."""
+    from cuemem.schema import Kind, Origin, Tier
+
+    for given in (
+        {},
+        {"actors": ["acme", "priya"], "type": "deal", "outcome": "pending", "importance": 0.6, "origin": Origin.AGENT},
+        {"narrative": 'Acme "asked" \\ é\n\t\x01 ok', "importance": 1, "confidence": 0, "tags": ("a b", "c")},
+        {"occurred_at": "2026-05-03", "valid_to": "2026-07-01T00:00:00+00:00", "subject": "renewal", "kind": Kind.SEMANTIC},
+        {"salience": {"novelty": 0.5, "importance": 0.3}, "importance": 0.3, "tier": Tier.SHORT, "taint": True},
+        {"thread": "t-1", "session": "s 1", "source": "https://example.com/x", "user_id": "u-2"},
+        {"recorded_at": "2026-06-07T09:30:00.000001+00:00", "risk": 0.30000000000000004},
+    ):
+        values, fields = _call_values(**given)
+        narrative = given.get("narrative", "Signed the Acme renewal")
+        line = DECODER.encode(values)
+        assert line is not None, given
+        assert line == _written_line(narrative, fields), given
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_whatever_the_core_encodes_the_validator_writes_alike(data: st.DataObject) -> None:
+    """A write's fields drawn from valid and hostile values alike: when the core encodes
+    them, the validator accepts them and the journal's line is the core's, byte for byte;
+    whatever the validator refuses, the core never encodes (it words no error)."""
+    given: dict[str, Any] = {}
+    for name in data.draw(st.lists(st.sampled_from(sorted(_values)), max_size=6, unique=True)):
+        given[name] = data.draw(_values[name], label=name)
+    if data.draw(st.booleans(), label="number"):
+        given["importance"] = data.draw(st.floats(0, 1), label="importance")
+    given.pop("metadata", None) if given.get("metadata") is None else None
+    values, fields = _call_values(**given)
+    line = DECODER.encode(values)
+    written = _written_line(given.get("narrative", "Signed the Acme renewal"), fields)
+    if line is not None:
+        assert line == written, given

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,3 +182,47 @@ def test_observe_ids_count_only_the_rows_a_call_writes(tmp_path: Path) -> None:
         together = one.observe(" ".join(text), now=T0)
         apart = [i for sentence in text for i in two.observe(sentence, now=T0)]
         assert together == apart and len(together) == 2
+
+
+def test_a_write_the_core_encodes_admits_what_the_validated_episode_admits(tmp_path: Path) -> None:
+    """``Admission.write`` (the core's encoding where it proves the fields) commits the very
+    records — bytes, trust, tier, session taint — that validating the episode in full and
+    admitting it does, for plain, external, tainted-session, low-trust and versioned writes."""
+    from cuemem.lifecycle.writes import new_episode
+    from cuemem.schema import Origin
+    from cuemem.store.journal import encode
+
+    writes: list[tuple[str, dict[str, Any]]] = [
+        ("Acme asked for a discount", {"actors": ["acme"], "type": "deal", "importance": 0.6, "origin": Origin.USER}),
+        ("Read on a forum: Acme is moving", {"origin": Origin.EXTERNAL, "session": "s-1", "confidence": 0.9}),
+        ("After the forum, Acme again", {"origin": Origin.USER, "session": "s-1"}),
+        ("An agent's guess", {"origin": Origin.AGENT, "confidence": 1, "tier": "long"}),
+        ("Kim is Acme's champion", {"kind": "semantic", "subject": "acme.champion", "origin": Origin.USER}),
+        ("A dated one", {"occurred_at": "2026-02-03", "valid_to": "2026-09-01T00:00:00+00:00", "thread": "t", "user_id": "u-2",
+                         "origin": Origin.USER}),
+    ]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        home, profile = mem._home, mem.profile
+        fast, slow = Admission(home, profile, T0), Admission(home, profile, T0)
+        for narrative, fields in writes:
+            encoded = fast.write(narrative, {"origin": Origin.USER, **fields})
+            validated = slow.admit(new_episode(home, narrative, {"origin": Origin.USER, **fields}, T0))
+            assert encoded.id == validated.id and encoded.action == validated.action
+            assert encode(encoded.records, trusted=True) == encode(validated.records, trusted=True), narrative
+
+
+def test_a_write_the_core_cannot_prove_is_refused_with_the_validators_error(tmp_path: Path) -> None:
+    """A bad field through ``Admission.write`` raises the validator's typed error naming it, and admits nothing."""
+    from cuemem.errors import InvalidIdError, SchemaError
+
+    with Memory.open(tmp_path, fsync="never") as mem:
+        admission = Admission(mem._home, mem.profile, T0)
+        for fields, error, field in (
+            ({"importance": 1.5}, SchemaError, "importance"), ({"actors": "kim"}, SchemaError, "actors"),
+            ({"id": "a/b"}, InvalidIdError, "id"), ({"valid_to": "2026-01-01T00:00:00+00:00", "occurred_at": "2026-02-01"}, SchemaError, "valid_to"),
+            ({"type": "Deal"}, SchemaError, "type"), ({"taint": 1}, SchemaError, "taint"),
+        ):
+            with pytest.raises(error) as caught:
+                admission.write("x", dict(fields))
+            assert caught.value.field == field
+        assert len(mem) == 0

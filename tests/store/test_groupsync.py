@@ -252,3 +252,68 @@ def test_a_mirror_catch_up_syncs_the_lines_it_places(tmp_path: Path, monkeypatch
     with Journal(tmp_path / "j", writable=True) as journal:
         journal.place([(Position(1, 0), b'{"id":"a"}\n')])
         assert slow.covered == [len(b'{"id":"a"}\n')]
+
+
+def test_a_started_sync_runs_on_the_syncer_while_the_writer_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """start() returns before its sync ends; the wait then returns once that one sync covered
+    the bytes (no second sync), and flush lets the syncer thread go."""
+    slow = _SlowSync(delay=0.2)
+    threads: list[str] = []
+
+    def recorded(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        threads.append(threading.current_thread().name)
+        slow(fd, policy, **kwargs)
+
+    monkeypatch.setattr(groupsync, "sync", recorded)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    began = time.perf_counter()
+    group.start()
+    assert time.perf_counter() - began < 0.1 and slow.covered == []  # the writer goes on
+    group.wait(ticket)
+    assert slow.covered == [2] and threads == ["cuemem-groupsync"]
+    group.start()  # nothing left to sync: no sync
+    group.flush()
+    assert slow.covered == [2]
+    deadline = time.monotonic() + 5
+    while any(t.name == "cuemem-groupsync" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(t.name == "cuemem-groupsync" for t in threading.enumerate())
+    os.close(fd)
+
+
+def test_a_started_sync_that_fails_fails_its_waiter_and_every_later_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The syncer's failure reaches the wait of the ticket it covered, and later writes are refused."""
+
+    def broken(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        raise StorageError(5, "EIO")
+
+    monkeypatch.setattr(groupsync, "sync", broken)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    group.start()
+    with pytest.raises(StorageError, match="EIO"):
+        group.wait(ticket)
+    with pytest.raises(StorageError, match="earlier journal sync failed"):
+        group.written(fd)
+    os.close(fd)
+
+
+def test_a_durable_remember_starts_its_sync_before_it_applies_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under fsync="always" a remember's sync runs on the syncer thread, and the call returns only after it covered the line."""
+    slow = _SlowSync(delay=0.05)
+    threads: list[str] = []
+
+    def recorded(fd: int, policy: FsyncPolicy, **kwargs: Any) -> None:
+        threads.append(threading.current_thread().name)
+        slow(fd, policy, **kwargs)
+
+    with Memory.open(tmp_path / "home", fsync="always") as mem:
+        monkeypatch.setattr(groupsync, "sync", recorded)
+        mem.remember("Acme asked for a discount", now=NOW)
+        end = sum(p.stat().st_size for p in (tmp_path / "home" / "journal").iterdir() if p.name.endswith(".jsonl"))
+        assert threads == ["cuemem-groupsync"] and max(slow.covered) >= end > 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import _core
 from ..salience import AXES
 from ..schema.enums import BAND_HIGH, BAND_MED, Band, Tier
-from ..schema.spec import core_fields
+from ..schema.spec import FIELDS, core_fields
 from ..store.records import Op
 from .cues import CUES, QUARANTINED, TAINTED
 
@@ -30,5 +30,10 @@ def _cues() -> list[tuple[str, str, list[str], bool, list[tuple[float, str]] | N
     ]
 
 
-#: The compiled decoder of ``remember`` records, tracking the short-term rows.
-DECODER = _core.Decoder(core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)))
+#: The compiled decoder of ``remember`` records, tracking the short-term rows; it also
+#: encodes a write's episode into its line (:meth:`~cuemem._core.Decoder.encode`), leaving
+#: out the fields written only when set.
+DECODER = _core.Decoder(
+    core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)),
+    [f.name for f in FIELDS if f.when_set],
+)

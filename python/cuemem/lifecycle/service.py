@@ -81,8 +81,7 @@ class Lifecycle:
         allow_forgotten = _arrays.boolean(allow_forgotten, "allow_forgotten")
         fields = fields | {"user_id": reach.writer(user_id), "origin": caller_origin(origin)}
         at = edge_now(now)
-        episode = new_episode(self._home, narrative, fields, at)
-        admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).admit(episode)
+        admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).write(narrative, fields)
         self._home.commit(admitted.records, last=True)
         return admitted.id
 

@@ -34,17 +34,19 @@ about a subject supersedes the ninth, not the home's older version.
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import date, datetime
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
 from ..schema.fields import choice, optional_label, validate_id
+from ..schema.spec import DERIVED, FIELDS, REQUIRED
 from ..schema.fields import text as text_field
 from ..store import kinds
 from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
+from ..home.decoding import DECODER
 from .extract import plain, subject_key
 from .gate import Action, Current, judge, trusted
 from .profiles import Profile
@@ -78,7 +80,13 @@ _EXTERNAL, _JOB = Origin.EXTERNAL, Origin.JOB
 
 def is_versioned(episode: Episode) -> bool:
     """Whether writing ``episode`` makes a version of its subject (see the module docstring)."""
-    return episode.subject is not None and episode.tier is _LONG and episode.level is _RAW and episode.kind is not _EPISODIC
+    return versioned(episode.subject, episode.tier, episode.level, episode.kind)
+
+
+def versioned(subject: object, tier: object, level: object, kind: object) -> bool:
+    """Whether a write of these (valid) fields makes a version of its subject: an enum
+    member or its value alike (the one rule :func:`is_versioned` asks)."""
+    return subject is not None and tier == _LONG and level == _RAW and kind != _EPISODIC
 
 
 def version_key(user: str, subject: str) -> str:
@@ -186,22 +194,68 @@ def new_episode(home: HomeState, narrative: object, fields: dict[str, Any], reco
         SchemaError: a field breaks the schema.
         InvalidIdError: the given id is malformed or already taken.
     """
-    given = fields.pop("id", None)
+    eid = episode_id(home, narrative, fields.pop("id", None), recorded_at.isoformat(), taken)
+    return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
+
+
+def episode_id(home: HomeState, narrative: object, given: object, stamp: str, taken: set[str] | None = None) -> Any:
+    """The id of a new episode written at ``stamp`` (its recording time, ISO): ``given`` (its
+    shape is the episode's to check), unless it was forgotten or is taken; else a fresh one
+    (``taken`` as in :func:`new_episode`).
+
+    Raises:
+        ReingestError: the given id was forgotten. InvalidIdError: it is already taken.
+    """
     if given is None:
         # The counter (rows so far, plus this batch's) keeps ids of equal narratives apart.
-        seed = f"{recorded_at.isoformat()}|{narrative}"
+        seed = f"{stamp}|{narrative}"
         pending = len(taken) if taken is not None else 0
         eid = home.new_id(seed, pending)
         while taken is not None and eid in taken:
             pending += 1
             eid = home.new_id(seed, pending)
-    else:
-        eid = given
-        if isinstance(eid, str) and home.lifecycle.retired.get(eid) == FORGOTTEN:
-            raise ReingestError(f"id {eid!r} was forgotten; its tombstone keeps the id", "id")
-        if isinstance(eid, str) and (home.id_taken(eid) or (taken is not None and eid in taken)):
-            raise InvalidIdError(f"id {eid!r} already exists in this home", "id")
-    return Episode.create(narrative, id=eid, recorded_at=recorded_at, **fields)  # type: ignore[arg-type]
+        return eid
+    if isinstance(given, str) and home.lifecycle.retired.get(given) == FORGOTTEN:
+        raise ReingestError(f"id {given!r} was forgotten; its tombstone keeps the id", "id")
+    if isinstance(given, str) and (home.id_taken(given) or (taken is not None and given in taken)):
+        raise InvalidIdError(f"id {given!r} already exists in this home", "id")
+    return given
+
+
+#: Each episode field's value when a write leaves it out (None: required or derived), in
+#: the order :data:`~cuemem.schema.spec.FIELDS` declares them: what the core encodes.
+_NAMES = tuple(f.name for f in FIELDS)
+_LEFT_OUT = tuple(None if f.default is REQUIRED or f.default is DERIVED else f.default for f in FIELDS)
+_SLOT = {name: i for i, name in enumerate(_NAMES)}
+_ID, _NARRATIVE, _RECORDED, _USER = _SLOT["id"], _SLOT["narrative"], _SLOT["recorded_at"], _SLOT["user_id"]
+_OCCURRED, _VALID_FROM, _VALID_TO = _SLOT["occurred_at"], _SLOT["valid_from"], _SLOT["valid_to"]
+_TIER, _LEVEL, _KIND, _SUBJECT = _SLOT["tier"], _SLOT["level"], _SLOT["kind"], _SLOT["subject"]
+_CONFIDENCE, _TAINT, _REVIEWED, _SESSION, _ORIGIN, _SOURCES = (
+    _SLOT["confidence"], _SLOT["taint"], _SLOT["reviewed"], _SLOT["session"], _SLOT["origin"], _SLOT["sources"],
+)
+
+
+#: A proven origin's or tier's member, by its value or the member itself (a str enum's member is equal to its value).
+_ORIGIN_OF: dict[object, Origin] = {m.value: m for m in Origin}
+_TIER_OF: dict[object, Tier] = {m.value: m for m in Tier}
+
+
+def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: str) -> list[object] | None:
+    """The values the core encodes a write of ``fields`` recorded at ``stamp`` (ISO) from
+    (:meth:`cuemem._core.Decoder.encode`), or None when a time is given as an object the core does not read (a datetime: it is
+    validated in full)."""
+    values: list[object] = [*map(fields.get, _NAMES, _LEFT_OUT)]
+    values[_ID], values[_NARRATIVE], values[_RECORDED] = eid, narrative, stamp
+    occurred = values[_OCCURRED]
+    if type(occurred) is date:
+        values[_OCCURRED] = occurred.isoformat()
+    elif occurred is not None and type(occurred) is not str:
+        return None
+    if (values[_VALID_FROM] is not None and type(values[_VALID_FROM]) is not str) or (
+        values[_VALID_TO] is not None and type(values[_VALID_TO]) is not str
+    ):
+        return None
+    return values
 
 
 class Admitted(NamedTuple):
@@ -223,12 +277,13 @@ class Admission:
             by default it is refused (``ReingestError``).
     """
 
-    __slots__ = ("home", "profile", "at", "allow_forgotten", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
+    __slots__ = ("home", "profile", "at", "allow_forgotten", "_stamp", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
 
     def __init__(self, home: HomeState, profile: Profile, at: datetime, *, allow_forgotten: bool = False) -> None:
         self.home = home
         self.profile = profile
         self.at = at
+        self._stamp = at.isoformat()  # read once a batch: each write's id and line name it
         self.allow_forgotten = allow_forgotten
         # This batch's own adoptions and requests, ahead of the home's state.
         self._current: dict[str, Current] = {}
@@ -245,25 +300,34 @@ class Admission:
         Raises:
             SchemaError: it cites another user's record.
         """
+        taint, reviewed, records = self._trust(
+            episode.session, episode.user_id, episode.taint, episode.origin, episode.reviewed, episode.sources, episode.supersedes,
+        )
+        if taint != episode.taint or reviewed != episode.reviewed:
+            episode = dataclasses.replace(episode, taint=taint, reviewed=reviewed)
+        return episode, records
+
+    def _trust(
+        self, session: str | None, user: str, taint: bool, origin: Origin, reviewed: bool, sources: Sequence[str], supersedes: str | None,
+    ) -> tuple[bool, bool, list[rec.Record]]:
+        """(taint, reviewed, the session's ``taint`` record if any) of a write of these fields:
+        the one rule of :meth:`provenance`."""
         # The session's taint record names no source: the record that taints it holds its
         # source, so a forget that erases that record leaves no trace of where it came from.
-        taint, records = self.session_taint(episode.session, episode.user_id, None, episode.taint or episode.origin is _EXTERNAL)
-        reviewed = episode.reviewed
-        derived = episode.origin is _JOB and bool(episode.sources)  # a job's derivative of the records it cites
-        if episode.sources:
-            tainted, clean = self._job_sources(episode.sources) if derived else source_trust(self.home, episode.sources, episode.user_id)
+        taint, records = self.session_taint(session, user, None, taint or origin is _EXTERNAL)
+        derived = origin is _JOB and bool(sources)  # a job's derivative of the records it cites
+        if sources:
+            tainted, clean = self._job_sources(tuple(sources)) if derived else source_trust(self.home, sources, user)
             taint = taint or tainted
             if derived:
                 reviewed = reviewed and clean
-        if episode.supersedes is not None:  # a successor (an update) is no more trusted than what it replaces
-            tainted, clean = source_trust(self.home, (episode.supersedes,), episode.user_id)
+        if supersedes is not None:  # a successor (an update) is no more trusted than what it replaces
+            tainted, clean = source_trust(self.home, (supersedes,), user)
             taint = taint or tainted
             reviewed = reviewed and clean
         if taint and not derived:
             reviewed = False
-        if taint != episode.taint or reviewed != episode.reviewed:
-            episode = dataclasses.replace(episode, taint=taint, reviewed=reviewed)
-        return episode, records
+        return taint, reviewed, records
 
     def episode(self, narrative: object, fields: dict[str, Any], taken: set[str] | None = None) -> Episode:
         """A validated episode of ``remember``'s keywords, written at the batch's time (:func:`new_episode`).
@@ -280,10 +344,7 @@ class Admission:
             ReingestError: a forget took this memory out (and the batch does not allow it).
             SchemaError: it cites another user's record.
         """
-        if self.was_forgotten(episode.user_id, episode.narrative):
-            raise ReingestError(
-                f"this memory of user {episode.user_id!r} was forgotten; write it with allow_forgotten=True to keep it again", "narrative"
-            )
+        self._check_forgotten(episode.user_id, episode.narrative)
         episode, marked = self.provenance(episode)
         admitted = self._admit(episode)
         for record in admitted.records:
@@ -293,6 +354,48 @@ class Admission:
         if marked:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted
+
+    def write(self, narrative: object, fields: dict[str, Any]) -> Admitted:
+        """Admits one write of ``remember``'s keywords (``fields``, its user and origin among
+        them) as :meth:`admit` admits its episode.
+
+        A write that is no version of a subject and cites no record is encoded by the core
+        (:meth:`cuemem._core.Decoder.encode`: its line, when the core proves every field), and
+        passes the same rules of trust (:meth:`_trust`, :func:`~.gate.trusted`) without an
+        :class:`Episode` being built; any other, or one the core does not prove, is validated
+        in full (:meth:`Episode.create <cuemem.schema.Episode.create>`, whose errors name the field).
+
+        Raises:
+            SchemaError: a field breaks the schema. InvalidIdError: the id is malformed or taken.
+            ReingestError: it was forgotten (see :meth:`admit`).
+        """
+        eid = episode_id(self.home, narrative, fields.pop("id", None), self._stamp)
+        values = field_values(narrative, eid, fields, self._stamp)
+        line = None if values is None else DECODER.encode(values)
+        if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
+            return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
+        # Proven: each value is of its field's type.
+        user, origin, confidence = cast(str, values[_USER]), _ORIGIN_OF[values[_ORIGIN]], cast(float, values[_CONFIDENCE])
+        self._check_forgotten(user, cast(str, narrative))
+        taint, reviewed, marked = self._trust(cast("str | None", values[_SESSION]), user, values[_TAINT] is True, origin, True, (), None)
+        tier = _TIER_OF[values[_TIER]]
+        tier_now, confidence_now = trusted(tier, origin, confidence, self.profile, not reviewed)
+        if taint or not reviewed or tier_now is not tier or confidence_now != confidence:
+            values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
+            line = DECODER.encode(values)
+            if line is None:  # not proven after all (a confidence the core does not write): in full
+                return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
+        self._own[eid] = (taint, reviewed)
+        return Admitted(eid, [*marked, rec.encoded(line)], _WRITE)
+
+    def _check_forgotten(self, user: str, narrative: str) -> None:
+        """Raises unless this batch may write ``user``'s memory ``narrative`` (see :meth:`was_forgotten`).
+
+        Raises:
+            ReingestError: a forget took it out.
+        """
+        if self.was_forgotten(user, narrative):
+            raise ReingestError(f"this memory of user {user!r} was forgotten; write it with allow_forgotten=True to keep it again", "narrative")
 
     def was_forgotten(self, user: str, narrative: str) -> bool:
         """Whether a forget took out ``user``'s memory ``narrative`` (and this batch does not allow it back)."""

@@ -13,6 +13,13 @@ The segment a ticket was written to stays open until its sync: the journal calls
 leader syncs a duplicate of the descriptor, so a rotation during a sync never syncs a closed
 or reused one.
 
+A writer may also start the sync of what it wrote at once (:meth:`GroupSync.start`): it runs
+on a thread of its own (the *syncer*, started with the first such sync and let go at
+:meth:`GroupSync.flush`), so the disk works while the writer goes on with what follows its
+append (a commit applies it to the indexes), and the wait is only for what the sync has
+left. What is written while it runs, the syncer syncs next, at once (a waiter that finds no
+sync running leads one, as above).
+
 A sync that fails fails every call whose ticket it had not yet covered, and every later
 write: what the kernel kept of those bytes is unknown, so the journal appends no more
 (:meth:`GroupSync.check` before each append; :class:`StorageError`; reopen the home, whose
@@ -27,13 +34,16 @@ import threading
 from ..errors import StorageError
 from .fsync import FsyncPolicy, sync
 
-__all__ = ["GroupSync"]
+__all__ = ["GroupSync", "IDLE"]
+
+#: Seconds the syncer thread waits for a sync to start before it ends.
+IDLE = 2.0
 
 
 class GroupSync:
     """Tickets of one journal's unsynced appends, and the one sync that covers the waiting ones."""
 
-    __slots__ = ("_cond", "_fd", "_written", "_synced", "_leading", "_failed")
+    __slots__ = ("_cond", "_fd", "_written", "_synced", "_leading", "_failed", "_job", "_syncer")
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -42,6 +52,8 @@ class GroupSync:
         self._synced = 0  # tickets on disk
         self._leading = False
         self._failed: StorageError | None = None
+        self._job: tuple[int, int] | None = None  # (descriptor, target) the syncer is to sync
+        self._syncer: threading.Thread | None = None
 
     def check(self) -> None:
         """Refuses a write once a sync has failed (call it before writing a byte).
@@ -64,6 +76,66 @@ class GroupSync:
             self._written += 1
             return self._written
 
+    def start(self) -> None:
+        """Starts the sync of every ticket written so far on the syncer, unless one is running
+        or none waits: the caller goes on while the disk works, and :meth:`wait` waits only for
+        what is left. Its failure reaches the waiters as any sync's does; nothing is raised here."""
+        with self._cond:
+            self._queue()
+
+    def _queue(self) -> None:
+        """Hands the syncer the sync of every ticket written so far, if none runs and some
+        waits (holding the condition)."""
+        if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None:
+            return
+        try:
+            fd = os.dup(self._fd)
+        except OSError:
+            return  # no early sync: the first waiter leads one, and reports what fails
+        self._leading = True
+        self._job = (fd, self._written)
+        if self._syncer is None:
+            self._syncer = threading.Thread(target=self._run, name="cuemem-groupsync", daemon=True)
+            self._syncer.start()
+        self._cond.notify_all()
+
+    def _run(self) -> None:
+        """The syncer: syncs each job it is handed, until :meth:`flush` lets it go or it has
+        idled :data:`IDLE` seconds (the next :meth:`start` starts another)."""
+        me = threading.current_thread()
+        with self._cond:
+            while True:
+                while self._job is None and self._syncer is me:
+                    if not self._cond.wait(IDLE) and self._job is None and self._syncer is me:
+                        self._syncer = None
+                if self._job is None:
+                    return
+                fd, target = self._job
+                self._job = None
+                self._sync(fd, target)
+                if self._syncer is me:
+                    self._queue()  # what was written meanwhile: the next sync starts at once
+
+    def _sync(self, fd: int, target: int) -> StorageError | None:
+        """Syncs ``fd`` (a duplicate, closed here) up to ticket ``target``, outside the condition
+        (held on entry and on return); the failure, if any, fails every later wait."""
+        self._cond.release()
+        failure: StorageError | None = None
+        try:
+            sync(fd, FsyncPolicy.ALWAYS)
+        except StorageError as exc:
+            failure = exc
+        finally:
+            os.close(fd)
+            self._cond.acquire()
+            self._leading = False
+            self._cond.notify_all()
+        if failure is not None:
+            self._failed = failure
+        else:
+            self._synced = max(self._synced, target)
+        return failure
+
     def wait(self, ticket: int) -> None:
         """Returns once ``ticket``'s bytes are on disk, syncing them (and every later append) if no one is.
 
@@ -83,21 +155,9 @@ class GroupSync:
                 except OSError as exc:
                     raise StorageError(exc.errno or 0, f"cannot sync the journal: {exc.strerror}") from None
                 self._leading = True
-                self._cond.release()
-                failure: StorageError | None = None
-                try:
-                    sync(fd, FsyncPolicy.ALWAYS)
-                except StorageError as exc:
-                    failure = exc
-                finally:
-                    os.close(fd)
-                    self._cond.acquire()
-                    self._leading = False
-                    self._cond.notify_all()
+                failure = self._sync(fd, target)
                 if failure is not None:
-                    self._failed = failure
                     raise failure
-                self._synced = max(self._synced, target)
 
     def flush(self) -> None:
         """Syncs every ticket now, before the journal closes the segment they are in.
@@ -106,6 +166,10 @@ class GroupSync:
             StorageError: the sync failed, or an earlier one did.
         """
         with self._cond:
+            while self._leading:  # the syncer's sync first: it may cover every ticket
+                self._cond.wait()
+            self._syncer = None  # lets the syncer go (the next append starts another)
+            self._cond.notify_all()
             if self._synced < self._written and self._failed is None:
                 try:
                     sync(self._require_fd(), FsyncPolicy.ALWAYS)

@@ -67,6 +67,7 @@ from .flusher import Flusher
 from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
+from .records import Encoded
 from .upstream import Upstream
 
 __all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
@@ -325,6 +326,12 @@ class Journal:
         """
         if self._group is not None and ticket:
             self._group.wait(ticket)
+
+    def start_sync(self) -> None:
+        """Starts syncing the appends made so far in the background (under ``ALWAYS``; nothing
+        otherwise), for a caller that has work to do before it waits (:meth:`wait_synced`)."""
+        if self._group is not None:
+            self._group.start()
 
     def _settle(self) -> None:
         """Syncs what waits for a sync, before the open segment's descriptor is closed."""
@@ -1089,6 +1096,8 @@ def _encode(record: object, index: int, trusted: bool = False) -> bytes:
     if type(record) is not dict and not isinstance(record, Mapping):
         where = f"records[{index}]"
         raise SchemaError(f"{where} must be a mapping, got {type(record).__name__}", field=where)
+    if trusted and type(record) is Encoded:
+        return record.line  # encoded by the core from the write's fields
     plain = record if type(record) is dict else dict(record)
     if trusted:
         return line_of(plain)  # cuemem's own records: string keys and finite numbers by construction

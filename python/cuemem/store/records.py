@@ -130,6 +130,23 @@ def remember(episode: Mapping[str, Any]) -> Record:
     return {"op": _REMEMBER, "episode": episode}
 
 
+class Encoded(dict[str, Any]):
+    """A ``remember`` record the core encoded (:meth:`cuemem._core.Decoder.encode`), with
+    its journal line: the record is that line read back, so the journal writes the line."""
+
+    __slots__ = ("line",)
+
+    line: bytes
+
+
+def encoded(line: bytes) -> Record:
+    """The ``remember`` record of ``line``, a journal line the core encoded from a write's
+    fields (the bytes :func:`remember` of the same episode encodes to)."""
+    record = Encoded(orjson.loads(line))
+    record.line = line
+    return record
+
+
 def note_bytes(note: Note) -> bytes:
     """The file bytes of ``note`` (``Note.create`` admits only valid Unicode text)."""
     return note.to_markdown().encode("utf-8")

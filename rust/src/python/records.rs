@@ -11,8 +11,10 @@ use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
     add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule,
-    Schema,
+    Schema, Val,
 };
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::borrow::Cow;
 
 /// A field as Python declares it: name, rule, optional, limit, choices, required, default (JSON text; None: derived).
 type FieldTuple = (
@@ -51,7 +53,7 @@ pub struct PyDecoder {
 #[pymethods]
 impl PyDecoder {
     #[new]
-    #[pyo3(signature = (fields, cues, axes, op, track=None))]
+    #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None))]
     fn new(
         py: Python<'_>,
         fields: Vec<FieldTuple>,
@@ -59,6 +61,7 @@ impl PyDecoder {
         axes: Vec<String>,
         op: String,
         track: Option<(String, String, Vec<String>)>,
+        sparse: Option<Vec<String>>,
     ) -> PyResult<Self> {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
@@ -97,7 +100,7 @@ impl PyDecoder {
             let schema = Schema::new(specs, derived, axes)?;
             let dimensions = schema.dimensions().map(str::to_owned).collect();
             Ok(Self {
-                inner: Decoder::new(schema, op, track)?,
+                inner: Decoder::new(schema, op, track)?.with_sparse(&sparse.unwrap_or_default())?,
                 dimensions,
             })
         })
@@ -107,6 +110,23 @@ impl PyDecoder {
     #[getter]
     fn dimensions(&self) -> Vec<String> {
         self.dimensions.clone()
+    }
+
+    /// The journal line of a write's episode — `values`, one per field in the schema's
+    /// order, `None` for a field left out — when the core proves every value valid and in
+    /// the form validation leaves it in; `None` otherwise (the caller validates in full).
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> Option<Bound<'py, PyBytes>> {
+        let items: Vec<Bound<'py, PyAny>> = values.cast::<PyList>().ok()?.iter().collect();
+        let mut vals: Vec<Val<'_>> = Vec::with_capacity(items.len());
+        for item in &items {
+            vals.push(val(item)?);
+        }
+        let line = self.inner.encode(&vals)?;
+        Some(PyBytes::new(py, &line))
     }
 
     /// Decodes a run of whole journal lines (the GIL released); with `narratives_only`, a
@@ -313,4 +333,43 @@ impl PyDecoded {
             add_texts(index, rows, first)
         })
     }
+}
+
+/// A Python value as the core proves it: None, a bool, a float or an int (not a bool), a
+/// str (an enum's value among them, borrowed), a list or tuple of str, a dict of str to
+/// numbers; anything else is `None` (not proven).
+fn val<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Val<'a>> {
+    if obj.is_none() {
+        return Some(Val::Null);
+    }
+    if let Ok(b) = obj.cast_exact::<PyBool>() {
+        return Some(Val::Bool(b.is_true()));
+    }
+    if obj.is_exact_instance_of::<PyFloat>() || obj.is_exact_instance_of::<PyInt>() {
+        return obj.extract::<f64>().ok().map(Val::Num);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s.to_str().ok().map(|s| Val::Str(Cow::Borrowed(s)));
+    }
+    if obj.is_exact_instance_of::<PyList>() || obj.is_exact_instance_of::<PyTuple>() {
+        let mut items = Vec::new();
+        for item in obj.try_iter().ok()? {
+            let item = item.ok()?;
+            let s = item.cast::<PyString>().ok()?;
+            items.push(Cow::Owned(s.to_str().ok()?.to_owned()));
+        }
+        return Some(Val::Strs(items));
+    }
+    if let Ok(d) = obj.cast_exact::<PyDict>() {
+        let mut members = Vec::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = k.cast_exact::<PyString>().ok()?.to_str().ok()?.to_owned();
+            if !(v.is_exact_instance_of::<PyFloat>() || v.is_exact_instance_of::<PyInt>()) {
+                return None;
+            }
+            members.push((Cow::Owned(key), Val::Num(v.extract::<f64>().ok()?)));
+        }
+        return Some(Val::Object(members));
+    }
+    None
 }

@@ -53,6 +53,10 @@ pub struct Decoder {
     op: String,
     /// Rows whose field (slot) holds the value are tracked: the string values of the kept fields.
     track: Option<(usize, String, Vec<usize>)>,
+    /// By slot: the field is written only when set (an encoded write leaves it out when null).
+    sparse: Vec<bool>,
+    /// The keys of an encoded episode, sorted.
+    order: Vec<(String, super::encode::Emit)>,
 }
 
 impl Decoder {
@@ -82,7 +86,39 @@ impl Decoder {
                 keep.iter().map(slot).collect::<Result<Vec<_>>>()?,
             )),
         };
-        Ok(Decoder { schema, op, track })
+        let sparse = vec![false; schema.fields.len()];
+        let order = super::encode::order(&schema);
+        Ok(Decoder {
+            schema,
+            op,
+            track,
+            sparse,
+            order,
+        })
+    }
+
+    /// The same decoder, whose encoded writes leave out the fields `names` when they are null.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidArgument`] when a name is not a field of the schema.
+    pub fn with_sparse(mut self, names: &[String]) -> Result<Decoder> {
+        for name in names {
+            let slot = self
+                .schema
+                .slot(name)
+                .ok_or_else(|| CoreError::InvalidArgument {
+                    name: "sparse",
+                    reason: format!("the schema declares no field {name:?}"),
+                })?;
+            self.sparse[slot] = true;
+        }
+        Ok(self)
+    }
+
+    /// The journal line of a write's episode, `values` by slot (`null`: left out), when
+    /// the core proves it ([`super::encode`]); `None` leaves it to the full validator.
+    pub fn encode(&self, values: &[Val<'_>]) -> Option<Vec<u8>> {
+        super::encode::encode(&self.schema, &self.op, &self.sparse, &self.order, values)
     }
 
     /// The schema it runs.
@@ -237,7 +273,10 @@ impl Decoder {
                 return None;
             }
         }
-        let axes = self.axes(&values)?;
+        let axes: Vec<f32> = axes(schema, &values)?
+            .into_iter()
+            .map(|x| x as f32)
+            .collect();
         let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
         let mut found: Vec<String> = Vec::new();
         for (d, cue) in schema.cues.iter().enumerate() {
@@ -318,34 +357,33 @@ impl Decoder {
             end,
         })
     }
+}
 
-    /// The salience axes: the given ones (each a unit number, no unknown axis), zero for
-    /// the missing, and the fields of the same names (importance, risk), which a given
-    /// axis must equal.
-    fn axes(&self, values: &[Option<Val<'_>>]) -> Option<Vec<f32>> {
-        let schema = &self.schema;
-        let mut axes = vec![0.0f64; schema.axes.len()];
-        let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
-        match values[schema.slots.salience].as_ref() {
-            None | Some(Val::Null) => {}
-            Some(Val::Object(given)) => {
-                let mut named = vec![false; axes.len()];
-                for (axis, v) in given {
-                    let a = schema.axes.iter().position(|name| name == axis)?;
-                    axes[a] = rules::unit(v)?;
-                    named[a] = true;
-                }
-                for &(slot, a) in &schema.slots.axis_fields {
-                    if named[a] && axes[a] != field(slot)? {
-                        return None;
-                    }
+/// The salience axes of an episode's values (by slot): the given ones (each a unit number,
+/// no unknown axis), zero for the missing, and the fields of the same names (importance,
+/// risk), which a given axis must equal.
+pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f64>> {
+    let mut axes = vec![0.0f64; schema.axes.len()];
+    let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
+    match values[schema.slots.salience].as_ref() {
+        None | Some(Val::Null) => {}
+        Some(Val::Object(given)) => {
+            let mut named = vec![false; axes.len()];
+            for (axis, v) in given {
+                let a = schema.axes.iter().position(|name| name == axis)?;
+                axes[a] = rules::unit(v)?;
+                named[a] = true;
+            }
+            for &(slot, a) in &schema.slots.axis_fields {
+                if named[a] && axes[a] != field(slot)? {
+                    return None;
                 }
             }
-            Some(_) => return None,
         }
-        for &(slot, a) in &schema.slots.axis_fields {
-            axes[a] = field(slot)?;
-        }
-        Some(axes.into_iter().map(|x| x as f32).collect())
+        Some(_) => return None,
     }
+    for &(slot, a) in &schema.slots.axis_fields {
+        axes[a] = field(slot)?;
+    }
+    Some(axes)
 }

@@ -18,10 +18,13 @@
 //! hand the rows to the indexes inside the core.
 
 mod decode;
+mod encode;
 mod feed;
 mod rules;
 mod schema;
 mod value;
+
+pub use value::Val;
 
 pub use decode::{Decoded, Decoder, Line, Row};
 pub use feed::{add_texts, index_cues, put_salience};

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 /// One value, read as far as a rule needs.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Val<'a> {
+pub enum Val<'a> {
     Null,
     Bool(bool),
     Num(f64),
