@@ -168,3 +168,18 @@ def test_a_forget_of_the_line_a_cache_ends_with_is_carried_out_not_refused(pg_ds
     with Memory.open(home, cache=tmp_path / "fresh", follow=False):
         pass
     assert journal_bytes(tmp_path / "b") == journal_bytes(tmp_path / "fresh")
+
+
+def test_a_remember_inside_another_call_keeps_the_log_s_lock_until_the_outer_call_ends(pg_dsn: str, tmp_path: Path) -> None:
+    """A nested remember (a job's run writing) does not hand the lock on: the outer call's later commits still hold it."""
+    with Memory.open(address(pg_dsn, "nested"), cache=tmp_path / "cache", follow=False) as mem:
+        log = mem._home.sharing.log  # type: ignore[attr-defined]
+        with mem._home.guard:  # an outer call, as a job's run is
+            mem.remember("first of the run", actors=["ann"], now=NOW)
+            assert log.held, "the lock was handed on inside the outer call"
+            mem.remember("second of the run", actors=["ann"], now=NOW)
+            assert log.held
+        assert not log.held  # the outermost call let it go
+        mem.remember("a call of its own", actors=["ann"], now=NOW)
+        assert not log.held
+        assert mem.recall({"actor": "ann"}, now=NOW).total == 3

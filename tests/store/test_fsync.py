@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cuemem.errors import StorageError
+from cuemem.errors import InvalidArgumentError, StorageError
 from cuemem.store import fsync
 from cuemem.store.fsync import FsyncPolicy, place_files, stage_files, sync, sync_directory, write_atomic
 
@@ -166,3 +166,10 @@ def test_the_syncfs_lookup_tolerates_a_missing_ctypes(monkeypatch: pytest.Monkey
     assert fsync._load_syncfs() is None
     monkeypatch.setattr(sys, "platform", "win32")
     assert fsync._load_syncfs() is None
+
+
+def test_a_batch_naming_a_file_twice_is_refused_before_a_byte_is_written(tmp_path: Path) -> None:
+    """Two entries of one name would race for one pending file: an InvalidArgumentError, nothing written."""
+    with pytest.raises(InvalidArgumentError, match="twice"):
+        stage_files(tmp_path, [("a.md", b"1"), ("b.md", b"2"), ("a.md", b"3")], FsyncPolicy.ALWAYS)
+    assert list(tmp_path.iterdir()) == []

@@ -462,3 +462,10 @@ def test_a_survey_leaves_out_a_journaled_key_that_is_not_utf8(store: NoteStore) 
     journaled = {**_journaled(store, "a"), "\ud800": "0" * 64}
     survey = store.survey(journaled)
     assert survey is not None and survey.names == [] and survey.missing == []
+
+
+def test_a_note_given_twice_in_one_put_is_written_once_as_last_given(store: NoteStore) -> None:
+    """As a batch writes them in order: the last bytes of an id win, and one file is left."""
+    first, last = make("first").to_markdown().encode(), make("last").to_markdown().encode()
+    store.put([("pref-editor", first), ("pref-editor", last)])
+    assert files(store.directory) == ["pref-editor.md"] and store.read("pref-editor").body == "last"

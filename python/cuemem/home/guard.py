@@ -70,6 +70,10 @@ class Guard:
         """Whether the calling thread holds the guard."""
         return self._owner == threading.get_ident()
 
+    def outermost(self) -> bool:
+        """Whether the calling thread holds the guard once: its call is not inside another."""
+        return self._depth == 1 and self.holds()
+
     def defer(self, wait: Callable[[], None]) -> None:
         """Runs ``wait`` once the calling thread's outermost hold ends, after the lock is let go.
 

@@ -82,7 +82,9 @@ class Lifecycle:
         fields = fields | {"user_id": reach.writer(user_id), "origin": caller_origin(origin)}
         at = edge_now(now)
         admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).write(narrative, fields)
-        self._home.commit(admitted.records, last=True)
+        # The call's last commit, unless the call is inside another (a job's run): the shared
+        # log's lock passes on only as the outermost call ends.
+        self._home.commit(admitted.records, last=self._home.guard.outermost())
         return admitted.id
 
     def observe(

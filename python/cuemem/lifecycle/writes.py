@@ -384,7 +384,9 @@ class Admission:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
             line = DECODER.encode(values)
             if line is None:  # not proven after all (a confidence the core does not write): in full
-                return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
+                full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
+                # The session's taint was marked above (the batch now knows it): its record stays.
+                return full._replace(records=[*marked, *full.records])
         self._own[eid] = (taint, reviewed)
         return Admitted(eid, [*marked, rec.encoded(line)], _WRITE)
 

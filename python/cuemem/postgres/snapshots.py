@@ -23,9 +23,12 @@ fingerprint :mod:`cuemem.home.proof` reads, the text index) — with the log pos
   unpacked: a warning, and the open replays the whole log as if there were none.
 - **Forgets.** An erasing forget deletes the log's snapshots in its own transaction
   (:meth:`~.log.RecordLog.stage_forget`): no copy of an erased memory stays in one.
-- **Trust.** A snapshot is a cache: it is trusted as far as a cache directory's files are
-  (anyone who may write the table may write the log itself), and no further: its names
-  never leave ``index/``, and it is used only once proved against the journal.
+- **Trust.** A snapshot is a cache: it is trusted as far as a cache directory's files are,
+  and no further. The proof shows its files are whole and as the publisher's recipe
+  describes them, and that the journal is the one they were made from; it does not derive
+  the index rows again from the journal's lines, so their contents are trusted as the
+  publisher wrote them — as the log's own lines are: a role that may write the table may
+  write the log itself. Its names never leave ``index/``.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from enum import Enum
 from pathlib import Path
 
 from .. import _core
-from ..errors import StorageError
+from ..errors import InvalidArgumentError, StorageError
 
 __all__ = [
     "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_counts", "sync_directory",
@@ -213,14 +213,17 @@ def stage_files(directory: Path, files: Sequence[tuple[str, bytes]], policy: Fsy
         The names staged, in order (what :func:`place_files` takes).
 
     Raises:
+        InvalidArgumentError: a name is given twice (nothing is written).
         StorageError: something that is not a file stands at a name, or the file system
             refused; no pending file of the batch is left.
     """
     if not files:
         return []
+    names = [name for name, _ in files]
+    if len(set(names)) != len(names):
+        raise InvalidArgumentError("a batch of files names one file twice: each name is staged once")
     batched = policy is FsyncPolicy.ALWAYS and _syncfs is not None and len(files) > 2
     sync_each = policy is not FsyncPolicy.NEVER and not batched
-    names = [name for name, _ in files]
     try:
         directory.mkdir(parents=True, exist_ok=True)
         _core.write_pending(directory, files, mode=0o644 if mode is None else mode, sync_each=sync_each)

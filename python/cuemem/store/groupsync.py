@@ -96,25 +96,47 @@ class GroupSync:
         self._job = (fd, self._written)
         if self._syncer is None:
             self._syncer = threading.Thread(target=self._run, name="cuemem-groupsync", daemon=True)
-            self._syncer.start()
+            try:
+                self._syncer.start()
+            except RuntimeError:  # no thread to be had: the first waiter leads the sync, as without one
+                self._syncer = None
+                self._drop_job()
+                return
         self._cond.notify_all()
+
+    def _drop_job(self) -> None:
+        """Forgets the job no syncer will run (holding the condition): a waiter leads instead."""
+        if self._job is not None:
+            fd, self._job = self._job[0], None
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            self._leading = False
+            self._cond.notify_all()
 
     def _run(self) -> None:
         """The syncer: syncs each job it is handed, until :meth:`flush` lets it go or it has
         idled :data:`IDLE` seconds (the next :meth:`start` starts another)."""
         me = threading.current_thread()
         with self._cond:
-            while True:
-                while self._job is None and self._syncer is me:
-                    if not self._cond.wait(IDLE) and self._job is None and self._syncer is me:
-                        self._syncer = None
-                if self._job is None:
-                    return
-                fd, target = self._job
-                self._job = None
-                self._sync(fd, target)
-                if self._syncer is me:
-                    self._queue()  # what was written meanwhile: the next sync starts at once
+            try:
+                while True:
+                    while self._job is None and self._syncer is me:
+                        if not self._cond.wait(IDLE) and self._job is None and self._syncer is me:
+                            self._syncer = None
+                    if self._job is None:
+                        return
+                    fd, target = self._job
+                    self._job = None
+                    self._sync(fd, target)
+                    if self._syncer is me:
+                        self._queue()  # what was written meanwhile: the next sync starts at once
+            finally:
+                if self._syncer is me:  # a syncer that ends, however, is no longer counted on
+                    self._syncer = None
+                    self._drop_job()
+                self._cond.notify_all()
 
     def _sync(self, fd: int, target: int) -> StorageError | None:
         """Syncs ``fd`` (a duplicate, closed here) up to ticket ``target``, outside the condition
@@ -126,7 +148,11 @@ class GroupSync:
         except StorageError as exc:
             failure = exc
         finally:
-            os.close(fd)
+            try:
+                os.close(fd)
+            except OSError as exc:  # a file system that reports a write-back error at close
+                if failure is None:
+                    failure = StorageError(exc.errno or 0, f"closing the journal after its sync failed: {exc.strerror}")
             self._cond.acquire()
             self._leading = False
             self._cond.notify_all()

@@ -267,6 +267,7 @@ class NoteStore:
             StorageError: something that is not a file stands where a note goes, or the
                 file system refused (no pending file is left).
         """
+        files = list(dict(files).items())  # a note given twice is written once, as last given
         named = [(self.path_for(nid).name, data) for nid, data in files]
         staged = stage_files(self._dir, named, self._fsync, mode=_NEW_FILE_MODE)
         for name, (nid, data) in zip(staged, files):
