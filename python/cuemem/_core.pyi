@@ -29,6 +29,8 @@ __all__ = [
     "Threads",
     "cosine_top",
     "unseen_entries",
+    "write_pending",
+    "place_pending",
 ]
 
 __version__: str
