@@ -44,8 +44,7 @@ class TextWeights:
     function words leave the BM25 query (``function_words``), cue values the home
     knows that the question names become boosts and bring their own best BM25
     matches into the pool (``names``), time phrases become
-    boosts of those days, whose memories join the pool too — their best BM25 matches,
-    then the rest by salience (``time``; ``time_filter`` makes them a cue instead), and a
+    boosts of those days (``time``; ``time_filter`` makes them a cue instead), and a
     "when" question favours memories that say when. Over the pool, for a memory in
     a thread (``remember(thread=...)``)::
 

@@ -48,25 +48,6 @@ def test_a_named_month_and_a_when_question_lead_to_their_memories(tmp_path: Path
         assert got.index("said") < got.index("plain")
 
 
-def test_a_named_day_s_memories_join_even_when_no_word_of_the_question_matches_them(tmp_path: Path) -> None:
-    """"on 10 May 2023" brings that day's memories into the answer although they share no word with the question
-    (behind the matching ones); never one the cues leave out, and not when time is not read."""
-    with Memory.open(tmp_path, fsync="never") as mem:
-        _conversation(mem, [
-            ("cold", "Ann", "2023-05-01", "the lake was cold"),
-            ("swim", "Bo", "2023-05-02", "a long swim in the lake"),
-            ("grill", "Ann", "2023-05-10", "we grilled fish all afternoon"),
-            ("cake", "Bo", "2023-05-10", "and then chocolate cake"),
-            ("other", "Ann", "2023-05-11", "we grilled fish again"),
-        ])
-        got = _ids(mem, "What happened at the lake on 10 May 2023?")
-        assert set(got[:2]) == {"cold", "swim"} and set(got[2:4]) == {"grill", "cake"} and "other" not in got
-        assert "cake" not in _ids(mem, "What happened at the lake on 10 May 2023?", exclude={"actor": "bo"})
-        assert _ids(mem, "What happened at the lake on 10 May 2023?", cues={"actor": "ann"})[:2] == ["cold", "grill"]
-        assert "grill" not in _ids(mem, "What happened at the lake on 10 May 2023?", weights=TextWeights(time=False))
-        assert "grill" not in _ids(mem, "What happened at the lake?")
-
-
 def test_a_reply_without_the_question_s_words_is_found_through_its_neighbour(tmp_path: Path) -> None:
     """The answer turn shares no word with the question; its neighbour does, so context finds it and plain does not."""
     with Memory.open(tmp_path, fsync="never") as mem:

@@ -6,9 +6,7 @@ candidates (``_core.text_recall``). A text query is first read as a question and
 the core's pool re-ranked by thread context and boosts (:mod:`.understand`); when the
 question names someone or something the home knows, that value's memories, by
 salience, are the floor of the answer (a page never comes back short while they
-last); the days a time phrase names bring their memories into the pool (their best
-matches, then the rest by salience: a day's memories may share no word with the
-question), and a question that refers back with a pronoun carries over what the recall it
+last), and a question that refers back with a pronoun carries over what the recall it
 follows named (:func:`carried`). In
 either kind a superseded version goes behind the current ones, and with
 ``exclude_stale`` stale hits go; a further page is fetched while they crowded the
@@ -221,12 +219,6 @@ class Recaller:
                         if dimension in POOLED and dimension not in core_cues:
                             more, _ = pool(core_cues | {dimension: values}, 1, whole=True, scale=scale)
                             ranked = merge_pools(ranked, more)
-                if question is not None and w.time and w.time_boost > 0 and question.buckets and not w.time_filter and "time" not in core_cues:
-                    # The named days' memories join the pool: their best matches, then the rest by salience
-                    # (a day's memories may share no word with the question, as a person's may).
-                    days = core_cues | {"time": list(question.buckets)}
-                    more, _ = pool(days, 1, whole=True, scale=scale)
-                    ranked = merge_pools(merge_pools(ranked, more), self._salient(days, exclude, w.pool, t, w))
                 ranked = self._reader.rerank(ranked, question, w, core_cues, exclude, wanted, near)
                 if len(ranked) < wanted and full:  # beyond the pool: the blend's own order
                     seen = {x.row for x in ranked}
@@ -252,18 +244,6 @@ class Recaller:
             hits, r = _page(page, k, exclude_stale, superseded)
         named = question.named if question is not None else {}
         return RecallResult(hits=list(hits), total=r.total, examined=r.examined, full_scan=r.full_scan, cues=core_cues, named=named)
-
-    def _salient(
-        self, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None, wanted: int, t: float, w: TextWeights,
-    ) -> list[Ranked]:
-        """Up to ``wanted`` memories the cues let through, best salience first, as pool
-        entries that matched no word (their blend is their salience part alone)."""
-        indexes = self._home.indexes
-        r = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
-        return [
-            Ranked(int(row), w.salience * float(s), 0.0, 0.0, w.salience * float(s), 0.0, 0.0)
-            for s, row in zip(r.scores.tolist(), r.rows.tolist())
-        ]
 
     def _floor(
         self, named: dict[str, list[str]], cues: dict[str, list[str]], exclude: dict[str, list[str]] | None, wanted: int, t: float,
