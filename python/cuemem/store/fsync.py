@@ -51,7 +51,7 @@ from .. import _core
 from ..errors import InvalidArgumentError, StorageError
 
 __all__ = [
-    "FsyncPolicy", "final_path", "pending_path", "place_files", "replace_file", "stage_files", "sync", "sync_counts", "sync_directory",
+    "FsyncPolicy", "final_path", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts", "sync_directory",
     "write_atomic",
 ]
 
@@ -235,7 +235,7 @@ def stage_files(directory: Path, files: Sequence[tuple[str, bytes]], policy: Fsy
             sync_directory(directory, policy)
     except (OSError, StorageError) as exc:
         for name in names:
-            _remove_quietly(directory / f".{name}{PENDING_SUFFIX}")
+            remove_quietly(directory / f".{name}{PENDING_SUFFIX}")
         if isinstance(exc, StorageError):
             raise
         raise StorageError(exc.errno or 0, f"cannot write under {directory}: {exc.strerror}") from None
@@ -260,7 +260,8 @@ def place_files(directory: Path, names: Sequence[str], policy: FsyncPolicy) -> l
     return stats
 
 
-def _remove_quietly(path: Path) -> None:
+def remove_quietly(path: Path) -> None:
+    """Deletes ``path`` if it can (a leftover: a file missing or kept is no error)."""
     try:
         os.unlink(path)
     except OSError:

@@ -45,7 +45,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -373,21 +373,7 @@ class Journal:
                 position is not where this journal would put it (the mirror diverged).
             StorageError: the file system refused; a prefix may have been written.
         """
-        if not self._writer:
-            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
-        if self._needs_seal:
-            self._seal()
-        segment, size = self._segment, self._size
-        for position, line in lines:
-            if not isinstance(line, bytes) or not line.endswith(_NEWLINE) or _NEWLINE in line[:-1]:
-                raise InvalidArgumentError(f"the line for {position} is not one line of bytes")
-            if position.segment == segment + 1 and position.offset == 0:
-                segment, size = position.segment, 0
-            elif position != Position(segment, size):
-                raise InvalidArgumentError(f"a line for {position} does not follow this journal's head {Position(segment, size)}")
-            size += len(line)
-        if self._group is not None:
-            self._group.check()
+        self._check_placed(lines, "line", lambda line: _NEWLINE not in line[:-1], "one line")
         self._write_placed(lines)
         if not defer:
             self.wait_synced(self._owed)
@@ -402,27 +388,39 @@ class Journal:
             InvalidArgumentError: a run does not end a line, or does not follow this journal's head.
             StorageError: the file system refused; a prefix may have been written.
         """
-        if not self._writer:
-            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
-        if self._needs_seal:
-            self._seal()
-        segment, size = self._segment, self._size
-        for position, data in runs:
-            if not isinstance(data, bytes) or not data.endswith(_NEWLINE):
-                raise InvalidArgumentError(f"the run for {position} is not whole lines of bytes")
-            if position.segment == segment + 1 and position.offset == 0:
-                segment, size = position.segment, 0
-            elif position != Position(segment, size):
-                raise InvalidArgumentError(f"a run for {position} does not follow this journal's head {Position(segment, size)}")
-            size += len(data)
-        if self._group is not None:
-            self._group.check()
+        self._check_placed(runs, "run", lambda data: True, "whole lines")
         for position, data in runs:  # each run written as it came: no copy of a long catch-up
             if position.segment != self._segment:
                 self._rotate(position.segment)
             self._write(data)
         self._head = Position(self._segment, self._size)
         self.wait_synced(self._owed)
+
+    def _check_placed(self, placed: Sequence[tuple[Position, bytes]], what: str, shaped: Callable[[bytes], bool], shape: str) -> None:
+        """Readies the journal for lines another process committed (:meth:`place`, :meth:`place_runs`):
+        each ``(position, data)`` must be ``\n``-terminated bytes ``shaped`` holds for, at the
+        head or the start of a later segment, each after the one before.
+
+        Raises:
+            ReadOnlyError: the journal is not open for writing.
+            InvalidArgumentError: data not of that shape, or a position that does not follow.
+            StorageError: an earlier sync failed (nothing more is written).
+        """
+        if not self._writer:
+            raise ReadOnlyError(f"journal {self._directory} is not open for writing")
+        if self._needs_seal:
+            self._seal()
+        segment, size = self._segment, self._size
+        for position, data in placed:
+            if not isinstance(data, bytes) or not data.endswith(_NEWLINE) or not shaped(data):
+                raise InvalidArgumentError(f"the {what} for {position} is not {shape} of bytes")
+            if position.segment == segment + 1 and position.offset == 0:
+                segment, size = position.segment, 0
+            elif position != Position(segment, size):
+                raise InvalidArgumentError(f"a {what} for {position} does not follow this journal's head {Position(segment, size)}")
+            size += len(data)
+        if self._group is not None:
+            self._group.check()
 
     def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines whose positions were checked: one write per segment."""

@@ -42,7 +42,7 @@ from .. import _core
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
 from ..schema.note import Note
-from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, stage_files, sync_directory
+from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, remove_quietly, stage_files, sync_directory
 
 __all__ = ["NoteScan", "NoteStore", "Recovery", "Seen", "SeenRow", "Survey"]
 
@@ -300,7 +300,7 @@ class NoteStore:
         """Removes staged pending files (their journal records were not written)."""
         for name in staged:
             self._staged.pop(name, None)
-            _remove_quietly(self._dir / f".{name}{PENDING_SUFFIX}")
+            remove_quietly(self._dir / f".{name}{PENDING_SUFFIX}")
 
     def remove(self, ids: Sequence[str]) -> None:
         """Deletes the files of notes ``ids`` (an erasure: their journal records are
@@ -369,7 +369,7 @@ class NoteStore:
                     continue
             elif not name.endswith(_SUFFIX + _TEMP_SUFFIX):
                 continue  # a hidden file of someone else's (an editor's, a sync tool's): not ours to remove
-            _remove_quietly(path)
+            remove_quietly(path)
             dropped.append(name)
         if placed:
             sync_directory(self._dir, self._fsync)
@@ -555,10 +555,3 @@ def _parse(data: bytes, path: Path, id: str) -> Note:
     if note.id != id:
         raise NoteFormatError(f"{path}: front matter id {note.id!r} does not match the file name", path=str(path), field="id")
     return note
-
-
-def _remove_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
