@@ -31,6 +31,7 @@ __all__ = [
     "unseen_entries",
     "write_pending",
     "place_pending",
+    "Syncer",
 ]
 
 __version__: str
@@ -389,3 +390,16 @@ def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[
     """Renames ``.<name>.pending`` over ``name`` for each of ``names``, in order; each placed
     file's ``(size, mtime_ns, ctime_ns, inode)``, or None where its stat failed. Raises
     StorageError naming the pending file whose rename failed."""
+
+@final
+class Syncer:
+    """Syncs descriptors on a thread of the core's own, which needs no GIL (see
+    ``cuemem.store.groupsync``). One job is queued or running at a time; job numbers rise."""
+
+    def __init__(self) -> None: ...
+    def start(self, fd: int, job: int) -> tuple[int, str] | None:
+        """Takes ``fd`` (closed here, synced or not) and syncs it as job ``job`` on the worker;
+        returns at once. None when handed over, else ``(errno, message)`` of why not. Unix only."""
+    def wait(self, job: int) -> tuple[int, str] | None:
+        """Waits without the GIL until job ``job`` has finished: None when it synced, else
+        ``(errno, message)`` of its failure."""

@@ -10,6 +10,7 @@
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //! [`records`] decodes runs of journal lines into index rows under the schema Python declares.
+//! [`syncer`] syncs the journal on a thread of its own while a write applies its records.
 //!
 //! Invariants: no wall clock (every time-dependent call takes `now`); bad input is a
 //! [`CoreError`] and leaves the structure unchanged; saved files are canonical, so the
@@ -24,6 +25,7 @@ pub(crate) mod rank;
 pub mod recall;
 pub mod records;
 pub mod salience;
+pub mod syncer;
 pub mod text;
 pub mod thread;
 pub mod vector;

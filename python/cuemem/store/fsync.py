@@ -51,8 +51,8 @@ from .. import _core
 from ..errors import InvalidArgumentError, StorageError
 
 __all__ = [
-    "FsyncPolicy", "final_path", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts", "sync_directory",
-    "write_atomic",
+    "BACKGROUND_SYNC", "FsyncPolicy", "final_path", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts",
+    "sync_directory", "sync_later", "synced", "write_atomic",
 ]
 
 #: Flushes made so far in this process: [fsync calls, syncfs calls].
@@ -96,6 +96,35 @@ def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
             return
         raise StorageError(exc.errno or 0, f"fsync failed: {exc.strerror}") from exc
 
+
+
+#: Whether a file can be synced on the core's syncer thread here (POSIX descriptors).
+BACKGROUND_SYNC = os.name == "posix"
+
+
+def sync_later(syncer: _core.Syncer, fd: int, job: int) -> bool:
+    """Hands ``fd`` to ``syncer``, to be synced as job ``job`` on the core's thread (which
+    needs no GIL, so the disk works while the caller's Python runs), and returns at once.
+    ``fd`` is the syncer's from here: it is closed after its sync, or at once when it cannot
+    be handed over (no thread to be had); False then, and the caller syncs another way.
+    Wait for the outcome with :func:`synced`. Only where :data:`BACKGROUND_SYNC`."""
+    if syncer.start(fd, job) is not None:
+        return False
+    _COUNTS[0] += 1
+    return True
+
+
+def synced(syncer: _core.Syncer, job: int) -> None:
+    """Returns once job ``job`` of ``syncer`` (:func:`sync_later`) has finished, waiting
+    without the GIL.
+
+    Raises:
+        StorageError: the file system refused that sync.
+    """
+    failure = syncer.wait(job)
+    if failure is not None:
+        code, message = failure
+        raise StorageError(code, f"fsync failed: {message}")
 
 #: Whether directories can be opened and fsynced here (not on Windows).
 DIRECTORY_SYNC = os.name != "nt"

@@ -14,11 +14,13 @@ leader syncs a duplicate of the descriptor, so a rotation during a sync never sy
 or reused one.
 
 A writer may also start the sync of what it wrote at once (:meth:`GroupSync.start`): it runs
-on a thread of its own (the *syncer*, started with the first such sync and let go at
-:meth:`GroupSync.flush`), so the disk works while the writer goes on with what follows its
-append (a commit applies it to the indexes), and the wait is only for what the sync has
-left. What is written while it runs, the syncer syncs next, at once (a waiter that finds no
-sync running leads one, as above).
+on the core's syncer thread (:class:`cuemem._core.Syncer`, through :func:`~.fsync.sync_later`),
+which needs no GIL, so the disk works while the writer's Python goes on with what follows its
+append (a commit applies it to the indexes), and the wait is only for what the sync has left.
+The first waiter to need that sync collects its outcome (:func:`~.fsync.synced`, without the
+GIL); what was written meanwhile, the next waiter syncs itself, leading as above. A Python
+thread could not do this: it would need the GIL the writer holds while it applies, and the
+sync would start only after.
 
 A sync that fails fails every call whose ticket it had not yet covered, and every later
 write: what the kernel kept of those bytes is unknown, so the journal appends no more
@@ -31,29 +33,28 @@ from __future__ import annotations
 import os
 import threading
 
+from .. import _core
 from ..errors import StorageError
-from .fsync import FsyncPolicy, sync
+from .fsync import BACKGROUND_SYNC, FsyncPolicy, sync, sync_later, synced
 
-__all__ = ["GroupSync", "IDLE"]
-
-#: Seconds the syncer thread waits for a sync to start before it ends.
-IDLE = 2.0
+__all__ = ["GroupSync"]
 
 
 class GroupSync:
     """Tickets of one journal's unsynced appends, and the one sync that covers the waiting ones."""
 
-    __slots__ = ("_cond", "_fd", "_written", "_synced", "_leading", "_failed", "_job", "_syncer")
+    __slots__ = ("_cond", "_fd", "_written", "_synced", "_leading", "_failed", "_syncer", "_jobs", "_started")
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._fd: int | None = None  # the open segment holding tickets after _synced
         self._written = 0  # tickets handed out
         self._synced = 0  # tickets on disk
-        self._leading = False
+        self._leading = False  # a sync runs (a waiter's, or the started one)
         self._failed: StorageError | None = None
-        self._job: tuple[int, int] | None = None  # (descriptor, target) the syncer is to sync
-        self._syncer: threading.Thread | None = None
+        self._syncer: _core.Syncer | None = None  # made with the first started sync
+        self._jobs = 0  # started syncs so far (the syncer's job numbers)
+        self._started: tuple[int, int] | None = None  # (job, target) of the started sync not yet collected
 
     def check(self) -> None:
         """Refuses a write once a sync has failed (call it before writing a byte).
@@ -77,66 +78,47 @@ class GroupSync:
             return self._written
 
     def start(self) -> None:
-        """Starts the sync of every ticket written so far on the syncer, unless one is running
-        or none waits: the caller goes on while the disk works, and :meth:`wait` waits only for
-        what is left. Its failure reaches the waiters as any sync's does; nothing is raised here."""
+        """Starts the sync of every ticket written so far on the core's syncer thread, unless
+        a sync is running or none waits: the caller goes on while the disk works, and
+        :meth:`wait` waits only for what is left. Its failure reaches the waiters as any
+        sync's does; nothing is raised here (a sync that cannot start is led by a waiter)."""
         with self._cond:
-            self._queue()
-
-    def _queue(self) -> None:
-        """Hands the syncer the sync of every ticket written so far, if none runs and some
-        waits (holding the condition)."""
-        if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None:
-            return
-        try:
-            fd = os.dup(self._fd)
-        except OSError:
-            return  # no early sync: the first waiter leads one, and reports what fails
-        self._leading = True
-        self._job = (fd, self._written)
-        if self._syncer is None:
-            self._syncer = threading.Thread(target=self._run, name="cuemem-groupsync", daemon=True)
-            try:
-                self._syncer.start()
-            except RuntimeError:  # no thread to be had: the first waiter leads the sync, as without one
-                self._syncer = None
-                self._drop_job()
+            if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None or not BACKGROUND_SYNC:
                 return
-        self._cond.notify_all()
-
-    def _drop_job(self) -> None:
-        """Forgets the job no syncer will run (holding the condition): a waiter leads instead."""
-        if self._job is not None:
-            fd, self._job = self._job[0], None
             try:
-                os.close(fd)
+                fd = os.dup(self._fd)
             except OSError:
-                pass
-            self._leading = False
-            self._cond.notify_all()
+                return  # no early sync: the first waiter leads one, and reports what fails
+            if self._syncer is None:
+                self._syncer = _core.Syncer()
+            self._jobs += 1
+            if sync_later(self._syncer, fd, self._jobs):
+                self._leading = True
+                self._started = (self._jobs, self._written)
 
-    def _run(self) -> None:
-        """The syncer: syncs each job it is handed, until :meth:`flush` lets it go or it has
-        idled :data:`IDLE` seconds (the next :meth:`start` starts another)."""
-        me = threading.current_thread()
-        with self._cond:
-            try:
-                while True:
-                    while self._job is None and self._syncer is me:
-                        if not self._cond.wait(IDLE) and self._job is None and self._syncer is me:
-                            self._syncer = None
-                    if self._job is None:
-                        return
-                    fd, target = self._job
-                    self._job = None
-                    self._sync(fd, target)
-                    if self._syncer is me:
-                        self._queue()  # what was written meanwhile: the next sync starts at once
-            finally:
-                if self._syncer is me:  # a syncer that ends, however, is no longer counted on
-                    self._syncer = None
-                    self._drop_job()
-                self._cond.notify_all()
+    def _collect(self) -> None:
+        """Waits for the started sync's outcome outside the condition (held on entry and on
+        return), and records it unless another waiter already did."""
+        assert self._started is not None and self._syncer is not None
+        job, target = self._started
+        syncer = self._syncer
+        self._cond.release()
+        failure: StorageError | None = None
+        try:
+            synced(syncer, job)
+        except StorageError as exc:
+            failure = exc
+        finally:
+            self._cond.acquire()
+        if self._started is None or self._started[0] != job:
+            return  # another waiter recorded it
+        self._started = None
+        self._leading = False
+        if failure is not None:
+            self._failed = failure
+        else:
+            self._synced = max(self._synced, target)
+        self._cond.notify_all()
 
     def _sync(self, fd: int, target: int) -> StorageError | None:
         """Syncs ``fd`` (a duplicate, closed here) up to ticket ``target``, outside the condition
@@ -172,6 +154,9 @@ class GroupSync:
             ticket = min(ticket, self._written)  # no ticket beyond those handed out: no endless wait
             while self._synced < ticket:
                 self._raise()
+                if self._started is not None:
+                    self._collect()
+                    continue
                 if self._leading:
                     self._cond.wait()
                     continue
@@ -192,10 +177,11 @@ class GroupSync:
             StorageError: the sync failed, or an earlier one did.
         """
         with self._cond:
-            while self._leading:  # the syncer's sync first: it may cover every ticket
-                self._cond.wait()
-            self._syncer = None  # lets the syncer go (the next append starts another)
-            self._cond.notify_all()
+            while self._leading:  # the running sync first: it may cover every ticket
+                if self._started is not None:
+                    self._collect()
+                else:
+                    self._cond.wait()
             if self._synced < self._written and self._failed is None:
                 try:
                     sync(self._require_fd(), FsyncPolicy.ALWAYS)

@@ -13,6 +13,7 @@ mod query;
 mod recall;
 mod records;
 mod salience;
+mod syncer;
 mod text;
 mod thread;
 mod vector;
@@ -62,5 +63,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
     m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
+    m.add_class::<syncer::PySyncer>()?;
     Ok(())
 }
