@@ -22,7 +22,6 @@ import orjson
 from .. import _arrays
 from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..store import records as rec
-from ..schema import Episode
 from ..schema.spec import IMPORT_KEYS
 from ..store.journal import line_of
 from ..schema.fields import optional_label
@@ -68,12 +67,10 @@ class Gate(Protocol):
     """The write gate of one import, given by the life-cycle (:class:`~cuemem.lifecycle.writes.Admission`):
     it knows the home, the profile, the time the batch is written and whether a forgotten item may return."""
 
-    def episode(self, narrative: object, fields: dict[str, Any], taken: set[str]) -> Episode:
-        """A validated episode of ``remember``'s keywords (``taken``: the ids the batch has used)."""
-        ...
-
-    def admit(self, episode: Episode) -> Admitted:
-        """The records that write ``episode`` as the gate decides."""
+    def write(self, narrative: object, fields: dict[str, Any], taken: set[str]) -> Admitted:
+        """The records that write one item of ``remember``'s keywords, validated as a single
+        ``remember`` is and admitted as the gate decides (``taken``: the ids the batch has
+        used; the item's own is added to it)."""
         ...
 
 
@@ -305,12 +302,10 @@ def _stage(
                     fields["user_id"] = owner(fields.get("user_id"))
                 if session is not None:
                     fields["session"] = session
-                episode = gate.episode(obj["narrative"], fields, taken)
-                admitted = gate.admit(episode)
+                admitted = gate.write(obj["narrative"], fields, taken)
             except (ValueError, TypeError, ScopeError) as exc:
                 errors.append((number, str(exc)))
                 continue
-            taken.add(episode.id)
             by_action.get(admitted.action, written).append(admitted.id)
             for record in admitted.records:
                 line = line_of(record)

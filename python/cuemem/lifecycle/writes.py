@@ -355,9 +355,10 @@ class Admission:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted
 
-    def write(self, narrative: object, fields: dict[str, Any]) -> Admitted:
+    def write(self, narrative: object, fields: dict[str, Any], taken: set[str] | None = None) -> Admitted:
         """Admits one write of ``remember``'s keywords (``fields``, its user and origin among
-        them) as :meth:`admit` admits its episode.
+        them) as :meth:`admit` admits its episode. ``taken`` holds the ids a batch (an import)
+        has used so far, as :func:`new_episode` reads it; the write's own is added to it.
 
         A write that is no version of a subject and cites no record is encoded by the core
         (:meth:`cuemem._core.Decoder.encode`: its line, when the core proves every field), and
@@ -369,7 +370,14 @@ class Admission:
             SchemaError: a field breaks the schema. InvalidIdError: the id is malformed or taken.
             ReingestError: it was forgotten (see :meth:`admit`).
         """
-        eid = episode_id(self.home, narrative, fields.pop("id", None), self._stamp)
+        eid = episode_id(self.home, narrative, fields.pop("id", None), self._stamp, taken)
+        admitted = self._write(eid, narrative, fields)
+        if taken is not None:
+            taken.add(eid)
+        return admitted
+
+    def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
+        """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
         line = None if values is None else DECODER.encode(values)
         if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
@@ -387,8 +395,8 @@ class Admission:
                 full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
                 # The session's taint was marked above (the batch now knows it): its record stays.
                 return full._replace(records=[*marked, *full.records])
-        self._own[eid] = (taint, reviewed)
-        return Admitted(eid, [*marked, rec.encoded(line)], _WRITE)
+        self._own[cast(str, eid)] = (taint, reviewed)
+        return Admitted(cast(str, eid), [*marked, rec.encoded(line)], _WRITE)
 
     def _check_forgotten(self, user: str, narrative: str) -> None:
         """Raises unless this batch may write ``user``'s memory ``narrative`` (see :meth:`was_forgotten`).

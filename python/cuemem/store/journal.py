@@ -1085,7 +1085,10 @@ def encode(records: Sequence[Mapping[str, Any]], *, trusted: bool = False) -> li
 
 
 def line_of(record: Mapping[str, Any]) -> bytes:
-    """One of cuemem's own records (string keys, finite numbers) as its journal line."""
+    """One of cuemem's own records (string keys, finite numbers) as its journal line (the
+    core's line of an :class:`~.records.Encoded` one)."""
+    if type(record) is Encoded:
+        return record.line
     return orjson.dumps(record if type(record) is dict else dict(record), option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
 
 
