@@ -61,11 +61,12 @@ MARKER = ".cuemem-cache"
 #: What a mirror may hold, and so what emptying it removes (nothing else is touched).
 _CACHED = ("journal", "index", "notes", "proposals", "MEMORY.md", ".forget.json")
 #: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
-_NOTE_LINE = rec.marker(rec.Op.NOTE)
+_NOTE = rec.Op.NOTE
+_NOTE_LINE = rec.marker(_NOTE)
 #: Most lines of a catch-up whose records the views are told one by one (more: "anything").
 _TOLD = 256
 #: The kinds of record whose files a mirror writes as it catches up.
-_FILED = frozenset({rec.Op.NOTE, rec.Op.PROPOSAL, rec.Op.DECISION})
+_FILED = frozenset({_NOTE, rec.Op.PROPOSAL, rec.Op.DECISION})
 #: The kinds whose records :meth:`Mirror.proposal_records` keeps.
 _DECIDED = frozenset({rec.Op.PROPOSAL, rec.Op.DECISION})
 
@@ -250,7 +251,7 @@ class Mirror:
         that is not a note cuemem could have written is left to the applier to report."""
         files: dict[str, bytes] = {}
         for record in records:
-            if rec.op_of(record) is rec.Op.NOTE and isinstance(record.get("markdown"), str):
+            if rec.op_of(record) is _NOTE and isinstance(record.get("markdown"), str):
                 try:
                     files[validate_id(record.get("id"), "note")] = record["markdown"].encode("utf-8", "surrogatepass")
                 except (InvalidArgumentError, ValueError):
