@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from psycopg.types.json import Jsonb
 
+from ..home.state import ACCEPTED
 from ..store import records as rec
 from ..store.records import Op
 
@@ -95,7 +96,7 @@ def statements(schema: str, log: str, seq: int, record: Mapping[str, Any], op: O
             f"UPDATE {schema}.episodes SET retired_at = %s WHERE log = %s AND id = ANY(%s) AND retired_at IS NULL",
             (record.get("at"), log, [str(i) for i in record["ids"]]),
         )
-    elif op is _DECISION and record.get("verdict") == "accept":
+    elif op is _DECISION and record.get("verdict") == ACCEPTED:
         yield (f"UPDATE {schema}.episodes SET reviewed = true WHERE log = %s AND id = %s", (log, str(record.get("id"))))
     elif op is _NOTE and isinstance(record.get("id"), str):
         yield (f"DELETE FROM {schema}.notes WHERE log = %s AND id = %s", (log, record["id"]))
