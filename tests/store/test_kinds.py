@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import typing
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import cuemem
 from cuemem.errors import CorruptRecordError, MalformedRecordError
 from cuemem.lifecycle.gate import ApprovalReason
 from cuemem.home.state import RETENTIONS, REVIEW_VERDICTS
@@ -21,6 +23,9 @@ from cuemem.store import records as rec
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 DIGEST = "ab" * 32
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+PACKAGE = Path(cuemem.__file__).parent
+#: The modules that may read a record's ``op`` key: where records are built and where they are parsed.
+OP_READERS = {"store/records.py", "store/kinds.py"}
 
 
 def _episode(eid: str) -> dict[str, Any]:
@@ -201,3 +206,55 @@ def test_every_golden_record_parses_back_to_its_bytes(home: str) -> None:
             assert parsed.to_json() == raw
             seen.add(parsed.op)
     assert rec.Op.REMEMBER in seen and rec.Op.NOTE in seen
+
+
+def _op_reads(source: str) -> list[tuple[int, str]]:
+    """Where ``source`` reads or matches a mapping's ``"op"`` key: ``x["op"]``, ``x.get("op")``
+    (and ``pop``, ``setdefault``), ``"op" in x`` and a ``case {"op": ...}`` pattern: ``(line, code)``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == "op":
+            found.append((node.lineno, ast.unparse(node)))
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop", "setdefault")
+            and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "op"
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+        elif (
+            isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and node.left.value == "op"
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.MatchMapping) and any(isinstance(k, ast.Constant) and k.value == "op" for k in node.keys):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_only_the_records_and_kinds_modules_read_a_records_op() -> None:
+    """Every other module dispatches on a record's kind through ``kinds.parse`` or ``records.op_of``, never its ``op`` string."""
+    reads = [
+        f"{path.relative_to(PACKAGE)}:{line}: {code}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() not in OP_READERS
+        for line, code in sorted(_op_reads(path.read_text(encoding="utf-8")))
+    ]
+    assert not reads, reads
+
+
+def test_the_op_check_finds_every_way_of_reading_the_key() -> None:
+    """Subscripts, ``get``, membership and mapping patterns are found; other keys, and ``op`` as a plain name, are not."""
+    source = '''
+if record["op"] == "remember": pass
+kind = str(record.get("op"))
+if "op" not in record: pass
+match record:
+    case {"op": "note", "id": nid}: pass
+record.pop("op", None)
+if op == "$eq": pass
+record.get("was")
+record["episode"]["op_count"]
+'''
+    assert sorted(code for _, code in _op_reads(source)) == sorted([
+        "record['op']", "record.get('op')", "'op' not in record", "{'op': 'note', 'id': nid}", "record.pop('op', None)",
+    ])
+    assert _op_reads((PACKAGE / "store" / "kinds.py").read_text(encoding="utf-8"))  # the exempt modules do read it

@@ -56,13 +56,17 @@ if TYPE_CHECKING:
 
 __all__ = ["Forgetting"]
 
-_REMEMBER, _APPROVAL, _VERSION, _DECISION = (rec.Op.REMEMBER.value, rec.Op.APPROVAL.value, rec.Op.VERSION.value, rec.Op.DECISION.value)
+_REMEMBER, _APPROVAL, _NOTE = rec.Op.REMEMBER, rec.Op.APPROVAL, rec.Op.NOTE
+#: The life-cycle kinds whose lines name a record by ``id`` (erased with it).
+_NAMING = frozenset({rec.Op.VERSION, rec.Op.DECISION, _APPROVAL, rec.Op.PROPOSAL})
+#: The kinds whose lines hold an episode (the target's, or one citing sources).
+_EPISODES = frozenset({_REMEMBER, _APPROVAL})
 #: A narrative shorter than this is not looked for in a person's notes (too common to mean a quote).
 QUOTE_CHARS = 24
 # What the one byte search of a plan looks for (records are encoded with sorted keys).
 _SOURCES = b'"sources":["'
-_LIFE = (b'"op":"version"', b'"op":"decision"', b'"op":"approval"', b'"op":"proposal"')
-_NOTE_OP = b'"op":"note"'
+_LIFE = tuple(rec.marker(op) for op in (rec.Op.VERSION, rec.Op.DECISION, _APPROVAL, rec.Op.PROPOSAL))
+_NOTE_OP = rec.marker(_NOTE)
 _NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
 
@@ -164,10 +168,10 @@ class Forgetting:
                 scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
                 continue
             record = orjson.loads(line)
-            op = record.get("op")
-            if op in (_VERSION, _DECISION, _APPROVAL, rec.Op.PROPOSAL.value):
-                scan.life.append((position, str(op), record.get("id"), len(line)))
-            if op in (_REMEMBER, _APPROVAL):
+            op = rec.op_of(record)
+            if op in _NAMING:
+                scan.life.append((position, op, record.get("id"), len(line)))
+            if op in _EPISODES:
                 scan.episodes.append((position, record))
         return scan
 
@@ -189,12 +193,12 @@ class Forgetting:
                 else:
                     seeds[eid] = int(home.rows_of([eid])[0])
         matched = [(p, r) for p, r in scan.episodes if isinstance(r.get("episode"), dict) and target.matches(r["episode"])]
-        remembered = [(p, r) for p, r in matched if r.get("op") == _REMEMBER and r["episode"]["id"] not in state.erased]
+        remembered = [(p, r) for p, r in matched if rec.op_of(r) is _REMEMBER and r["episode"]["id"] not in state.erased]
         for (_, record), row in zip(remembered, home.rows.rows_at([p for p, _ in remembered])):
             if row is not None:
                 seeds[record["episode"]["id"]] = row
         for _, record in matched:
-            if record.get("op") == _APPROVAL and (record["id"] in state.pending or record["id"] in state.decided):
+            if rec.op_of(record) is _APPROVAL and (record["id"] in state.pending or record["id"] in state.decided):
                 approvals[record["id"]] = record["episode"]
         return seeds, approvals
 
@@ -220,7 +224,7 @@ class Forgetting:
             sources = episode.get("sources") or []
             if not any(s in forgotten for s in sources):
                 continue
-            if record.get("op") == _APPROVAL:
+            if rec.op_of(record) is _APPROVAL:
                 if record["id"] in state.pending or record["id"] in state.decided:
                     approvals[record["id"]] = episode
                 continue
@@ -305,16 +309,16 @@ class Forgetting:
         """The tombstone of every journal line that holds or names what is erased."""
         home = self._home
         positions = [home.rows.position(r) for r in rows]
-        edits = [(p, rec.erased(i, _REMEMBER, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.rows.lines(positions))]
+        edits = [(p, rec.erased(i, _REMEMBER.value, h, len(line))) for p, i, h, line in zip(positions, ids, hashes, home.rows.lines(positions))]
         seen = set(positions)
         note_ids = set(notes)
         for position, nid, length in scan.notes:
             if nid in note_ids:
-                edits.append((position, rec.erased(nid, rec.Op.NOTE.value, None, length)))
+                edits.append((position, rec.erased(nid, _NOTE.value, None, length)))
         for position, op, about, length in scan.life:
             if about in named and position not in seen:
                 seen.add(position)
-                edits.append((position, rec.erased(str(about), op, None, length)))
+                edits.append((position, rec.erased(str(about), op.value, None, length)))
         return sorted(edits, key=lambda e: e[0])
 
 
@@ -325,7 +329,7 @@ class _Scan:
     #: ``remember`` and ``approval`` lines, decoded (the target's, and those citing sources).
     episodes: list[tuple[Position, dict[str, Any]]] = field(default_factory=list)
     #: ``(position, op, id, length)`` of the version, decision and approval lines.
-    life: list[tuple[Position, str, object, int]] = field(default_factory=list)
+    life: list[tuple[Position, rec.Op, object, int]] = field(default_factory=list)
     #: ``(position, note id, length)`` of every note version.
     notes: list[tuple[Position, str, int]] = field(default_factory=list)
 

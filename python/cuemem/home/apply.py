@@ -268,7 +268,7 @@ class Applier:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if self._trusted:
                 raise
-            kind = str(record.get("op"))
+            kind = str(rec.op_of(record))
             article = "an" if kind[:1] in "aeiou" else "a"
             self._indexes.skipped.append((Position(segment, offset), f"{article} {kind} record that cuemem did not write: {exc!r}"))
 

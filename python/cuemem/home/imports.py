@@ -90,7 +90,7 @@ EXAMPLE = """\
 {"narrative": "Kim prefers the weekly sync on Thursdays.", "actors": ["kim"], "kind": "preference", "subject": "weekly sync"}
 """
 
-_REMEMBER = rec.Op.REMEMBER.value
+_REMEMBER = rec.Op.REMEMBER
 
 #: Remember records handed to the core's decoder at a time while staging (their rows and
 #: narratives join the indexes and the text index in one pass, in parallel).
@@ -311,7 +311,7 @@ def _stage(
                 line = line_of(record)
                 offset = stage.add_line(line)
                 staged += 1
-                if record["op"] == _REMEMBER:
+                if rec.op_of(record) is _REMEMBER:
                     if not waiting:
                         base = offset
                     run += line

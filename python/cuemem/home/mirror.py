@@ -61,11 +61,14 @@ MARKER = ".cuemem-cache"
 #: What a mirror may hold, and so what emptying it removes (nothing else is touched).
 _CACHED = ("journal", "index", "notes", "proposals", "MEMORY.md", ".forget.json")
 #: How a note record's line reads (the journal's canonical encoding): lines to parse at a mirror's open.
-_NOTE_LINE = b'"op":"note"'
+_NOTE = rec.Op.NOTE
+_NOTE_LINE = rec.marker(_NOTE)
 #: Most lines of a catch-up whose records the views are told one by one (more: "anything").
 _TOLD = 256
 #: The kinds of record whose files a mirror writes as it catches up.
-_FILED = frozenset({rec.Op.NOTE.value, rec.Op.PROPOSAL.value, rec.Op.DECISION.value})
+_FILED = frozenset({_NOTE, rec.Op.PROPOSAL, rec.Op.DECISION})
+#: The kinds whose records :meth:`Mirror.proposal_records` keeps.
+_DECIDED = frozenset({rec.Op.PROPOSAL, rec.Op.DECISION})
 
 
 class Mirror:
@@ -248,7 +251,7 @@ class Mirror:
         that is not a note cuemem could have written is left to the applier to report."""
         files: dict[str, bytes] = {}
         for record in records:
-            if record.get("op") == "note" and isinstance(record.get("markdown"), str):
+            if rec.op_of(record) is _NOTE and isinstance(record.get("markdown"), str):
                 try:
                     files[validate_id(record.get("id"), "note")] = record["markdown"].encode("utf-8", "surrogatepass")
                 except (InvalidArgumentError, ValueError):
@@ -258,7 +261,7 @@ class Mirror:
     @staticmethod
     def proposal_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """The proposal and decision records among the records."""
-        return [r for r in records if r.get("op") in ("proposal", "decision") and isinstance(r.get("id"), str)]
+        return [r for r in records if rec.op_of(r) in _DECIDED and isinstance(r.get("id"), str)]
 
     def save(self, layout: Layout, fsync: FsyncPolicy) -> None:
         """Keeps the forgets the directory carried out in ``index/``."""
@@ -282,7 +285,7 @@ class Mirror:
         if home.indexes.head != journal.head():
             # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
             # of it, the records whose files follow them here (notes, proposals) are kept aside.
-            records = [r for r in _records(_filed_lines(journal, home.indexes.head)) if r.get("op") in _FILED]
+            records = [r for r in _records(_filed_lines(journal, home.indexes.head)) if rec.op_of(r) in _FILED]
             if records:
                 home.settle()  # a file is placed only once its line is on disk
             count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
@@ -446,7 +449,7 @@ def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
     """The lines from ``start`` that may be records of the :data:`_FILED` kinds (a kind's
     ``"op":"..."`` appears in their bytes; a string's quotes are escaped, so no narrative
     holds it), read in runs: the rest of a long catch-up is never parsed here."""
-    needles = [f'"op":"{op}"'.encode() for op in sorted(_FILED)]
+    needles = [rec.marker(op) for op in sorted(_FILED)]
     for run in journal.runs(start):
         data = run.data
         if not any(n in data for n in needles):

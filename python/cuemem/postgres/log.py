@@ -49,6 +49,7 @@ import psycopg
 from psycopg import sql
 
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
+from ..store import records as rec
 from ..store.journal import Position
 from ..store.upstream import Fetched, Run, one_line
 from . import projection, schema, snapshots
@@ -68,6 +69,8 @@ _FLUSH = "SELECT pg_logical_emit_message(true, 'cuemem', '')"
 _EPISODES = sql.SQL(", ").join(map(sql.Identifier, projection.EPISODE_COLUMNS))
 _FROM_JSON = sql.SQL(", ").join(sql.SQL("p.{}").format(sql.Identifier(c)) for c in projection.EPISODE_COLUMNS)
 _SALIENCE = projection.EPISODE_COLUMNS.index("salience")
+# The kinds, looked up once (an enum member's class attribute is a descriptor call).
+_REMEMBER, _ERASED = rec.Op.REMEMBER, rec.Op.ERASED
 
 
 @dataclass(frozen=True)
@@ -512,9 +515,9 @@ class RecordLog:
         with conn.cursor() as cur:
             for position, stone in edits:
                 cur.execute(
-                    f'UPDATE {s}.records SET line = %s, op = \'erased\' WHERE log = %s AND segment = %s AND "offset" = %s '
+                    f'UPDATE {s}.records SET line = %s, op = %s WHERE log = %s AND segment = %s AND "offset" = %s '
                     "AND octet_length(line) = %s",
-                    (stone.decode("utf-8"), log, position.segment, position.offset, len(stone)),
+                    (stone.decode("utf-8"), _ERASED.value, log, position.segment, position.offset, len(stone)),
                 )
                 if cur.rowcount != 1:
                     raise SharedHomeError(f"the forget {receipt} erases a line at {position} that the shared home {self.shown} does not hold")
@@ -743,8 +746,10 @@ def _projected(schema: str, log: str, seq: int, line: bytes) -> tuple[str | None
         return None, None, []
     if not isinstance(record, dict):
         return None, None, []
-    op = record.get("op")
-    return op if isinstance(op, str) else None, projection.episode_row(log, seq, record), list(projection.statements(schema, log, seq, record))
+    op = rec.op_of(record)
+    if op is _REMEMBER:
+        return _REMEMBER.value, projection.episode_row(log, seq, record), []
+    return None if op is None else op.value, None, list(projection.statements(schema, log, seq, record, op))
 
 
 def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
@@ -765,7 +770,7 @@ def _same_line(ours: bytes, theirs: str) -> bool:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return False
-    return isinstance(record, dict) and record.get("op") == "erased"
+    return isinstance(record, dict) and rec.op_of(record) is _ERASED
 
 
 #: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.

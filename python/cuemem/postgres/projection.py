@@ -20,6 +20,10 @@ from typing import Any
 import orjson
 from psycopg.types.json import Jsonb
 
+from ..home.state import ACCEPTED
+from ..store import records as rec
+from ..store.records import Op
+
 __all__ = ["EPISODE_COLUMNS", "episode_row", "statements"]
 
 #: The columns of ``episodes`` a ``remember`` fills, in order (``retired_at`` stays NULL).
@@ -31,13 +35,16 @@ EPISODE_COLUMNS = (
 
 Statement = tuple[str, tuple[Any, ...]]
 
+# The kinds, looked up once (an enum member's class attribute is a descriptor call).
+_REMEMBER, _RETIRE, _DECISION, _NOTE, _FORGET = Op.REMEMBER, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET
+
 
 def episode_row(log: str, seq: int, record: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """The ``episodes`` row of a ``remember`` record (None for any other record, or one
     whose episode lacks what the table needs: the log holds it, the projection skips it),
     for ``COPY``: the arrays and ``salience`` as the text the server parses (:func:`_text_array`,
     :func:`_jsonb`), which spares psycopg's per-value adapters most of an import's time."""
-    if record.get("op") != "remember":
+    if rec.op_of(record) is not _REMEMBER:
         return None
     e = record.get("episode")
     if not isinstance(e, Mapping):
@@ -81,28 +88,28 @@ def _jsonb(value: dict[str, Any]) -> str | Jsonb:
         return Jsonb(value)
 
 
-def statements(schema: str, log: str, seq: int, record: Mapping[str, Any]) -> Iterator[Statement]:
-    """The statements besides an ``episodes`` insert that ``record`` (at ``seq``) makes."""
-    op = record.get("op")
-    if op == "retire" and isinstance(record.get("ids"), list):
+def statements(schema: str, log: str, seq: int, record: Mapping[str, Any], op: Op | None) -> Iterator[Statement]:
+    """The statements besides an ``episodes`` insert that ``record`` (at ``seq``) of kind
+    ``op`` (:func:`~cuemem.store.records.op_of` of it) makes."""
+    if op is _RETIRE and isinstance(record.get("ids"), list):
         yield (
             f"UPDATE {schema}.episodes SET retired_at = %s WHERE log = %s AND id = ANY(%s) AND retired_at IS NULL",
             (record.get("at"), log, [str(i) for i in record["ids"]]),
         )
-    elif op == "decision" and record.get("verdict") == "accept":
+    elif op is _DECISION and record.get("verdict") == ACCEPTED:
         yield (f"UPDATE {schema}.episodes SET reviewed = true WHERE log = %s AND id = %s", (log, str(record.get("id"))))
-    elif op == "note" and isinstance(record.get("id"), str):
+    elif op is _NOTE and isinstance(record.get("id"), str):
         yield (f"DELETE FROM {schema}.notes WHERE log = %s AND id = %s", (log, record["id"]))
         yield (
             f"INSERT INTO {schema}.notes (log, id, version, sha256, markdown, seq) VALUES (%s, %s, %s, %s, %s, %s)",
             (log, record["id"], int(record.get("version", 0)), str(record.get("sha256", "")), _t(str(record.get("markdown", ""))), seq),
         )
-    elif op == "forget" and record.get("retention") == "retire":
+    elif op is _FORGET and record.get("retention") == "retire":
         yield (
             f"UPDATE {schema}.episodes SET retired_at = %s WHERE log = %s AND id = ANY(%s) AND retired_at IS NULL",
             (record.get("at"), log, [str(i) for i in record.get("ids", [])]),
         )
-    elif op == "forget" and record.get("retention") == "erase":
+    elif op is _FORGET and record.get("retention") == "erase":
         ids = [str(i) for i in record.get("ids", [])]
         notes = [str(n) for n in record.get("notes", [])]
         if ids:

@@ -123,7 +123,7 @@ class Proposal:
                 case kinds.NoteRecord():
                     out.append(f"write version {parsed.version} of note {parsed.id}")
                 case None:
-                    out.append(f"a {str(r.get('op'))[:40]} record cuemem did not write (accepting it is refused)")
+                    out.append(f"a {rec.op_of(r)} record cuemem did not write (accepting it is refused)")
         return out
 
 

@@ -74,6 +74,7 @@ __all__ = [
     "erased",
     "forget",
     "job",
+    "marker",
     "note",
     "note_bytes",
     "note_version",
@@ -120,6 +121,13 @@ def op_of(record: Mapping[str, Any]) -> Op | None:
     """The kind of a record read from the journal; None for a line cuemem never writes."""
     value = record.get("op")
     return _BY_VALUE.get(value) if isinstance(value, str) else None
+
+
+def marker(op: Op) -> bytes:
+    """The bytes every journal line of kind ``op`` holds (``"op":"note"``: lines are encoded
+    with sorted keys and no spaces), for a byte search that decodes only the lines it needs.
+    A line that holds them may be of another kind (``op`` inside a proposal's records)."""
+    return f'"op":"{op.value}"'.encode()
 
 
 _REMEMBER = Op.REMEMBER.value
