@@ -7,9 +7,12 @@
 //! so the disk works while the caller computes. It is spawned by the first job, ends after
 //! [`IDLE`] without one (the next job spawns another), and ends when the syncer is dropped.
 //!
-//! Jobs are numbered by the caller, increasing; one is queued or running at a time. A
-//! wait for a job returns once that job (or a later one) has finished, with the outcome of
-//! the last finished job; a wait for a job never started returns at once, with an error.
+//! Jobs are numbered by the caller, increasing; one is outstanding (queued or running) at a
+//! time. A wait for a job returns once it has finished, with its outcome; a wait for an
+//! earlier job returns the first failure of any job so far (none: it synced), and a wait for
+//! a job never started returns at once, with an error. On Unix a job is the `fsync(2)` a
+//! Python `os.fsync` makes, and the descriptor's `close(2)` after it is checked too (a file
+//! system may report a write-back error there).
 
 use std::fs::File;
 use std::io;
@@ -42,6 +45,8 @@ struct State {
     /// The highest job number finished, and its outcome.
     finished: u64,
     outcome: Option<Failure>,
+    /// The first failure of any job.
+    first_failure: Option<Failure>,
     /// A worker thread is alive.
     worker: bool,
     /// The syncer was dropped: the worker ends.
@@ -76,8 +81,8 @@ impl Syncer {
     /// none is alive, and returns at once.
     ///
     /// # Errors
-    /// `id` is not above every earlier job's, a job is still queued, or no thread can be
-    /// spawned; `file` is closed unsynced then, and nothing else changes.
+    /// `id` is not above every earlier job's, a job is still outstanding, or no thread can
+    /// be spawned; `file` is closed unsynced then, and nothing else changes.
     pub fn start(&self, file: File, id: u64) -> io::Result<()> {
         let mut state = self.shared.lock();
         if id <= state.queued {
@@ -86,10 +91,10 @@ impl Syncer {
                 format!("sync job {id} is not after job {}", state.queued),
             ));
         }
-        if state.job.is_some() {
+        if state.finished < state.queued {
             return Err(io::Error::new(
                 io::ErrorKind::WouldBlock,
-                "a sync job is already queued",
+                "a sync job is still outstanding",
             ));
         }
         if !state.worker {
@@ -105,9 +110,9 @@ impl Syncer {
         Ok(())
     }
 
-    /// Blocks until job `id` (or a later one) has finished; the outcome of the last
-    /// finished job: `None` when it synced, its failure otherwise. A job never handed
-    /// over is a failure at once.
+    /// Blocks until job `id` has finished: `None` when it synced, its failure otherwise
+    /// (for a job before the last finished one, the first failure of any job). A job never
+    /// handed over is a failure at once.
     pub fn wait(&self, id: u64) -> Option<Failure> {
         let mut state = self.shared.lock();
         if id > state.queued {
@@ -120,7 +125,11 @@ impl Syncer {
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        state.outcome.clone()
+        if state.finished == id {
+            state.outcome.clone()
+        } else {
+            state.first_failure.clone()
+        }
     }
 }
 
@@ -141,13 +150,15 @@ fn work(shared: &Shared) {
     loop {
         if let Some((file, id)) = state.job.take() {
             drop(state);
-            let outcome = file.sync_all().err().map(|e| {
+            let outcome = sync_and_close(file).err().map(|e| {
                 let errno = e.raw_os_error().unwrap_or(0);
                 (errno, e.to_string())
             });
-            drop(file);
             state = shared.lock();
             state.finished = id;
+            if state.first_failure.is_none() {
+                state.first_failure.clone_from(&outcome);
+            }
             state.outcome = outcome;
             shared.changed.notify_all();
             continue;
@@ -165,6 +176,38 @@ fn work(shared: &Shared) {
         }
     }
     state.worker = false;
+}
+
+/// `fsync(2)` then `close(2)` of `file`'s descriptor, each checked: what Python's `os.fsync`
+/// does (Rust's `sync_all` is `F_FULLFSYNC` on Apple systems, which Python's is not).
+#[cfg(unix)]
+fn sync_and_close(file: File) -> io::Result<()> {
+    use std::os::fd::IntoRawFd;
+    use std::os::raw::c_int;
+    extern "C" {
+        fn fsync(fd: c_int) -> c_int;
+        fn close(fd: c_int) -> c_int;
+    }
+    let fd = file.into_raw_fd();
+    // SAFETY: `fd` was just taken out of a `File` that owned it; it is closed once, here.
+    let synced = if unsafe { fsync(fd) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    };
+    // SAFETY: as above; nothing uses `fd` after this.
+    let closed = if unsafe { close(fd) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    };
+    synced.and(closed)
+}
+
+/// `sync_all`, then the file is dropped (closed).
+#[cfg(not(unix))]
+fn sync_and_close(file: File) -> io::Result<()> {
+    file.sync_all()
 }
 
 #[cfg(test)]
@@ -215,6 +258,40 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert_eq!(syncer.wait(3), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_earlier_jobs_wait_reports_the_first_failure() {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let dir = tempfile::tempdir().unwrap();
+        let syncer = Syncer::new();
+        syncer
+            .start(File::from(std::os::fd::OwnedFd::from(writer)), 1)
+            .unwrap();
+        assert!(syncer.wait(1).is_some());
+        syncer
+            .start(File::create(dir.path().join("a")).unwrap(), 2)
+            .unwrap();
+        assert_eq!(syncer.wait(2), None);
+        assert_eq!(syncer.wait(1).map(|f| f.0), Some(22)); // not job 2's success
+    }
+
+    #[test]
+    fn a_second_job_waits_for_the_first_to_be_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let syncer = Syncer::new();
+        let first = syncer.start(File::create(dir.path().join("a")).unwrap(), 1);
+        let second = syncer.start(File::create(dir.path().join("b")).unwrap(), 2);
+        assert!(first.is_ok());
+        assert_eq!(syncer.wait(1), None);
+        // Refused while job 1 was outstanding, or taken once it had finished.
+        if let Err(e) = second {
+            assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        } else {
+            assert_eq!(syncer.wait(2), None);
+        }
     }
 
     #[test]

@@ -330,3 +330,42 @@ def test_a_durable_remember_starts_its_sync_before_it_applies_the_record(tmp_pat
         monkeypatch.setattr(groupsync, "sync", lambda fd, policy, **kw: events.append("led"))
         mem.remember("Acme asked for a discount", now=NOW)
         assert events == ["start", "synced"] and _syncer_threads() - threads
+
+
+def test_waiters_of_one_started_sync_all_return_after_that_one_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four threads waiting on tickets one started sync covers all collect it: no other sync is made."""
+    led: list[int] = []
+    monkeypatch.setattr(groupsync, "sync", lambda fd, policy, **kw: led.append(fd))
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    tickets = []
+    for i in range(4):
+        os.write(fd, f"{i}\n".encode())
+        tickets.append(group.written(fd))
+    before = sync_counts()[0]
+    group.start()
+    done: list[int] = []
+    threads = [threading.Thread(target=lambda t=t: (group.wait(t), done.append(t))) for t in tickets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    group.flush()
+    assert sorted(done) == tickets and led == [] and sync_counts()[0] == before + 1
+    os.close(fd)
+
+
+def test_without_background_sync_a_waiter_leads_the_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the core cannot sync a descriptor (not POSIX), start() does nothing and the wait syncs itself."""
+    slow = _SlowSync(delay=0)
+    monkeypatch.setattr(groupsync, "sync", slow)
+    monkeypatch.setattr(groupsync, "BACKGROUND_SYNC", False)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = GroupSync()
+    os.write(fd, b"x\n")
+    ticket = group.written(fd)
+    group.start()
+    assert slow.covered == []
+    group.wait(ticket)
+    assert slow.covered == [2]
+    os.close(fd)

@@ -329,14 +329,6 @@ class Admission:
             reviewed = False
         return taint, reviewed, records
 
-    def episode(self, narrative: object, fields: dict[str, Any], taken: set[str] | None = None) -> Episode:
-        """A validated episode of ``remember``'s keywords, written at the batch's time (:func:`new_episode`).
-
-        Raises:
-            SchemaError: a field breaks the schema.
-        """
-        return new_episode(self.home, narrative, fields, self.at, taken)
-
     def admit(self, episode: Episode) -> Admitted:
         """The records that write ``episode`` as the gate decides (see the module docstring).
 
@@ -358,7 +350,7 @@ class Admission:
     def write(self, narrative: object, fields: dict[str, Any], taken: set[str] | None = None) -> Admitted:
         """Admits one write of ``remember``'s keywords (``fields``, its user and origin among
         them) as :meth:`admit` admits its episode. ``taken`` holds the ids a batch (an import)
-        has used so far, as :func:`new_episode` reads it; the write's own is added to it.
+        has used so far (they count as taken, as in :func:`new_episode`); the write's own is added to it.
 
         A write that is no version of a subject and cites no record is encoded by the core
         (:meth:`cuemem._core.Decoder.encode`: its line, when the core proves every field), and

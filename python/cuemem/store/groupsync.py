@@ -85,12 +85,12 @@ class GroupSync:
         with self._cond:
             if self._leading or self._synced >= self._written or self._failed is not None or self._fd is None or not BACKGROUND_SYNC:
                 return
+            if self._syncer is None:
+                self._syncer = _core.Syncer()
             try:
                 fd = os.dup(self._fd)
             except OSError:
                 return  # no early sync: the first waiter leads one, and reports what fails
-            if self._syncer is None:
-                self._syncer = _core.Syncer()
             self._jobs += 1
             if sync_later(self._syncer, fd, self._jobs):
                 self._leading = True
