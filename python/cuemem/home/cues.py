@@ -124,20 +124,23 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
     """
     if cues is None:
         return {}
-    if not isinstance(cues, Mapping):
+    if type(cues) is not dict and not isinstance(cues, Mapping):
         raise CueTypeError(f"cues must be a mapping of dimension -> value(s), got {type(cues).__name__}")
     out: dict[str, list[str]] = {}
     for dimension, value in cues.items():
         if dimension not in _KNOWN:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        if dimension == "meta" and isinstance(value, Mapping):
-            value = meta_cues(metadata(value))
-            if not value:
-                raise InvalidArgumentError("cue 'meta' names no scalar key=value")
-        values = _strings(dimension, value)
+        if type(value) is str and value.isascii():
+            values = [value]  # one plain value, as _strings reads it (without its call)
+        else:
+            if dimension == "meta" and isinstance(value, Mapping):
+                value = meta_cues(metadata(value))
+                if not value:
+                    raise InvalidArgumentError("cue 'meta' names no scalar key=value")
+            values = _strings(dimension, value)
         if dimension in FOLDED:
             values = [fold(values[0])] if len(values) == 1 else list(dict.fromkeys(map(fold, values)))
-        if dimension == "time":
+        elif dimension == "time":
             resolved: list[str] = []
             for v in values:
                 resolved.extend([v] if is_bucket(v) else resolve_time_cue(v, now=now))
