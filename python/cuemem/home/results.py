@@ -148,8 +148,12 @@ class Hits(Sequence[H]):
             made = self._made = [None] * len(self._rows)
         hit = made[j]
         if hit is None:
-            hit = made[j] = self._make(j)
+            hit = made[j] = self._build(j)
         return hit
+
+    def _build(self, j: int) -> H:
+        """Builds the ``j``-th hit (a subclass may build it from its own state instead of ``make``)."""
+        return self._make(j)
 
     def __iter__(self) -> Iterator[H]:
         return (self._at(j) for j in range(len(self._rows)))
@@ -199,16 +203,6 @@ class RecallResult(Generic[H]):
     cues: dict[str, list[str]] = field(default_factory=dict)
     named: dict[str, list[str]] = field(default_factory=dict)
 
-    @classmethod
-    def of_page(cls, hits: Sequence[H], total: int, examined: int, full_scan: int, cues: dict[str, list[str]]) -> RecallResult[H]:
-        """The result of one recalled page (``named`` empty), as the constructor makes it but
-        without its per-field ``object.__setattr__`` (a frozen dataclass's ``__init__``
-        sets each field that way; a cue recall returns one per call)."""
-        result = object.__new__(cls)
-        fields = {"hits": hits, "total": total, "examined": examined, "full_scan": full_scan, "cues": cues, "named": {}}
-        object.__setattr__(result, "__dict__", fields)
-        return result
-
     @property
     def candidates(self) -> int:
         """Memories the cues let through, before ranking: for a cue recall, every memory
@@ -216,6 +210,22 @@ class RecallResult(Generic[H]):
         candidate need not hold any of the query's terms, so there may be fewer hits than
         candidates even below ``k`` (``len(hits)`` is what matched the text)."""
         return self.total
+
+
+def page_result(hits: Sequence[H], total: int, examined: int, full_scan: int, cues: dict[str, list[str]]) -> RecallResult[H]:
+    """A :class:`RecallResult` of one recalled page (``named`` empty), equal to the
+    constructor's but made without it: a frozen dataclass's ``__init__`` sets each field
+    through ``object.__setattr__``, which cost a cue recall as much as its hits; the
+    fields go into the new instance's ``__dict__`` directly."""
+    result: RecallResult[H] = object.__new__(RecallResult)
+    fields = result.__dict__
+    fields["hits"] = hits
+    fields["total"] = total
+    fields["examined"] = examined
+    fields["full_scan"] = full_scan
+    fields["cues"] = cues
+    fields["named"] = {}
+    return result
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from ..clock import TimeArg, edge_now
 from ..home import Home
 from ..cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
 from ..scope import Reach
-from ..results import Hit, Hits, RecallResult, TextHit
+from ..results import Hit, Hits, RecallResult, TextHit, page_result
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
@@ -139,8 +139,7 @@ class Recaller:
         ids, superseded = indexes.ids, indexes.lifecycle.superseded_by
         if not (exclude_stale or (superseded and _superseded_in(rows, ids, superseded)) or (indexes.cited and cites_any(rows, indexes.citers))):
             # The common page: nothing to reorder, returned as the core ranked it.
-            hits = Hits(rows, ids, partial(self._make, first, rows, at, ids, {}))
-            return RecallResult.of_page(hits, first.total, first.examined, first.full_scan, cues)
+            return page_result(_CuePage(rows, ids, first, at, self), first.total, first.examined, first.full_scan, cues)
         return self._reordered(first, rows, cues, k, at, t, exclude, exclude_stale)
 
     def _reordered(
@@ -325,6 +324,25 @@ class Recaller:
                 hit = self._hit(row, float(top.scores[0]), top.breakdown[0].tolist(), at)
             out.append(hit)
         return out
+
+
+class _CuePage(Hits[Hit]):
+    """The page of a cue recall that nothing reorders: its hits built from the core's
+    ranking when read (as :meth:`Recaller._make` builds them; a :class:`Hits` whose state
+    is its own slots rather than a ``make`` bound to it, which cost the recall as much)."""
+
+    __slots__ = ("_recall", "_when", "_recaller")
+
+    def __init__(self, rows: list[int], ids: Sequence[str], recall: _core.Recall, at: datetime, recaller: Recaller) -> None:
+        self._rows = rows
+        self._ids = ids
+        self._made = None
+        self._recall = recall
+        self._when = at
+        self._recaller = recaller
+
+    def _build(self, j: int) -> Hit:
+        return self._recaller._make(self._recall, self._rows, self._when, self._ids, {}, j)
 
 
 R = TypeVar("R")
