@@ -170,7 +170,7 @@ class Recaller:
         hits = self._lead(hits, page_rows, k, at, cues, exclude)
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
-    def _make(self, r: _core.Recall, rows: list[int], at: datetime, ids: Sequence[str], made: dict[int, Hit], i: int) -> Hit:
+    def _make(self, r: _core.Recall, rows: Sequence[int], at: datetime, ids: Sequence[str], made: dict[int, Hit], i: int) -> Hit:
         """The ``i``-th hit of the page ``r`` (rows ``rows``, ids ``ids``), reusing one already in ``made``."""
         row = rows[i]
         hit = made.get(row)
@@ -370,7 +370,9 @@ def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str
         return exclude
     if not exclude:
         return {"trust": [QUARANTINED]}
-    held = exclude.get("trust", ())
+    held = exclude.get("trust")
+    if held is None:
+        return {**exclude, "trust": [QUARANTINED]}
     return {**exclude, "trust": held if QUARANTINED in held else [*held, QUARANTINED]}
 
 
