@@ -68,7 +68,9 @@ R = TypeVar("R")
 def _serialized(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[Memory, P], R]:
     """Runs ``method`` holding the home's guard: one call at a time per home, so a handle is
     safe to share between threads (the Scheduler's among them). Calls nest (a job's run
-    calls other methods); lazy ``Hit.record`` reads need no guard."""
+    calls other methods); lazy ``Hit.record`` reads need no guard. (``recall``, the hot
+    path, takes the guard in :meth:`Recaller.recall <cuemem.home.query.recall.Recaller.recall>`
+    instead: the wrapper's repacking of its arguments was a tenth of a recall.)"""
 
     @functools.wraps(method)
     def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -489,8 +491,7 @@ class Memory:
         follows: RecallResult | None = None,
     ) -> RecallResult: ...
 
-    @_serialized
-    def recall(
+    def recall(  # the guard is held by the Recaller (the hot path spares the wrapper)
         self,
         cues: Cues | None = None,
         text: str | None = None,

@@ -24,6 +24,7 @@ Decisions the specification left open:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -314,8 +315,16 @@ def is_bucket(value: str) -> bool:
     Raises:
         CueTypeError: ``value`` is not a string.
     """
+    if type(value) is str:
+        return _canonical_bucket(value)  # remembered: a recall's time cues are mostly a few buckets
     if not isinstance(value, str):
         raise CueTypeError(f"a time bucket must be a string, got {type(value).__name__}")
+    return bool(_canonical_bucket.__wrapped__(value))  # a subclass of str: read, not kept
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_bucket(value: str) -> bool:
+    """:func:`is_bucket` of a plain string (a pure function of it, so its answers are kept)."""
     match = _BUCKET.fullmatch(value)
     if match is None:
         return False

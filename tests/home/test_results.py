@@ -17,7 +17,7 @@ def _page(n: int, made: list[int]) -> Hits[Hit]:
         made.append(i)
         return Hit(f"id{i}", 1.0 - i / 10, [0.0] * 7, _never)
 
-    return Hits(list(range(n)), lambda row: f"id{row}", make)
+    return Hits(list(range(n)), [f"id{row}" for row in range(n)], make)
 
 
 def test_hits_read_like_a_list_and_build_each_hit_once() -> None:

@@ -98,7 +98,10 @@ def fold(value: str) -> str:
 def _strings(dimension: str, value: Any) -> list[str]:
     if isinstance(value, str):
         values = [value]
-    elif isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            if not isinstance(v, str):
+                raise CueTypeError(f"cue {dimension!r} must be a string or a list of strings, got {type(value).__name__}")
         if not value:
             raise InvalidArgumentError(f"cue {dimension!r} has an empty list of values")
         values = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
@@ -124,20 +127,23 @@ def normalize(cues: Mapping[str, Any] | None, *, now: datetime | date) -> dict[s
     """
     if cues is None:
         return {}
-    if not isinstance(cues, Mapping):
+    if type(cues) is not dict and not isinstance(cues, Mapping):
         raise CueTypeError(f"cues must be a mapping of dimension -> value(s), got {type(cues).__name__}")
     out: dict[str, list[str]] = {}
     for dimension, value in cues.items():
         if dimension not in _KNOWN:
             raise UnknownDimensionError(f"unknown cue dimension {dimension!r}; the dimensions are {list(DIMENSIONS)}")
-        if dimension == "meta" and isinstance(value, Mapping):
-            value = meta_cues(metadata(value))
-            if not value:
-                raise InvalidArgumentError("cue 'meta' names no scalar key=value")
-        values = _strings(dimension, value)
+        if type(value) is str and value.isascii():
+            values = [value]  # one plain value, as _strings reads it (without its call)
+        else:
+            if dimension == "meta" and isinstance(value, Mapping):
+                value = meta_cues(metadata(value))
+                if not value:
+                    raise InvalidArgumentError("cue 'meta' names no scalar key=value")
+            values = _strings(dimension, value)
         if dimension in FOLDED:
             values = [fold(values[0])] if len(values) == 1 else list(dict.fromkeys(map(fold, values)))
-        if dimension == "time":
+        elif dimension == "time" and (len(values) != 1 or not is_bucket(values[0])):  # (one bucket stays as it is)
             resolved: list[str] = []
             for v in values:
                 resolved.extend([v] if is_bucket(v) else resolve_time_cue(v, now=now))

@@ -18,6 +18,8 @@ from .forks import refuse_another_process
 
 __all__ = ["Guard"]
 
+_get_ident = threading.get_ident
+
 
 class Guard:
     """A reentrant lock that runs :attr:`on_release` when its outermost holder lets go."""
@@ -34,13 +36,16 @@ class Guard:
         self.on_release: Callable[[], None] | None = None
 
     def __enter__(self) -> Guard:
-        self._check_process()
+        # A forked child's thread is refused (ForkedHandleError): the lock's state is its
+        # parent's, and another thread may have held it at the fork, never to let go here.
+        if os.getpid() != self._pid:
+            refuse_another_process(self._pid)
         self._lock.acquire()
         self._depth += 1
-        self._owner = threading.get_ident()
+        self._owner = _get_ident()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, value: object, trace: object) -> None:
         deferred = None
         try:
             if self._depth == 1:
@@ -57,18 +62,9 @@ class Guard:
                 for wait in deferred:  # before the call returns: it acknowledges no unsynced write
                     wait()
 
-    def _check_process(self) -> None:
-        """Refuses a thread of a forked child: the lock's state is its parent's (another
-        thread may have held it at the fork, and would never let go here).
-
-        Raises:
-            ForkedHandleError: this process is not the one that made the guard.
-        """
-        refuse_another_process(self._pid)
-
     def holds(self) -> bool:
         """Whether the calling thread holds the guard."""
-        return self._owner == threading.get_ident()
+        return self._owner == _get_ident()
 
     def outermost(self) -> bool:
         """Whether the calling thread holds the guard once: its call is not inside another."""
@@ -90,13 +86,13 @@ class Guard:
         Raises:
             ForkedHandleError: as entering the guard.
         """
-        self._check_process()
+        refuse_another_process(self._pid)
         if not self._lock.acquire(timeout=timeout):
             return False
         self._depth += 1
-        self._owner = threading.get_ident()
+        self._owner = _get_ident()
         return True
 
     def release(self) -> None:
         """Lets go of a lock :meth:`acquire` took (as leaving a ``with`` block)."""
-        self.__exit__()
+        self.__exit__(None, None, None)

@@ -110,22 +110,23 @@ class Hits(Sequence[H]):
     (``list(hits)`` for a list to change).
     """
 
-    __slots__ = ("_rows", "_id_of", "_make", "_made")
+    __slots__ = ("_rows", "_ids", "_make", "_made")
 
-    def __init__(self, rows: Sequence[int], id_of: Callable[[int], str], make: Callable[[int], H]) -> None:
+    def __init__(self, rows: Sequence[int], ids: Sequence[str], make: Callable[[int], H]) -> None:
+        """``rows``: the page's rows, best first; ``ids``: the home's ids by row; ``make``: builds the ``i``-th hit."""
         self._rows = rows
-        self._id_of = id_of
+        self._ids = ids
         self._make = make
-        self._made: list[H | None] = [None] * len(rows)
+        self._made: list[H | None] | None = None  # the hits built so far (None: none yet)
 
     @property
     def ids(self) -> list[str]:
         """The hits' ids, best first, read without building a hit."""
-        id_of = self._id_of
-        return [id_of(row) for row in self._rows]
+        ids = self._ids
+        return [ids[row] for row in self._rows]
 
     def __len__(self) -> int:
-        return len(self._made)
+        return len(self._rows)
 
     @overload
     def __getitem__(self, i: int) -> H: ...
@@ -133,8 +134,8 @@ class Hits(Sequence[H]):
     def __getitem__(self, i: slice) -> list[H]: ...
     def __getitem__(self, i: int | slice) -> H | list[H]:
         if isinstance(i, slice):
-            return [self._at(j) for j in range(*i.indices(len(self._made)))]
-        n = len(self._made)
+            return [self._at(j) for j in range(*i.indices(len(self._rows)))]
+        n = len(self._rows)
         j = i.__index__() + n if i < 0 else i.__index__()
         if not 0 <= j < n:
             raise IndexError("hit index out of range")
@@ -142,13 +143,20 @@ class Hits(Sequence[H]):
 
     def _at(self, j: int) -> H:
         """The ``j``-th hit, built on first read."""
-        hit = self._made[j]
+        made = self._made
+        if made is None:
+            made = self._made = [None] * len(self._rows)
+        hit = made[j]
         if hit is None:
-            hit = self._made[j] = self._make(j)
+            hit = made[j] = self._build(j)
         return hit
 
+    def _build(self, j: int) -> H:
+        """Builds the ``j``-th hit (a subclass may build it from its own state instead of ``make``)."""
+        return self._make(j)
+
     def __iter__(self) -> Iterator[H]:
-        return (self._at(j) for j in range(len(self._made)))
+        return (self._at(j) for j in range(len(self._rows)))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Hits):
@@ -202,6 +210,22 @@ class RecallResult(Generic[H]):
         candidate need not hold any of the query's terms, so there may be fewer hits than
         candidates even below ``k`` (``len(hits)`` is what matched the text)."""
         return self.total
+
+
+def page_result(hits: Sequence[H], total: int, examined: int, full_scan: int, cues: dict[str, list[str]]) -> RecallResult[H]:
+    """A :class:`RecallResult` of one recalled page (``named`` empty), equal to the
+    constructor's but made without it: a frozen dataclass's ``__init__`` sets each field
+    through ``object.__setattr__``, which cost a cue recall as much as its hits; the
+    fields go into the new instance's ``__dict__`` directly."""
+    result: RecallResult[H] = object.__new__(RecallResult)
+    fields = result.__dict__
+    fields["hits"] = hits
+    fields["total"] = total
+    fields["examined"] = examined
+    fields["full_scan"] = full_scan
+    fields["cues"] = cues
+    fields["named"] = {}
+    return result
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -35,7 +36,7 @@ from ..clock import TimeArg, edge_now
 from ..home import Home
 from ..cues import DIMENSIONS, QUARANTINED, cue_values_json, normalize
 from ..scope import Reach
-from ..results import Hit, Hits, RecallResult, TextHit
+from ..results import Hit, Hits, RecallResult, TextHit, page_result
 from .understand import POOLED, Ranked, Reader, merge_pools
 
 __all__ = ["Recaller", "carried", "cites_any", "guarded", "lead_with_abstractions"]
@@ -66,30 +67,35 @@ class Recaller:
         exclude_stale: object, weights: object, include_quarantined: object, follows: object, reach: Reach,
     ) -> RecallResult:
         """A caller's recall (``Memory.recall``'s arguments, checked here) within ``reach``,
-        at ``now`` read at the edge: :meth:`cues`, or with ``text``, :meth:`text`.
+        at ``now`` read at the edge: :meth:`cues`, or with ``text``, :meth:`text` — holding
+        the home's guard, as every call of the facade does (``Memory.recall``, the hot path,
+        spares the facade's wrapper and takes it here).
 
         Raises:
             ScopeError: as :meth:`Reach.cues`. UnknownDimensionError, TimeCueError: a bad cue.
             InvalidArgumentError: a blank ``text`` (``k`` is checked by the core's binding).
             CueTypeError: ``text``, ``weights`` or ``follows`` of the wrong type.
+            ForkedHandleError: as the guard (a forked child's handle).
         """
-        stale = _arrays.boolean(exclude_stale, "exclude_stale")
-        held = _arrays.boolean(include_quarantined, "include_quarantined")
-        at = edge_now(now)
-        resolved = reach.cues(normalize(cues, now=at))
-        excluded = normalize(exclude, now=at) or None
-        # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
-        if text is None:
-            return self.cues(resolved, k, at, excluded, stale, held)
-        if not isinstance(text, str):
-            raise CueTypeError(f"text must be a string, got {type(text).__name__}")
-        if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
-            raise InvalidArgumentError("text must hold at least one word")
-        if weights is not None and not isinstance(weights, TextWeights):
-            raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
-        if follows is not None and not isinstance(follows, RecallResult):
-            raise CueTypeError(f"follows must be a RecallResult, got {type(follows).__name__}")
-        return self.text(resolved, text, k, at, excluded, weights, stale, held, follows)
+        with self._home.guard:
+            # (``False``, the default, is a bool: it skips the check's call, not the check.)
+            stale = exclude_stale if exclude_stale is False else _arrays.boolean(exclude_stale, "exclude_stale")
+            held = include_quarantined if include_quarantined is False else _arrays.boolean(include_quarantined, "include_quarantined")
+            at = edge_now(now)
+            resolved = reach.cues(normalize(cues, now=at))
+            excluded = None if exclude is None else normalize(exclude, now=at) or None
+            # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
+            if text is None:
+                return self._cues(resolved, k, at, at.timestamp(), excluded, stale, held)
+            if not isinstance(text, str):
+                raise CueTypeError(f"text must be a string, got {type(text).__name__}")
+            if not text_field(text, "text", allow_empty=True).strip():  # a lone surrogate: SchemaError
+                raise InvalidArgumentError("text must hold at least one word")
+            if weights is not None and not isinstance(weights, TextWeights):
+                raise CueTypeError(f"weights must be a TextWeights, got {type(weights).__name__}")
+            if follows is not None and not isinstance(follows, RecallResult):
+                raise CueTypeError(f"follows must be a RecallResult, got {type(follows).__name__}")
+            return self.text(resolved, text, k, at, excluded, weights, stale, held, follows)
 
     def cue_values(self, dimension: str, reach: Reach) -> list[tuple[str, int]]:
         """The values of a cue dimension with how many memories ``reach`` sees carry each, most
@@ -119,24 +125,41 @@ class Recaller:
         — no stale filter asked, no superseded version in it, nothing citing its rows —
         is returned as the core ranked it; otherwise the hits are built here, the page
         grown (:func:`_page`) and led by abstractions (:meth:`_lead`)."""
+        return self._cues(cues, k, at, at.timestamp(), exclude, exclude_stale, quarantined)
+
+    def _cues(
+        self, cues: dict[str, list[str]], k: int, at: datetime, t: float, exclude: dict[str, list[str]] | None, exclude_stale: bool,
+        quarantined: bool,
+    ) -> RecallResult:
+        """:meth:`cues` at ``at``, whose POSIX time is ``t``."""
         exclude = guarded(exclude, quarantined)
-        home = self._home
-        indexes = home.indexes
-        t = at.timestamp()
-        ids, superseded = indexes.ids, home.lifecycle.superseded_by
-        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
+        indexes = self._home.indexes
         first = _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, k, exclude)
         rows: list[int] = first.rows.tolist()
-        hits: Sequence[Hit] = Hits(rows, ids.__getitem__, self._maker(first, rows, at, made))
-        if not (exclude_stale or (superseded and _crowded(hits, superseded)) or (indexes.cited and cites_any(rows, home.citer_rows))):
+        ids, superseded = indexes.ids, indexes.lifecycle.superseded_by
+        if not (exclude_stale or (superseded and _superseded_in(rows, ids, superseded)) or (indexes.cited and cites_any(rows, indexes.citers))):
             # The common page: nothing to reorder, returned as the core ranked it.
-            return RecallResult(hits=hits, total=first.total, examined=first.examined, full_scan=first.full_scan, cues=cues)
+            return page_result(_CuePage(rows, ids, first, at, self), first.total, first.examined, first.full_scan, cues)
+        return self._reordered(first, rows, cues, k, at, t, exclude, exclude_stale)
+
+    def _reordered(
+        self, first: _core.Recall, rows: list[int], cues: dict[str, list[str]], k: int, at: datetime, t: float,
+        exclude: dict[str, list[str]] | None, exclude_stale: bool,
+    ) -> RecallResult:
+        """The page ``first`` (rows ``rows``) with what reorders it applied: stale hits left out
+        (``exclude_stale``), superseded versions behind the current ones, the page grown
+        while they crowded it (:func:`_page`) and led by abstractions (:meth:`_lead`)."""
+        home = self._home
+        indexes = home.indexes
+        ids, superseded = indexes.ids, indexes.lifecycle.superseded_by
+        made: dict[int, Hit] = {}  # a hit (and the record it loaded) is reused when the page grows
+        hits: Sequence[Hit] = Hits(rows, ids, partial(self._make, first, rows, at, ids, made))
 
         def page(wanted: int) -> tuple[Hits[Hit], _core.Recall]:
             nonlocal rows
             r = first if wanted == k else _core.recall(indexes.cues._inner, indexes.salience._inner, cues, t, wanted, exclude)
             rows = r.rows.tolist()
-            return Hits(rows, ids.__getitem__, self._maker(r, rows, at, made)), r
+            return Hits(rows, ids, partial(self._make, r, rows, at, ids, made)), r
 
         hits, r = _page(page, k, exclude_stale, superseded, hits, first)
         if isinstance(hits, Hits):
@@ -147,21 +170,15 @@ class Recaller:
         hits = self._lead(hits, page_rows, k, at, cues, exclude)
         return RecallResult(hits=hits, total=r.total, examined=r.examined, full_scan=r.full_scan, cues=cues)
 
-    def _maker(self, r: _core.Recall, rows: list[int], at: datetime, made: dict[int, Hit]) -> Callable[[int], Hit]:
-        """What builds the ``i``-th hit of the page ``r`` (rows ``rows``), reusing one already in ``made``."""
-        home, scores, parts = self._home, r.scores, r.breakdown
-        ids, fresh, stale_below = home.indexes.ids, self._freshness(at), self._stale_below
-
-        def make(i: int) -> Hit:
-            row = rows[i]
-            hit = made.get(row)
-            if hit is None:
-                hit = made[row] = Hit(ids[row], float(scores[i]), parts[i].tolist(), home.loader(row))
-                hit._fresh = fresh
-                hit.stale_below = stale_below
-            return hit
-
-        return make
+    def _make(self, r: _core.Recall, rows: Sequence[int], at: datetime, ids: Sequence[str], made: dict[int, Hit], i: int) -> Hit:
+        """The ``i``-th hit of the page ``r`` (rows ``rows``, ids ``ids``), reusing one already in ``made``."""
+        row = rows[i]
+        hit = made.get(row)
+        if hit is None:
+            hit = made[row] = Hit(ids[row], float(r.scores[i]), r.breakdown[i].tolist(), self._home.loader(row))
+            hit._fresh = self._freshness(at)
+            hit.stale_below = self._stale_below
+        return hit
 
     def text(
         self, cues: dict[str, list[str]], text: str, k: int, at: datetime, exclude: dict[str, list[str]] | None,
@@ -309,6 +326,25 @@ class Recaller:
         return out
 
 
+class _CuePage(Hits[Hit]):
+    """The page of a cue recall that nothing reorders: its hits built from the core's
+    ranking when read (as :meth:`Recaller._make` builds them; a :class:`Hits` whose state
+    is its own slots rather than a ``make`` bound to it, which cost the recall as much)."""
+
+    __slots__ = ("_recall", "_when", "_recaller")
+
+    def __init__(self, rows: list[int], ids: Sequence[str], recall: _core.Recall, at: datetime, recaller: Recaller) -> None:
+        self._rows = rows
+        self._ids = ids
+        self._made = None
+        self._recall = recall
+        self._when = at
+        self._recaller = recaller
+
+    def _build(self, j: int) -> Hit:
+        return self._recaller._make(self._recall, self._rows, self._when, self._ids, {}, j)
+
+
 R = TypeVar("R")
 
 
@@ -332,10 +368,12 @@ def guarded(exclude: dict[str, list[str]] | None, quarantined: bool) -> dict[str
     """
     if quarantined:
         return exclude
-    out = dict(exclude or {})
-    held = out.get("trust", [])
-    out["trust"] = held if QUARANTINED in held else [*held, QUARANTINED]
-    return out
+    if not exclude:
+        return {"trust": [QUARANTINED]}
+    held = exclude.get("trust")
+    if held is None:
+        return {**exclude, "trust": [QUARANTINED]}
+    return {**exclude, "trust": held if QUARANTINED in held else [*held, QUARANTINED]}
 
 
 def _crowded(hits: Sequence[Hit], superseded: Container[str]) -> bool:
@@ -343,6 +381,11 @@ def _crowded(hits: Sequence[Hit], superseded: Container[str]) -> bool:
     if not superseded:
         return False  # no version was ever superseded: nothing to look up
     return any(i in superseded for i in (hits.ids if isinstance(hits, Hits) else [h.id for h in hits]))
+
+
+def _superseded_in(rows: list[int], ids: Sequence[str], superseded: Container[str]) -> bool:
+    """Whether the id of one of ``rows`` is ``superseded`` (as :func:`_crowded`, read from rows)."""
+    return any(ids[row] in superseded for row in rows)
 
 
 def _page(
