@@ -211,6 +211,37 @@ def test_a_write_the_core_encodes_admits_what_the_validated_episode_admits(tmp_p
             assert encode(encoded.records, trusted=True) == encode(validated.records, trusted=True), narrative
 
 
+def test_a_batchs_writes_take_the_ids_and_bytes_validating_each_item_in_full_gives(tmp_path: Path) -> None:
+    """An import's items through ``Admission.write(..., taken)``: equal narratives get the fresh
+    ids, a given id its own, a repeated version its verdict, and every record the bytes that
+    :func:`new_episode` + ``admit`` with the same batch's ids give; the batch's ids agree after."""
+    from cuemem.lifecycle.writes import new_episode
+    from cuemem.schema import Origin
+    from cuemem.store.journal import encode
+
+    items: list[tuple[str, dict[str, Any]]] = [
+        ("The weekly sync moved to Thursday", {"actors": ["kim"]}),
+        ("The weekly sync moved to Thursday", {"actors": ["kim"]}),
+        ("A given one", {"id": "given-1", "tags": ["x"]}),
+        ("Kim prefers tea", {"kind": "preference", "subject": "drink", "actors": ["kim"]}),
+        ("Kim prefers tea", {"kind": "preference", "subject": "drink", "actors": ["kim"]}),
+        ("With metadata", {"metadata": {"k": 1}}),
+    ]
+    with Memory.open(tmp_path, fsync="never") as mem:
+        home, profile = mem._home, mem.profile
+        fast, slow = Admission(home, profile, T0), Admission(home, profile, T0)
+        taken_fast: set[str] = set()
+        taken_slow: set[str] = set()
+        for narrative, fields in items:
+            written = fast.write(narrative, {"origin": Origin.USER, **fields}, taken_fast)
+            episode = new_episode(home, narrative, {"origin": Origin.USER, **fields}, T0, taken_slow)
+            validated = slow.admit(episode)
+            taken_slow.add(episode.id)
+            assert (written.id, written.action) == (validated.id, validated.action), narrative
+            assert encode(written.records, trusted=True) == encode(validated.records, trusted=True), narrative
+        assert taken_fast == taken_slow and len(taken_fast) == len(items)
+
+
 def test_a_write_the_core_cannot_prove_is_refused_with_the_validators_error(tmp_path: Path) -> None:
     """A bad field through ``Admission.write`` raises the validator's typed error naming it, and admits nothing."""
     from cuemem.errors import InvalidIdError, SchemaError
