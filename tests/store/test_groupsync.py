@@ -16,7 +16,7 @@ from cuemem import Memory
 from cuemem.errors import StorageError
 from cuemem.home.guard import Guard
 from cuemem.store import groupsync
-from cuemem.store.fsync import FsyncPolicy, sync, sync_counts
+from cuemem.store.fsync import FsyncPolicy, handed_syncs, sync, sync_counts
 from cuemem.store.groupsync import GroupSync
 from cuemem.store.journal import Journal
 
@@ -275,11 +275,11 @@ def test_a_started_sync_runs_on_the_cores_syncer_thread(tmp_path: Path, monkeypa
     group = GroupSync()
     os.write(fd, b"x\n")
     ticket = group.written(fd)
-    before, threads = sync_counts()[0], _syncer_threads()
+    before, handed, threads = sync_counts()[0], handed_syncs(), _syncer_threads()
     group.start()
     group.wait(ticket)
     assert _syncer_threads() - threads  # this group's syncer (named once it runs)
-    assert sync_counts()[0] == before + 1 and led == []
+    assert sync_counts()[0] == before + 1 and handed_syncs() == handed + 1 and led == []
     group.start()  # nothing left to sync: no sync
     group.flush()
     assert sync_counts()[0] == before + 1 and led == []
@@ -288,7 +288,7 @@ def test_a_started_sync_runs_on_the_cores_syncer_thread(tmp_path: Path, monkeypa
     group.start()
     group.flush()  # collects the started sync, which covers the ticket: no other
     group.wait(second)
-    assert sync_counts()[0] == before + 2 and led == []
+    assert sync_counts()[0] == before + 2 and handed_syncs() == handed + 2 and led == []
     os.close(fd)
 
 

@@ -51,18 +51,26 @@ from .. import _core
 from ..errors import InvalidArgumentError, StorageError
 
 __all__ = [
-    "BACKGROUND_SYNC", "FsyncPolicy", "final_path", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts",
+    "BACKGROUND_SYNC", "FsyncPolicy", "final_path", "handed_syncs", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts",
     "sync_directory", "sync_later", "synced", "write_atomic",
 ]
 
 #: Flushes made so far in this process: [fsync calls, syncfs calls].
 _COUNTS = [0, 0]
+#: Of those fsync calls, the ones handed to the core's syncer thread (:func:`sync_later`).
+_HANDED = [0]
 
 
 def sync_counts() -> tuple[int, int]:
     """How many flushes this process asked the file system for so far, through this module:
     ``(fsync calls, syncfs calls)``; subtract two readings to count what one write cost."""
     return _COUNTS[0], _COUNTS[1]
+
+
+def handed_syncs() -> int:
+    """How many of :func:`sync_counts`' fsync calls so far were made on the core's syncer
+    thread (:func:`sync_later`), where ``os.fsync`` is not the function that makes them."""
+    return _HANDED[0]
 
 
 class FsyncPolicy(str, Enum):
@@ -111,6 +119,7 @@ def sync_later(syncer: _core.Syncer, fd: int, job: int) -> bool:
     if syncer.start(fd, job) is not None:
         return False
     _COUNTS[0] += 1
+    _HANDED[0] += 1
     return True
 
 
