@@ -105,6 +105,17 @@ def test_many_japanese_values_are_all_found() -> None:
     assert read_question("佐藤花子は何を買った", now=TODAY, vocabulary=v).named == {"actor": ["佐藤花子"]}
 
 
+def test_a_given_name_many_people_share_names_each_of_them_once_in_the_order_learnt() -> None:
+    """Twenty thousand people called Jonas, learnt one by one and some twice: "Jonas" names each once, first learnt first."""
+    people = [f"Jonas Surname{i:05d}" for i in range(20_000)]
+    v = Vocabulary({"actor": people})
+    for name in people[:100]:
+        v.add("actor", name)
+    assert len(v) == 20_000
+    assert read_question("What did Jonas say?", now=TODAY, vocabulary=v).named == {"actor": people}
+    assert read_question("Did Surname00042 call?", now=TODAY, vocabulary=v).named == {"actor": [people[42]]}
+
+
 def test_a_word_of_a_person_s_name_names_the_person_and_stays_in_the_query() -> None:
     """A given name in any case, a family name only with its capital; the word stays for BM25 (it may be an ordinary word)."""
     v = Vocabulary({"actor": ["priya shah", "kestrel air"]})

@@ -203,8 +203,10 @@ class Vocabulary:
         self._cjk: dict[str, list[tuple[str, str]]] = {}
         self._cjk_order: list[str] | None = None  # CJK keys, longest first, made when first needed
         self._years: set[str] = set()
-        self._given: dict[str, list[tuple[str, str]]] = {}  # an actor's first word -> (dimension, value)
-        self._part: dict[str, list[tuple[str, str]]] = {}  # an actor's later words -> (dimension, value); named if capitalised
+        # A word of an actor's name -> the (dimension, value)s it is part of, in the order learnt
+        # (a dict as an ordered set: a common first name is part of thousands of names).
+        self._given: dict[str, dict[tuple[str, str], None]] = {}  # an actor's first word
+        self._part: dict[str, dict[tuple[str, str], None]] = {}  # an actor's later words; named if capitalised
         for dimension, names in values.items():
             for value in names:
                 self.add(dimension, value)
@@ -235,9 +237,7 @@ class Vocabulary:
             if len(folded) < 3 or folded in FUNCTION_WORDS:
                 continue
             table = self._given if i == 0 else self._part
-            known = table.setdefault(folded, [])
-            if (dimension, value) not in known:
-                known.append((dimension, value))
+            table.setdefault(folded, {})[dimension, value] = None
 
     def add_year(self, year: str) -> None:
         """Learns a year bucket the home holds."""
@@ -287,7 +287,7 @@ class Vocabulary:
                         break
                 else:
                     start, end, word = words[i]
-                    hits = self._given.get(word, []) + (self._part.get(word, []) if question[start].isupper() else [])
+                    hits = [*self._given.get(word, ()), *(self._part.get(word, ()) if question[start].isupper() else ())]
                     if hits:  # a part of a name stays in the BM25 query: the word may be an ordinary one
                         take(hits, (start, end), blank=False)
                     i += 1
