@@ -262,15 +262,13 @@ class Vocabulary:
         values of a dropped dimension (actors). The longest name wins where names
         overlap; a value ``live`` says no live memory carries is not named. A word of a
         name of several words names it too (see the module docs) but stays in the query."""
-        named: dict[str, list[str]] = {}
+        named: dict[str, dict[str, None]] = {}  # dimension -> its values, in the order found (an ordered set)
         spans: list[tuple[int, int]] = []
 
         def take(hits: list[tuple[str, str]], span: tuple[int, int], blank: bool = True) -> bool:
             alive = [(d, v) for d, v in hits if live is None or live(d, v)]
             for dimension, value in alive:
-                values = named.setdefault(dimension, [])
-                if value not in values:
-                    values.append(value)
+                named.setdefault(dimension, {})[value] = None
                 if dimension in _DROPPED and blank:
                     spans.append(span)
             return bool(alive)
@@ -302,7 +300,7 @@ class Vocabulary:
                     if not any(a < span[1] and span[0] < b for a, b in taken) and take(self._cjk[key], span):
                         taken.append(span)
                     start = question.find(key, start + len(key))
-        return named, spans
+        return {dimension: list(values) for dimension, values in named.items()}, spans
 
 
 @dataclass(frozen=True)
