@@ -108,6 +108,43 @@ def test_deleting_index_rebuilds_the_same_answers(home: Path) -> None:
     assert set(index_bytes(home)) == {*INDEX_FILES, *HINTS}
 
 
+TEXTS = ("episode 7 of seed 2", "Tuesdays", "the last word", "acme")
+
+
+def text_answers(mem: Memory) -> list[list[tuple[str, float]]]:
+    """The hits (id, score) of text recalls: what a text index rebuilt any way must not change."""
+    return [[(h.id, h.score) for h in mem.recall(text=t, k=10, now=NOW).hits] for t in TEXTS]
+
+
+def test_with_index_gone_one_pass_over_the_journal_rebuilds_the_rows_and_the_text(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replay that rebuilds the row indexes fills the text index too: the journal is read
+    from its start once, and text recall answers as before; with only the text index gone,
+    the loaded rows feed a new one the same way."""
+    from cuemem.store.journal import Journal
+
+    with Memory.open(home, read_only=True, user="*") as mem:
+        before = text_answers(mem)
+    passes: list[object] = []
+    runs = Journal.runs
+
+    def counted(self: Journal, start: Any = None) -> Any:
+        passes.append(start)
+        return runs(self, start)
+
+    monkeypatch.setattr(Journal, "runs", counted)
+    shutil.rmtree(home / "index")
+    with Memory.open(home, user="*") as mem:
+        assert (mem.open_report.index, mem.open_report.text) == ("rebuilt", "rebuilt")
+        assert mem.open_report.text_rebuilt_because == "no text index" and len(passes) == 1
+        assert text_answers(mem) == before
+    shutil.rmtree(home / "index" / "text")
+    with Memory.open(home, user="*") as mem:
+        assert (mem.open_report.index, mem.open_report.text, mem.open_report.text_rebuilt_because) == ("loaded", "rebuilt", "no text index")
+        assert text_answers(mem) == before
+    with Memory.open(home, read_only=True, user="*") as mem:
+        assert mem.open_report.text == "loaded" and text_answers(mem) == before
+
+
 def test_two_rebuilds_give_byte_identical_files(home: Path) -> None:
     """Rebuilding the same journal twice writes the same bytes to every file of ``index/``."""
     first = rebuild_by_deleting(home)

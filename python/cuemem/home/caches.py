@@ -50,10 +50,14 @@ class Caches:
     @classmethod
     def open(
         cls, index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool, distrust: bool, fsync: FsyncPolicy,
+        filled: TextCache | None = None,
     ) -> Caches:
         """The text index of ``analyzer`` (or the one in use, :func:`.textswap.open_text`),
-        caught up with ``indexes`` or rebuilt (``distrust``: the journal changed under it)."""
-        text, report, candidate = open_text(index_dir, analyzer, indexes, journal, writable=writable, distrust=distrust, fsync=fsync)
+        caught up with ``indexes`` or rebuilt (``distrust``: the journal changed under it);
+        ``filled``: the one the replay filled (:func:`.textswap.replay_target`)."""
+        text, report, candidate = open_text(
+            index_dir, analyzer, indexes, journal, writable=writable, distrust=distrust, fsync=fsync, filled=filled,
+        )
         return cls(index_dir, fsync, text, report, candidate)
 
     def open_vectors(self, embedder: Embedder, home: Any, *, writable: bool, distrust: bool) -> None:

@@ -59,6 +59,7 @@ from .results import HomeStats, IndexState, OpenReport
 from .clock import Clock
 from .proposalfiles import ProposalFiles
 from .sharing import Local, Sharing
+from .textswap import replay_target
 
 _log = logging.getLogger("cuemem.home")
 
@@ -153,12 +154,14 @@ class Home:
         if not read_only:
             lock = WriterLock(layout.lock)
             lock.acquire(timeout=lock_timeout)
+        filled = None
         try:
             sharing.prepare(layout)
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=sharing.upstream)
             fetched = sharing.pull(journal)
             intent, refused = (None, None) if read_only else sharing.pending(layout, journal)
-            indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience)
+            filled = replay_target(layout.index, text_analyzer, writable=not read_only)  # one pass where both start afresh
+            indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience, filled)
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             files = sharing.files(fetched)
@@ -171,7 +174,9 @@ class Home:
             # Only files that differ from the journal's versions are parsed (a person's edits);
             # a note the recovery placed is new to the survey: the scan looks again.
             scan = notes.scan(known=journaled, survey=None if recovered.placed else survey)
-            caches = Caches.open(layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync)
+            caches = Caches.open(
+                layout.index, text_analyzer, indexes, journal, writable=not read_only, distrust=journal_changed, fsync=fsync, filled=filled,
+            )
             state, why = IndexState.of(how)
             text_state, text_why = IndexState.of(caches.report)
             assert state is not None
@@ -202,6 +207,11 @@ class Home:
             _log_open(home, read_only)
             return home
         except BaseException:
+            if filled is not None:
+                try:
+                    filled.close()  # its writer's lock goes with the failed open
+                except CuememError:
+                    pass  # what failed the open is the error to raise
             if lock is not None:
                 lock.release()
             sharing.close()

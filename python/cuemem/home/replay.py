@@ -26,11 +26,14 @@ from .layout import Layout
 if TYPE_CHECKING:
     from .textindex import TextCache
 
-def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> tuple[Indexes, str, int, bool]:
+def load_indexes(
+    layout: Layout, journal: Journal, salience: SalienceTable, text: TextCache | None = None,
+) -> tuple[Indexes, str, int, bool]:
     """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
 
     The cache is used only when the journal still holds the very bytes it was built
-    from: its last record (the recipe) and every byte before it (:mod:`.proof`).
+    from: its last record (the recipe) and every byte before it (:mod:`.proof`). A rebuild
+    fills ``text`` (an empty text index, :func:`~.textswap.replay_target`) in the same pass.
 
     Returns the indexes, how they came up (``"loaded"``, ``"loaded and caught up"`` or
     ``"rebuilt (why)"``), how many episodes catching up added, and whether journal
@@ -63,7 +66,7 @@ def load_indexes(layout: Layout, journal: Journal, salience: SalienceTable) -> t
     if journal.writable:
         proof.discard(layout.index)  # rebuilt: the next save checksums the journal afresh
     fresh_indexes = Indexes(salience)
-    apply_journal(fresh_indexes, journal, None)
+    apply_journal(fresh_indexes, journal, None, text=text)
     return fresh_indexes, f"rebuilt ({why})", 0, changed
 
 @gc_paused

@@ -104,6 +104,13 @@ class TextCache:
             return cache, f"rebuilt ({why})"
         return cache, "loaded and caught up" if fed else "loaded"
 
+    @classmethod
+    def empty(cls, index_dir: Path, analyzer: str) -> TextCache:
+        """A new, empty writable text index of ``analyzer`` in ``index_dir``, where there is
+        none (:func:`~.textswap.replay_target`): a replay from scratch fills it."""
+        directory = text_directory(index_dir, analyzer)
+        return cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+
     def _usable_rows(self, indexes: Indexes, journal: Journal) -> tuple[int | None, str]:
         raw = self.core.payload
         if raw is None:

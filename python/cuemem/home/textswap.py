@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..store.fsync import FsyncPolicy, replace_file
 from ..store.journal import Journal
-from ..text.recipe import ANALYZERS, FORMAT
+from ..text.recipe import ANALYZERS, FORMAT, text_directory
 from .indexes import Indexes
 from .textindex import TextCache
 
@@ -69,10 +69,29 @@ def mark_in_use(index_dir: Path, analyzer: str, fsync: FsyncPolicy) -> None:
         _log.warning("%s: cannot record the text index in use: %s", index_dir, exc)
 
 
+def replay_target(index_dir: Path, analyzer: str, *, writable: bool) -> TextCache | None:
+    """An empty text index of ``analyzer`` for a writer's replay from scratch to fill in the
+    same pass over the journal (:func:`~.replay.load_indexes`), where a home has no text index
+    to keep: none in use and no directory of ``analyzer`` (a new home, ``index/`` deleted);
+    else None, and :func:`open_text` decides as it always does."""
+    if not writable or in_use(index_dir) is not None or text_directory(index_dir, analyzer).exists():
+        return None
+    return TextCache.empty(index_dir, analyzer)
+
+
 def open_text(
     index_dir: Path, analyzer: str, indexes: Indexes, journal: Journal, *, writable: bool, distrust: bool, fsync: FsyncPolicy,
+    filled: TextCache | None = None,
 ) -> tuple[TextCache | None, str, Candidate | None]:
-    """The text index to serve, how it came up, and a new recipe's index waiting for the golden set (or None)."""
+    """The text index to serve, how it came up, and a new recipe's index waiting for the golden set (or None).
+
+    ``filled`` is :func:`replay_target`'s index, filled by the replay that rebuilt ``indexes``
+    (or not, if the row indexes were loaded): it is caught up and serves."""
+    if filled is not None:
+        filled.feed(indexes, journal)  # every row, when the row indexes were loaded; none after the replay
+        filled.commit(indexes, journal)
+        mark_in_use(index_dir, analyzer, fsync)
+        return filled, "rebuilt (no text index)", None
     current = in_use(index_dir)
     if current is None or current == analyzer:
         text, report = TextCache.open(index_dir, analyzer, indexes, journal, writable=writable, distrust=distrust)
