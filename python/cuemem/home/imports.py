@@ -23,8 +23,8 @@ from .. import _arrays
 from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..store import records as rec
 from ..schema.spec import IMPORT_KEYS
-from ..store.journal import line_of
 from ..schema.fields import optional_label
+from ..store.journal import line_of
 from ..store.regular import open_regular
 from .clock import TimeArg, edge_now
 from .scope import Reach
@@ -47,6 +47,10 @@ class Admitted(Protocol):
     @property
     def records(self) -> Sequence[rec.Record]:
         """The journal records that write it."""
+        ...
+
+    def parts(self) -> tuple[Sequence[rec.Record], bytes | None]:
+        """The records, and the journal line of a ``remember`` record that follows them, not read back (or None)."""
         ...
 
     @property
@@ -307,11 +311,14 @@ def _stage(
                 errors.append((number, str(exc)))
                 continue
             by_action.get(admitted.action, written).append(admitted.id)
-            for record in admitted.records:
-                line = line_of(record)
+            records, own = admitted.parts()
+            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records]
+            if own is not None:
+                lines.append((own, None))
+            for line, record in lines:
                 offset = stage.add_line(line)
                 staged += 1
-                if rec.op_of(record) is _REMEMBER:
+                if record is None or rec.op_of(record) is _REMEMBER:
                     if not waiting:
                         base = offset
                     run += line

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import date, datetime
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, Protocol, cast
 
 from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
@@ -258,12 +258,36 @@ def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: 
     return values
 
 
-class Admitted(NamedTuple):
-    """What the gate made of one write: the id to report, its records and the action."""
+class Admitted:
+    """What the gate made of one write: the id to report, its records and the action.
 
-    id: str
-    records: list[rec.Record]
-    action: Action
+    A write the core encoded ends with the core's journal line of its episode (``line``);
+    its record (that line read back, :func:`~cuemem.store.records.encoded`) is made only
+    when :attr:`records` is read: an import, which needs only the lines (:meth:`lines`),
+    reads nothing back.
+    """
+
+    __slots__ = ("id", "action", "_records", "_line")
+
+    def __init__(self, id: str, records: list[rec.Record], action: Action, line: bytes | None = None) -> None:
+        self.id = id
+        self.action = action
+        self._records = records
+        self._line = line
+
+    @property
+    def records(self) -> list[rec.Record]:
+        """The journal records that write it, in order."""
+        if self._line is not None:
+            self._records = [*self._records, rec.encoded(self._line)]
+            self._line = None
+        return self._records
+
+    def parts(self) -> tuple[list[rec.Record], bytes | None]:
+        """The records, and the core's journal line of the ``remember`` record that follows
+        them (None when :attr:`records` holds it, or there is none): what is written, in order,
+        without the line read back."""
+        return self._records, self._line
 
 
 class Admission:
@@ -386,9 +410,9 @@ class Admission:
             if line is None:  # not proven after all (a confidence the core does not write): in full
                 full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
                 # The session's taint was marked above (the batch now knows it): its record stays.
-                return full._replace(records=[*marked, *full.records])
+                return Admitted(full.id, [*marked, *full.records], full.action)
         self._own[cast(str, eid)] = (taint, reviewed)
-        return Admitted(cast(str, eid), [*marked, rec.encoded(line)], _WRITE)
+        return Admitted(cast(str, eid), marked, _WRITE, line)
 
     def _check_forgotten(self, user: str, narrative: str) -> None:
         """Raises unless this batch may write ``user``'s memory ``narrative`` (see :meth:`was_forgotten`).
