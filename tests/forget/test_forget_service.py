@@ -165,6 +165,35 @@ def test_a_person_s_note_that_cites_a_forgotten_record_is_kept_and_reported(tmp_
     mem.close()
 
 
+def test_the_person_s_notes_quoting_forgotten_records_are_each_reported_with_all_they_quote(tmp_path: Path) -> None:
+    """Many records forgotten at once, many notes: each note quoting some (whole, from inside a
+    word or into one, across its own line breaks, or one long word) is kept naming them in order;
+    the others are not."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        said = [f"The supplier number {i:02d} shipped the parts late again" for i in range(30)]
+        ids = [mem.remember(s, now=T0) for s in said]
+        long_word = mem.remember("Tokens-without-any-spaces-in-them-at-all", now=T0)
+        ends = [mem.remember("Unquestionably we met at the pier", now=T0), mem.remember("We met at the old lighthouses", now=T0)]
+        mem.remember("The supplier number 99 shipped the parts on time", now=T0)  # stays
+        bodies = {
+            "both": f"Two quotes: {said[3]}. And then: {said[1]}.",
+            "inside": "xx" + said[7].replace(" parts ", "\n  parts ") + "yy",
+            "word": "See Tokens-without-any-spaces-in-them-at-all-and-more.",
+            "ends": "He said:Unquestionably we met at the pier, and We met at the old lighthousesss.",
+            "almost": "The supplier number 05 shipped the parts late, then again.",
+            "none": "The supplier number 99 shipped the parts on time",
+        }
+        for nid, body in bodies.items():
+            mem.write_note(nid, body, origin="user", now=T0)
+        receipt = mem.forget([*ids, long_word, *ends], dry_run=True, now=LATER)
+    quoting = {k.id: k.why for k in receipt.kept}
+    assert sorted(quoting) == ["both", "ends", "inside", "word"]
+    assert quoting["ends"] == f"a person's note quoting {', '.join(sorted(ends))}"
+    first, second = sorted([ids[1], ids[3]])
+    assert quoting["both"] == f"a person's note quoting {first}, {second}"
+    assert quoting["inside"] == f"a person's note quoting {ids[7]}" and quoting["word"] == f"a person's note quoting {long_word}"
+
+
 def test_forgetting_a_user_leaves_another_user_s_bytes_untouched(tmp_path: Path) -> None:
     """forget(user=A) erases A's records; B's journal lines, recalls and notes are as they were."""
     with Memory.open(tmp_path / "h", fsync="never", user="*") as mem:

@@ -87,6 +87,23 @@ def test_memory_md_fits_its_budget(tmp_path: Path, budget: int) -> None:
         assert text.count("\n- ") <= mem.autoload(budget=budget + 100).count("\n- ")
 
 
+def test_superseded_versions_that_outrank_every_current_one_never_crowd_memory_md(tmp_path: Path) -> None:
+    """Superseded versions more salient than all the current ones, more of them than the budget's
+    lines: the view still fills with current versions, best first, and shows no superseded one."""
+    lines = re.compile(r"^- (.*) \(journal: ", re.MULTILINE)
+    with Memory.open(tmp_path / "h", fsync="never", memory_budget=150) as mem:
+        for i in range(40):
+            mem.remember(f"Fact {i:02d} was old value.", kind="semantic", subject=f"f{i}", importance=1.0, risk=1.0, now=DAY)
+        for i in range(40):
+            mem.remember(f"Fact {i:02d} is new value.", kind="semantic", subject=f"f{i}", importance=0.1 + i / 100, now=DAY)
+        shown = lines.findall(mem.autoload())
+    assert shown and all("new value" in s for s in shown)
+    with Memory.open(tmp_path / "current", fsync="never", memory_budget=150) as mem:
+        for i in range(40):
+            mem.remember(f"Fact {i:02d} is new value.", kind="semantic", subject=f"f{i}", importance=0.1 + i / 100, now=DAY)
+        assert shown == lines.findall(mem.autoload())  # the view a home of only the current versions draws
+
+
 def test_a_budget_below_the_header_is_refused(tmp_path: Path) -> None:
     """A budget that cannot hold the header is an InvalidArgumentError."""
     with Memory.open(tmp_path / "h", fsync="never") as mem, pytest.raises(InvalidArgumentError):

@@ -289,6 +289,7 @@ class Forgetting:
         """A person's notes that cite or quote a forgotten record: reported, not edited."""
         quotes = [(i, " ".join(stored[i]["narrative"].split())) for i in sorted(gone)]
         quotes = [(i, q) for i, q in quotes if len(q) >= QUOTE_CHARS]
+        by_word, always = _quote_index(quotes)
         kept: list[Kept] = []
         for note in self._home.notes.scan().notes:
             if note.id in handled or note.generated:
@@ -298,7 +299,8 @@ class Forgetting:
                 kept.append(Kept("note", note.id, f"a person's note citing {', '.join(cited)}"))
                 continue
             body = " ".join(note.body.split())
-            quoted = [i for i, q in quotes if q in body]
+            maybe = sorted({*always, *(n for word in set(body.split(" ")) for n in by_word.get(word, ()))})
+            quoted = [quotes[n][0] for n in maybe if quotes[n][1] in body]
             if quoted:
                 kept.append(Kept("note", note.id, f"a person's note quoting {', '.join(quoted)}"))
         return kept
@@ -332,6 +334,23 @@ class _Scan:
     life: list[tuple[Position, rec.Op, object, int]] = field(default_factory=list)
     #: ``(position, note id, length)`` of every note version.
     notes: list[tuple[Position, str, int]] = field(default_factory=list)
+
+
+def _quote_index(quotes: Sequence[tuple[str, str]]) -> tuple[dict[str, list[int]], list[int]]:
+    """Where each of ``quotes`` (whitespace made single spaces) may be found: by a word of its
+    inside, and those with none. A word between two spaces of a quote is a whole word of any
+    text (so spaced) that holds the quote, so a note is searched only for the quotes one of
+    whose words it has — not for every quote (a forget of many records, a home of many notes).
+    Returns the word -> quote positions, and the positions of the quotes to look for in every note."""
+    by_word: dict[str, list[int]] = {}
+    always: list[int] = []
+    for n, (_, quote) in enumerate(quotes):
+        inside = quote.split(" ")[1:-1]
+        if inside:
+            by_word.setdefault(max(inside, key=len), []).append(n)
+        else:
+            always.append(n)
+    return by_word, always
 
 
 def _receipt_id(home: Home, target: ForgetTarget, at: datetime) -> str:

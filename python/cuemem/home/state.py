@@ -89,6 +89,18 @@ class LifecycleState:
     proposals: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Proposal id -> (verdict, when), once decided.
     proposal_verdicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Version id -> the subject keys whose chains it was adopted into, and record id -> the
+    #: records it superseded: what a forget looks up (never the whole of ``versions`` or
+    #: ``superseded_by``). Derived, kept as they change; an entry may outlive what it names.
+    _chains_of: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _replaced_by: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for key, chain in self.versions.items():
+            for v in chain:
+                self._chains_of.setdefault(v.id, set()).add(key)
+        for old, new in self.superseded_by.items():
+            self._replaced_by.setdefault(new, set()).add(old)
 
     def pending_proposals(self) -> list[dict[str, Any]]:
         """The undecided proposals, in journal order."""
@@ -112,8 +124,10 @@ class LifecycleState:
                 self.versions.setdefault(record.subject, []).append(
                     VersionEntry(record.id, record.valid_from.isoformat(), record.at.isoformat())
                 )
+                self._chains_of.setdefault(record.id, set()).add(record.subject)
                 if record.supersedes is not None:
                     self.superseded_by[record.supersedes] = record.id
+                    self._replaced_by.setdefault(record.id, set()).add(record.supersedes)
             case ApprovalRecord():
                 self.pending[record.id] = record.to_json()
             case ProposalRecord():
@@ -154,14 +168,18 @@ class LifecycleState:
         ids = list(record.ids)
         gone = set(ids)
         erase = record.retention == ERASE
-        for key in [k for k, chain in self.versions.items() if any(v.id in gone for v in chain)]:
-            kept = [v for v in self.versions[key] if v.id not in gone]
+        for key in {k for i in gone for k in self._chains_of.pop(i, ())}:
+            chain = self.versions.get(key, [])
+            kept = [v for v in chain if v.id not in gone]
+            if len(kept) == len(chain):
+                continue
             if kept:
                 self.versions[key] = kept
             else:
                 del self.versions[key]
-        for old in [o for o, new in self.superseded_by.items() if new in gone or o in gone]:
-            del self.superseded_by[old]
+        for old in {*gone, *(o for i in gone for o in self._replaced_by.pop(i, ()))}:
+            if old in self.superseded_by and (old in gone or self.superseded_by[old] in gone):
+                del self.superseded_by[old]
         for aid in record.approvals:  # queued writes and maintenance proposals
             self.pending.pop(aid, None)
             self.proposals.pop(aid, None)

@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import orjson
 
 from ..errors import CuememError, InvalidArgumentError
@@ -119,11 +120,25 @@ def _memories(home: Home, user: str | None, most: int, line_of: Callable[[int, f
     rows = home.select(cues, exclude=held)
     if not len(rows):
         return []
-    rows = np.setdiff1d(rows, home.rows_of(home.lifecycle.superseded_by), assume_unique=True)
-    if not len(rows):
-        return []
-    top = home.salience.top_k(rows, _latest_day(home, cues, held), min(len(rows), most))
-    return [line for row, worth in zip(top.rows.tolist(), top.scores.tolist()) if (line := line_of(row, worth)) is not None]
+    best = _current_top(home, rows, _latest_day(home, cues, held), most)
+    return [line for row, worth in best if (line := line_of(row, worth)) is not None]
+
+
+def _current_top(home: Home, rows: npt.NDArray[np.uint32], day: datetime, most: int) -> list[tuple[int, float]]:
+    """The ``most`` best of ``rows`` at ``day`` that are no superseded version, best first, with their worth.
+
+    The ranking is one total order, so a longer top is a longer prefix of it: the top is
+    asked again, twice as long, only while superseded versions crowd it — never are all
+    of a home's superseded versions looked up at each rewrite.
+    """
+    superseded = home.lifecycle.superseded_by
+    want = min(len(rows), most)
+    while True:
+        top = home.salience.top_k(rows, day, want)
+        best = [(row, worth) for row, worth in zip(top.rows.tolist(), top.scores.tolist()) if home.id_at(row) not in superseded]
+        if len(best) >= most or want == len(rows):
+            return best[:most]
+        want = min(len(rows), 2 * want)
 
 
 def memory_line(home: Home, row: int, worth: float) -> MemoryLine | None:
