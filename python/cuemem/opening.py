@@ -61,13 +61,15 @@ class Parts:
     def assemble(cls, home: Home, profile: Profile, text_weights: TextWeights, memory_budget: int) -> Parts:
         """The parts over a freshly opened ``home``: ``MEMORY.md`` follows every commit and is
         brought up to the journal (a crash may have left it behind); a new text recipe serves
-        only once the golden set passes on it."""
+        only once the golden set passes on it. Both read the home under its guard, as every
+        call does: a shared home's follower thread is already catching it up."""
         policies = Policies(home)
         recall, memory_md = Recaller(home, functools.partial(freshness_of, profile=profile), profile.stale_below, text_weights), MemoryFile(home, policies, memory_budget)
         home.listeners.append(memory_md.committed)
         home.closing.append(memory_md.closing)
-        memory_md.opened()
-        settle_text(home, recall)
+        with home.guard:  # a shared home's follower may be catching the home up already
+            memory_md.opened()
+            settle_text(home, recall)
         return cls(home, recall, Lifecycle(home, profile), policies, memory_md, Forgetting(home, profile, policies))
 
     def view(self) -> Parts:
