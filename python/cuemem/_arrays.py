@@ -99,6 +99,17 @@ def count(value: Any, name: str) -> int:
     return min(value, 2**32 - 1)
 
 
+def callback(value: Any, name: str) -> Any:
+    """``value`` if it is None or callable (a function the caller hands over to be called back).
+
+    Raises:
+        CueTypeError: it is neither.
+    """
+    if value is not None and not callable(value):
+        raise CueTypeError(f"{name} must be callable or None, got {type(value).__name__}")
+    return value
+
+
 def data(value: Any, name: str) -> bytes:
     """``value`` if it is bytes-like.
 
@@ -115,13 +126,18 @@ def path(value: Any, name: str = "path") -> str:
 
     Raises:
         CueTypeError: anything else, including ints (``open`` would take them as descriptors).
-        InvalidArgumentError: an empty path (it would name the current directory) or one
-            holding a NUL byte.
+        InvalidArgumentError: an empty path (it would name the current directory), one
+            holding a NUL byte, or one the file system's encoding cannot encode (a lone
+            surrogate that does not stand for a byte).
     """
     if isinstance(value, (str, os.PathLike)):
         fspath = os.fspath(value)
         if isinstance(fspath, str):
             if not fspath or "\0" in fspath:
                 raise InvalidArgumentError(f"{name} must be a non-empty path without NUL bytes, got {fspath!r}")
+            try:
+                os.fsencode(fspath)
+            except UnicodeEncodeError as exc:
+                raise InvalidArgumentError(f"{name} {fspath!r} cannot be encoded as a file name: {exc.reason}") from None
             return fspath
     raise CueTypeError(f"{name} must be a str or os.PathLike path, got {type(value).__name__}")

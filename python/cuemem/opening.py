@@ -111,6 +111,7 @@ def open_handle(
     root = None if shared else Path(_arrays.path(path))
     cache_dir = None if cache is None else Path(_arrays.path(cache))
     follows = _arrays.boolean(follow, "follow")
+    reader = _arrays.boolean(read_only, "read_only")
     scope = Scope.of(user)
     budget = check_budget(memory_budget, "memory_budget")
     try:
@@ -130,12 +131,12 @@ def open_handle(
         check_embedder(embedder)
     if root is None:
         home = open_shared_home(
-            str(path), cache=cache_dir, read_only=read_only, fsync=policy, lock_timeout=lock_timeout, salience=salience,
+            str(path), cache=cache_dir, read_only=reader, fsync=policy, lock_timeout=lock_timeout, salience=salience,
             text_analyzer=text_analyzer, embedder=embedder, follow=follows, user=user,
         )
     else:
         home = Home.open(
-            root, read_only=read_only, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
+            root, read_only=reader, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
     default = TextWeights() if embedder is None else TextWeights(vector=WITH_EMBEDDER)  # an embedder given is vectors on

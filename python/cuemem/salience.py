@@ -30,6 +30,8 @@ class RowState(NamedTuple):
 def _per_axis(values: Mapping[str, float] | None, defaults: Mapping[str, float], name: str) -> list[float] | None:
     if values is None:
         return None
+    if not isinstance(values, Mapping):
+        raise CueTypeError(f"{name} must be a mapping of axis to number, got {type(values).__name__}")
     unknown = set(values) - set(AXES)
     if unknown:
         raise InvalidValueError(f"{name}: unknown axes {sorted(map(str, unknown))}; the axes are {list(AXES)}")
@@ -63,6 +65,7 @@ class SalienceTable:
 
     Raises:
         InvalidValueError: an unknown axis, a negative weight or a non-positive half-life.
+        CueTypeError: overrides that are not a mapping of axis to number.
     """
 
     __slots__ = ("_inner",)

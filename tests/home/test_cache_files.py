@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,6 +48,32 @@ def test_a_cache_file_replaced_by_something_else_is_rebuilt_and_saved_again(base
     with Memory.open(home, fsync="never") as mem:
         assert mem.open_report.index is IndexState.LOADED and [h.id for h in mem.recall({"actor": "acme"}, now=NOW).hits] == answers
     assert path.is_file() and not path.is_symlink()
+
+
+#: The hint files beside the cache: each only spares work, and is recomputed when it cannot be used.
+HINTS = ["journal.json", "notes-seen.json", "proposals-seen.json", "memory-md.json", "text/in-use.json"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("name", CACHE + HINTS)
+def test_a_fifo_where_a_cache_or_hint_file_goes_is_never_waited_on(base: Path, tmp_path: Path, name: str) -> None:
+    """Reading a FIFO blocks until something writes to it (and a link to /dev/zero reads for ever): every
+    cache and hint file is read as a regular file or not at all, so the home opens, answers, and the next
+    open loads what the close saved."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    path = home / "index" / name
+    path.unlink()
+    os.mkfifo(path)
+    opened: list[Memory] = []
+    worker = threading.Thread(target=lambda: opened.append(Memory.open(home, fsync="never")), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), f"Memory.open waited on the FIFO at index/{name}"
+    with opened[0] as mem:
+        assert len(mem) == 6 and mem.recall({"actor": "acme"}, now=NOW).total == 6 and len(mem.policies()) > 0
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and len(mem) == 6
 
 
 def test_notes_that_are_not_regular_files_are_reported_not_skipped(base: Path, tmp_path: Path) -> None:

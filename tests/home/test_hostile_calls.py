@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cuemem import Memory, SalienceTable
-from cuemem.errors import CuememError, ImportFileError, InvalidArgumentError, InvalidValueError, SchemaError
+from cuemem.errors import CuememError, CueTypeError, ImportFileError, InvalidArgumentError, InvalidValueError, SchemaError, StorageError
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -97,3 +97,80 @@ def test_a_bad_job_registry_is_refused_by_maintain_and_next_due_alike(tmp_path: 
                 mem.maintain(now=NOW, jobs=jobs)  # type: ignore[arg-type]
         with pytest.raises(InvalidArgumentError):
             mem.next_due(now=NOW, jobs=jobs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["\ud800", "dir\udfff/home"])
+def test_a_path_the_file_system_cannot_encode_is_refused_typed(tmp_path: Path, name: str) -> None:
+    """A lone surrogate (other than the ones os.fsencode maps back to bytes) is an InvalidArgumentError
+    for a home, a cache and an import alike, never a UnicodeEncodeError from the file system."""
+    with pytest.raises(InvalidArgumentError, match="cannot be encoded"):
+        Memory.open(f"{tmp_path}/{name}")
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        with pytest.raises(InvalidArgumentError, match="cannot be encoded"):
+            mem.import_jsonl(f"{tmp_path}/{name}", now=NOW)
+        assert len(mem) == 0
+
+
+def test_a_path_the_file_system_refuses_to_look_at_is_a_storage_error(tmp_path: Path) -> None:
+    """A name longer than the file system allows is a StorageError, read-only or not, never a bare OSError."""
+    path = tmp_path / ("x" * 300)
+    for read_only in (False, True):
+        with pytest.raises(StorageError, match="File name too long"):
+            Memory.open(path, read_only=read_only)
+
+
+@pytest.mark.parametrize("progress", [1, "every line", [print]])
+def test_a_progress_that_is_not_callable_is_refused_before_anything_is_imported(tmp_path: Path, progress: object) -> None:
+    """``progress`` is checked with the other arguments: a CueTypeError, nothing imported (it used to be a bare
+    TypeError when the first report was due)."""
+    source = tmp_path / "items.jsonl"
+    source.write_text('{"narrative": "one"}\n')
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        with pytest.raises(CueTypeError, match="progress"):
+            mem.import_records([{"narrative": "one"}], progress=progress, now=NOW)  # type: ignore[arg-type]
+        with pytest.raises(CueTypeError, match="progress"):
+            mem.import_jsonl(source, progress=progress, now=NOW)  # type: ignore[arg-type]
+        assert len(mem) == 0 and mem.stats().journal_bytes == 0
+
+
+def test_a_progress_that_raises_leaves_the_home_unchanged(tmp_path: Path) -> None:
+    """The caller's own exception from ``progress`` ends the import: all or nothing still holds."""
+
+    def stop(done: int, total: int) -> None:
+        raise RuntimeError("stop here")
+
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        with pytest.raises(RuntimeError, match="stop here"):
+            mem.import_records([{"narrative": f"item {i}"} for i in range(3)], progress=stop, now=NOW)
+        assert len(mem) == 0 and mem.stats().journal_bytes == 0
+        assert mem.recall(text="item", now=NOW).total == 0
+
+
+@pytest.mark.parametrize("option", ["weights", "half_lives_days"])
+@pytest.mark.parametrize("value", [5, ["urgency"], "urgency"])
+def test_salience_overrides_that_are_not_a_mapping_are_refused_at_open(tmp_path: Path, option: str, value: object) -> None:
+    """A number, list or string where a mapping of axis to number goes is a CueTypeError (a number was a
+    bare TypeError; a list was read as its items' names)."""
+    with pytest.raises(CueTypeError, match=f"{option} must be a mapping"):
+        Memory.open(tmp_path, **{option: value})  # type: ignore[arg-type]
+    assert not (tmp_path / "journal").exists()
+
+
+@pytest.mark.parametrize("read_only", ["yes", 1, None])
+def test_read_only_must_be_a_bool(tmp_path: Path, read_only: object) -> None:
+    """``read_only`` is checked as ``follow`` is: a truthy string never silently opens a reader."""
+    Memory.open(tmp_path, fsync="never").close()
+    with pytest.raises(CueTypeError, match="read_only must be a bool"):
+        Memory.open(tmp_path, read_only=read_only)  # type: ignore[arg-type]
+
+
+def test_skip_bad_must_be_a_bool(tmp_path: Path) -> None:
+    """A truthy string never turns an all-or-nothing import into one that drops bad items."""
+    source = tmp_path / "items.jsonl"
+    source.write_text('{"narrative": "one"}\n{"narrative": 5}\n')
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        with pytest.raises(CueTypeError, match="skip_bad must be a bool"):
+            mem.import_records([{"narrative": "one"}, {"narrative": 5}], skip_bad="no", now=NOW)  # type: ignore[arg-type]
+        with pytest.raises(CueTypeError, match="skip_bad_lines must be a bool"):
+            mem.import_jsonl(source, skip_bad_lines="no", now=NOW)  # type: ignore[arg-type]
+        assert len(mem) == 0

@@ -30,7 +30,7 @@ from cuemem.errors import (
     StorageError,
 )
 from cuemem.store.fsync import FsyncPolicy
-from cuemem.store.journal import Entry, Journal, Position, ProblemKind, segment_name
+from cuemem.store.journal import MAX_SEGMENT, Entry, Journal, Position, ProblemKind, segment_name
 
 
 def line_of(record: dict[str, Any]) -> bytes:
@@ -193,6 +193,41 @@ def test_rotation_starts_a_new_segment_before_exceeding_the_size(jdir: Path) -> 
         assert data.endswith(b"\n")
         assert len(data) <= 64
         assert all(isinstance(json.loads(line), dict) for line in data.splitlines())
+
+
+@pytest.mark.parametrize("number", [2**32, 10**21])
+def test_a_segment_number_past_what_a_position_holds_is_not_a_segment(jdir: Path, number: int) -> None:
+    """A stray ``<digits>.jsonl`` numbered past :data:`MAX_SEGMENT` is ignored as a foreign name is (it
+    was an OverflowError when the index stored its positions): the journal reads and appends as before."""
+    with Journal(jdir, writable=True, fsync=FsyncPolicy.NEVER) as j:
+        j.append([{"i": 1}])
+    (jdir / f"{number}.jsonl").write_bytes(line_of({"i": 2}))
+    for writable in (False, True):
+        with Journal(jdir, writable=writable, fsync=FsyncPolicy.NEVER) as j:
+            assert j.segments() == [1] and records_of(j) == [{"i": 1}]
+    assert MAX_SEGMENT < 2**64
+
+
+@pytest.mark.parametrize("make", ["device", "fifo", "directory", "dangling"])
+def test_a_segment_that_is_not_a_regular_file_is_refused_never_read(jdir: Path, make: str) -> None:
+    """A segment that is a link to /dev/zero (read for ever, into memory), a FIFO, a directory or a dangling
+    link is a StorageError naming it, for a reader and a writer alike, before any byte of it is read."""
+    with Journal(jdir, writable=True, fsync=FsyncPolicy.NEVER) as j:
+        j.append([{"i": 1}])
+    bad = jdir / segment_name(2)
+    if make == "device":
+        bad.symlink_to(os.devnull.replace("null", "zero"))
+    elif make == "fifo":
+        os.mkfifo(bad)
+    elif make == "directory":
+        bad.mkdir()
+    else:
+        bad.symlink_to(jdir / "nowhere")
+    with Journal(jdir, fsync=FsyncPolicy.NEVER) as reader:
+        with pytest.raises(StorageError, match=f"{segment_name(2)} is not a regular file"):
+            records_of(reader)
+    with pytest.raises(StorageError, match=f"{segment_name(2)} is not a regular file"):
+        Journal(jdir, writable=True, fsync=FsyncPolicy.NEVER)
 
 
 def test_oversized_record_gets_its_own_segment(jdir: Path) -> None:

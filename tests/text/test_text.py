@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -183,6 +185,40 @@ def test_a_damaged_text_index_is_rebuilt(tmp_path: Path) -> None:
         assert _ids(mem, "apple", weights=TEXT_ONLY) == ["d-three", "d-pie", "d-long"]
     with Memory.open(tmp_path / "home", read_only=True) as mem:
         assert mem.text_report == "loaded"
+
+
+@pytest.mark.embedded_only("the files of a home directory's text index")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("entry", ["fifo meta.json", "fifo segment", "device .managed.json"])
+def test_an_entry_of_the_text_index_that_is_not_a_regular_file_is_rebuilt_never_opened(tmp_path: Path, entry: str) -> None:
+    """The index writes only files: a FIFO (its open blocks) or a link to a device (its read never ends; it was
+    a StorageError that kept every writer out) is a damaged index. A reader goes without it; the next writer
+    rebuilds it from the journal."""
+    with _home(tmp_path, CORPUS):
+        pass
+    directory = text_directory(tmp_path / "home" / "index", "stem-bigram")
+    kind, name = entry.split(" ")
+    target = directory / name if name != "segment" else sorted(directory.glob("*.idx"))[0]
+    target.unlink()
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    reports: list[str] = []
+
+    def open_both() -> None:
+        with Memory.open(tmp_path / "home", read_only=True) as reader:
+            reports.append(reader.text_report)
+        with Memory.open(tmp_path / "home") as mem:
+            reports.append(mem.text_report)
+            reports.append(" ".join(_ids(mem, "apple", weights=TEXT_ONLY)))
+
+    worker = threading.Thread(target=open_both, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), f"opening the home waited on {target.name}"
+    assert reports[0].startswith("unavailable") and "not a regular file" in reports[0]
+    assert reports[1].startswith("rebuilt") and reports[2] == "d-three d-pie d-long"
 
 
 def test_a_second_recipe_builds_beside_the_first(tmp_path: Path) -> None:

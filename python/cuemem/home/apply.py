@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from .. import _core
-from ..errors import SchemaError
+from ..errors import MalformedRecordError, SchemaError
 from .state import ACCEPTED, ERASE, REVIEW_VERDICTS
 from ..schema import Episode
 from ..schema.enums import Tier
@@ -124,6 +124,11 @@ class Applier:
             self._steps.append((record, segment, offset))
             if not self._deferred:
                 self.flush()
+        elif not self._trusted:  # no op cuemem writes (none, or a foreign one): skipped, and said so
+            try:
+                kinds.parse(record)
+            except MalformedRecordError as exc:
+                self._indexes.skipped.append((Position(segment, offset), str(exc)))
 
     @property
     def next_row(self) -> int:

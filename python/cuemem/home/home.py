@@ -142,7 +142,7 @@ class Home:
         """
         layout = Layout(root)
         if read_only:
-            if not layout.journal.is_dir():
+            if not layout.is_home():
                 raise MissingFileError(2, f"no cuemem home at {layout.root}")
         else:
             sharing.claim(layout)

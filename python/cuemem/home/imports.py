@@ -187,14 +187,17 @@ def import_jsonl(
 
     Raises:
         ReadOnlyError: the handle is read-only. ImportFileError, StorageError: as :func:`import_items`.
+        CueTypeError: ``progress`` is not callable, ``skip_bad`` not a bool. InvalidArgumentError: a bad ``path``.
     """
     home.check_writable()
     forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    report = _arrays.callback(progress, "progress")
+    skipping = _arrays.boolean(skip_bad, "skip_bad_lines")
     at = edge_now(now)
     label = optional_label(session, "session")
     handle, size = open_jsonl(_arrays.path(path))
     return import_items(
-        home, gate_of(at, allow_forgotten=forgotten_too), jsonl_items(handle, size, progress), skip_bad=skip_bad, source=str(path),
+        home, gate_of(at, allow_forgotten=forgotten_too), jsonl_items(handle, size, report), skip_bad=skipping, source=str(path),
         owner=reach.owner(), session=label,
     )
 
@@ -207,15 +210,18 @@ def import_records(
     as :func:`import_jsonl` does with a file's lines.
 
     Raises:
-        ReadOnlyError: the handle is read-only. CueTypeError: ``records`` is not an iterable of mappings.
+        ReadOnlyError: the handle is read-only. CueTypeError: ``records`` is not an iterable of mappings,
+            ``progress`` not callable, or ``skip_bad`` not a bool.
     """
     home.check_writable()
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
         raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
     forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    report = _arrays.callback(progress, "progress")
+    skipping = _arrays.boolean(skip_bad, "skip_bad")
     at = edge_now(now)
     return import_items(
-        home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, progress), skip_bad=skip_bad, source="records",
+        home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, report), skip_bad=skipping, source="records",
         owner=reach.owner(), session=optional_label(session, "session"),
     )
 

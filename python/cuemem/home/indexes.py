@@ -35,6 +35,7 @@ from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
 from ..store.fsync import write_atomic
+from ..store.regular import open_regular, read_regular
 from .cues import DIMENSIONS, FOLDED, QUARANTINED, cue_values_json
 from .threads import Threads
 
@@ -374,7 +375,7 @@ class Indexes:
     def _load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
         """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
         try:
-            body = json.loads((directory / "recipe.json").read_text(encoding="utf-8"))
+            body = json.loads(read_regular(directory / "recipe.json").decode("utf-8"))
         except FileNotFoundError:
             return None, "no cached index"
         except (OSError, ValueError) as exc:
@@ -389,7 +390,7 @@ class Indexes:
                     return None, f"{name} does not match its recipe"
             indexes = cls(SalienceTable.load(directory / "salience.tbl"))
             indexes.cues = CueIndex.load(directory / "cue.idx")
-            raw = (directory / "rows.ids").read_bytes().decode()
+            raw = read_regular(directory / "rows.ids").decode()
             indexes.ids = raw.split("\n")[:-1] if raw else []
             positions = np.load(directory / "rows.npy", allow_pickle=False)
             n = int(body["rows"])
@@ -450,24 +451,22 @@ def _fingerprint(path: Path, read: dict[str, bytes] | None = None) -> str:
     The core's files end in a CRC-32 of their whole body, so their size and that
     trailer identify them without reading them; the others are hashed, and a JSON
     file's bytes are kept in ``read`` (by name), to be parsed without reading it again.
+
+    Raises:
+        InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
     """
-    if path.suffix in (".idx", ".tbl"):
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
+    if read is not None and path.suffix == ".json":
+        data = read[path.name] = read_regular(path)
+        return "sha256=" + hashlib.sha256(data).hexdigest()
+    f, size = open_regular(path)  # a FIFO would block the open, a device never end
+    with f:
+        if path.suffix in (".idx", ".tbl"):
             f.seek(max(size - 4, 0))
             return f"size={size} crc32={f.read(4).hex()}"
-    if read is not None and path.suffix == ".json":
-        data = read[path.name] = path.read_bytes()
-        return "sha256=" + hashlib.sha256(data).hexdigest()
-    return "sha256=" + _sha256(path)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
+        h = hashlib.sha256()
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()
+        return "sha256=" + h.hexdigest()
 
 
 def _json(data: bytes) -> Any:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..errors import StorageError
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,18 @@ class Layout:
         return self.root / ".forget.json"
 
     def is_home(self) -> bool:
-        """Whether a home is here: its ``journal/`` directory (the truth) exists."""
-        return self.journal.is_dir()
+        """Whether a home is here: its ``journal/`` directory (the truth) exists.
+
+        Raises:
+            StorageError: the file system refuses to say (a name too long, a directory
+                that may not be searched): neither a home nor the absence of one.
+        """
+        try:
+            return stat.S_ISDIR(os.stat(self.journal).st_mode)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return False
+            raise StorageError(exc.errno or 0, f"cannot look for a home at {self.root}: {exc.strerror}") from None
 
     def holds_files(self) -> bool:
         """Whether the root is a directory with anything in it (a directory that is not a

@@ -45,6 +45,7 @@ from ..store import records as rec
 from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position, segment_name
+from ..store.regular import read_regular
 from ..store.upstream import Fetched, SharedLog, Upstream, one_line
 from . import proof
 from .layout import Layout
@@ -501,7 +502,7 @@ def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:
 def _read_json(path: Path) -> dict[str, Any] | None:
     """A small JSON object cuemem wrote, or None when it is missing or is not one (a hint)."""
     try:
-        body = orjson.loads(path.read_bytes())
+        body = orjson.loads(read_regular(path))
     except (OSError, orjson.JSONDecodeError):
         return None
     return body if isinstance(body, dict) else None

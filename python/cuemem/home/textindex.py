@@ -34,6 +34,7 @@ into that error) or, rarely, a wrong answer, until ``Memory.rebuild()``.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,14 +82,14 @@ class TextCache:
             return None, "unavailable (the journal changed under it; a writer rebuilds it)"
         if not writable:
             try:
-                core = _core.TextIndex(directory, analyzer, False)
+                core = _opened(directory, analyzer, False)
             except CuememError as exc:
                 return None, f"unavailable ({exc})"
             cache = cls(core, directory, analyzer, False)
             cache.rows = _payload_rows(core.payload, analyzer) or 0
             return cache, "loaded"
         try:
-            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+            cache = cls(_opened(directory, analyzer, True), directory, analyzer, True)
         except CorruptIndexError:  # damaged (a checksum, a panic) or foreign files: a cache, so start over
             shutil.rmtree(directory, ignore_errors=True)
             cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
@@ -263,6 +264,25 @@ class TextCache:
         if not self.writable:
             self.core.reload()
             self.rows = _payload_rows(self.core.payload, self.analyzer) or 0
+
+
+def _opened(directory: Path, analyzer: str, writable: bool) -> _core.TextIndex:
+    """The core's index in ``directory``, opened only if every entry there is a regular file,
+    as the core writes them: a FIFO would block its open, a link to a device never end a read.
+
+    Raises:
+        CorruptIndexError: an entry that is not a regular file (links not followed), or as the core raises.
+    """
+    try:
+        with os.scandir(directory) as listing:
+            odd = next((entry.name for entry in listing if not entry.is_file(follow_symlinks=False)), None)
+    except FileNotFoundError:
+        odd = None  # the core makes it (a writer) or says there is none (a reader)
+    except OSError as exc:
+        raise CorruptIndexError(f"cannot list the text index {directory}: {exc}") from None
+    if odd is not None:
+        raise CorruptIndexError(f"{directory / odd} is not a regular file")
+    return _core.TextIndex(directory, analyzer, writable)
 
 
 def _payload_rows(raw: str | None, analyzer: str) -> int | None:

@@ -70,12 +70,15 @@ from .position import Position
 from .records import Encoded
 from .upstream import Upstream
 
-__all__ = ["Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
+__all__ = ["MAX_SEGMENT", "Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
 
 #: How much of a segment :meth:`Journal.runs` reads at a time.
 RUN_BYTES = 8 << 20
 
 _SEGMENT_RE = re.compile(r"^([0-9]{6,})\.jsonl$")
+#: The largest segment number: a ``<digits>.jsonl`` numbered past it is not a segment (the index keeps a
+#: position's segment in a fixed-width column; so many segments of 64 MiB are more bytes than any disk holds).
+MAX_SEGMENT = 2**32 - 1
 _NEWLINE = b"\n"
 _BLOCK = 1 << 16
 
@@ -764,15 +767,24 @@ class Journal:
     def segments(self) -> list[int]:
         """The segment numbers present, ascending.
 
+        A name that is not a segment's (``000001.jsonl`` … up to :data:`MAX_SEGMENT`) is ignored;
+        a segment that is not a regular file (a link to a device, a FIFO, a directory, a dangling
+        link) is refused before anything reads it: read, it would block or never end.
+
         Raises:
-            StorageError: the directory cannot be listed.
+            StorageError: the directory cannot be listed, or a segment is not a regular file.
         """
         try:
-            names = os.listdir(self._directory)
+            with os.scandir(self._directory) as listing:
+                entries = {entry.name: entry for entry in listing}
         except OSError as exc:
             raise StorageError(f"cannot list journal {self._directory}: {exc}") from exc
-        found = [(name, int(m.group(1))) for name, m in zip(names, map(_SEGMENT_RE.match, names)) if m is not None]
-        return sorted(n for name, n in found if n >= 1 and name == segment_name(n))
+        found = [(name, int(m.group(1))) for name, m in zip(entries, map(_SEGMENT_RE.match, entries)) if m is not None]
+        present = sorted(n for name, n in found if 1 <= n <= MAX_SEGMENT and name == segment_name(n))
+        for n in present:
+            if not entries[segment_name(n)].is_file():  # follows a link, as reading it would
+                raise StorageError(f"journal segment {self._path(n)} is not a regular file; move it out of the journal")
+        return present
 
     def __repr__(self) -> str:
         mode = "writable" if self._writer else "read-only"

@@ -2,20 +2,22 @@
 
 A FIFO in place of a file blocks an ``open`` for reading until something writes to it; a
 device or ``/proc/self/mem`` reads forever or fails. A file the home reads whole (a
-forget's intent) or a user hands over (an import) is refused unless it is a regular file
-(after links are resolved): checked before the open, then opened without blocking and
-checked again, so a file swapped for a FIFO in between is refused too.
+forget's intent, a cache or hint file under ``index/``) or a user hands over (an import)
+is refused unless it is a regular file (after links are resolved): checked before the
+open, then opened without blocking and checked again, so a file swapped for a FIFO in
+between is refused too.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import BinaryIO
 
 from ..errors import InvalidArgumentError, StorageError
 
-__all__ = ["open_regular"]
+__all__ = ["open_regular", "read_regular"]
 
 
 def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
@@ -40,6 +42,25 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
         handle.close()
         raise
     return handle, info.st_size
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file at ``path``, a file the home keeps (a cache, a hint):
+    what is not a regular file is an error its reader treats as it treats an unreadable one.
+
+    Raises:
+        FileNotFoundError: there is nothing there.
+        StorageError: it is not a regular file (EINVAL), or it cannot be read.
+    """
+    try:
+        handle, _ = open_regular(path)
+    except InvalidArgumentError as exc:
+        raise StorageError(errno.EINVAL, str(exc)) from None
+    with handle:
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise StorageError(exc.errno or 0, f"cannot read {os.fspath(path)}: {exc.strerror}") from None
 
 
 def _regular(mode: int, path: str | os.PathLike[str]) -> None:

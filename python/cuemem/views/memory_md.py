@@ -44,6 +44,7 @@ from ..policy.service import Policies
 from ..schema import Kind, Level, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
+from ..store.regular import read_regular
 from .tokens import TokenCounter, check_budget, check_counter, counted, estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile", "MemoryLine", "draw", "render"]
@@ -312,10 +313,10 @@ class MemoryFile:
             return
         stamp = _stamp_path(home)
         try:
-            body = orjson.loads(stamp.read_bytes())
+            body = orjson.loads(read_regular(stamp))
             sha = body["sha256"]
             same = (body.get("version") == _STAMP_VERSION and body["head"] == _head(home) and body["budget"] == self.budget
-                    and not home.notes.edited and hashlib.sha256(home.layout.memory_md.read_bytes()).hexdigest() == sha)
+                    and not home.notes.edited and hashlib.sha256(read_regular(home.layout.memory_md)).hexdigest() == sha)
         except (OSError, ValueError, KeyError, TypeError):
             same = False
         if same:
