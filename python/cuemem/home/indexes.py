@@ -15,7 +15,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import os
 import shutil
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -263,7 +263,7 @@ class Admitted:
 
     A write the core encoded ends with the core's journal line of its episode (``line``);
     its record (that line read back, :func:`~cuemem.store.records.encoded`) is made only
-    when :attr:`records` is read: an import, which needs only the lines (:meth:`lines`),
+    when :attr:`records` is read: an import, which needs only the lines (:meth:`parts`),
     reads nothing back.
     """
 
