@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import subprocess
@@ -17,11 +18,12 @@ from click.testing import CliRunner
 
 from cuemem import Memory
 from cuemem.cli import main
-from cuemem.errors import SharedHomeError
+from cuemem.errors import SharedHomeError, StorageError
 from cuemem.home.results import IndexState
 from cuemem.postgres import log as log_module
 from cuemem.postgres import snapshots
 from cuemem.postgres.open import publish_snapshot
+from cuemem.store import journal as journal_module
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 LATER = datetime(2026, 11, 20, tzinfo=timezone.utc)
@@ -271,6 +273,7 @@ def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, t
         conn.execute("DELETE FROM cuemem.snapshots")
     with Memory.open(address(home), cache=tmp_path / "rows", follow=False) as mem:
         by_rows = answers(mem)
+    monkeypatch.setattr(log_module, "AHEAD", 10)  # the catch-up is long: not read with the lock's statement
     monkeypatch.setattr(log_module, "BULK", 1)
     monkeypatch.setattr(log_module, "RUN_LINES", 17)
     with Memory.open(address(home), cache=tmp_path / "runs", follow=False) as mem:
@@ -287,11 +290,40 @@ def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, t
     assert journal_bytes(tmp_path / "runs-hostile") == journal_bytes(tmp_path / "rows")  # the row as one line of its length, as cuemem wrote it
 
 
+def test_a_long_catch_up_cut_by_a_failed_write_is_finished_by_the_next_open(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs a long catch-up wrote before a write failed stay the mirror's; the next open proves them and fetches the rest, byte for byte."""
+    with psycopg.connect(home, autocommit=True) as conn:
+        conn.execute("DELETE FROM cuemem.snapshots")
+    with Memory.open(address(home), cache=tmp_path / "rows", follow=False) as mem:
+        by_rows = answers(mem)
+    monkeypatch.setattr(log_module, "AHEAD", 10)  # the catch-up is long: not read with the lock's statement
+    monkeypatch.setattr(log_module, "BULK", 1)
+    monkeypatch.setattr(log_module, "RUN_LINES", 5)
+    real = journal_module._write_all
+    writes: list[int] = []
+
+    def failing(fd: int, data: bytes | bytearray) -> None:
+        writes.append(len(data))
+        if len(writes) == 3:
+            raise OSError(errno.EIO, "Input/output error")
+        real(fd, data)
+
+    monkeypatch.setattr(journal_module, "_write_all", failing)
+    with pytest.raises(StorageError):
+        Memory.open(address(home), cache=tmp_path / "cut", follow=False)
+    assert 0 < len(journal_bytes(tmp_path / "cut")) < len(journal_bytes(tmp_path / "rows"))
+    monkeypatch.setattr(journal_module, "_write_all", real)
+    with Memory.open(address(home), cache=tmp_path / "cut", follow=False) as mem:
+        assert answers(mem) == by_rows
+    assert journal_bytes(tmp_path / "cut") == journal_bytes(tmp_path / "rows")
+
+
 def test_a_row_out_of_place_stops_a_long_catch_up_where_the_row_by_row_read_stops(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A row whose position does not follow the line before it sends the bulk read back to rows: the same SharedHomeError, the same seq named."""
     with psycopg.connect(home, autocommit=True) as conn:
         conn.execute("DELETE FROM cuemem.snapshots")
         conn.execute('UPDATE cuemem.records SET "offset" = "offset" + 1 WHERE seq = 8')
+    monkeypatch.setattr(log_module, "AHEAD", 10)
     errors = []
     for bulk in (1, 10_000):
         monkeypatch.setattr(log_module, "BULK", bulk)
@@ -299,3 +331,12 @@ def test_a_row_out_of_place_stops_a_long_catch_up_where_the_row_by_row_read_stop
             Memory.open(address(home), cache=tmp_path / f"cache-{bulk}", follow=False)
         errors.append(str(caught.value))
     assert errors[0] == errors[1] and "seq 8" in errors[0]
+    assert journal_bytes(tmp_path / "cache-1") == journal_bytes(tmp_path / "cache-10000")  # the lines before it, either way
+    with psycopg.connect(home, autocommit=True) as conn:  # mended: the mirror goes on from the line before it
+        conn.execute('UPDATE cuemem.records SET "offset" = "offset" - 1 WHERE seq = 8')
+    monkeypatch.setattr(log_module, "BULK", 1)
+    with Memory.open(address(home), cache=tmp_path / "cache-1", follow=False) as mem:
+        got = answers(mem)
+    with Memory.open(address(home), cache=tmp_path / "whole", follow=False) as mem:
+        assert answers(mem) == got
+    assert journal_bytes(tmp_path / "cache-1") == journal_bytes(tmp_path / "whole")

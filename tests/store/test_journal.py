@@ -6,11 +6,13 @@ plain list of records and checks that the journal always reads back exactly that
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from cuemem.errors import (
     StorageError,
 )
 from cuemem.store.fsync import FsyncPolicy
+from cuemem.store import journal as journal_module
 from cuemem.store.journal import MAX_SEGMENT, Entry, Journal, Position, ProblemKind, segment_name
 
 
@@ -620,12 +623,14 @@ TestJournalMachineLong = pytest.mark.slow(JournalMachineLong.TestCase)
 TestJournalMachineLong.settings = settings(stateful_step_count=60)
 
 
-def test_place_runs_writes_whole_runs_at_the_head_and_at_later_segments(tmp_path: Path) -> None:
+def test_placing_writes_whole_runs_at_the_head_and_at_later_segments(tmp_path: Path) -> None:
     """A mirror's bulk catch-up: runs of lines land at the head or at a later segment's start, and read back as records."""
     journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
     first = b'{"id":"a","op":"x"}\n{"id":"b","op":"x"}\n'
     second = b'{"id":"c","op":"x"}\n'
-    journal.place_runs([(Position(1, 0), first), (Position(1, len(first)), second), (Position(2, 0), second)])
+    with journal.placing() as place:
+        for position, data in [(Position(1, 0), first), (Position(1, len(first)), second), (Position(2, 0), second)]:
+            place(position, data)
     assert journal.head() == Position(2, len(second))
     assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second
     assert [e.record["id"] for e in journal.read()] == ["a", "b", "c", "c"]
@@ -637,18 +642,68 @@ def test_place_runs_writes_whole_runs_at_the_head_and_at_later_segments(tmp_path
     [[(Position(1, 5), b'{"id":"a"}\n')], [(Position(3, 0), b'{"id":"a"}\n')], [(Position(1, 0), b'{"id":"a"}')], [(Position(1, 0), "{}\n")]],
     ids=["not-at-the-head", "skips-a-segment", "no-newline", "not-bytes"],
 )
-def test_place_runs_refuses_a_run_that_does_not_follow_or_end_a_line(tmp_path: Path, runs: list[tuple[Position, Any]]) -> None:
+def test_placing_refuses_a_run_that_does_not_follow_or_end_a_line(tmp_path: Path, runs: list[tuple[Position, Any]]) -> None:
     """A run that does not start where the journal ends, or does not end a line, is refused and nothing is written."""
     journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
-    with pytest.raises(InvalidArgumentError):
-        journal.place_runs(runs)
+    with pytest.raises(InvalidArgumentError), journal.placing() as place:
+        for position, data in runs:
+            place(position, data)
     assert journal.head() == Position(1, 0)
     journal.close()
 
 
-def test_place_runs_needs_a_writable_journal(tmp_path: Path) -> None:
+def test_placing_writes_on_a_thread_of_its_own_while_the_caller_takes_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run handed over returns at once: its write (on the writer thread) overlaps the caller's next fetch, and the runs land in order."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    release = threading.Event()
+    on_caller: list[bool] = []
+    real = journal_module._write_all
+
+    def held(fd: int, data: bytes | bytearray) -> None:
+        on_caller.append(threading.current_thread() is threading.main_thread())
+        assert release.wait(10), "the caller never handed the second run over while the first was being written"
+        real(fd, data)
+
+    monkeypatch.setattr(journal_module, "_write_all", held)
+    first, second = b'{"id":"a","op":"x"}\n', b'{"id":"b","op":"x"}\n'
+    with journal.placing() as place:
+        place(Position(1, 0), first)
+        place(Position(1, len(first)), second)  # the first write still waits
+        release.set()
+    assert on_caller == [False, False]
+    assert journal.head() == Position(1, len(first + second))
+    assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second
+    journal.close()
+
+
+def test_placing_stops_at_a_failed_write_with_the_runs_before_it_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails is a StorageError; the runs before it are written, none after it, and the head says so."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    real = journal_module._write_all
+    written: list[bytes] = []
+
+    def failing(fd: int, data: bytes | bytearray) -> None:
+        if len(written) == 1:
+            written.append(bytes(data))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(bytes(data))
+        real(fd, data)
+
+    monkeypatch.setattr(journal_module, "_write_all", failing)
+    runs = [b'{"id":"a","op":"x"}\n', b'{"id":"b","op":"x"}\n', b'{"id":"c","op":"x"}\n']
+    with pytest.raises(StorageError), journal.placing() as place:
+        offset = 0
+        for data in runs:
+            place(Position(1, offset), data)  # raises once the failure is known
+            offset += len(data)
+    assert written == runs[:2]
+    assert journal.head() == Position(1, len(runs[0]))
+    assert (tmp_path / "journal" / segment_name(1)).read_bytes() == runs[0]
+
+
+def test_placing_needs_a_writable_journal(tmp_path: Path) -> None:
     """A read-only journal refuses a run."""
     Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True).close()
     journal = Journal(tmp_path / "journal", writable=False)
-    with pytest.raises(ReadOnlyError):
-        journal.place_runs([(Position(1, 0), b"{}\n")])
+    with pytest.raises(ReadOnlyError), journal.placing() as place:
+        place(Position(1, 0), b"{}\n")

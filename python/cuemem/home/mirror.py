@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position, segment_name
 from ..store.regular import read_regular
-from ..store.upstream import Fetched, SharedLog, Upstream, one_line
+from ..store.upstream import Fetched, Run, SharedLog, Upstream, one_line
 from . import proof
 from .layout import Layout
 from .sharing import Engine
@@ -194,6 +195,10 @@ class Mirror:
         """Writes the log's lines beyond the mirror into ``journal``; returns what was read
         (``defer``: the caller waits for their sync, as :meth:`Journal.place` says).
 
+        A long catch-up's runs (each checked by the log to be whole lines following one
+        another) are written as the log reads them (:meth:`Journal.placing`), each checked
+        here to start where the one before ended.
+
         A row someone wrote into the log by hand is hostile like any journal line: one that
         is not a single line is written as one of its length (the applier then skips it as
         invalid and reports it). One whose position does not follow the line before it, or
@@ -201,10 +206,15 @@ class Mirror:
         ``SharedHomeError`` (reads keep working on the mirror; writes wait until the log is
         mended).
         """
-        fetched = self.log.fetch(self.log.seq, self.forgets)
-        if fetched.runs:
-            return self._pull_runs(journal, fetched)
-        lines = [(p, one_line(line)) for p, line in fetched.lines]
+        runs = _Runs(self.log.shown, journal.head(), self.log.seq)
+        try:
+            with journal.placing() as place:
+                fetched = self.log.fetch(self.log.seq, self.forgets, place=runs.placer(place))
+        finally:
+            self.log.seq = runs.seq_at(journal.head())  # the runs written before any failure are the mirror's
+        if fetched.runs and not fetched.lines and fetched.broken is None:
+            return fetched
+        lines = [(p, one_line(line)) for p, line in fetched.lines]  # after the runs: where they stopped
         good = _following(journal.head(), self.log.seq, fetched.seqs, lines)
         if good:
             journal.place(lines[:good], defer=defer)
@@ -217,34 +227,12 @@ class Mirror:
             )
         return fetched
 
-    def _pull_runs(self, journal: Journal, fetched: Fetched) -> Fetched:
-        """:meth:`pull` of a long catch-up the log read in runs (each checked by the log to be
-        whole lines following one another): only where each run starts is checked here."""
-        head, seq = journal.head(), self.log.seq
-        good = 0
-        for run in fetched.runs:
-            if run.first != seq + 1 or run.position not in (head, Position(head.segment + 1, 0)):
-                break
-            head, seq = Position(run.position.segment, run.position.offset + len(run.data)), seq + run.count
-            good += 1
-        if good:
-            journal.place_runs([(run.position, run.data) for run in fetched.runs[:good]])
-            last = fetched.runs[good - 1]
-            self.log.seq = last.first + last.count - 1
-        if good < len(fetched.runs):
-            run = fetched.runs[good]
-            raise SharedHomeError(
-                f"the shared log {self.log.shown} holds a row cuemem did not write at seq {run.first} ({run.position}): it does not "
-                f"follow the line before it; the mirror stays at the line before it"
-            )
-        return fetched
-
     def files(self, fetched: Fetched) -> list[tuple[str, bytes]]:
         """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
-        if fetched.runs:
-            found = (line for run in fetched.runs if _NOTE_LINE in run.data for line in run.data.splitlines() if _NOTE_LINE in line)
-            return self.note_files(_records(found))
-        return self.note_files(_records(line for _, line in fetched.lines if _NOTE_LINE in line)) if fetched.lines else []
+        if not fetched.runs and not fetched.lines:
+            return []
+        in_runs = (line for run in fetched.runs if _NOTE_LINE in run.data for line in run.data.splitlines() if _NOTE_LINE in line)
+        return self.note_files(_records(chain(in_runs, (line for _, line in fetched.lines if _NOTE_LINE in line))))
 
     @staticmethod
     def note_files(records: Iterable[dict[str, Any]]) -> list[tuple[str, bytes]]:
@@ -430,6 +418,43 @@ def _size(journal: Journal, segment: int) -> int:
         return (journal.directory / segment_name(segment)).stat().st_size
     except FileNotFoundError:
         return 0
+
+
+class _Runs:
+    """A long catch-up's runs as :meth:`Mirror._pull` places them: each must start where the
+    one before ended (by ``seq`` and position); where each ends, to know how far the mirror
+    got."""
+
+    def __init__(self, shown: str, head: Position, seq: int) -> None:
+        self._shown = shown
+        self._head, self._seq = head, seq
+        self._ends: dict[Position, int] = {head: seq}
+
+    def placer(self, place: Callable[[Position, bytes], None]) -> Callable[[Run], None]:
+        """What the log hands each run to: checked here, then ``place`` d.
+
+        Raises:
+            SharedHomeError: (from it) the run does not follow the one before.
+        """
+
+        def placed(run: Run) -> None:
+            head = self._head
+            if run.first != self._seq + 1 or run.position not in (head, Position(head.segment + 1, 0)):
+                raise SharedHomeError(
+                    f"the shared log {self._shown} holds a row cuemem did not write at seq {run.first} ({run.position}): it does "
+                    f"not follow the line before it; the mirror stays at the line before it"
+                )
+            place(run.position, run.data)
+            self._head = Position(run.position.segment, run.position.offset + len(run.data))
+            self._seq = run.first + run.count - 1
+            self._ends[self._head] = self._seq
+
+        return placed
+
+    def seq_at(self, head: Position) -> int:
+        """The ``seq`` of the line that ends at ``head`` (the journal's, once placing is over):
+        the runs a failed write cut short are not the mirror's."""
+        return self._ends.get(head, min(self._ends.values()))
 
 
 def _following(head: Position, seq: int, seqs: list[int], lines: list[tuple[Position, bytes]]) -> int:

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import repeat
+from operator import itemgetter
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,8 @@ from typing import Any
 import orjson
 import psycopg
 from psycopg import sql
+from psycopg.adapt import Loader
+from psycopg.pq import Format
 
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store import records as rec
@@ -545,10 +549,12 @@ class RecordLog:
         self._tail = (int(row[0]), line)
         return int(row[0])
 
-    def fetch(self, after: int, forgets_after: int) -> Fetched:
+    def fetch(self, after: int, forgets_after: int, place: Callable[[Run], None] | None = None) -> Fetched:
         """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``, read in
         one snapshot (so a forget's receipt is never seen without its tombstones): what
-        :meth:`hold` read with the lock, when that was all.
+        :meth:`hold` read with the lock, when that was all. A long catch-up's runs are each
+        handed to ``place`` as soon as they are read (the caller writes one while the next is
+        read); an exception from it ends the fetch.
 
         Raises:
             SharedHomeError: the server could not be reached, or the log no longer holds the
@@ -560,7 +566,7 @@ class RecordLog:
         if ahead is not None and ahead.complete and ahead.heads[1] == forgets_after:
             fetched = ahead.fetched  # no forget since (and, under the lock, nothing else committed)
         else:
-            fetched = self._fetch(after, forgets_after)
+            fetched = self._fetch(after, forgets_after, place)
         if fetched.lines:
             self._tail = (fetched.seqs[-1], one_line(fetched.lines[-1][1]))
         elif fetched.runs:
@@ -587,16 +593,23 @@ class RecordLog:
         except SharedHomeError:
             return None
 
-    def _fetch(self, after: int, forgets_after: int) -> Fetched:
+    def _fetch(self, after: int, forgets_after: int, place: Callable[[Run], None] | None) -> Fetched:
         s, log = sql.Identifier(self.target.schema), self.log
         conn = self._connection()
+        runs: list[Run] = []
         try:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                runs = self._runs(conn, after)
-                if runs:
+                row = conn.execute(sql.SQL("SELECT coalesce(max(seq), 0) FROM {}.records WHERE log = %s").format(s), (log,)).fetchone()
+                last = int(row[0]) if row is not None else 0
+                forgets = self._forgets(conn, forgets_after)
+                if last - after >= BULK:
                     self._check_continued(conn, after)
-                    return Fetched([], [], self._forgets(conn, forgets_after), None, runs)
+                    runs = self._runs(conn, after, last, place)
+                    if runs and runs[-1].first + runs[-1].count - 1 == last:
+                        return Fetched([], [], forgets, None, runs)
+                    if runs:
+                        after = runs[-1].first + runs[-1].count - 1  # rows from the first the runs could not take
                 with conn.cursor().copy(
                     sql.SQL('COPY (SELECT seq, segment, "offset", line FROM {}.records WHERE log = {} AND seq >= {} ORDER BY seq) TO STDOUT').format(
                         s, sql.Literal(log), sql.Literal(after)
@@ -604,10 +617,48 @@ class RecordLog:
                 ) as copy:
                     copy.set_types(["int8", "int4", "int8", "text"])
                     read = self._continued(after, copy.rows())
-                forgets = self._forgets(conn, forgets_after)
         except psycopg.Error as exc:
             raise self._failed(exc, "catching up") from None
-        return Fetched(read.seqs, read.lines, forgets, read.broken)
+        return Fetched(read.seqs, read.lines, forgets, read.broken, runs)
+
+    def _runs(self, conn: psycopg.Connection[Any], after: int, last: int, place: Callable[[Run], None] | None) -> list[Run]:
+        """The lines after ``seq`` ``after`` up to ``last`` as runs of whole lines of one
+        segment each (one query per :data:`RUN_LINES` lines, their bytes as the server sends
+        them, never one Python object per line), each handed to ``place`` as soon as it is
+        read. The server marks where each segment starts and any row that does not follow
+        the row before it, by ``seq`` and position (:data:`_RUN`); the runs stop before such
+        a row, or where rows are missing, and the caller reads on row by row (which says
+        where the log breaks). A row that is not a single line is written as one of its
+        length, as the row-by-row read writes it (:func:`_whole_lines`). Inside the caller's
+        transaction.
+        """
+        conn.execute("SET LOCAL client_encoding = 'UTF8'")  # the lines' bytes are the journal's
+        cursor = conn.cursor(binary=True)
+        cursor.adapters.register_loader("text", _bytes_loader(conn))
+        query = _RUN.format(sql.Identifier(self.target.schema))
+        runs: list[Run] = []
+        position = Position(1, 0)  # the first row of all is marked with its own
+        for lo in range(after + 1, last + 1, RUN_LINES):
+            hi = min(lo + RUN_LINES - 1, last)
+            rows = cursor.execute(query, {"log": self.log, "from": lo if lo == after + 1 else lo - 1, "lo": lo, "hi": hi}).fetchall()
+            if len(rows) != hi - lo + 1:
+                return runs  # rows are missing
+            for start, end in _pieces(rows):
+                segment, offset = rows[start][1], rows[start][2]
+                if segment is not None:
+                    try:
+                        if segment < 0:
+                            return runs  # a row that does not follow the row before it
+                        position = Position(segment, offset)
+                    except InvalidArgumentError:
+                        return runs  # at no journal's position
+                run = Run(position, _whole_lines(list(map(_LINE, rows[start:end]))), lo + start, end - start)
+                if place is not None:
+                    place(run)
+                runs.append(run)
+                self._tail = (run.first + run.count - 1, run.data[run.data.rfind(b"\n", 0, len(run.data) - 1) + 1 :])
+                position = Position(position.segment, position.offset + len(run.data))
+        return runs
 
     def _continued(self, after: int, rows: Iterable[Sequence[Any]]) -> Fetched:
         """The lines of ``rows`` (``seq, segment, offset, line`` from ``seq`` ``after`` on)
@@ -679,42 +730,6 @@ class RecordLog:
             ).fetchall()
         ]
 
-    def _runs(self, conn: psycopg.Connection[Any], after: int) -> list[Run]:
-        """The lines after ``seq`` ``after`` as runs of one segment each, when there are at
-        least :data:`BULK` of them and each is a single line that follows the one before it
-        (by ``seq`` and position); else none (the caller reads row by row, which says where a
-        row written by hand breaks the log). Inside the caller's transaction.
-
-        The server checks the order (:data:`_ORDER`: one pass over the log's index); each run
-        is one query of whole rows, whose newlines are checked here to be exactly its lines' ends.
-        """
-        s = sql.Identifier(self.target.schema)
-        row = conn.execute(sql.SQL("SELECT coalesce(max(seq), 0) FROM {}.records WHERE log = %s").format(s), (self.log,)).fetchone()
-        last = int(row[0]) if row is not None else 0
-        if last - after < BULK:
-            return []
-        starts: list[tuple[int, int, int]] = []
-        for seq, segment, offset, ok in conn.execute(_ORDER.format(s), (self.log, after)).fetchall():
-            if not ok:
-                return []
-            starts.append((int(seq), int(segment), int(offset)))
-        if not starts or starts[0][0] != after + 1:
-            return []
-        runs: list[Run] = []
-        for i, (first, segment, offset) in enumerate(starts):
-            end = starts[i + 1][0] - 1 if i + 1 < len(starts) else last
-            for lo in range(first, end + 1, RUN_LINES):
-                hi = min(lo + RUN_LINES - 1, end)
-                data = _whole_lines([line for (line,) in conn.execute(_RUN.format(s), (self.log, lo - 1, hi)).fetchall()], hi - lo + 1)
-                if data is None:
-                    return []
-                try:
-                    runs.append(Run(Position(segment, offset), data, lo, hi - lo + 1))
-                except InvalidArgumentError:
-                    return []
-                offset += len(data)
-        return runs
-
     def heads(self) -> tuple[int, int]:
         """The log's last ``seq`` and last forget id."""
         try:
@@ -773,29 +788,47 @@ def _same_line(ours: bytes, theirs: str) -> bool:
     return isinstance(record, dict) and rec.op_of(record) is _ERASED
 
 
+#: The line of a row of :data:`_RUN`.
+_LINE = itemgetter(0)
 #: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.
 BULK = 10_000
 #: Lines per run at most (one query each: a bounded result in memory).
 RUN_LINES = 50_000
-#: Where each segment's lines start after a ``seq``, and the lines that do not follow the
-#: line before them by ``seq`` and position (the first line of a segment at offset 0 after
-#: the segment before): one pass over the log in ``seq`` order, no line read.
-_ORDER = sql.SQL(
-    'SELECT seq, segment, "offset", ok FROM (SELECT seq, segment, "offset", pseg, pseq IS NULL OR (pseq = seq - 1 AND '
-    '((pseg = segment AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, segment, "offset", '
-    'lag(seq) OVER w AS pseq, lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records '
-    "WHERE log = %s AND seq > %s WINDOW w AS (ORDER BY seq)) l) r WHERE pseg IS DISTINCT FROM segment OR NOT ok ORDER BY seq"
+#: The lines of ``seq`` ``lo`` to ``hi`` in order; beside each, its segment and offset where it
+#: starts a segment, or -1 where it does not follow the row before it by ``seq`` and position
+#: (the first line of a segment at offset 0 after the segment before), else NULLs. Rows from
+#: ``from`` on are compared (``from`` < ``lo``: the row before the first, read by the run before).
+_RUN = sql.SQL(
+    'SELECT line, CASE WHEN NOT ok THEN -1 WHEN pseg IS DISTINCT FROM segment THEN segment END, CASE WHEN ok AND pseg IS DISTINCT '
+    'FROM segment THEN "offset" END FROM (SELECT seq, line, segment, "offset", pseg, pseq IS NULL OR (pseq = seq - 1 AND ((pseg = segment '
+    'AND pend = "offset") OR (pseg + 1 = segment AND "offset" = 0))) AS ok FROM (SELECT seq, line, segment, "offset", lag(seq) OVER w AS '
+    'pseq, lag(segment) OVER w AS pseg, lag("offset" + octet_length(line)) OVER w AS pend FROM {}.records WHERE log = %(log)s AND seq >= '
+    "%(from)s AND seq <= %(hi)s WINDOW w AS (ORDER BY seq)) l) r WHERE seq >= %(lo)s ORDER BY seq"
 )
-#: The lines of ``seq`` in ``(%s, %s]``, in order.
-_RUN = sql.SQL("SELECT line FROM {}.records WHERE log = %s AND seq > %s AND seq <= %s ORDER BY seq")
 
 
-def _whole_lines(lines: list[str], count: int) -> bytes | None:
-    """The ``count`` lines joined, when each ends in its one newline (else None)."""
-    if len(lines) != count or not all(line.endswith("\n") for line in lines):
-        return None
-    data = "".join(lines).encode("utf-8")
-    return data if data.count(b"\n") == count else None  # each has one newline, at its end
+def _bytes_loader(conn: psycopg.Connection[Any]) -> type[Loader]:
+    """The loader that takes a binary value's bytes as they are (``bytea``'s): a line's bytes
+    in the client encoding, never decoded and encoded again."""
+    return conn.adapters.get_loader(conn.adapters.types["bytea"].oid, Format.BINARY)  # type: ignore[return-value]
+
+
+def _pieces(rows: list[tuple[Any, ...]]) -> Iterator[tuple[int, int]]:
+    """Where ``rows`` of :data:`_RUN` split: ``(start, end)`` of each stretch whose first row
+    alone is marked (a segment's start, or a row that does not follow)."""
+    cuts = [i for i, row in enumerate(rows) if row[1] is not None]
+    if not cuts or cuts[0] != 0:
+        cuts.insert(0, 0)
+    yield from zip(cuts, cuts[1:] + [len(rows)])
+
+
+def _whole_lines(lines: list[bytes]) -> bytes:
+    """The lines joined; a line that is not one ``\n``-terminated line becomes one of its
+    length (:func:`~cuemem.store.upstream.one_line`: a row written by hand)."""
+    data = b"".join(lines)
+    if data.count(b"\n") == len(lines) and all(map(bytes.endswith, lines, repeat(b"\n"))):
+        return data  # each has one newline, at its end
+    return b"".join(map(one_line, lines))
 
 
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:

@@ -46,11 +46,12 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -69,6 +70,9 @@ from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
 from .records import Encoded
 from .upstream import Upstream
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["MAX_SEGMENT", "Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
 
@@ -381,26 +385,54 @@ class Journal:
         if not defer:
             self.wait_synced(self._owed)
 
-    def place_runs(self, runs: Sequence[tuple[Position, bytes]]) -> None:
-        """Writes runs of whole lines another process committed, each run at its position
-        (the head, or the start of a later segment) and within one segment: a mirror's long
-        catch-up, whose lines its shared log checked in bulk. One sync for the batch.
+    @contextmanager
+    def placing(self) -> Iterator[Callable[[Position, bytes], None]]:
+        """Writes runs of whole lines another process committed (a mirror's long catch-up,
+        whose lines its shared log checked in bulk) as they are handed to the function this
+        yields: each run is checked at once — at the head or the start of a later segment,
+        after the run before, within one segment — and written by a writer thread in order, so
+        that the caller's next fetch overlaps this run's write. When the block ends, every run
+        handed over is written (or a write failed) and one sync covers them all.
+
+        The caller touches this journal only through the function while the block runs.
 
         Raises:
             ReadOnlyError: the journal is not open for writing.
-            InvalidArgumentError: a run does not end a line, or does not follow this journal's head.
-            StorageError: the file system refused; a prefix may have been written.
+            InvalidArgumentError: (from the function) a run does not end a line, or does not
+                follow; the runs before it are written.
+            StorageError: the file system refused; a prefix may have been written. Raised
+                from the function once a write has failed, and at the end of the block.
         """
-        self._check_placed(runs, "run", lambda data: True, "whole lines")
-        for position, data in runs:  # each run written as it came: no copy of a long catch-up
-            if position.segment != self._segment:
-                self._rotate(position.segment)
-            self._write(data)
+        writer = _RunWriter(self)
+        try:
+            yield writer.place
+        finally:
+            writer.finish()
+        if writer.started:
+            self.wait_synced(self._owed)
+
+    def _check_run(self, expected: Position, position: Position, data: object) -> Position:
+        """Where the journal ends once ``data`` is written at ``position`` (see :meth:`placing`).
+
+        Raises:
+            InvalidArgumentError: ``data`` is not ``\n``-terminated bytes, or ``position`` is
+                not ``expected`` or the start of the segment after it.
+        """
+        if not isinstance(data, bytes) or not data.endswith(_NEWLINE):
+            raise InvalidArgumentError(f"the run for {position} is not whole lines of bytes")
+        if position != expected and (position.segment != expected.segment + 1 or position.offset != 0):
+            raise InvalidArgumentError(f"a run for {position} does not follow this journal's head {expected}")
+        return Position(position.segment, position.offset + len(data))
+
+    def _write_run(self, position: Position, data: bytes) -> None:
+        """Writes a run :meth:`_check_run` checked (on :meth:`placing`'s writer thread)."""
+        if position.segment != self._segment:
+            self._rotate(position.segment)
+        self._write(data)
         self._head = Position(self._segment, self._size)
-        self.wait_synced(self._owed)
 
     def _check_placed(self, placed: Sequence[tuple[Position, bytes]], what: str, shaped: Callable[[bytes], bool], shape: str) -> None:
-        """Readies the journal for lines another process committed (:meth:`place`, :meth:`place_runs`):
+        """Readies the journal for lines another process committed (:meth:`place`, :meth:`placing`):
         each ``(position, data)`` must be ``\n``-terminated bytes ``shaped`` holds for, at the
         head or the start of a later segment, each after the one before.
 
@@ -1180,6 +1212,61 @@ def _rfind_newline(f: BinaryIO, end: int) -> int:
             return begin + found
         end = begin
     return -1
+
+
+class _RunWriter:
+    """:meth:`Journal.placing`'s writer: runs checked on the caller's thread, written in
+    order on one thread of its own (started with the first run), stopped at the first
+    failure."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+        self._expected = Position(1, 0)  # the journal's head, taken with the first run
+        self._pool: ThreadPoolExecutor | None = None
+        self._failed: BaseException | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether a run was handed over."""
+        return self._pool is not None
+
+    def place(self, position: Position, data: bytes) -> None:
+        """Checks the run and hands it to the writer thread.
+
+        Raises:
+            InvalidArgumentError: see :meth:`Journal._check_run`. StorageError: a write failed.
+        """
+        if self._failed is not None:
+            raise self._failed
+        if self._pool is None:
+            self._journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
+            self._expected = self._journal.head()
+        self._expected = self._journal._check_run(self._expected, position, data)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # a long catch-up's only: not every open's import
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="cuemem-journal")
+        self._pool.submit(self._write, position, data)
+
+    def _write(self, position: Position, data: bytes) -> None:
+        """(On the writer thread.) Writes the run, unless a write before it failed."""
+        if self._failed is None:
+            try:
+                self._journal._write_run(position, data)
+            except BaseException as exc:  # raised on the caller's thread, by the next place or by finish
+                self._failed = exc
+
+    def finish(self) -> None:
+        """Waits for every run handed over to be written.
+
+        Raises:
+            StorageError: a write failed (the runs before it are written).
+        """
+        if self._pool is None:
+            return
+        self._pool.shutdown(wait=True)
+        if self._failed is not None:
+            raise self._failed
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:

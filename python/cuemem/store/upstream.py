@@ -12,7 +12,7 @@ prefix of the upstream's log. Lines other processes committed come back through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -128,8 +128,10 @@ class SharedLog(Upstream, Protocol):
         """The ``seq`` of ``line`` at ``position``, or None when the log holds another line there."""
         ...
 
-    def fetch(self, after: int, forgets_after: int) -> Fetched:
-        """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``."""
+    def fetch(self, after: int, forgets_after: int, place: Callable[[Run], None] | None = None) -> Fetched:
+        """The lines after ``seq`` ``after`` and the forgets after id ``forgets_after``; a long
+        catch-up's :class:`Run` s are each handed to ``place`` as soon as they are read (an
+        exception from it ends the fetch)."""
         ...
 
     def stage_forget(self, receipt: str, intent: bytes, edits: Sequence[tuple[Position, bytes]]) -> None:
