@@ -3,7 +3,7 @@
 numpy arrays pass through untouched (the core checks their dtype and raises
 :class:`~cuemem.errors.CueTypeError` if it is wrong, so no silent copies or casts);
 lists and tuples are converted here, with range checks instead of numpy's silent
-wrap-around.
+wrap-around. Scalar arguments (ints, real numbers, bools) are :mod:`cuemem._scalars`'.
 """
 
 from __future__ import annotations
@@ -72,31 +72,6 @@ def string(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise CueTypeError(f"{name} must be a string, got {type(value).__name__}")
     return value
-
-
-def boolean(value: Any, name: str) -> bool:
-    """``value`` if it is True or False.
-
-    Raises:
-        CueTypeError: it is not a bool.
-    """
-    if not isinstance(value, bool):
-        raise CueTypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return value
-
-
-def count(value: Any, name: str) -> int:
-    """A positive int (not a bool, not a float), capped at 2**32 - 1 (more than any home holds).
-
-    Raises:
-        CueTypeError: not an int.
-        InvalidArgumentError: below 1.
-    """
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise CueTypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise InvalidArgumentError(f"{name} must be at least 1, got {value}")
-    return min(value, 2**32 - 1)
 
 
 def callback(value: Any, name: str) -> Any:

@@ -6,6 +6,7 @@ import math
 from datetime import date, datetime
 from typing import Union
 
+from . import _scalars
 from .errors import CueTypeError, InvalidArgumentError
 from .schema.fields import to_datetime
 
@@ -28,9 +29,9 @@ def to_seconds(value: TimeLike, name: str = "now") -> float:
     """
     if isinstance(value, (date, str)):  # a datetime is a date too
         return to_datetime(value, name).timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    seconds = _scalars.as_real(value)
+    if seconds is None:
         raise CueTypeError(f"{name} must be a datetime, a date or seconds since the epoch, got {type(value).__name__}")
-    seconds = float(value)
     if not math.isfinite(seconds):
         raise InvalidArgumentError(f"{name} must be finite, got {value!r}")
     return seconds

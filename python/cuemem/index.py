@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from pyroaring import BitMap
 
-from . import _arrays
+from . import _arrays, _scalars
 from ._core import CueIndex as _CueIndex
 from ._core import IndexStats, Pruned
 from .errors import CueTypeError
@@ -234,10 +234,9 @@ class CueIndex:
         dims = _arrays.strings(dimensions, "dimensions")
         within_rows = _arrays.rows(within, "within")
         against_rows = None if against is None else _arrays.rows(against, "against")
-        if not isinstance(productive, bool):
-            raise CueTypeError(f"productive must be a bool, got {type(productive).__name__}")
+        productive = _scalars.boolean(productive, "productive")
         vocabulary, (cues, cue_ends), (support, support_ends), (counter, counter_ends) = self._inner.closed_sets(
-            dims, within_rows, against_rows, _arrays.count(min_support, "min_support"), _arrays.count(max_depth, "max_depth"),
+            dims, within_rows, against_rows, _scalars.count(min_support, "min_support"), _scalars.count(max_depth, "max_depth"),
             productive,
         )
         return ClosedSets(vocabulary, cues, cue_ends, support, support_ends, counter, counter_ends)

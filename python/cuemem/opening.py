@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _arrays
+from . import _arrays, _scalars
 from .errors import CueTypeError, InvalidArgumentError
 from .forget.service import Forgetting
 from .home.home import Home
@@ -110,17 +110,16 @@ def open_handle(
     shared = is_shared(path)
     root = None if shared else Path(_arrays.path(path))
     cache_dir = None if cache is None else Path(_arrays.path(cache))
-    follows = _arrays.boolean(follow, "follow")
-    reader = _arrays.boolean(read_only, "read_only")
+    follows = _scalars.boolean(follow, "follow")
+    reader = _scalars.boolean(read_only, "read_only")
     scope = Scope.of(user)
     budget = check_budget(memory_budget, "memory_budget")
     try:
         policy = FsyncPolicy(fsync)
     except ValueError:
         raise InvalidArgumentError(f"fsync must be one of {[p.value for p in FsyncPolicy]}, got {fsync!r}") from None
-    if lock_timeout is not None and (
-        isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not 0 <= lock_timeout < float("inf")
-    ):
+    wait = None if lock_timeout is None else _scalars.as_real(lock_timeout)
+    if lock_timeout is not None and (wait is None or not 0 <= wait < float("inf")):
         raise InvalidArgumentError(f"lock_timeout must be a finite number of seconds >= 0, got {lock_timeout!r}")
     salience = SalienceTable(weights, half_lives_days)
     chosen = lifecycle_profile(profile)
@@ -131,12 +130,12 @@ def open_handle(
         check_embedder(embedder)
     if root is None:
         home = open_shared_home(
-            str(path), cache=cache_dir, read_only=reader, fsync=policy, lock_timeout=lock_timeout, salience=salience,
+            str(path), cache=cache_dir, read_only=reader, fsync=policy, lock_timeout=wait, salience=salience,
             text_analyzer=text_analyzer, embedder=embedder, follow=follows, user=user,
         )
     else:
         home = Home.open(
-            root, read_only=reader, fsync=policy, lock_timeout=lock_timeout or 0.0, salience=salience, text_analyzer=text_analyzer,
+            root, read_only=reader, fsync=policy, lock_timeout=wait or 0.0, salience=salience, text_analyzer=text_analyzer,
             embedder=embedder,
         )
     default = TextWeights() if embedder is None else TextWeights(vector=WITH_EMBEDDER)  # an embedder given is vectors on

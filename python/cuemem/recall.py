@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _scalars
 from ._core import Recall
 from ._core import recall as _recall
 from ._time import TimeLike, to_seconds
@@ -23,7 +24,9 @@ def recall(index: CueIndex, table: SalienceTable, cues: Cues | None, *, now: Tim
 
     Raises:
         UnknownDimensionError: a cue names an undeclared dimension.
+        CueTypeError: ``k`` not an integer.
         InvalidArgumentError: ``k < 1``, a non-finite ``now``, an empty cue.
         InvalidValueError: the index holds a row the table does not.
     """
-    return _recall(index._inner, table._inner, cues, to_seconds(now), k, exclude)  # k: checked by the binding
+    # k: checked by the binding (a numpy integer given to it as a Python int by the same rule)
+    return _recall(index._inner, table._inner, cues, to_seconds(now), k if type(k) is int else _scalars.count(k, "k"), exclude)

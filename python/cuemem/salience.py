@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _arrays
+from . import _arrays, _scalars
 from ._core import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, TopK
 from ._core import SalienceTable as _SalienceTable
 from ._time import TimeLike, to_seconds
@@ -38,9 +38,10 @@ def _per_axis(values: Mapping[str, float] | None, defaults: Mapping[str, float],
     out = []
     for a in AXES:
         v = values.get(a, defaults[a])
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        number = _scalars.as_real(v)
+        if number is None:
             raise CueTypeError(f"{name}[{a!r}] must be a number, got {type(v).__name__}")
-        out.append(float(v))
+        out.append(number)
     return out
 
 
@@ -133,9 +134,7 @@ class SalienceTable:
 
     def get(self, row: int) -> RowState | None:
         """The row as written, or None if it is not live."""
-        if isinstance(row, bool) or not isinstance(row, int):
-            raise CueTypeError(f"row must be an int, got {type(row).__name__}")
-        got = self._inner.get(row)
+        got = self._inner.get(_scalars.integer(row, "row"))
         if got is None:
             return None
         axes, confidence, t, protected = got
@@ -161,7 +160,8 @@ class SalienceTable:
             InvalidArgumentError: ``k < 1`` or a non-finite ``now``.
             InvalidValueError: a candidate row beyond the table.
         """
-        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), k)  # k: checked by the binding
+        # k: checked by the binding (a numpy integer given to it as a Python int by the same rule)
+        return self._inner.top_k(_arrays.rows(candidates, "candidates"), to_seconds(now), k if type(k) is int else _scalars.count(k, "k"))
 
     def decay_pass(self, now: TimeLike, floor: float = 0.35, out: npt.NDArray[np.float32] | None = None) -> DecayPass:
         """Decays every row to ``now``: the weekly distillation's kernel.

@@ -178,7 +178,7 @@ def test_no_import_cycle_even_through_type_checking_imports() -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("native core", ("cuemem._core",)),
     ("errors", ("cuemem.errors",)),
-    ("primitives", ("cuemem._arrays", "cuemem._gc", "cuemem.timecues")),
+    ("primitives", ("cuemem._arrays", "cuemem._gc", "cuemem._scalars", "cuemem.timecues")),
     ("schema and shared records", ("cuemem.schema",)),
     ("time", ("cuemem._time",)),
     ("salience and cue index", ("cuemem.salience", "cuemem.index")),

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .. import _arrays
+from .. import _scalars
 from ..errors import CuememError, ForgottenError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..jobs.rederive import rederive
@@ -89,7 +89,7 @@ class Forgetting:
             InvalidArgumentError: no target, more than one, or an unknown ``retention``.
             CueTypeError, SchemaError, InvalidIdError: a malformed value. ScopeError: as :meth:`ForgetTarget.of`.
         """
-        planned_only = _arrays.boolean(dry_run, "dry_run")
+        planned_only = _scalars.boolean(dry_run, "dry_run")
         target = ForgetTarget.of(id, subject, session, source, user, reach.scope, reach.users)
         return self.forget(target, check_retention(retention), planned_only, edge_now(now))
 

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Protocol
 
-from .. import _arrays
+from .. import _scalars
 from ..errors import ClockError, CueTypeError, InvalidArgumentError
 from ..schema.fields import parse_instant, to_datetime
 
@@ -139,7 +139,7 @@ class Clock:
             ClockError: as :meth:`check`.
         """
         at = edge_now(now)
-        self.check(at, allow_jump=_arrays.boolean(allow_jump, "allow_clock_jump"), what=what)
+        self.check(at, allow_jump=_scalars.boolean(allow_jump, "allow_clock_jump"), what=what)
         return at
 
     @staticmethod

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, Protocol
 
 import orjson
 
-from .. import _arrays
+from .. import _arrays, _scalars
 from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..store import records as rec
 from ..schema.spec import IMPORT_KEYS
@@ -190,9 +190,9 @@ def import_jsonl(
         CueTypeError: ``progress`` is not callable, ``skip_bad`` not a bool. InvalidArgumentError: a bad ``path``.
     """
     home.check_writable()
-    forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    forgotten_too = _scalars.boolean(allow_forgotten, "allow_forgotten")
     report = _arrays.callback(progress, "progress")
-    skipping = _arrays.boolean(skip_bad, "skip_bad_lines")
+    skipping = _scalars.boolean(skip_bad, "skip_bad_lines")
     at = edge_now(now)
     label = optional_label(session, "session")
     handle, size = open_jsonl(_arrays.path(path))
@@ -216,9 +216,9 @@ def import_records(
     home.check_writable()
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
         raise CueTypeError(f"records must be an iterable of mappings, got {type(records).__name__}")
-    forgotten_too = _arrays.boolean(allow_forgotten, "allow_forgotten")
+    forgotten_too = _scalars.boolean(allow_forgotten, "allow_forgotten")
     report = _arrays.callback(progress, "progress")
-    skipping = _arrays.boolean(skip_bad, "skip_bad")
+    skipping = _scalars.boolean(skip_bad, "skip_bad")
     at = edge_now(now)
     return import_items(
         home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, report), skip_bad=skipping, source="records",

@@ -153,6 +153,7 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import EmbeddingsLambda, ensure_embeddings, get_text_at_path, tokenize_path
 from langchain_core.embeddings import Embeddings
 
+from .. import _scalars
 from ..errors import CuememError, InvalidArgumentError
 from ..home.scope import ALL_USERS, DEFAULT_USER
 from ..lifecycle.extract import plain
@@ -335,9 +336,10 @@ def _minutes(ttl: object) -> float | None:
     """
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not (0 < ttl < math.inf):
+    minutes = _scalars.as_real(ttl)
+    if minutes is None or not 0 < minutes < math.inf:
         raise InvalidArgumentError(f"a ttl is a finite number of minutes > 0 (or None), got {ttl!r}")
-    return float(ttl)
+    return minutes
 
 
 def _unit(vectors: object, dim: int, what: str) -> npt.NDArray[np.float32]:
@@ -399,9 +401,9 @@ class LangGraphEmbedder:
     def __init__(self, index: Mapping[str, Any]) -> None:
         if not isinstance(index, Mapping):
             raise InvalidArgumentError(f"index must be a mapping (LangGraph's IndexConfig), got {type(index).__name__}")
-        dims = index.get("dims")
-        if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-            raise InvalidArgumentError(f"index['dims'] must be an int >= 1, got {dims!r}")
+        dims = _scalars.as_int(index.get("dims"))
+        if dims is None or dims < 1:
+            raise InvalidArgumentError(f"index['dims'] must be an int >= 1, got {index.get('dims')!r}")
         fields = index.get("fields")
         if fields is None:
             fields = ["$"]
@@ -647,12 +649,17 @@ def _ttl_config(ttl: object) -> TTLConfig | None:
     known = {"default_ttl", "refresh_on_read", "sweep_interval_minutes", "omit_expired"}
     if unknown := sorted(set(ttl) - known):
         raise InvalidArgumentError(f"ttl has unknown keys {unknown}; it takes {sorted(known)}")
-    _minutes(ttl.get("default_ttl"))
-    _minutes(ttl.get("sweep_interval_minutes"))
+    checked = dict(ttl)
+    for key in ("default_ttl", "sweep_interval_minutes"):
+        if key in checked:
+            checked[key] = _minutes(checked[key])
     for flag in ("refresh_on_read", "omit_expired"):
-        if flag in ttl and not isinstance(ttl[flag], bool):
-            raise InvalidArgumentError(f"ttl[{flag!r}] must be a bool, got {ttl[flag]!r}")
-    config: TTLConfig = dict(ttl)  # type: ignore[assignment]  # its keys and types are checked above
+        if flag in checked:
+            value = _scalars.as_bool(checked[flag])
+            if value is None:
+                raise InvalidArgumentError(f"ttl[{flag!r}] must be a bool, got {ttl[flag]!r}")
+            checked[flag] = value
+    config: TTLConfig = checked  # type: ignore[assignment]  # its keys and types are checked above
     return config
 
 

@@ -6,11 +6,11 @@ every job takes its config as an argument and reads nothing else.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from .. import _scalars
 from ..errors import InvalidArgumentError
 from ..lifecycle.profiles import PROFILES, Profile
 
@@ -31,14 +31,22 @@ def default_ttl(type: str, kind: str) -> timedelta | None:
     return PROFILES["medium"].ttl(type, kind)
 
 
-def _unit(value: object, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+def _unit(config: object, name: str) -> None:
+    """Holds ``config.name`` to a real number in [0, 1], kept as a float."""
+    value = getattr(config, name)
+    number = _scalars.as_real(value)
+    if number is None or not 0.0 <= number <= 1.0:
         raise InvalidArgumentError(f"{name} must be a number in [0, 1], got {value!r}")
+    object.__setattr__(config, name, number)
 
 
-def _count(value: object, name: str, least: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+def _count(config: object, name: str, least: int = 1) -> None:
+    """Holds ``config.name`` to an integer >= ``least``, kept as an int."""
+    value = getattr(config, name)
+    number = _scalars.as_int(value)
+    if number is None or number < least:
         raise InvalidArgumentError(f"{name} must be an integer >= {least}, got {value!r}")
+    object.__setattr__(config, name, number)
 
 
 @dataclass(frozen=True)
@@ -65,10 +73,10 @@ class ConsolidationConfig:
     ttl: TtlFn = field(default=default_ttl, compare=False)
 
     def __post_init__(self) -> None:
-        _count(self.min_occurrences, "min_occurrences")
-        _unit(self.salience_floor, "salience_floor")
-        _unit(self.min_confidence, "min_confidence")
-        _count(self.key_chars, "key_chars")
+        _count(self, "min_occurrences")
+        _unit(self, "salience_floor")
+        _unit(self, "min_confidence")
+        _count(self, "key_chars")
         if not callable(self.ttl):
             raise InvalidArgumentError(f"ttl must be a function of the type and kind, got {type(self.ttl).__name__}")
 
@@ -104,10 +112,10 @@ class DistillationConfig:
     sample: int = 3
 
     def __post_init__(self) -> None:
-        _unit(self.floor, "floor")
-        if isinstance(self.min_age_days, bool) or not isinstance(self.min_age_days, (int, float)) or not (
-            math.isfinite(self.min_age_days) and self.min_age_days >= 0
-        ):
+        _unit(self, "floor")
+        days = _scalars.as_real(self.min_age_days)
+        if days is None or not 0 <= days < float("inf"):
             raise InvalidArgumentError(f"min_age_days must be a finite number >= 0, got {self.min_age_days!r}")
-        _count(self.max_sources, "max_sources")
-        _count(self.sample, "sample")
+        object.__setattr__(self, "min_age_days", days)
+        _count(self, "max_sources")
+        _count(self, "sample")

@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _scalars
 from ..errors import InvalidArgumentError
 from ..policy.negation import parity
 
@@ -95,12 +96,16 @@ class DedupeConfig:
     def __post_init__(self) -> None:
         for name in ("min_overlap", "same_subject_overlap"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
+            share = _scalars.as_real(value)
+            if share is None or not 0.0 < share <= 1.0:
                 raise InvalidArgumentError(f"DedupeConfig.{name} must be a number in (0, 1], got {value!r}")
+            object.__setattr__(self, name, share)
         for name in ("neighbours", "min_words"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            number = _scalars.as_int(value)
+            if number is None or number < 1:
                 raise InvalidArgumentError(f"DedupeConfig.{name} must be an int >= 1, got {value!r}")
+            object.__setattr__(self, name, number)
 
 
 @dataclass(frozen=True)

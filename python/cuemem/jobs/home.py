@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidArgumentError
-from .. import _arrays
+from .. import _scalars
 from ..home.clock import TimeArg, edge_now
 from .._gc import gc_paused
 from ..home.cues import QUARANTINED
@@ -66,7 +66,7 @@ def consolidation(
     at = edge_now(now)
     if config is not None and not isinstance(config, ConsolidationConfig):
         raise InvalidArgumentError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
-    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="consolidate")
+    home.clock.check(at, allow_jump=_scalars.boolean(allow_clock_jump, "allow_clock_jump"), what="consolidate")
     return run_consolidation(home, profile, at, config or ConsolidationConfig.of(profile))
 
 
@@ -87,7 +87,7 @@ def distillation(
         raise InvalidArgumentError(f"config must be a DistillationConfig, got {type(config).__name__}")
     if summarizer is not None and not callable(summarizer):
         raise InvalidArgumentError(f"summarizer must be callable, got {type(summarizer).__name__}")
-    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
+    home.clock.check(at, allow_jump=_scalars.boolean(allow_clock_jump, "allow_clock_jump"), what="distill")
     return run_distillation(home, profile, at, config or DistillationConfig(floor=profile.distill_floor), summarizer)
 
 

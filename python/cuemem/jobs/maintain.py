@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import _arrays
+from .. import _scalars
 from ..errors import InvalidArgumentError
 from ..home.clock import TimeArg, edge_now
 from ..home.results import PolicyReport
@@ -157,7 +157,7 @@ def maintenance(mem: object, home: Home, *, now: TimeArg, jobs: object, allow_cl
     home.check_writable()
     reach.home_wide("maintain")
     at, chosen = edge_now(now), registered(jobs)
-    home.clock.check(at, allow_jump=_arrays.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
+    home.clock.check(at, allow_jump=_scalars.boolean(allow_clock_jump, "allow_clock_jump"), what="maintain")
     with home.clock.acknowledged(at):
         return maintain(mem, home, at, chosen)
 

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone
 
+from .. import _scalars
 from ..errors import CueTypeError, InvalidArgumentError
 
 __all__ = ["Daily", "Schedule", "Weekly"]
@@ -97,8 +98,10 @@ class Weekly(Schedule):
     at: time = time(4, 0)
 
     def __post_init__(self) -> None:
-        if isinstance(self.weekday, bool) or not isinstance(self.weekday, int) or not 0 <= self.weekday <= 6:
+        weekday = _scalars.as_int(self.weekday)
+        if weekday is None or not 0 <= weekday <= 6:
             raise InvalidArgumentError(f"weekday must be 0 (Monday) to 6 (Sunday), got {self.weekday!r}")
+        object.__setattr__(self, "weekday", weekday)
         if not isinstance(self.at, time) or self.at.tzinfo is not None:
             raise InvalidArgumentError(f"at must be a naive time of day (UTC), got {self.at!r}")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Protocol
 
+from .. import _scalars
 from ..errors import InvalidArgumentError
 from .maintain import DEFAULT_JOBS, Job
 from .reports import MaintenanceReport
@@ -71,12 +72,13 @@ class Scheduler:
         on_report: Callable[[MaintenanceReport], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        if isinstance(max_sleep, bool) or not isinstance(max_sleep, (int, float)) or not 0 < max_sleep < float("inf"):
+        seconds = _scalars.as_real(max_sleep)
+        if seconds is None or not 0 < seconds < float("inf"):
             raise InvalidArgumentError(f"max_sleep must be a positive number of seconds, got {max_sleep!r}")
         self.memory = memory
         self.jobs = tuple(jobs)
         self.clock = clock
-        self.max_sleep = float(max_sleep)
+        self.max_sleep = seconds
         self.on_report = on_report
         self.on_error = on_error
         #: Held while a job runs; hold it to keep the memory to yourself.

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from types import MappingProxyType
 
+from .. import _scalars
 from ..errors import CueTypeError, InvalidArgumentError
 from ..schema import Kind, Origin
 
@@ -117,18 +118,24 @@ class Profile:
     def __post_init__(self) -> None:
         for name in ("long_term_trust", "stale_below", "salience_floor", "min_confidence", "distill_floor"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            number = _scalars.as_real(value)
+            if number is None or not 0.0 <= number <= 1.0:
                 raise InvalidArgumentError(f"Profile.{name} must be a number in [0, 1], got {value!r}")
+            object.__setattr__(self, name, number)
         for name in ("short_ttl", "approval_ttl"):
             value = getattr(self, name)
             if not isinstance(value, timedelta) or value <= timedelta(0):
                 raise InvalidArgumentError(f"Profile.{name} must be a positive timedelta, got {value!r}")
         for name, least in (("max_live_versions", 1), ("long_term_capacity", 1), ("min_occurrences", 1)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            count = _scalars.as_int(value)
+            if count is None or count < least:
                 raise InvalidArgumentError(f"Profile.{name} must be an int >= {least}, got {value!r}")
-        if not isinstance(self.propose_derivations, bool):
+            object.__setattr__(self, name, count)
+        propose = _scalars.as_bool(self.propose_derivations)
+        if propose is None:
             raise InvalidArgumentError(f"Profile.propose_derivations must be a bool, got {self.propose_derivations!r}")
+        object.__setattr__(self, "propose_derivations", propose)
         if not isinstance(self.kind_ttls, Mapping):
             raise CueTypeError(f"Profile.kind_ttls must be a mapping, got {type(self.kind_ttls).__name__}")
         for key, ttl in self.kind_ttls.items():

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import _arrays
+from .. import _arrays, _scalars
 from ..errors import (
     ApprovalError, ApprovalExpiredError, CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ProposalConflictError,
 )
@@ -78,7 +78,7 @@ class Lifecycle:
         says, of the caller's ``origin``) at ``now`` read at the edge; returns its id (for a
         repetition, the current version's; for a queued write, the id it will get)."""
         self._home.check_writable()
-        allow_forgotten = _arrays.boolean(allow_forgotten, "allow_forgotten")
+        allow_forgotten = _scalars.boolean(allow_forgotten, "allow_forgotten")
         fields = fields | {"user_id": reach.writer(user_id), "origin": caller_origin(origin)}
         at = edge_now(now)
         admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).write(narrative, fields)
@@ -365,7 +365,7 @@ class Lifecycle:
     def proposals(self, sees: Callable[[str], bool] = _EVERYONE, *, pending_only: object = False) -> list[Proposal]:
         """The maintenance proposals about users ``sees`` admits, oldest first (decided ones too, unless ``pending_only``)."""
         state = self._home.lifecycle
-        records = state.pending_proposals() if _arrays.boolean(pending_only, "pending_only") else list(state.proposals.values())
+        records = state.pending_proposals() if _scalars.boolean(pending_only, "pending_only") else list(state.proposals.values())
         return stored.ordered([
             Proposal.of(r, state.proposal_verdicts.get(str(r["id"]))) for r in records if sees(str(r["user"]))
         ])

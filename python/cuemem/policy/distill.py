@@ -21,7 +21,7 @@ from datetime import date
 
 import numpy as np
 
-from .. import _arrays
+from .. import _arrays, _scalars
 from ..errors import CueTypeError, InvalidIdError, UnknownDimensionError
 from ..home.cues import FOLDED, fold
 from .._gc import gc_paused
@@ -120,8 +120,8 @@ def distill_items(
         InvalidArgumentError: ``min_support`` or ``max_cues`` below 1.
         UnknownDimensionError: a dimension that is not a cue dimension of episodes.
     """
-    min_support = _arrays.count(min_support, "min_support")
-    max_cues = _arrays.count(max_cues, "max_cues")
+    min_support = _scalars.count(min_support, "min_support")
+    max_cues = _scalars.count(max_cues, "max_cues")
     dims = _arrays.strings(list(dimensions) if isinstance(dimensions, tuple) else dimensions, "dimensions")
     chosen = [i for i in items if i.outcome in _OUTCOMES]
     index = _index(chosen, dims)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .. import _arrays
+from .. import _arrays, _scalars
 from ..errors import CuememError, InvalidArgumentError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..home.cues import QUARANTINED, normalize
@@ -227,7 +227,7 @@ class Policies:
         if not cues and text is None:
             raise InvalidArgumentError("judge needs a situation: cues, text or both")
         situation = normalize(cues, now=at) if cues else {}
-        tainted = _arrays.boolean(include_tainted, "include_tainted")
+        tainted = _scalars.boolean(include_tainted, "include_tainted")
         user = reach.single_user()
         return self.judge(situation, None if text is None else _arrays.string(text, "text"), user, tainted)
 

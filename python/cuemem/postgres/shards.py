@@ -31,6 +31,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from .. import _scalars
 from ..errors import InvalidArgumentError, SharedHomeError, SharedSchemaError
 from ..schema.fields import validate_id
 from . import snapshots
@@ -82,8 +83,10 @@ def create(address: str, *, shards: Sequence[str] = (), partitions: int = 8) -> 
         SharedSchemaError: a home is there already.
         SharedHomeError: a server cannot be reached or refused.
     """
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or not 1 <= partitions <= 1024 or partitions < len(shards):
+    parts = _scalars.as_int(partitions)
+    if parts is None or not 1 <= parts <= 1024 or parts < len(shards):
         raise InvalidArgumentError(f"partitions must be an int in 1..1024, at least the number of shards, got {partitions!r}")
+    partitions = parts
     target = Target.parse(address)
     s = target.schema
     names = [_server_name(s, i) for i in range(len(shards))]

@@ -8,13 +8,13 @@ normalized value, and raises :class:`~cuemem.errors.SchemaError` (or its subclas
 from __future__ import annotations
 
 import math
-import numbers
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime, time, timezone
 from enum import Enum
 from typing import Any, TypeVar
 
+from .. import _scalars
 from ..errors import InvalidIdError, SchemaError
 
 __all__ = [
@@ -91,26 +91,24 @@ def unit(value: object, field: str) -> float:
     """A finite real number in ``[0, 1]``, as a float.
 
     Args:
-        value: an ``int`` or ``float`` (or another real number type); not a bool or a string.
+        value: a real number (:func:`cuemem._scalars.as_real`: an ``int``, a ``float``, a
+            numpy scalar of either); not a bool or a string.
         field: the field it fills, named in the error.
 
     Raises:
         SchemaError: ``value`` is not a real number, is NaN or infinite, or lies outside [0, 1].
     """
-    kind = type(value)
-    if kind is float or kind is int:  # the common case, without the ABC check
-        number = float(value)  # type: ignore[arg-type]
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+    number = _scalars.as_real(value)
+    if number is None:
         raise SchemaError(f"{field} must be a number in [0, 1], got {type(value).__name__}", field)
-    else:
-        number = float(value)
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         raise SchemaError(f"{field} must be a finite number in [0, 1], got {value!r}", field)
     return number
 
 
 def flag(value: object, field: str) -> bool:
-    """A bool, exactly (``0``, ``1`` and ``"true"`` are refused).
+    """A bool (or ``numpy.bool_``, :func:`cuemem._scalars.as_bool`), as a bool; ``0``, ``1``
+    and ``"true"`` are refused.
 
     Args:
         value: the candidate flag.
@@ -119,9 +117,10 @@ def flag(value: object, field: str) -> bool:
     Raises:
         SchemaError: ``value`` is not a bool.
     """
-    if not isinstance(value, bool):
+    flag = _scalars.as_bool(value)
+    if flag is None:
         raise SchemaError(f"{field} must be true or false, got {type(value).__name__}", field)
-    return value
+    return flag
 
 
 def text(value: object, field: str, *, allow_empty: bool = False) -> str:

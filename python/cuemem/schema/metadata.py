@@ -85,7 +85,7 @@ def _frozen(value: Any, where: str, depth: int) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise SchemaError(f"metadata {where} is not a finite number", "metadata")
-        return value
+        return float(value)  # a subclass (numpy's float64) as the float the journal's encoder writes
     if depth >= MAX_DEPTH:
         raise SchemaError(f"metadata nests deeper than {MAX_DEPTH} levels at {where}", "metadata")
     if isinstance(value, (list, tuple)):

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from .. import _scalars
 from ..errors import (
     CorruptRecordError,
     CueTypeError,
@@ -181,7 +182,8 @@ class Journal:
         writable: bool = False,
         upstream: Upstream | None = None,
     ) -> None:
-        if isinstance(segment_bytes, bool) or not isinstance(segment_bytes, int) or segment_bytes < 1:
+        segment = _scalars.as_int(segment_bytes)
+        if segment is None or segment < 1:
             raise InvalidArgumentError(f"segment_bytes must be an int >= 1, got {segment_bytes!r}")
         try:
             policy = FsyncPolicy(fsync)

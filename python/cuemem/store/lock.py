@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from .. import _scalars
 from ..errors import HomeLockedError, InvalidArgumentError, StorageError
 
 __all__ = ["WriterLock"]
@@ -78,9 +79,10 @@ class WriterLock:
                 message names the lock file and the holder's pid when known.
             StorageError: the lock file cannot be opened, locked or written.
         """
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        seconds = _scalars.as_real(timeout)
+        if seconds is None:
             raise InvalidArgumentError(f"timeout must be a number of seconds, got {timeout!r}")
-        if not math.isfinite(timeout) or timeout < 0:
+        if not math.isfinite(seconds) or seconds < 0:
             raise InvalidArgumentError(f"timeout must be finite and >= 0, got {timeout!r}")
         if self._fd is not None:
             return

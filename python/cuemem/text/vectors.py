@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from .. import _scalars
 from ..errors import CueTypeError, InvalidArgumentError
 
 __all__ = ["DEFAULT_TEMPLATE", "Embedder", "check_embedder", "checked_vectors", "embedding_text"]
@@ -92,7 +93,8 @@ def check_embedder(embedder: object) -> None:
         raise CueTypeError(f"embedder must have name, dim, template, passages() and query(); got {type(embedder).__name__}")
     if not isinstance(embedder.name, str) or not embedder.name.strip():
         raise InvalidArgumentError(f"embedder.name must be a non-blank string, got {embedder.name!r}")
-    if isinstance(embedder.dim, bool) or not isinstance(embedder.dim, int) or embedder.dim < 1:
+    dim = _scalars.as_int(embedder.dim)
+    if dim is None or dim < 1:
         raise InvalidArgumentError(f"embedder.dim must be an int >= 1, got {embedder.dim!r}")
     if not isinstance(embedder.template, str):
         raise InvalidArgumentError(f"embedder.template must be a string, got {embedder.template!r}")

@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .. import _scalars
 from ..errors import InvalidArgumentError
 
 
@@ -118,25 +119,36 @@ class TextWeights:
     fusion: str = "rank"
 
     def __post_init__(self) -> None:
+        # Each field is checked by its kind's rule (numpy's scalars taken) and kept as Python's type.
         for name in ("text", "salience", "freshness", "name_boost", "time_boost", "when_boost", "neighbour_share", "thread_share", "vector"):
             w = getattr(self, name)
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and 0 <= w <= MAX_WEIGHT):
+            number = _scalars.as_real(w)
+            if number is None or not (math.isfinite(number) and 0 <= number <= MAX_WEIGHT):
                 raise InvalidArgumentError(f"text weight {name} must be a number in [0, {MAX_WEIGHT:g}], got {w!r}")
+            object.__setattr__(self, name, number)
         h = self.freshness_half_life_days
-        if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and 0 < h <= 1e9):
+        days = _scalars.as_real(h)
+        if days is None or not (math.isfinite(days) and 0 < days <= 1e9):
             raise InvalidArgumentError(f"freshness_half_life_days must be a number in (0, 1e9], got {h!r}")
+        object.__setattr__(self, "freshness_half_life_days", days)
         for name in ("pool", "vector_pool"):
             n = getattr(self, name)
-            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            size = _scalars.as_int(n)
+            if size is None or size < 1:
                 raise InvalidArgumentError(f"{name} must be an int >= 1, got {n!r}")
+            object.__setattr__(self, name, size)
         w = self.neighbour_window
-        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_WINDOW:
+        window = _scalars.as_int(w)
+        if window is None or not 0 <= window <= MAX_WINDOW:
             raise InvalidArgumentError(f"neighbour_window must be an int in [0, {MAX_WINDOW}], got {w!r}")
+        object.__setattr__(self, "neighbour_window", window)
         if self.fusion not in FUSIONS:
             raise InvalidArgumentError(f"fusion must be one of {list(FUSIONS)}, got {self.fusion!r}")
         for name in ("function_words", "names", "time", "time_filter"):
-            if not isinstance(getattr(self, name), bool):
+            flag = _scalars.as_bool(getattr(self, name))
+            if flag is None:
                 raise InvalidArgumentError(f"text weight {name} must be True or False, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, flag)
 
     @classmethod
     def plain(cls, **blend: Any) -> TextWeights:

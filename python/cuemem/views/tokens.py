@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .. import _scalars
 from ..errors import CueTypeError, InvalidArgumentError
 
 __all__ = ["TokenCounter", "check_budget", "check_counter", "estimate_tokens"]
@@ -61,9 +62,10 @@ def counted(counter: TokenCounter, text: str) -> int:
         n = counter(text)
     except Exception as exc:  # a counter of the caller's: its failure is a bad argument
         raise InvalidArgumentError(f"count_tokens failed on a text: {type(exc).__name__}: {exc}") from exc
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+    tokens = _scalars.as_int(n)
+    if tokens is None or tokens < 0:
         raise InvalidArgumentError(f"count_tokens must return an int >= 0, got {n!r}")
-    return n
+    return tokens
 
 
 def check_budget(budget: object, name: str = "budget_tokens") -> int:
@@ -72,8 +74,7 @@ def check_budget(budget: object, name: str = "budget_tokens") -> int:
     Raises:
         CueTypeError: not an int. InvalidArgumentError: out of range.
     """
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise CueTypeError(f"{name} must be an int, got {type(budget).__name__}")
-    if not 1 <= budget <= 10_000_000:
-        raise InvalidArgumentError(f"{name} must lie between 1 and 10,000,000, got {budget}")
-    return budget
+    tokens = _scalars.integer(budget, name)
+    if not 1 <= tokens <= 10_000_000:
+        raise InvalidArgumentError(f"{name} must lie between 1 and 10,000,000, got {tokens}")
+    return tokens

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ... import _arrays, _core
+from ... import _core, _scalars
 from ...errors import CorruptIndexError, CueTypeError, InvalidArgumentError, ReadOnlyError, UnknownDimensionError
 from ...schema import Episode
 from ...schema.fields import text as text_field
@@ -73,18 +73,21 @@ class Recaller:
 
         Raises:
             ScopeError: as :meth:`Reach.cues`. UnknownDimensionError, TimeCueError: a bad cue.
-            InvalidArgumentError: a blank ``text`` (``k`` is checked by the core's binding).
+            InvalidArgumentError: a blank ``text`` (``k`` is checked by the core's binding, as ``_scalars.count``).
             CueTypeError: ``text``, ``weights`` or ``follows`` of the wrong type.
             ForkedHandleError: as the guard (a forked child's handle).
         """
         with self._home.guard:
             # (``False``, the default, is a bool: it skips the check's call, not the check.)
-            stale = exclude_stale if exclude_stale is False else _arrays.boolean(exclude_stale, "exclude_stale")
-            held = include_quarantined if include_quarantined is False else _arrays.boolean(include_quarantined, "include_quarantined")
+            stale = exclude_stale if exclude_stale is False else _scalars.boolean(exclude_stale, "exclude_stale")
+            held = include_quarantined if include_quarantined is False else _scalars.boolean(include_quarantined, "include_quarantined")
             at = edge_now(now)
             resolved = reach.cues(normalize(cues, now=at))
             excluded = None if exclude is None else normalize(exclude, now=at) or None
-            # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError).
+            # ``k`` is checked once, by the core's binding (CueTypeError, InvalidArgumentError), with the
+            # same rule as ``_scalars.count``, which gives it another integer (numpy's) as a Python int.
+            if type(k) is not int:
+                k = _scalars.count(k, "k")
             if text is None:
                 return self._cues(resolved, k, at, at.timestamp(), excluded, stale, held)
             if not isinstance(text, str):
