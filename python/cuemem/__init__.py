@@ -93,7 +93,6 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; at run time th
     from .lifecycle.gate import ApprovalReason
     from .lifecycle import (
         Approval,
-        Candidate,
         ExpiryReport,
         Pattern,
         Profile,
@@ -103,8 +102,8 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; at run time th
         Trust,
         Version,
         WorkingItem,
-        extract,
     )
+    from .lifecycle.extract import Candidate, extract  # the function, not the module the package names alike
     from .lifecycle.workers import Worker
     from .memory import Memory
     from .policy import Explanation, Judgement, Polarity, Policy, PolicyBook, distill_policies
@@ -260,9 +259,9 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ".store.proposals": ("JobRegret", "Proposal", "ProposalStatus"),
     ".lifecycle.gate": ("ApprovalReason",),
     ".lifecycle": (
-        "Approval", "Candidate", "ExpiryReport", "Pattern", "Profile", "Provenance", "ReviewItem", "ReviewKind", "Trust", "Version",
-        "WorkingItem", "extract",
+        "Approval", "ExpiryReport", "Pattern", "Profile", "Provenance", "ReviewItem", "ReviewKind", "Trust", "Version", "WorkingItem",
     ),
+    ".lifecycle.extract": ("Candidate", "extract"),
     ".lifecycle.workers": ("Worker",),
     ".memory": ("Memory",),
     ".policy": ("Explanation", "Judgement", "Polarity", "Policy", "PolicyBook", "distill_policies"),
