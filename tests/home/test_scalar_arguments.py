@@ -75,6 +75,11 @@ WRITES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "salience": ({"salience": {"urgency": 0.5, "novelty": 1}}, {"salience": {"urgency": np.float32(0.5), "novelty": np.int8(1)}}),
     "taint": ({"taint": True}, {"taint": np.bool_(True)}),
     "a metadata float": ({"metadata": {"share": 0.5}}, {"metadata": {"share": np.float64(0.5)}}),
+    "a metadata float32": ({"metadata": {"share": 0.5}}, {"metadata": {"share": np.float32(0.5)}}),
+    "metadata integers and flags": (
+        {"metadata": {"n": 3, "ok": True, "list": [1, False], "deep": {"m": -2}}},
+        {"metadata": {"n": np.int64(3), "ok": np.bool_(True), "list": [np.uint8(1), np.bool_(False)], "deep": {"m": np.int16(-2)}}},
+    ),
 }
 
 

@@ -6,12 +6,13 @@ import json
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from cuemem import Memory
 from cuemem.cli import main
-from cuemem.errors import InvalidArgumentError, NotFoundError, ReadOnlyError, UnknownDimensionError
+from cuemem.errors import CueTypeError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnknownDimensionError
 from cuemem.policy import Polarity
 
 D = date(2026, 5, 1)
@@ -122,6 +123,10 @@ def test_judge_and_explain(tmp_path: Path) -> None:
         assert [e.id for e in why.evidence] == ids[:3] and why.counter_examples == [] and why.missing == []
         text = why.render()
         assert all(i in text for i in ids[:3]) and "Acme deal slipped" in text
+        assert sum(i in why.render(limit=1) for i in ids[:3]) == 1 and why.render(limit=np.int64(1)) == why.render(limit=1)
+        for bad, error in ((True, CueTypeError), (1.5, CueTypeError), ("2", CueTypeError), (-1, InvalidArgumentError)):
+            with pytest.raises(error, match="limit"):
+                why.render(limit=bad)  # type: ignore[arg-type]
 
 
 def test_hand_written_policies_contradict_and_come_back_as_a_conflict(tmp_path: Path) -> None:
@@ -245,3 +250,14 @@ def test_the_book_catches_up_with_notes_written_after_the_home_was_opened(tmp_pa
     (home / "index" / "policies.json").unlink()
     with Memory.open(home, read_only=True) as mem:  # read from every file
         assert mem.policies() == caught_up
+
+
+def test_distill_policies_checks_its_numbers_on_a_home_with_nothing_to_mine(tmp_path: Path) -> None:
+    """A bad min_support or max_cues is refused even where no outcome is there to mine, and a numpy integer is one."""
+    with Memory.open(tmp_path / "h") as mem:
+        for bad, error in ((np.bool_(True), CueTypeError), (0, InvalidArgumentError), (2.0, CueTypeError)):
+            with pytest.raises(error, match="min_support"):
+                mem.distill_policies(min_support=bad, now=D)  # type: ignore[arg-type]
+            with pytest.raises(error, match="max_cues"):
+                mem.distill_policies(max_cues=bad, now=D)  # type: ignore[arg-type]
+        assert mem.distill_policies(min_support=np.int64(2), max_cues=np.int32(3), now=D).written == []

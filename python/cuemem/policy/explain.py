@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import _scalars
+from ..errors import InvalidArgumentError
 from ..schema import Episode
 from ..schema.policy import Policy, cause_key
 
@@ -25,7 +27,15 @@ class Explanation:
     missing: list[str]
 
     def render(self, limit: int | None = None) -> str:
-        """The lineage as an indented tree of plain text lines, at most ``limit`` episodes per list."""
+        """The lineage as an indented tree of plain text lines, at most ``limit`` episodes per list (None: all).
+
+        Raises:
+            CueTypeError: ``limit`` is not an integer. InvalidArgumentError: it is negative.
+        """
+        if limit is not None:
+            limit = _scalars.integer(limit, "limit")
+            if limit < 0:
+                raise InvalidArgumentError(f"limit must be at least 0, got {limit}")
         p = self.policy
         lines = [
             f"{p.id}  {p.polarity.value}  confidence {p.confidence:.3f}" + ("  [tainted]" if p.taint else ""),

@@ -64,7 +64,10 @@ class Policies:
 
         Raises:
             ReadOnlyError: the handle is read-only. ScopeError: a scoped reach.
+            CueTypeError, InvalidArgumentError: ``min_support`` or ``max_cues`` is not an integer of at least 1
+                (checked whether or not there is anything to mine).
         """
+        min_support, max_cues = _scalars.count(min_support, "min_support"), _scalars.count(max_cues, "max_cues")
         self._home.check_writable()
         reach.home_wide("distill_policies")
         return self.distill(min_support=min_support, max_cues=max_cues, at=edge_now(now), propose=propose)

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from .._scalars import as_bool, as_int, as_real
 from ..errors import SchemaError
 
 __all__ = ["EMPTY", "MAX_BYTES", "MAX_DEPTH", "MAX_KEY", "Metadata", "meta_cues", "metadata"]
@@ -71,21 +72,27 @@ class Metadata(Mapping[str, Any]):
 
 def _frozen(value: Any, where: str, depth: int) -> Any:
     """``value`` checked as JSON and made immutable (lists become tuples, objects read-only views)."""
-    if value is None or isinstance(value, (bool, str)):
+    if value is None or isinstance(value, str):
         if isinstance(value, str):
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
                 raise SchemaError(f"metadata {where} is not valid Unicode text", "metadata") from None
         return value
-    if isinstance(value, int):
-        if not -_SAFE_INT <= value <= _SAFE_INT:
+    # numpy's scalars as Python's (the one rule of each kind, :mod:`cuemem._scalars`): what the journal's encoder writes
+    flag = as_bool(value)
+    if flag is not None:
+        return flag
+    integer = as_int(value)
+    if integer is not None:
+        if not -_SAFE_INT <= integer <= _SAFE_INT:
             raise SchemaError(f"metadata {where} is an integer beyond ±2**53", "metadata")
-        return int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
+        return integer
+    real = as_real(value)
+    if real is not None:
+        if not math.isfinite(real):
             raise SchemaError(f"metadata {where} is not a finite number", "metadata")
-        return float(value)  # a subclass (numpy's float64) as the float the journal's encoder writes
+        return real
     if depth >= MAX_DEPTH:
         raise SchemaError(f"metadata nests deeper than {MAX_DEPTH} levels at {where}", "metadata")
     if isinstance(value, (list, tuple)):
