@@ -315,3 +315,64 @@ proptest! {
         prop_assert_eq!(kept_sets, expect);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// insert_rows (a row's cues straight to their postings) leaves the index a column
+    /// insert per dimension leaves, to the byte, over an index already written to.
+    #[test]
+    fn inserting_rows_equals_inserting_each_dimensions_column(
+        ws in writes(),
+        rows in prop::collection::vec(prop::collection::vec((0..3u16, 0..4usize), 0..6), 0..30),
+        first in 0..400u32,
+    ) {
+        let (mut by_rows, _, _) = build(&ws, &[]);
+        let (mut by_columns, _, _) = build(&ws, &[]);
+        let cues: Vec<Vec<(u16, String)>> = rows
+            .iter()
+            .map(|row| row.iter().map(|&(d, v)| (d, VALUES[v].to_string())).collect())
+            .collect();
+        let slices: Vec<&[(u16, String)]> = cues.iter().map(Vec::as_slice).collect();
+        by_rows.insert_rows(&DIMS, &slices, first).unwrap();
+        for (d, name) in DIMS.iter().enumerate() {
+            let mut values = Vec::new();
+            let mut at = Vec::new();
+            for (i, row) in cues.iter().enumerate() {
+                for (dim, v) in row {
+                    if *dim as usize == d {
+                        values.push(v.as_str());
+                        at.push(first + i as u32);
+                    }
+                }
+            }
+            if !values.is_empty() {
+                by_columns.insert_values(name, &values, &at).unwrap();
+            }
+        }
+        prop_assert_eq!(by_rows.to_bytes(), by_columns.to_bytes());
+    }
+}
+
+#[test]
+fn inserting_rows_checks_everything_before_changing_anything() {
+    let mut index = CueIndex::new(&DIMS).unwrap();
+    index.insert("actor", "a", &[1]).unwrap();
+    let before = index.to_bytes();
+    let good = [(0u16, "b".to_string())];
+    let past = [(3u16, "c".to_string())];
+    let empty = [(1u16, String::new())];
+    assert!(matches!(
+        index.insert_rows(&DIMS, &[&good, &past], 5),
+        Err(CoreError::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        index.insert_rows(&DIMS, &[&good, &empty], 5),
+        Err(CoreError::InvalidValue { .. })
+    ));
+    assert!(matches!(
+        index.insert_rows(&["actor", "nope"], &[&good], 5),
+        Err(CoreError::UnknownDimension(_))
+    ));
+    assert_eq!(index.to_bytes(), before);
+}

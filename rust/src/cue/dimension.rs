@@ -45,6 +45,12 @@ impl Dimension {
         self.ids.get(value).map(|&id| &self.postings[id as usize])
     }
 
+    /// Adds `row` to the posting list of `value`, interning the value on first sight.
+    pub fn insert_row(&mut self, value: &str, row: u32) {
+        let id = self.intern(value);
+        self.postings[id as usize].insert(row);
+    }
+
     /// Adds strictly increasing `rows` to the posting list of `id`.
     pub fn add_sorted(&mut self, id: u32, rows: &[u32]) {
         add_sorted(&mut self.postings[id as usize], rows);

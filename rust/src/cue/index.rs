@@ -161,6 +161,56 @@ impl CueIndex {
         Ok(())
     }
 
+    /// Adds rows `first`, `first + 1`, … with their cues: `rows[i]` holds the
+    /// `(dimension, value)` pairs of row `first + i`, each dimension by its place in
+    /// `dimensions` (names this index declares). Each cue goes straight to its posting list
+    /// (one lookup, one insert), with no grouping pass: what a write of one row and a
+    /// replay's batch alike cost per cue. A row with a cue becomes live.
+    ///
+    /// Validates everything before changing anything: on error the index is as it was.
+    ///
+    /// # Errors
+    /// [`CoreError::UnknownDimension`] for a name not declared; [`CoreError::InvalidArgument`]
+    /// for a pair whose dimension is past `dimensions`; [`CoreError::InvalidValue`] for an
+    /// empty value.
+    pub fn insert_rows<S: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        dimensions: &[S],
+        rows: &[&[(u16, V)]],
+        first: u32,
+    ) -> Result<()> {
+        let dims = dimensions
+            .iter()
+            .map(|name| self.dim(name.as_ref()))
+            .collect::<Result<Vec<usize>>>()?;
+        for (i, (d, v)) in rows.iter().flat_map(|row| row.iter()).enumerate() {
+            if *d as usize >= dims.len() {
+                return Err(CoreError::InvalidArgument {
+                    name: "dimensions",
+                    reason: format!("a row has a cue of dimension {d}, of {} named", dims.len()),
+                });
+            }
+            if v.as_ref().is_empty() {
+                return Err(CoreError::InvalidValue {
+                    what: "values",
+                    index: i,
+                    value: format!("{:?}", v.as_ref()),
+                    reason: "a cue value must not be empty",
+                });
+            }
+        }
+        for (i, cues) in rows.iter().enumerate() {
+            let row = first + i as u32;
+            for (d, v) in cues.iter() {
+                self.dims[dims[*d as usize]].insert_row(v.as_ref(), row);
+            }
+            if !cues.is_empty() {
+                self.live.insert(row);
+            }
+        }
+        Ok(())
+    }
+
     /// Batch insert with one value per posting: row `rows[i]` gets `values[i]`.
     ///
     /// The same as [`CueIndex::insert_column`] without the caller encoding values.

@@ -1,7 +1,7 @@
 //! Decoded rows into the indexes, without leaving the core.
 
 use crate::cue::CueIndex;
-use crate::error::{CoreError, Result};
+use crate::error::Result;
 use crate::salience::SalienceTable;
 use crate::text::TextIndex;
 
@@ -11,38 +11,15 @@ use super::decode::Row;
 /// schema's cue dimensions in order.
 ///
 /// # Errors
-/// What [`CueIndex::insert_values`] reports (an unknown dimension); dimensions before
-/// the failing one are added.
+/// What [`CueIndex::insert_rows`] reports (an unknown dimension); the index is then as it was.
 pub fn index_cues<S: AsRef<str>>(
     index: &mut CueIndex,
     dimensions: &[S],
     rows: &[Row],
     first: u32,
 ) -> Result<()> {
-    let mut values: Vec<Vec<&str>> = vec![Vec::new(); dimensions.len()];
-    let mut at: Vec<Vec<u32>> = vec![Vec::new(); dimensions.len()];
-    for (i, row) in rows.iter().enumerate() {
-        for (d, v) in &row.cues {
-            let d = *d as usize;
-            if d >= dimensions.len() {
-                return Err(CoreError::InvalidArgument {
-                    name: "dimensions",
-                    reason: format!(
-                        "a row has a cue of dimension {d}, of {} named",
-                        dimensions.len()
-                    ),
-                });
-            }
-            values[d].push(v);
-            at[d].push(first + i as u32);
-        }
-    }
-    for (d, name) in dimensions.iter().enumerate() {
-        if !values[d].is_empty() {
-            index.insert_values(name.as_ref(), &values[d], &at[d])?;
-        }
-    }
-    Ok(())
+    let cues: Vec<&[(u16, String)]> = rows.iter().map(|row| row.cues.as_slice()).collect();
+    index.insert_rows(dimensions, &cues, first)
 }
 
 /// Puts the axes, confidence and reference time of `rows` as rows `first ..` of `table`.
