@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from cuemem import Memory
 from cuemem.errors import InvalidArgumentError
@@ -227,3 +229,154 @@ def test_memory_md_caught_up_is_the_view_a_full_scan_draws(tmp_path: Path, monke
         mem.write_note("coffee", "The coffee machine is on floor 2.", kind="semantic", origin="user", now=DAY)
         text = (home / "MEMORY.md").read_bytes()
         assert b"9:30" not in text and b"floor 2" in text and text == full_view(3)
+
+
+#: Bodies of several lengths (several token costs), so a tight budget leaves room a shorter line may take.
+_BODIES = ("Ship it.", "Deploys go out on Tuesdays after the review.", "The staging cluster is rebuilt every night at two, so a test "
+           "left running there is lost by morning; run long ones on the soak cluster.")
+#: A step: a note write (its id, kind, origin, body, confidence, and a hand edit or deletion of a
+#: person's note first, or none), a fact remembered, the last fact forgotten, or the handle reopened.
+_STEP = st.one_of(
+    st.tuples(st.just("note"), st.sampled_from(["u0", "u1", "a0", "a1", "a2"]), st.sampled_from(["semantic", "preference", "procedural", "policy"]),
+              st.sampled_from(["agent", "agent", "external"]), st.integers(0, 2), st.sampled_from([0.3, 0.6, 0.6, 0.9, 1.0]),
+              st.sampled_from([None, None, "edit", "delete"]), st.sampled_from(["u0", "u1"])),
+    st.tuples(st.just("fact"), st.integers(0, 4), st.sampled_from([0.2, 0.5, 0.9])),
+    st.tuples(st.just("forget")),
+    st.tuples(st.just("reopen")),
+)
+
+
+def _full_draw(mem: Memory) -> bytes:
+    """The root view drawn afresh over ``mem``'s home: every note file read, every line rendered."""
+    from cuemem.views import memory_md
+
+    kept = mem._memory_md
+    fresh = memory_md.MemoryFile(kept._home, kept._policies, kept.budget)
+    users = kept._home.values("user")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(memory_md, "_caught_up", lambda home, state: None)  # a scan of every note file
+        return fresh.view(users[0] if len(users) == 1 else None, len(users) > 1, None, estimate_tokens).encode("utf-8")
+
+
+@pytest.mark.embedded_only("it copies the home directory")
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=st.lists(_STEP, min_size=1, max_size=20), budget=st.sampled_from([120, 160, 400]))
+def test_memory_md_kept_from_commit_to_commit_is_a_full_draw(tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]], budget: int) -> None:
+    """After any note writes (over notes of every kind, tainted ones, a person's notes edited or deleted
+    by hand first), facts remembered and forgotten, and reopens, the file kept up from commit to commit
+    is byte for byte what a full draw gives at each step (every note file read, every line rendered),
+    and what a fresh open of a copy of the home writes at the end."""
+    from cuemem.views import memory_md
+
+    root = tmp_path_factory.mktemp("kept")
+    home = root / "h"
+    facts: list[str] = []
+    deleted: set[str] = set()
+    mem = Memory.open(home, fsync="never", memory_budget=budget)
+    try:
+        for n, step in enumerate(steps):
+            match step:
+                case ("note", nid, kind, origin, body, confidence, hand, person):
+                    if nid.startswith("u"):
+                        origin = "user"  # a person's note: the one kind edited by hand here
+                    # A hand edit shows at the next note commit; a tainted write over a reviewed note, or any
+                    # write over a file deleted by hand, is a proposal: no note commit, so no edit before it.
+                    path = home / "notes" / f"{person}.md"
+                    if hand == "edit" and path.exists() and origin != "external" and nid not in deleted:
+                        path.write_text(path.read_text(encoding="utf-8") + f"Edited by hand at step {n}.\n", encoding="utf-8")
+                    elif hand == "delete" and origin != "external" and person != nid and nid not in deleted:
+                        path.unlink(missing_ok=True)
+                        deleted.add(person)
+                    text = f"Rule {nid}: never deploy on Fridays." if kind == "policy" else f"{nid} at step {n}: {_BODIES[body]}"
+                    mem.write_note(nid, text, kind=kind, origin=origin, confidence=confidence, now=DAY)
+                case ("fact", subject, importance):
+                    facts.append(mem.remember(f"Fact {subject} holds since step {n}.", kind="semantic", subject=f"s{subject}", importance=importance, now=DAY))
+                case ("forget",):
+                    if facts:
+                        mem.forget(facts.pop())
+                case ("reopen",):
+                    mem.close()
+                    mem = Memory.open(home, fsync="never", memory_budget=budget)
+            kept = (home / "MEMORY.md").read_bytes()
+            assert kept == _full_draw(mem), f"step {n}: {step}"
+            assert kept == mem.autoload(count_tokens=estimate_tokens).encode("utf-8"), f"step {n}: {step}"
+    finally:
+        mem.close()
+    copy = root / "copy"
+    shutil.copytree(home, copy, ignore=shutil.ignore_patterns(".lock", "MEMORY.md", "memory-md.json"))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(memory_md, "_caught_up", lambda home, state: None)  # every note file read
+        with Memory.open(copy, fsync="never", memory_budget=budget):
+            pass
+    assert (copy / "MEMORY.md").read_bytes() == kept
+
+
+_WORDS = ("ship", "it", "deploys", "go", "out", "on", "Tuesdays;", "the", "staging", "cluster", "is", "rebuilt", "nightly,", "so")
+_TEXT = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30).map(" ".join)
+_WORTH = st.sampled_from([0.0, 0.25, 0.5, 0.5, 0.75, 1.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes=st.lists(st.tuples(st.sampled_from(["semantic", "preference", "procedural", "policy"]), _TEXT, _WORTH, st.booleans()), max_size=40),
+       memories=st.lists(st.tuples(st.sampled_from(["semantic", "preference", "procedural"]), _TEXT, _WORTH), max_size=12),
+       policies=st.lists(st.tuples(_TEXT, _WORTH), max_size=4), budget=st.integers(110, 700))
+@example(notes=[("semantic", "ship", 1.0, False), ("semantic", "ship it", 0.5, False)], memories=[], policies=[], budget=121)  # 8 tokens left, a line of 8
+def test_rendering_the_kept_lines_is_rendering_every_line(notes: list[tuple[str, str, float, bool]], memories: list[tuple[str, str, float]],
+                                                          policies: list[tuple[str, float]], budget: int) -> None:
+    """Lines of notes kept in runs (some put twice, some dropped again), rendered with memories and
+    mined policies, are the bytes the one render of every line in draw's order gives, whatever the budget."""
+    from datetime import datetime, timezone
+
+    from cuemem.schema import Note
+    from cuemem.views.memory_md import MemoryLine, _note_line, _NoteLines, _order, _render_kept, render
+
+    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    kept, shown = _NoteLines(), {}
+    for i, (kind, text, worth, again) in enumerate(notes):
+        nid = f"n{i % 25:02d}"  # later notes are new versions of earlier ones
+        note = Note.create(text, id=nid, kind=kind, confidence=worth, recorded_at=at)
+        kept.put(note)
+        shown[nid] = note
+        if again and i % 3 == 0:
+            kept.drop(nid)
+            del shown[nid]
+    mems = [MemoryLine(section, text, f"journal: ep-{i}", worth) for i, (section, text, worth) in enumerate(memories)]
+    pols = [MemoryLine("policy", text, f"note: mined-{i}", worth) for i, (text, worth) in enumerate(policies)]
+    lines = sorted([*mems, *(line for n in shown.values() if (line := _note_line(n)) is not None), *pols], key=_order)
+    who = " of user `ann`"
+    assert _render_kept(sorted(mems, key=_order), kept, sorted(pols, key=_order), budget, who) == render(lines, budget, estimate_tokens, who)
+
+
+def test_a_note_write_looks_at_its_own_note_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With many notes in the home, writing one more reads, classifies and lines up that note alone, and
+    the rewrite counts tokens fewer times than the file has lines (each note's line was counted once, as
+    it was lined up): the rest of the notes are not looked at again."""
+    from cuemem.home.notebook import Notebook
+    from cuemem.home.notefacts import JournaledNotes
+    from cuemem.views import memory_md
+
+    home = tmp_path / "h"
+    # 154 tokens: the header (97), a title (4), four lines of 11, and 9 left, which no further line fits.
+    with Memory.open(home, fsync="never", memory_budget=154) as mem:
+        for i in range(120):
+            mem.write_note(f"n{i:03d}", f"Note {i:03d} holds.", kind="semantic", origin="user", confidence=(i % 7) / 7, now=DAY)
+        calls: dict[str, int] = {}
+
+        def spy(owner: Any, name: str) -> None:
+            real = getattr(owner, name)
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                calls[name] = calls.get(name, 0) + 1
+                return real(*args, **kwargs)
+
+            monkeypatch.setattr(owner, name, counted)
+
+        for owner, name in ((Notebook, "read"), (Notebook, "scan"), (JournaledNotes, "generated_kind"), (memory_md, "_line"), (memory_md, "counted")):
+            spy(owner, name)
+        mem.write_note("n120", "Note 120 holds.", kind="semantic", origin="user", confidence=1.0, now=DAY)
+        text = (home / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Note 120 holds." in text and "Note 119" not in text
+    assert calls.get("read") == 1 and "scan" not in calls
+    assert calls.get("generated_kind") == 1 and calls.get("_line") == 1
+    bullets = text.count("\n- ")
+    assert bullets == 4 and calls.get("counted", 0) <= bullets

@@ -23,8 +23,10 @@ hand-written policies) — each user's own view is ``Memory.user(u).autoload()``
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
+import heapq
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -101,16 +103,35 @@ def draw(
     """
     lines: list[MemoryLine] = []
     if not shared_only:
-        lines += _memories(home, user, min(CANDIDATES, budget // MIN_LINE_TOKENS + 1), line_of)
-    for note in notes:
-        if note.generated or note.valid_to is not None or not note.reviewed or note.taint or note.kind.value not in _NOTE_KINDS:
-            continue
-        lines.append(MemoryLine(note.kind.value, _line(note.body), f"note: {note.id}", note.confidence))
+        lines += _memories(home, user, _most(budget), line_of)
+    lines += [line for note in notes if (line := _note_line(note)) is not None]
     if not shared_only:
-        for p in policies:
-            if p.generated and not p.taint:  # a mined policy is tainted when any of its evidence is
-                lines.append(MemoryLine("policy", _line(p.statement), f"note: {p.id}", p.confidence))
-    return sorted(lines, key=lambda x: (-x.worth, x.pointer))
+        lines += _policy_lines(policies)
+    return sorted(lines, key=_order)
+
+
+def _order(line: MemoryLine) -> tuple[float, str]:
+    """The view's order of lines: higher worth first, then by pointer."""
+    return (-line.worth, line.pointer)
+
+
+def _note_line(note: Note) -> MemoryLine | None:
+    """The line of ``note``, or None unless it is a current, reviewed, untainted note a
+    person or an agent wrote, of a kind the view shows."""
+    if note.generated or note.valid_to is not None or not note.reviewed or note.taint or note.kind.value not in _NOTE_KINDS:
+        return None
+    return MemoryLine(note.kind.value, _line(note.body), f"note: {note.id}", note.confidence)
+
+
+def _policy_lines(policies: Sequence[Policy]) -> list[MemoryLine]:
+    """The lines of the mined policies of ``policies`` that are not tainted (a mined policy
+    is tainted when any of its evidence is)."""
+    return [MemoryLine("policy", _line(p.statement), f"note: {p.id}", p.confidence) for p in policies if p.generated and not p.taint]
+
+
+def _most(budget: int) -> int:
+    """The most memories a view within ``budget`` tokens may hold."""
+    return min(CANDIDATES, budget // MIN_LINE_TOKENS + 1)
 
 
 def _memories(home: Home, user: str | None, most: int, line_of: Callable[[int, float], MemoryLine | None]) -> list[MemoryLine]:
@@ -165,10 +186,7 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
     A line that does not fit is left out and the next ones are tried, so the file is
     as full as the budget allows; the same lines and budget give the same bytes.
     """
-    head = HEADER.format(who=who, budget=budget)
-    used = counted(counter, head)
-    if used > budget:
-        raise InvalidArgumentError(f"a budget of {budget} tokens does not hold MEMORY.md's header ({used} tokens)")
+    head, used = _header(budget, counter, who)
     kept: dict[str, list[str]] = {}
     for line in lines:
         if budget - used < MIN_LINE_TOKENS:
@@ -180,6 +198,24 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
             continue
         used += cost + title_cost
         kept.setdefault(line.section, []).append(bullet)
+    return _assembled(head, kept, used, budget, counter)
+
+
+def _header(budget: int, counter: TokenCounter, who: str) -> tuple[str, int]:
+    """The header of a view within ``budget`` tokens and what it costs.
+
+    Raises:
+        InvalidArgumentError: the budget does not hold it.
+    """
+    head = HEADER.format(who=who, budget=budget)
+    used = counted(counter, head)
+    if used > budget:
+        raise InvalidArgumentError(f"a budget of {budget} tokens does not hold MEMORY.md's header ({used} tokens)")
+    return head, used
+
+
+def _assembled(head: str, kept: dict[str, list[str]], used: int, budget: int, counter: TokenCounter) -> str:
+    """The file: ``head``, then the ``kept`` bullets by section (``used`` tokens so far)."""
     parts = [head]
     for section, _ in _SECTIONS:
         if section in kept:
@@ -188,6 +224,90 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
     if len(parts) == 1:
         parts.append("\n_Nothing yet._\n" if used + counted(counter, "\n_Nothing yet._\n") <= budget else "")
     return "".join(parts)
+
+
+def _render_kept(memories: Sequence[MemoryLine], notes: _NoteLines, policies: Sequence[MemoryLine], budget: int, who: str) -> str:
+    """What :func:`render` makes, under the default estimate, of the lines :func:`draw`
+    would sort from ``memories``, ``notes`` and ``policies`` (each best first), looking at
+    no more of the notes' lines than the budget takes: the bytes are the same, the work
+    does not grow with the number of notes.
+
+    The notes' lines come in runs of one section and one cost, each best first, merged
+    with the others in a heap. A run whose next line does not fit is left for good, as
+    :func:`render` would pass over each of its later lines: they cost as much, the budget
+    left only shrinks, and the one cost that may fall — the section's title — is paid with
+    the line that opens the section, after which less is left than this run's line cost.
+    On a tie of order the heap keeps :func:`draw`'s (stable) order: memories, notes, policies.
+    """
+    head, used = _header(budget, _estimate, who)
+    kept: dict[str, list[str]] = {}
+    runs = notes.runs()
+    plain = {_MEMORIES: memories, _POLICIES: policies}
+    heap = [(_order(lines[0]), source, 0) for source, lines in plain.items() if lines]
+    heap += [(entries[0][0], _NOTES, i) for i, (_, _, entries) in enumerate(runs)]  # a run's position: taken[i]
+    taken = [0] * len(runs)
+    heapq.heapify(heap)
+    while heap and budget - used >= MIN_LINE_TOKENS:
+        _, source, at = heapq.heappop(heap)
+        if source == _NOTES:
+            section, cost, entries = runs[at]
+            bullet = entries[taken[at]][1]
+        else:
+            line = plain[source][at]
+            section, bullet = line.section, f"- {line.text} ({line.pointer})\n"
+            cost = counted(_estimate, bullet)
+            if at + 1 < len(plain[source]):
+                heapq.heappush(heap, (_order(plain[source][at + 1]), source, at + 1))
+        title_cost = 0 if section in kept else counted(_estimate, _title(section))
+        if used + cost + title_cost > budget:
+            continue  # a run of notes is left here (see above)
+        used += cost + title_cost
+        kept.setdefault(section, []).append(bullet)
+        if source == _NOTES:
+            taken[at] += 1
+            if taken[at] < len(entries):
+                heapq.heappush(heap, (entries[taken[at]][0], _NOTES, at))
+    return _assembled(head, kept, used, budget, _estimate)
+
+
+#: The sources of a view's lines, in :func:`draw`'s order of them.
+_MEMORIES, _NOTES, _POLICIES = 0, 1, 2
+
+
+class _NoteLines:
+    """The lines of the notes a view shows, kept between commits by note id: in runs of one
+    section and one cost (under the default estimate), each sorted in the view's order."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[str, int], list[tuple[tuple[float, str], str]]] = {}
+        self._of: dict[str, tuple[tuple[str, int], tuple[tuple[float, str], str]]] = {}
+
+    def put(self, note: Note) -> None:
+        """Shows ``note``'s line in place of any line of an earlier version (none, if it is
+        not a note the view shows)."""
+        self.drop(note.id)
+        line = _note_line(note)
+        if line is None:
+            return
+        bullet = f"- {line.text} ({line.pointer})\n"
+        run, entry = (line.section, estimate_tokens(bullet)), (_order(line), bullet)
+        bisect.insort(self._runs.setdefault(run, []), entry)
+        self._of[note.id] = (run, entry)
+
+    def drop(self, id: str) -> None:
+        """Shows no line of note ``id``."""
+        held = self._of.pop(id, None)
+        if held is None:
+            return
+        run, entry = held
+        entries = self._runs[run]
+        del entries[bisect.bisect_left(entries, entry)]
+        if not entries:
+            del self._runs[run]
+
+    def runs(self) -> list[tuple[str, int, list[tuple[tuple[float, str], str]]]]:
+        """Each run: its section, the cost of each of its bullets, and its (order, bullet) entries."""
+        return [(section, cost, entries) for (section, cost), entries in self._runs.items()]
 
 
 #: The default counter, remembered: the same lines are counted at every rewrite.
@@ -229,6 +349,14 @@ class MemoryFile:
     leaves a stamp (``index/memory-md.json``: the journal head, the budget, the digest
     of the file); an open that finds the stamp true of the home and the file, and no
     note file edited, has nothing to rewrite and skips drawing the view.
+
+    The notes it draws on are kept from commit to commit with their lines, in runs of
+    one section and cost (:class:`_NoteLines`): once one survey proves the note files are
+    the journaled versions, a commit's ``note`` records re-read those notes alone, and the
+    rewrite looks at the best lines until the budget is full — no other note is read,
+    lined up or counted again. A change no commit it followed named (an import, a forget,
+    another process) is found by comparing every journaled version; files that are not
+    the journaled versions (edited or deleted by hand) are scanned, as a fresh open would.
     """
 
     def __init__(self, home: Home, policies: Policies, budget: int) -> None:
@@ -237,19 +365,23 @@ class MemoryFile:
         self.budget = budget
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
-        self._notes: _NoteState | None = None
+        self._notes: _NoteState | None = None  # the notes drawn on, kept from commit to commit
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
         home = self._home
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
-        notes, any_policy = self._readable_notes()
+        notes = self._readable_notes()
         # What several users share holds no mined policy: no book to make (draw would not look at it).
-        policies = list(self._policies.book(user)) if any_policy and not shared_only else []
+        policies = list(self._policies.book(user)) if notes.policy and not shared_only else []
         budget = budget or self.budget
-        lines = draw(home, user, shared_only, policies, notes, budget, self._line_of)
-        return render(lines, budget, counter or _estimate, who)
+        if counter is not None:
+            return render(draw(home, user, shared_only, policies, notes.notes(), budget, self._line_of), budget, counter, who)
+        if shared_only:
+            return _render_kept([], notes.lines, [], budget, who)
+        memories = sorted(_memories(home, user, _most(budget), self._line_of), key=_order)
+        return _render_kept(memories, notes.lines, sorted(_policy_lines(policies), key=_order), budget, who)
 
     def _line_of(self, row: int, worth: float) -> MemoryLine | None:
         if row not in self._lines:
@@ -340,72 +472,135 @@ class MemoryFile:
 
     def committed(self, records: Sequence[kinds.TypedRecord] | None) -> None:
         """Follows one commit of the home (None: an import): rewrites the file if it may have changed."""
+        if self._notes is not None:
+            self._notes.follow(records)
         if records is None or _relevant(records):
             self.refresh()
         elif self._fresh is not None:
             self._fresh = (self._home.head, *self._fresh[1:])  # nothing it draws on changed
 
-    def _readable_notes(self) -> tuple[list[Note], bool]:
+    def _readable_notes(self) -> _NoteState:
         """The readable notes but the generated ones a scan may leave unread (no view shows
-        a generated note), and whether any note is a policy."""
+        a generated note), with their lines and whether any note is a policy."""
         home = self._home
         known = home.notes.versions
         state = self._notes
         if state is not None and not state.edited and not home.notes.edited and state.versions == known:
-            return state.shown, state.policy
+            state.touched = set()
+            return state
+        self._notes = None  # a catch-up changes the state in place: until it is done, there is none
         caught = _caught_up(home, state)
         if caught is None:
             scan = home.notes.scan(skip=lambda seen: seen.generated)  # no view shows a generated note
-            policy = any(n.kind is Kind.POLICY for n in scan.notes) or Kind.POLICY.value in scan.passed.values()
-            caught = _NoteState(dict(known), scan.notes, policy, clean=False, edited=home.notes.edited)
+            caught = _NoteState(dict(known), clean=False, edited=home.notes.edited)
+            for note in scan.notes:
+                caught.show(note)
+            for nid, kind in scan.passed.items():
+                caught.unread(nid, kind)
         self._notes = caught
-        return caught.shown, caught.policy
+        return caught
 
 
-@dataclass(frozen=True)
 class _NoteState:
-    """The notes a view drew on: the journaled versions then (id -> (version, sha)), the
-    notes it may show (every readable one but generated ones left unread, by id), whether
-    any is a policy, whether the files were then exactly the journaled versions (a
-    state :func:`_caught_up` may build on), and whether the home then knew of a note
-    file edited by hand (such a state is never reused)."""
+    """The notes a view draws on, kept from commit to commit: the journaled versions then
+    (id -> (version, sha)), the notes it may show (every readable one but generated ones
+    left unread, by id) and their lines, the notes that are policies, whether the files
+    were then exactly the journaled versions (a state :func:`_caught_up` may build on),
+    whether the home then knew of a note file edited by hand (such a state is never
+    reused), and the notes the commits followed since named (None: unknown, as after an
+    import)."""
 
-    versions: dict[str, tuple[int, str]]
-    shown: list[Note]
-    policy: bool
-    clean: bool
-    edited: bool = False
+    def __init__(self, versions: dict[str, tuple[int, str]], clean: bool, edited: bool = False) -> None:
+        self.versions = versions
+        self.shown: dict[str, Note] = {}
+        self.lines = _NoteLines()
+        self.policies: set[str] = set()
+        self.clean = clean
+        self.edited = edited
+        self.touched: set[str] | None = set()
+
+    @property
+    def policy(self) -> bool:
+        """Whether any note is a policy."""
+        return bool(self.policies)
+
+    def notes(self) -> list[Note]:
+        """The notes it may show."""
+        return list(self.shown.values())
+
+    def show(self, note: Note) -> None:
+        """Holds ``note``, read from its file (in place of any earlier version)."""
+        self.drop(note.id)
+        self.shown[note.id] = note
+        self.lines.put(note)
+        if note.kind is Kind.POLICY:
+            self.policies.add(note.id)
+
+    def unread(self, id: str, kind: str) -> None:
+        """Holds that note ``id`` is a generated note of ``kind`` (which no view shows)."""
+        self.drop(id)
+        if kind == Kind.POLICY.value:
+            self.policies.add(id)
+
+    def drop(self, id: str) -> None:
+        """Holds nothing of note ``id``."""
+        self.shown.pop(id, None)
+        self.lines.drop(id)
+        self.policies.discard(id)
+
+    def follow(self, records: Sequence[kinds.TypedRecord] | None) -> None:
+        """Takes note of the notes one commit of the home wrote (None: an import, any)."""
+        if records is None:
+            self.touched = None
+        elif self.touched is not None:
+            self.touched.update(r.id for r in records if isinstance(r, kinds.NoteRecord))
+
+    def changed(self, known: dict[str, tuple[int, str]]) -> list[str]:
+        """The ids whose journaled version in ``known`` is not the one held (removed ones
+        too), sorted; the state then holds ``known``'s versions. The notes the commits
+        followed since named are looked at first, and only if they do not account for
+        every change is every id compared."""
+        versions = self.versions
+        changed: set[str] = set()
+        for nid in self.touched or ():
+            version = known.get(nid)
+            if version != versions.get(nid):
+                changed.add(nid)
+                if version is None:
+                    del versions[nid]
+                else:
+                    versions[nid] = version
+        self.touched = set()
+        if versions != known:  # a change no commit followed named (an import, a forget, another process's)
+            changed.update(nid for nid in versions.keys() | known.keys() if versions.get(nid) != known.get(nid))
+            self.versions = dict(known)
+        return sorted(changed)
 
 
 def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
     """The notes as a scan would read them, when the note files are provably the journaled
     versions (:meth:`Notebook.journaled <cuemem.home.notebook.Notebook.journaled>`): a generated note is known by
     what was seen of its file, unread; a note the view holds at the version it read is
-    kept; any other is read. None when that cannot be proved or a note cannot be read
-    (the caller then scans the files)."""
+    kept; any other is read. ``state`` is brought up to date in place when it was made
+    so, else a new state is made. None when that cannot be proved or a note cannot be
+    read (the caller then scans the files)."""
     files = home.notes.journaled()
     if files is None:
         return None
-    known = dict(home.notes.versions)
-    held = {n.id: n for n in state.shown} if state is not None and state.clean else {}
-    base = state.versions if state is not None and state.clean else {}
-    shown: list[Note] = []
-    policy = False
-    for nid in sorted(known):
-        kind = files.generated_kind(nid)
-        if kind is not None:  # no view shows a generated note
-            policy = policy or kind == Kind.POLICY.value
-            continue
-        version = known[nid]
-        note = held.get(nid) if base.get(nid) == version else None
-        if note is None:
-            try:
-                note = home.notes.read(nid)
-            except CuememError:
-                return None
-        policy = policy or note.kind is Kind.POLICY
-        shown.append(note)
-    return _NoteState(known, shown, policy, clean=True)
+    known = home.notes.versions
+    if state is None or not state.clean:
+        state = _NoteState({}, clean=True)
+    try:
+        for nid in state.changed(known):
+            if nid not in known:
+                state.drop(nid)
+            elif (kind := files.generated_kind(nid)) is not None:  # no view shows a generated note
+                state.unread(nid, kind)
+            else:
+                state.show(home.notes.read(nid))
+    except CuememError:
+        return None
+    return state
 
 
 def _stamp_path(home: Home) -> Path:
