@@ -311,49 +311,13 @@ def test_memory_md_kept_from_commit_to_commit_is_a_full_draw(tmp_path_factory: p
     assert (copy / "MEMORY.md").read_bytes() == kept
 
 
-_WORDS = ("ship", "it", "deploys", "go", "out", "on", "Tuesdays;", "the", "staging", "cluster", "is", "rebuilt", "nightly,", "so")
-_TEXT = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30).map(" ".join)
-_WORTH = st.sampled_from([0.0, 0.25, 0.5, 0.5, 0.75, 1.0])
-
-
-@settings(max_examples=300, deadline=None)
-@given(notes=st.lists(st.tuples(st.sampled_from(["semantic", "preference", "procedural", "policy"]), _TEXT, _WORTH, st.booleans()), max_size=40),
-       memories=st.lists(st.tuples(st.sampled_from(["semantic", "preference", "procedural"]), _TEXT, _WORTH), max_size=12),
-       policies=st.lists(st.tuples(_TEXT, _WORTH), max_size=4), budget=st.integers(110, 700))
-@example(notes=[("semantic", "ship", 1.0, False), ("semantic", "ship it", 0.5, False)], memories=[], policies=[], budget=121)  # 8 tokens left, a line of 8
-def test_rendering_the_kept_lines_is_rendering_every_line(notes: list[tuple[str, str, float, bool]], memories: list[tuple[str, str, float]],
-                                                          policies: list[tuple[str, float]], budget: int) -> None:
-    """Lines of notes kept in runs (some put twice, some dropped again), rendered with memories and
-    mined policies, are the bytes the one render of every line in draw's order gives, whatever the budget."""
-    from datetime import datetime, timezone
-
-    from cuemem.schema import Note
-    from cuemem.views.memory_md import MemoryLine, _note_line, _NoteLines, _order, _render_kept, render
-
-    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
-    kept, shown = _NoteLines(), {}
-    for i, (kind, text, worth, again) in enumerate(notes):
-        nid = f"n{i % 25:02d}"  # later notes are new versions of earlier ones
-        note = Note.create(text, id=nid, kind=kind, confidence=worth, recorded_at=at)
-        kept.put(note)
-        shown[nid] = note
-        if again and i % 3 == 0:
-            kept.drop(nid)
-            del shown[nid]
-    mems = [MemoryLine(section, text, f"journal: ep-{i}", worth) for i, (section, text, worth) in enumerate(memories)]
-    pols = [MemoryLine("policy", text, f"note: mined-{i}", worth) for i, (text, worth) in enumerate(policies)]
-    lines = sorted([*mems, *(line for n in shown.values() if (line := _note_line(n)) is not None), *pols], key=_order)
-    who = " of user `ann`"
-    assert _render_kept(sorted(mems, key=_order), kept, sorted(pols, key=_order), budget, who) == render(lines, budget, estimate_tokens, who)
-
-
 def test_a_note_write_looks_at_its_own_note_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With many notes in the home, writing one more reads, classifies and lines up that note alone, and
     the rewrite counts tokens fewer times than the file has lines (each note's line was counted once, as
     it was lined up): the rest of the notes are not looked at again."""
     from cuemem.home.notebook import Notebook
     from cuemem.home.notefacts import JournaledNotes
-    from cuemem.views import memory_md
+    from cuemem.views import memory_lines
 
     home = tmp_path / "h"
     # 154 tokens: the header (97), a title (4), four lines of 11, and 9 left, which no further line fits.
@@ -371,7 +335,7 @@ def test_a_note_write_looks_at_its_own_note_only(tmp_path: Path, monkeypatch: py
 
             monkeypatch.setattr(owner, name, counted)
 
-        for owner, name in ((Notebook, "read"), (Notebook, "scan"), (JournaledNotes, "generated_kind"), (memory_md, "_line"), (memory_md, "counted")):
+        for owner, name in ((Notebook, "read"), (Notebook, "scan"), (JournaledNotes, "generated_kind"), (memory_lines, "_line"), (memory_lines, "counted")):
             spy(owner, name)
         mem.write_note("n120", "Note 120 holds.", kind="semantic", origin="user", confidence=1.0, now=DAY)
         text = (home / "MEMORY.md").read_text(encoding="utf-8")
