@@ -63,10 +63,14 @@ _NAMING = frozenset({rec.Op.VERSION, rec.Op.DECISION, _APPROVAL, rec.Op.PROPOSAL
 _EPISODES = frozenset({_REMEMBER, _APPROVAL})
 #: A narrative shorter than this is not looked for in a person's notes (too common to mean a quote).
 QUOTE_CHARS = 24
-# What the one byte search of a plan looks for (records are encoded with sorted keys).
+# What the byte searches of a plan look for (records are encoded with sorted keys).
 _SOURCES = b'"sources":["'
 _LIFE = tuple(rec.marker(op) for op in (rec.Op.VERSION, rec.Op.DECISION, _APPROVAL, rec.Op.PROPOSAL))
+#: Past this many ids, one search for every life-cycle line costs less than a search per id.
+FEW_IDS = 16
 _NOTE_OP = rec.marker(_NOTE)
+#: What a line the plan reads holds (besides a target's value): a line found by an id alone is not read.
+_READ = (_SOURCES, *_LIFE, _NOTE_OP)
 _NOTE_ID = re.compile(rb'\{"id":("(?:[^"\\]|\\.)*"),"markdown":')
 
 
@@ -139,7 +143,9 @@ class Forgetting:
         )
         edits: list[tuple[Position, bytes]] = []
         if erase:
-            edits = self._tombstones(rows, ids, hashes, gone | frozenset(queued), notes, scan)
+            named = gone | frozenset(queued)
+            self._naming(scan, named)
+            edits = self._tombstones(rows, ids, hashes, named, notes, scan)
         result = ForgetReceipt(
             id=receipt["id"], dry_run=dry_run, retention=retention, target=target.to_json(), at=at, forgotten=tuple(ids),
             derivatives=tuple(i for i in ids if i in derived), rederived=rederived, notes=tuple(notes), policies=tuple(policies),
@@ -156,14 +162,20 @@ class Forgetting:
     # -- the plan ---------------------------------------------------------------------
 
     def _scan(self, target: ForgetTarget) -> _Scan:
-        """One byte search of the journal for every line the plan may need: the target's
-        (an id target has its rows already), derivatives (a ``sources`` list), the
-        life-cycle lines that name records, and note versions (by id, not decoded)."""
-        needles: list[bytes | re.Pattern[bytes]] = [_SOURCES, *_LIFE, _NOTE_OP]
-        if target.kind != "id":
-            needles += target.needles()
+        """One byte search of the journal for the lines the plan starts from: the target's
+        (an id target has its rows already: its ids are looked for, which finds the queued
+        writes that hold them and the life-cycle lines that name them), derivatives (a
+        ``sources`` list) and note versions (by id, not decoded)."""
         scan = _Scan()
+        needles: list[bytes | re.Pattern[bytes]] = [_SOURCES, _NOTE_OP]
+        if target.kind == "id":
+            needles += self._search(scan, frozenset(target.values))
+        else:
+            needles += target.needles()
         for position, line in self._home.rows.grep(needles):
+            if target.kind == "id" and not any(n in line for n in _READ):
+                continue  # found by an id alone: a remember line, whose row is known
+            scan.seen.add(position)
             if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
                 scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
                 continue
@@ -174,6 +186,35 @@ class Forgetting:
             if op in _EPISODES:
                 scan.episodes.append((position, record))
         return scan
+
+    def _naming(self, scan: _Scan, named: frozenset[str]) -> None:
+        """Adds to ``scan.life`` every life-cycle line that names one of ``named`` and the
+        searches so far did not look for: a byte search for those ids alone (or, past
+        :data:`FEW_IDS`, for every life-cycle line); only the life-cycle lines found are
+        decoded (a line of a kind holds its marker)."""
+        if scan.searched is None or named <= scan.searched:
+            return
+        needles = self._search(scan, named - scan.searched)
+        for position, line in self._home.rows.grep(needles):
+            if position in scan.seen or not any(n in line for n in _LIFE):
+                continue
+            scan.seen.add(position)
+            record = orjson.loads(line)
+            op = rec.op_of(record)
+            if op in _NAMING:
+                scan.life.append((position, op, record.get("id"), len(line)))
+
+    @staticmethod
+    def _search(scan: _Scan, ids: frozenset[str]) -> list[bytes | re.Pattern[bytes]]:
+        """The needles of the life-cycle lines (and queued writes) that name ``ids``, noted in
+        ``scan.searched``. A line names a record by its ``"id"`` field, which holds the id as
+        the journal encodes it; past :data:`FEW_IDS` ids, the marker of every life-cycle kind."""
+        searched = scan.searched
+        if searched is None or len(ids) > FEW_IDS:
+            scan.searched = None
+            return list(_LIFE)
+        scan.searched = searched | ids
+        return [b'"id":' + orjson.dumps(i) for i in sorted(ids)]
 
     def _seeds(self, target: ForgetTarget, scan: _Scan) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """The target's records (id -> row) and queued writes (approval id -> its episode)."""
@@ -326,14 +367,19 @@ class Forgetting:
 
 @dataclass
 class _Scan:
-    """What one byte search of the journal found for a plan."""
+    """What the byte searches of the journal found for a plan."""
 
     #: ``remember`` and ``approval`` lines, decoded (the target's, and those citing sources).
     episodes: list[tuple[Position, dict[str, Any]]] = field(default_factory=list)
-    #: ``(position, op, id, length)`` of the version, decision and approval lines.
+    #: ``(position, op, id, length)`` of the version, decision, approval and proposal lines found
+    #: (every one that names an id of ``searched``, and others).
     life: list[tuple[Position, rec.Op, object, int]] = field(default_factory=list)
     #: ``(position, note id, length)`` of every note version.
     notes: list[tuple[Position, str, int]] = field(default_factory=list)
+    #: The ids whose life-cycle lines were looked for; None: every life-cycle line was.
+    searched: frozenset[str] | None = frozenset()
+    #: The positions of the lines found.
+    seen: set[Position] = field(default_factory=set)
 
 
 def _quote_index(quotes: Sequence[tuple[str, str]]) -> tuple[dict[str, list[int]], list[int]]:
