@@ -267,15 +267,22 @@ def test_the_cli_publishes_a_snapshot(home: str, tmp_path: Path) -> None:
     assert rows(home)[0][0] == last
 
 
-def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bulk read of a long catch-up (runs the server joins) writes the journal the row-by-row read writes, even across a row written by hand."""
+def read_by_rows_then_in_runs(home: str, cache: Path, monkeypatch: pytest.MonkeyPatch, run_lines: int) -> list[list[str]]:
+    """With no snapshot on the server: the answers of a cache filled by the row-by-row read, then
+    every later fresh open set to read the whole log in runs of ``run_lines``."""
     with psycopg.connect(home, autocommit=True) as conn:
         conn.execute("DELETE FROM cuemem.snapshots")
-    with Memory.open(address(home), cache=tmp_path / "rows", follow=False) as mem:
+    with Memory.open(address(home), cache=cache, follow=False) as mem:
         by_rows = answers(mem)
     monkeypatch.setattr(log_module, "AHEAD", 10)  # the catch-up is long: not read with the lock's statement
     monkeypatch.setattr(log_module, "BULK", 1)
-    monkeypatch.setattr(log_module, "RUN_LINES", 17)
+    monkeypatch.setattr(log_module, "RUN_LINES", run_lines)
+    return by_rows
+
+
+def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bulk read of a long catch-up (runs the server joins) writes the journal the row-by-row read writes, even across a row written by hand."""
+    by_rows = read_by_rows_then_in_runs(home, tmp_path / "rows", monkeypatch, 17)
     with Memory.open(address(home), cache=tmp_path / "runs", follow=False) as mem:
         assert answers(mem) == by_rows
     assert journal_bytes(tmp_path / "runs") == journal_bytes(tmp_path / "rows")
@@ -292,13 +299,7 @@ def test_a_long_catch_up_read_in_runs_mirrors_the_log_byte_for_byte(home: str, t
 
 def test_a_long_catch_up_cut_by_a_failed_write_is_finished_by_the_next_open(home: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The runs a long catch-up wrote before a write failed stay the mirror's; the next open proves them and fetches the rest, byte for byte."""
-    with psycopg.connect(home, autocommit=True) as conn:
-        conn.execute("DELETE FROM cuemem.snapshots")
-    with Memory.open(address(home), cache=tmp_path / "rows", follow=False) as mem:
-        by_rows = answers(mem)
-    monkeypatch.setattr(log_module, "AHEAD", 10)  # the catch-up is long: not read with the lock's statement
-    monkeypatch.setattr(log_module, "BULK", 1)
-    monkeypatch.setattr(log_module, "RUN_LINES", 5)
+    by_rows = read_by_rows_then_in_runs(home, tmp_path / "rows", monkeypatch, 5)
     real = journal_module._write_all
     writes: list[int] = []
 
