@@ -707,3 +707,27 @@ def test_placing_needs_a_writable_journal(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal", writable=False)
     with pytest.raises(ReadOnlyError), journal.placing() as place:
         place(Position(1, 0), b"{}\n")
+
+
+def test_placing_after_a_torn_write_never_writes_past_the_torn_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that failed midway leaves bytes the next placing seals: a run for the head before them is refused, as :meth:`Journal.place` refuses a line, never written after them (which would shift every later position)."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    first, second = b'{"id":"a","op":"x"}\n', b'{"id":"b","op":"x"}\n'
+    with journal.placing() as place:
+        place(Position(1, 0), first)
+    real = journal_module._write_all
+
+    def torn(fd: int, data: bytes | bytearray) -> None:
+        real(fd, data[:5])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal_module, "_write_all", torn)
+    with pytest.raises(StorageError), journal.placing() as place:
+        place(Position(1, len(first)), second)
+    monkeypatch.setattr(journal_module, "_write_all", real)
+    with pytest.raises(InvalidArgumentError), journal.placing() as place:
+        place(journal.head(), second)
+    with pytest.raises(InvalidArgumentError):
+        journal.place([(journal.head(), second)])
+    assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second[:5] + b"\n"
+    journal.close()

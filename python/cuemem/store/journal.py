@@ -1241,8 +1241,9 @@ class _RunWriter:
         if self._failed is not None:
             raise self._failed
         if self._pool is None:
-            self._journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
-            self._expected = self._journal.head()
+            journal = self._journal
+            journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
+            self._expected = Position(journal._segment, journal._size)  # where the bytes end (a sealed torn write's included), as place checks
         self._expected = self._journal._check_run(self._expected, position, data)
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # a long catch-up's only: not every open's import
