@@ -190,7 +190,7 @@ class Journal:
         except ValueError:
             raise InvalidArgumentError(f"unknown fsync policy {fsync!r}") from None
         self._directory = Path(directory)
-        self._segment_bytes = segment_bytes
+        self._segment_bytes = segment  # a Python int (numpy's integer taken as one)
         self._fsync = policy
         self._problems: dict[Position, Problem] = {}
         self._fd: int | None = None
