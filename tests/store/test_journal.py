@@ -731,3 +731,18 @@ def test_placing_after_a_torn_write_never_writes_past_the_torn_bytes(tmp_path: P
         journal.place([(journal.head(), second)])
     assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second[:5] + b"\n"
     journal.close()
+
+
+def test_placing_syncs_the_runs_it_wrote_however_the_block_ends(tmp_path: Path) -> None:
+    """A catch-up stopped midway (a row that does not follow, a failed read) keeps the runs written before it: they are
+    on disk when the block ends, as when it ends normally, with nothing left for a later wait to sync."""
+    from cuemem.store.fsync import sync_counts
+
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.ALWAYS, writable=True)
+    with pytest.raises(RuntimeError), journal.placing() as place:
+        place(Position(1, 0), b'{"id":"a","op":"x"}\n')
+        raise RuntimeError("the next run does not follow")
+    before = sync_counts()[0]
+    journal.wait_synced(journal.owed)
+    assert sync_counts()[0] == before  # nothing was left to sync
+    journal.close()

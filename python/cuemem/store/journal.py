@@ -393,8 +393,8 @@ class Journal:
         whose lines its shared log checked in bulk) as they are handed to the function this
         yields: each run is checked at once — at the head or the start of a later segment,
         after the run before, within one segment — and written by a writer thread in order, so
-        that the caller's next fetch overlaps this run's write. When the block ends, every run
-        handed over is written (or a write failed) and one sync covers them all.
+        that the caller's next fetch overlaps this run's write. When the block ends, even by an
+        exception, every run handed over is written (or a write failed) and one sync covers them all.
 
         The caller touches this journal only through the function while the block runs.
 
@@ -410,8 +410,8 @@ class Journal:
             yield writer.place
         finally:
             writer.finish()
-        if writer.started:
-            self.wait_synced(self._owed)
+            if writer.started:
+                self.wait_synced(self._owed)  # however the block ended: the runs written are the mirror's
 
     def _check_run(self, expected: Position, position: Position, data: object) -> Position:
         """Where the journal ends once ``data`` is written at ``position`` (see :meth:`placing`).
