@@ -1260,14 +1260,22 @@ class _RunWriter:
                 self._failed = exc
 
     def finish(self) -> None:
-        """Waits for every run handed over to be written.
+        """Waits for every run handed over to be written; interrupted while it waits, it writes
+        no run more but still waits for the one under way (the caller may go on using the
+        journal once the interrupt reaches it).
 
         Raises:
             StorageError: a write failed (the runs before it are written).
         """
         if self._pool is None:
             return
-        self._pool.shutdown(wait=True)
+        try:
+            self._pool.shutdown(wait=True)
+        except BaseException as exc:  # interrupted while waiting (Ctrl-C): no run more, and the write under way still waited for
+            if self._failed is None:
+                self._failed = exc
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            raise
         if self._failed is not None:
             raise self._failed
 
