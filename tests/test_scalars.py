@@ -85,6 +85,17 @@ def test_numpy_bools_are_bools_and_nothing_else_is() -> None:
             _scalars.boolean(value, "flag")
 
 
+@pytest.mark.parametrize("value", [np.timedelta64(5, unit) for unit in ("D", "s", "ms", "ns", "Y")] + [np.datetime64("2026-01-01")], ids=repr)
+def test_a_numpy_duration_or_date_is_not_a_number(value: Any) -> None:
+    """numpy's timedelta64 subclasses its integers, yet a duration is no count or number of seconds (its int is in its own
+    unit, or no int at all): refused as any non-number, never a bare TypeError."""
+    assert _scalars.as_int(value) is None and _scalars.as_real(value) is None
+    with pytest.raises(CueTypeError, match="^k must be an int, got "):
+        _scalars.count(value, "k")
+    with pytest.raises(CueTypeError, match="^w must be a number, got "):
+        _scalars.real(value, "w")
+
+
 def test_a_count_is_at_least_one_and_capped() -> None:
     assert _scalars.count(np.uint64(2**64 - 1), "k") == 2**32 - 1
     assert _scalars.count(np.int8(1), "k") == 1

@@ -13,7 +13,8 @@ own files (journal, index state, hints) keep to JSON's types and do not use thes
 
 numpy is not imported here (a module that checks scalars need not load it): a value can
 only be a numpy scalar once numpy is loaded, and numpy's integers and floatings register
-as ``numbers.Integral`` and ``numbers.Real``.
+as ``numbers.Integral`` and ``numbers.Real`` (as does ``numpy.timedelta64``, a subclass of
+its integers: a duration, refused here).
 """
 
 from __future__ import annotations
@@ -33,25 +34,34 @@ def _numpy_bool(value: object) -> bool:
     return np is not None and isinstance(value, np.bool_)
 
 
+def _numpy_duration(value: object) -> bool:
+    """Whether ``value`` is a ``numpy.timedelta64``: numpy makes it one of its integers, but a
+    duration is no number (its int is in its own unit, or none at all)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.timedelta64)
+
+
 def as_int(value: object) -> int | None:
     """``value`` as a Python int if it is an integer — an int or a numpy integer (any
-    ``numbers.Integral``) — else None: a bool or ``numpy.bool_``, a float, a string."""
+    ``numbers.Integral``) — else None: a bool or ``numpy.bool_``, a float, a string, a
+    ``numpy.timedelta64``."""
     if type(value) is int:  # the common case, without the ABC check
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or _numpy_duration(value):
         return None
     return int(value)
 
 
 def as_real(value: object) -> float | None:
     """``value`` as a float if it is a real number — an int, a float, a numpy integer or
-    floating (any ``numbers.Real``) — else None: a bool or ``numpy.bool_``, a string.
+    floating (any ``numbers.Real``) — else None: a bool or ``numpy.bool_``, a string, a
+    ``numpy.timedelta64``.
     NaN and the infinities are real here (and an int too large for a float is infinite);
     :func:`real` refuses them unless asked not to."""
     kind = type(value)
     if kind is float:  # the common case, without the ABC check
         return value  # type: ignore[return-value]
-    if kind is not int and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+    if kind is not int and (isinstance(value, bool) or not isinstance(value, numbers.Real) or _numpy_duration(value)):
         return None
     try:
         return float(value)  # type: ignore[arg-type]

@@ -707,3 +707,81 @@ def test_placing_needs_a_writable_journal(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal", writable=False)
     with pytest.raises(ReadOnlyError), journal.placing() as place:
         place(Position(1, 0), b"{}\n")
+
+
+def test_placing_after_a_torn_write_never_writes_past_the_torn_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that failed midway leaves bytes the next placing seals: a run for the head before them is refused, as :meth:`Journal.place` refuses a line, never written after them (which would shift every later position)."""
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    first, second = b'{"id":"a","op":"x"}\n', b'{"id":"b","op":"x"}\n'
+    with journal.placing() as place:
+        place(Position(1, 0), first)
+    real = journal_module._write_all
+
+    def torn(fd: int, data: bytes | bytearray) -> None:
+        real(fd, data[:5])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal_module, "_write_all", torn)
+    with pytest.raises(StorageError), journal.placing() as place:
+        place(Position(1, len(first)), second)
+    monkeypatch.setattr(journal_module, "_write_all", real)
+    with pytest.raises(InvalidArgumentError), journal.placing() as place:
+        place(journal.head(), second)
+    with pytest.raises(InvalidArgumentError):
+        journal.place([(journal.head(), second)])
+    assert (tmp_path / "journal" / segment_name(1)).read_bytes() == first + second[:5] + b"\n"
+    journal.close()
+
+
+def test_placing_syncs_the_runs_it_wrote_however_the_block_ends(tmp_path: Path) -> None:
+    """A catch-up stopped midway (a row that does not follow, a failed read) keeps the runs written before it: they are
+    on disk when the block ends, as when it ends normally, with nothing left for a later wait to sync."""
+    from cuemem.store.fsync import sync_counts
+
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.ALWAYS, writable=True)
+    with pytest.raises(RuntimeError), journal.placing() as place:
+        place(Position(1, 0), b'{"id":"a","op":"x"}\n')
+        raise RuntimeError("the next run does not follow")
+    before = sync_counts()[0]
+    journal.wait_synced(journal.owed)
+    assert sync_counts()[0] == before  # nothing was left to sync
+    journal.close()
+
+
+def test_placing_interrupted_while_it_waits_for_its_writer_writes_nothing_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C while the block's end waits for the writer thread: the run under way is still waited for, the runs
+    not begun are never written, so nothing writes to the journal once the interrupt reaches the caller (who may go on
+    using the handle)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    journal = Journal(tmp_path / "journal", fsync=FsyncPolicy.NEVER, writable=True)
+    first, second = b'{"id":"a","op":"x"}\n', b'{"id":"b","op":"x"}\n'
+    real_write, real_shutdown = journal_module._write_all, ThreadPoolExecutor.shutdown
+    release, later = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def held(fd: int, data: bytes | bytearray) -> None:
+        assert (release if data == first else later).wait(10)
+        real_write(fd, data)
+
+    def interrupted(self: ThreadPoolExecutor, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        release.set()
+        real_shutdown(self, wait=wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(journal_module, "_write_all", held)
+    monkeypatch.setattr(ThreadPoolExecutor, "shutdown", interrupted)
+    with pytest.raises(KeyboardInterrupt), journal.placing() as place:
+        place(Position(1, 0), first)
+        place(Position(1, len(first)), second)
+    path = tmp_path / "journal" / segment_name(1)
+    seen = path.read_bytes()
+    release.set()
+    later.set()
+    for thread in threading.enumerate():
+        if thread.name.startswith("cuemem-journal"):
+            thread.join(10)
+    assert path.read_bytes() == seen == first
+    assert journal.head() == Position(1, len(first))

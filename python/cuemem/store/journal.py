@@ -190,7 +190,7 @@ class Journal:
         except ValueError:
             raise InvalidArgumentError(f"unknown fsync policy {fsync!r}") from None
         self._directory = Path(directory)
-        self._segment_bytes = segment_bytes
+        self._segment_bytes = segment  # a Python int (numpy's integer taken as one)
         self._fsync = policy
         self._problems: dict[Position, Problem] = {}
         self._fd: int | None = None
@@ -393,8 +393,8 @@ class Journal:
         whose lines its shared log checked in bulk) as they are handed to the function this
         yields: each run is checked at once — at the head or the start of a later segment,
         after the run before, within one segment — and written by a writer thread in order, so
-        that the caller's next fetch overlaps this run's write. When the block ends, every run
-        handed over is written (or a write failed) and one sync covers them all.
+        that the caller's next fetch overlaps this run's write. When the block ends, even by an
+        exception, every run handed over is written (or a write failed) and one sync covers them all.
 
         The caller touches this journal only through the function while the block runs.
 
@@ -410,8 +410,8 @@ class Journal:
             yield writer.place
         finally:
             writer.finish()
-        if writer.started:
-            self.wait_synced(self._owed)
+            if writer.started:
+                self.wait_synced(self._owed)  # however the block ended: the runs written are the mirror's
 
     def _check_run(self, expected: Position, position: Position, data: object) -> Position:
         """Where the journal ends once ``data`` is written at ``position`` (see :meth:`placing`).
@@ -1241,8 +1241,9 @@ class _RunWriter:
         if self._failed is not None:
             raise self._failed
         if self._pool is None:
-            self._journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
-            self._expected = self._journal.head()
+            journal = self._journal
+            journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
+            self._expected = Position(journal._segment, journal._size)  # where the bytes end (a sealed torn write's included), as place checks
         self._expected = self._journal._check_run(self._expected, position, data)
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # a long catch-up's only: not every open's import
@@ -1259,14 +1260,22 @@ class _RunWriter:
                 self._failed = exc
 
     def finish(self) -> None:
-        """Waits for every run handed over to be written.
+        """Waits for every run handed over to be written; interrupted while it waits, it writes
+        no run more but still waits for the one under way (the caller may go on using the
+        journal once the interrupt reaches it).
 
         Raises:
             StorageError: a write failed (the runs before it are written).
         """
         if self._pool is None:
             return
-        self._pool.shutdown(wait=True)
+        try:
+            self._pool.shutdown(wait=True)
+        except BaseException as exc:  # interrupted while waiting (Ctrl-C): no run more, and the write under way still waited for
+            if self._failed is None:
+                self._failed = exc
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            raise
         if self._failed is not None:
             raise self._failed
 

@@ -68,8 +68,11 @@ class Fetched:
         lines: ``(position, line)`` in log order, up to the first row with no valid position.
         forgets: ``(id, intent bytes)`` of the erasing forgets after the mirror's last one.
         broken: Where the first row with no valid position is, if one stopped the lines.
-        runs: A long catch-up's lines as :class:`Run` s instead (``seqs`` and ``lines`` are
-            then empty): read and checked in bulk, never one Python object per line.
+        runs: A long catch-up's lines as :class:`Run` s, read and checked in bulk (never one
+            Python object per line). They come before ``seqs`` and ``lines``, which then hold
+            the rows after the last run, read one by one from the first row the runs did not
+            take (one that does not follow the row before it, or a gap): empty when the runs
+            took every line.
     """
 
     seqs: list[int]
