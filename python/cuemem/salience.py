@@ -13,7 +13,7 @@ from . import _arrays, _scalars
 from ._core import AXES, DEFAULT_HALF_LIVES_DAYS, DEFAULT_WEIGHTS, DecayPass, TopK
 from ._core import SalienceTable as _SalienceTable
 from ._time import TimeLike, to_seconds
-from .errors import CueTypeError, InvalidValueError
+from .errors import CueTypeError, InvalidArgumentError, InvalidValueError
 
 __all__ = ["AXES", "DEFAULT_HALF_LIVES_DAYS", "DEFAULT_WEIGHTS", "DecayPass", "RowState", "SalienceTable", "TopK"]
 
@@ -133,8 +133,15 @@ class SalienceTable:
         self._inner.erase(_arrays.rows(rows))
 
     def get(self, row: int) -> RowState | None:
-        """The row as written, or None if it is not live."""
-        got = self._inner.get(_scalars.integer(row, "row"))
+        """The row as written, or None if it is not live.
+
+        Raises:
+            CueTypeError: ``row`` is not an integer. InvalidArgumentError: it is not a row number (0 to 2**32 - 1).
+        """
+        number = _scalars.integer(row, "row")
+        if not 0 <= number < 2**32:
+            raise InvalidArgumentError(f"row must be a row number, 0 to 2**32 - 1, got {number}")
+        got = self._inner.get(number)
         if got is None:
             return None
         axes, confidence, t, protected = got

@@ -155,6 +155,9 @@ QUERY_CASES: list[Case] = [
     ("remove float64 rows", lambda t: t.remove(np.array([1.0])), CueTypeError),
     ("remove negative row", lambda t: t.remove([-1]), InvalidValueError),
     ("get a string", lambda t: t.get("0"), TypeError),
+    ("get a negative row", lambda t: t.get(-1), InvalidArgumentError),
+    ("get a row past uint32", lambda t: t.get(10**30), InvalidArgumentError),
+    ("get a numpy row past uint32", lambda t: t.get(np.uint64(2**64 - 1)), InvalidArgumentError),
     ("save to a missing directory", lambda t: t.save("/nonexistent-cuemem-dir/table.sal"), StorageError),
 ]
 

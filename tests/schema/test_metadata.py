@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -33,7 +35,8 @@ def test_bad_metadata_is_a_schema_error_naming_the_field() -> None:
     deep: dict[str, object] = {"a": 1}
     for _ in range(10):
         deep = {"a": deep}
-    for bad in ([1], "x", {"": 1}, {"k=v": 1}, {"x": float("inf")}, {"x": 2**60}, {"x": {1, 2}}, deep, {"x": "y" * MAX_BYTES}):
+    for bad in ([1], "x", {"": 1}, {"k=v": 1}, {"x": float("inf")}, {"x": 2**60}, {"x": {1, 2}}, deep, {"x": "y" * MAX_BYTES},
+                {"x": Fraction(1, 3)}, {"x": Decimal("0.1")}):
         with pytest.raises(SchemaError) as info:
             metadata(bad)
         assert info.value.field == "metadata"

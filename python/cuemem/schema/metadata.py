@@ -88,7 +88,8 @@ def _frozen(value: Any, where: str, depth: int) -> Any:
         if not -_SAFE_INT <= integer <= _SAFE_INT:
             raise SchemaError(f"metadata {where} is an integer beyond ±2**53", "metadata")
         return integer
-    real = as_real(value)
+    # a float, Python's or numpy's: any other real (a Fraction) would be kept as a float it is not
+    real = as_real(value) if isinstance(value, float) or type(value).__module__ == "numpy" else None
     if real is not None:
         if not math.isfinite(real):
             raise SchemaError(f"metadata {where} is not a finite number", "metadata")

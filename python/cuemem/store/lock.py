@@ -94,7 +94,7 @@ class WriterLock:
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open lock file {self._path}: {exc}") from exc
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + seconds
         while True:
             try:
                 portalocker.lock(fd, exclusive_now)
