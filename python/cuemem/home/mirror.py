@@ -439,7 +439,7 @@ class _Runs:
 
         def placed(run: Run) -> None:
             head = self._head
-            if run.first != self._seq + 1 or run.position not in (head, Position(head.segment + 1, 0)):
+            if run.first != self._seq + 1 or not run.position.follows(head):
                 raise SharedHomeError(
                     f"the shared log {self._shown} holds a row cuemem did not write at seq {run.first} ({run.position}): it does "
                     f"not follow the line before it; the mirror stays at the line before it"
@@ -459,15 +459,11 @@ class _Runs:
 
 def _following(head: Position, seq: int, seqs: list[int], lines: list[tuple[Position, bytes]]) -> int:
     """How many of ``lines`` follow one another from ``head`` (and ``seq``) as a journal would place them."""
-    segment, size = head.segment, head.offset
+    end = head
     for i, ((position, line), number) in enumerate(zip(lines, seqs)):
-        if number != seq + i + 1:
+        if number != seq + i + 1 or not position.follows(end):
             return i
-        if position.segment == segment + 1 and position.offset == 0:
-            segment, size = position.segment, 0
-        elif position != Position(segment, size):
-            return i
-        size += len(line)
+        end = Position(position.segment, position.offset + len(line))
     return len(lines)
 
 

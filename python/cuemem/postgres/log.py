@@ -834,7 +834,7 @@ def _whole_lines(lines: list[bytes]) -> bytes:
 def _check_follows(shown: str, last: tuple[Any, ...] | None, first: Position) -> None:
     """Raises unless ``first`` starts where the log's last line ends (or the next segment)."""
     segment, end = (int(last[1]), int(last[2])) if last else (1, 0)
-    if first not in (Position(segment, end), Position(segment + 1, 0)) and not (last is None and first.offset == 0):
+    if not first.follows(Position(segment, end)) and not (last is None and first.offset == 0):
         raise SharedHomeError(
             f"a line for {first} does not follow the shared home {shown}'s last line (ending at segment {segment}, offset {end}): "
             "nothing was written"

@@ -413,21 +413,8 @@ class Journal:
             if writer.started:
                 self.wait_synced(self._owed)  # however the block ended: the runs written are the mirror's
 
-    def _check_run(self, expected: Position, position: Position, data: object) -> Position:
-        """Where the journal ends once ``data`` is written at ``position`` (see :meth:`placing`).
-
-        Raises:
-            InvalidArgumentError: ``data`` is not ``\n``-terminated bytes, or ``position`` is
-                not ``expected`` or the start of the segment after it.
-        """
-        if not isinstance(data, bytes) or not data.endswith(_NEWLINE):
-            raise InvalidArgumentError(f"the run for {position} is not whole lines of bytes")
-        if position != expected and (position.segment != expected.segment + 1 or position.offset != 0):
-            raise InvalidArgumentError(f"a run for {position} does not follow this journal's head {expected}")
-        return Position(position.segment, position.offset + len(data))
-
     def _write_run(self, position: Position, data: bytes) -> None:
-        """Writes a run :meth:`_check_run` checked (on :meth:`placing`'s writer thread)."""
+        """Writes a run :meth:`placing` checked (on its writer thread)."""
         if position.segment != self._segment:
             self._rotate(position.segment)
         self._write(data)
@@ -443,21 +430,24 @@ class Journal:
             InvalidArgumentError: data not of that shape, or a position that does not follow.
             StorageError: an earlier sync failed (nothing more is written).
         """
+        end = self._ready_to_place()
+        for position, data in placed:
+            end = _placed_end(end, position, data, what, shape, shaped)
+
+    def _ready_to_place(self) -> Position:
+        """Where the bytes of the journal end, once it is known to take lines another process
+        committed: writable, a torn tail sealed, no sync failed.
+
+        Raises:
+            ReadOnlyError: the journal is not open for writing. StorageError: an earlier sync failed.
+        """
         if not self._writer:
             raise ReadOnlyError(f"journal {self._directory} is not open for writing")
         if self._needs_seal:
             self._seal()
-        segment, size = self._segment, self._size
-        for position, data in placed:
-            if not isinstance(data, bytes) or not data.endswith(_NEWLINE) or not shaped(data):
-                raise InvalidArgumentError(f"the {what} for {position} is not {shape} of bytes")
-            if position.segment == segment + 1 and position.offset == 0:
-                segment, size = position.segment, 0
-            elif position != Position(segment, size):
-                raise InvalidArgumentError(f"a {what} for {position} does not follow this journal's head {Position(segment, size)}")
-            size += len(data)
         if self._group is not None:
             self._group.check()
+        return Position(self._segment, self._size)
 
     def _write_placed(self, placed: Sequence[tuple[Position, bytes]]) -> None:
         """Writes lines whose positions were checked: one write per segment."""
@@ -1216,6 +1206,23 @@ def _rfind_newline(f: BinaryIO, end: int) -> int:
     return -1
 
 
+def _placed_end(
+    end: Position, position: Position, data: object, what: str, shape: str, shaped: Callable[[bytes], bool] | None = None,
+) -> Position:
+    """Where a journal that ends at ``end`` ends once ``data`` (lines another process committed)
+    is placed at ``position``.
+
+    Raises:
+        InvalidArgumentError: ``data`` is not ``\n``-terminated bytes (of the ``shape`` ``shaped``
+            holds for), or ``position`` does not follow ``end`` (:meth:`Position.follows`).
+    """
+    if not isinstance(data, bytes) or not data.endswith(_NEWLINE) or (shaped is not None and not shaped(data)):
+        raise InvalidArgumentError(f"the {what} for {position} is not {shape} of bytes")
+    if not position.follows(end):
+        raise InvalidArgumentError(f"a {what} for {position} does not follow this journal's head {end}")
+    return Position(position.segment, position.offset + len(data))
+
+
 class _RunWriter:
     """:meth:`Journal.placing`'s writer: runs checked on the caller's thread, written in
     order on one thread of its own (started with the first run), stopped at the first
@@ -1236,15 +1243,13 @@ class _RunWriter:
         """Checks the run and hands it to the writer thread.
 
         Raises:
-            InvalidArgumentError: see :meth:`Journal._check_run`. StorageError: a write failed.
+            InvalidArgumentError: see :func:`_placed_end`. StorageError: a write failed.
         """
         if self._failed is not None:
             raise self._failed
         if self._pool is None:
-            journal = self._journal
-            journal._check_placed([], "run", lambda data: True, "whole lines")  # writable, sealed, no failed sync
-            self._expected = Position(journal._segment, journal._size)  # where the bytes end (a sealed torn write's included), as place checks
-        self._expected = self._journal._check_run(self._expected, position, data)
+            self._expected = self._journal._ready_to_place()  # where the bytes end (a sealed torn write's included), as place checks
+        self._expected = _placed_end(self._expected, position, data, "run", "whole lines")
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # a long catch-up's only: not every open's import
 

@@ -39,5 +39,10 @@ class Position:
         """The beginning of every journal: segment 1, offset 0."""
         return cls(1, 0)
 
+    def follows(self, end: Position) -> bool:
+        """Whether a line here follows a journal that ends at ``end``: at ``end`` itself, or
+        at the start of the next segment (the one rule of where a placed or published line may go)."""
+        return self == end or (self.segment == end.segment + 1 and self.offset == 0)
+
     def __str__(self) -> str:
         return f"{self.segment}:{self.offset}"

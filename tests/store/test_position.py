@@ -1,0 +1,25 @@
+"""Position (store/position.py): where a journal line starts, and where a placed line may go."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cuemem.store.position import Position
+
+positions = st.builds(Position, st.integers(1, 5), st.integers(0, 50))
+
+
+@given(positions, positions)
+def test_a_line_follows_an_end_at_that_end_or_at_the_next_segments_start(line: Position, end: Position) -> None:
+    """The one rule of placing: at the end itself, or at offset 0 of the segment right after it; nowhere else."""
+    expected = line == end or (line.segment == end.segment + 1 and line.offset == 0)
+    assert line.follows(end) is expected
+
+
+def test_follows_names_the_cases() -> None:
+    assert Position(2, 30).follows(Position(2, 30))
+    assert Position(3, 0).follows(Position(2, 30))
+    assert not Position(2, 31).follows(Position(2, 30))
+    assert not Position(4, 0).follows(Position(2, 30))
+    assert not Position(3, 1).follows(Position(2, 30))
