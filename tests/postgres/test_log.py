@@ -196,3 +196,20 @@ def test_a_remember_inside_another_call_keeps_the_log_s_lock_until_the_outer_cal
         mem.remember("a call of its own", actors=["ann"], now=NOW)
         assert not log.held
         assert mem.recall({"actor": "ann"}, now=NOW).total == 3
+
+
+@pytest.mark.parametrize(
+    ("marks", "pieces"),
+    [
+        ([1, None, 2, -1], [(0, 2), (2, 3), (3, 4)]),  # a segment's start, its lines, the next segment, a row out of place
+        ([None, None, 2], [(0, 2), (2, 3)]),  # a run that goes on from the one before, then a new segment
+        ([0, None], [(0, 2)]),  # the first row of all, marked with no journal's segment: a piece (its position is refused)
+        ([None], [(0, 1)]),
+    ],
+)
+def test_a_run_of_rows_splits_where_a_row_is_marked(marks: list[int | None], pieces: list[tuple[int, int]]) -> None:
+    """The bulk read's rows split into pieces at each marked row, each starting a piece of its own."""
+    from cuemem.postgres.log import _pieces
+
+    rows = [(b"{}\n", mark, None if mark is None else 0) for mark in marks]
+    assert list(_pieces(rows)) == pieces

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -788,8 +788,8 @@ def _same_line(ours: bytes, theirs: str) -> bool:
     return isinstance(record, dict) and rec.op_of(record) is _ERASED
 
 
-#: The line of a row of :data:`_RUN`.
-_LINE = itemgetter(0)
+#: The line of a row of :data:`_RUN`, and its mark (a segment's start, -1, or None).
+_LINE, _MARK = itemgetter(0), itemgetter(1)
 #: Lines a catch-up must have for :meth:`RecordLog.fetch` to read them in runs.
 BULK = 10_000
 #: Lines per run at most (one query each: a bounded result in memory).
@@ -816,7 +816,7 @@ def _bytes_loader(conn: psycopg.Connection[Any]) -> type[Loader]:
 def _pieces(rows: list[tuple[Any, ...]]) -> Iterator[tuple[int, int]]:
     """Where ``rows`` of :data:`_RUN` split: ``(start, end)`` of each stretch whose first row
     alone is marked (a segment's start, or a row that does not follow)."""
-    cuts = [i for i, row in enumerate(rows) if row[1] is not None]
+    cuts = list(compress(range(len(rows)), map(_MARK, rows)))  # a mark is a segment or -1 (0 only on the first row, a piece start anyway)
     if not cuts or cuts[0] != 0:
         cuts.insert(0, 0)
     yield from zip(cuts, cuts[1:] + [len(rows)])
