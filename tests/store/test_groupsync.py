@@ -261,8 +261,19 @@ def test_a_mirror_catch_up_syncs_the_lines_it_places(tmp_path: Path, monkeypatch
 
 
 def _syncer_threads() -> set[str]:
-    """The ids of this process's OS threads named as the core's syncer (Linux: /proc)."""
-    return {p.name for p in Path("/proc/self/task").iterdir() if (p / "comm").read_text().strip() == "cuemem-syncer"}
+    """The ids of this process's OS threads named as the core's syncer (Linux: /proc).
+
+    A thread may end between the listing and the read of its name (another test's handle being
+    collected); it is no syncer of this test's, so it is skipped."""
+    named: set[str] = set()
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if name == "cuemem-syncer":
+            named.add(task.name)
+    return named
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process's threads from /proc")
