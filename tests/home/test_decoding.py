@@ -8,17 +8,19 @@ path is never taken.
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuemem.errors import SchemaError
 from cuemem.home.cues import DIMENSIONS
-from cuemem.home.decoding import DECODER
+from cuemem.home.decoding import DECODER, decoded_runs
 from cuemem.home.indexes import IndexRow
 from cuemem.index import CueIndex
 from cuemem.salience import SalienceTable
@@ -274,3 +276,80 @@ def test_whatever_the_core_encodes_the_validator_writes_alike(data: st.DataObjec
     written = _written_line(given.get("narrative", "Signed the Acme renewal"), fields)
     if line is not None:
         assert line == written, given
+
+
+class _Runs:
+    """Runs of lines, as a journal hands them, counting how far they were read."""
+
+    def __init__(self, datas: list[bytes]) -> None:
+        self.datas = datas
+        self.read = 0
+
+    def __iter__(self) -> Any:
+        for i, data in enumerate(self.datas):
+            self.read = i + 1
+            yield _Run(i, 0, data)
+
+
+class _Run:
+    def __init__(self, segment: int, offset: int, data: bytes) -> None:
+        self.segment, self.offset, self.data = segment, offset, data
+
+
+def _runs_of(n: int) -> list[bytes]:
+    # Each run: rows, a line left to Python, and more rows (so every run has both kinds).
+    out = []
+    for r in range(n):
+        rows = [_line(_written(id=f"r{r}-{i}", narrative=f"run {r} line {i}")) for i in range(3)]
+        out.append(b"".join([*rows[:2], b'{"op":"taint"}\n', rows[2]]))
+    return out
+
+
+def _reading(decoded: Any) -> list[Any]:
+    """The plan of a decoded run, each run of rows with its ids and line spans."""
+    return [(a, b, decoded.ids(a, b), decoded.spans(a, b)) if is_rows else (a, b) for is_rows, a, b in decoded.plan()]
+
+
+def test_decoded_runs_give_each_run_its_own_decoding_in_order() -> None:
+    """Decoding ahead on another thread changes nothing: each run comes with what decoding
+    it alone gives, in the journal's order, narratives-only too."""
+    datas = _runs_of(5)
+    for narratives_only in (False, True):
+        got = [(run.segment, _reading(decoded)) for run, decoded in decoded_runs(_Runs(datas), narratives_only=narratives_only)]
+        want = [(i, _reading(DECODER.decode(d, narratives_only))) for i, d in enumerate(datas)]
+        assert got == want
+        assert all(len(reading) == 3 and len(reading[0]) == 4 and len(reading[2]) == 4 for _, reading in got)  # rows, a line, rows
+    assert list(decoded_runs(_Runs([]))) == []
+
+
+def test_a_reader_that_stops_early_leaves_no_decoding_thread_behind() -> None:
+    """A break (or an error in the reader's loop) waits for the run being decoded ahead: no
+    thread of it outlives the iteration, and runs past the next one are never read."""
+    runs = _Runs(_runs_of(6))
+    before = {t.ident for t in threading.enumerate()}
+    for run, _ in decoded_runs(runs):
+        if run.segment == 1:
+            break
+    assert runs.read == 3  # the one read ahead, and no further
+    assert not [t for t in threading.enumerate() if t.ident not in before and t.name == "cuemem-decode"]
+
+
+def test_a_failed_decoding_ahead_is_raised_to_the_reader() -> None:
+    """What the decoder raises for a run read ahead reaches the reader at that run."""
+
+    class Bad:
+        segment, offset = 1, 0
+
+        @property
+        def data(self) -> Any:
+            return "not bytes"  # the core refuses it
+
+    def runs() -> Any:
+        yield _Run(0, 0, _runs_of(1)[0])
+        yield Bad()
+
+    seen = []
+    with pytest.raises(Exception) as info:
+        for run, _ in decoded_runs(runs()):
+            seen.append(run.segment)
+    assert seen == [0] and not isinstance(info.value, AssertionError)

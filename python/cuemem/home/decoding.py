@@ -8,6 +8,10 @@ every other line to the Python applier (:mod:`.apply`), which validates it in fu
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 from .. import _core
 from ..salience import AXES
 from ..schema.enums import BAND_HIGH, BAND_MED, Band, Tier
@@ -15,7 +19,7 @@ from ..schema.spec import FIELDS, core_fields
 from ..store.records import Op
 from .cues import CUES, QUARANTINED, TAINTED
 
-__all__ = ["DECODER", "SHORT_KEPT"]
+__all__ = ["DECODER", "SHORT_KEPT", "decoded_runs"]
 
 #: What the decoder keeps of a short-term row (what the life-cycle follows of one).
 SHORT_KEPT = ("id", "recorded_at", "type", "kind")
@@ -37,3 +41,62 @@ DECODER = _core.Decoder(
     core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)),
     [f.name for f in FIELDS if f.when_set],
 )
+
+
+class _Ahead:
+    """One run's decoding on a thread of its own (the core releases the GIL while it decodes)."""
+
+    __slots__ = ("_thread", "_result", "_error")
+
+    def __init__(self, data: bytes, narratives_only: bool) -> None:
+        self._result: _core.Decoded | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(data, narratives_only), name="cuemem-decode", daemon=True)
+        self._thread.start()
+
+    def _run(self, data: bytes, narratives_only: bool) -> None:
+        try:
+            self._result = DECODER.decode(data, narratives_only)
+        except BaseException as exc:  # handed to the reader, raised there
+            self._error = exc
+
+    def result(self) -> _core.Decoded:
+        """The decoded run, once decoded; the decoder's error, raised here."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def drop(self) -> None:
+        """Waits for the decoding to end and forgets it (a reader that stopped early)."""
+        self._thread.join()
+
+
+def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Iterator[tuple[Any, _core.Decoded]]:
+    """Each run of ``runs`` (whose ``data`` is whole journal lines) with the decoder's reading of it.
+
+    While the caller works on one run (feeding the indexes), the next one is read and decoded
+    on another thread, so a replay's decoding and indexing overlap; the first run is decoded
+    on the caller's thread, and a journal of one run starts no thread. What is yielded, and
+    its order, is what decoding each run in turn gives. A reader that stops early (an error,
+    a ``break``) waits for the decoding under way, so no thread outlives the iteration.
+    """
+    it = iter(runs)
+    current = next(it, None)
+    if current is None:
+        return
+    decoded = DECODER.decode(current.data, narratives_only)
+    ahead: _Ahead | None = None
+    try:
+        while True:
+            following = next(it, None)
+            ahead = None if following is None else _Ahead(following.data, narratives_only)
+            yield current, decoded
+            if following is None or ahead is None:
+                return
+            current, decoded = following, ahead.result()
+            ahead = None
+    finally:
+        if ahead is not None:
+            ahead.drop()

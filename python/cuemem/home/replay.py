@@ -19,7 +19,7 @@ from ..salience import SalienceTable
 from ..store.journal import Journal, Position
 from . import proof
 from .apply import Applier
-from .decoding import DECODER
+from .decoding import decoded_runs
 from .indexes import DecodedRows, Indexes, record_sha
 from .layout import Layout
 
@@ -74,10 +74,11 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None, te
     """Applies journal records from ``start`` to the indexes; returns how many episodes.
 
     The journal is read in runs of whole lines, and the core decodes each run
-    (:data:`~.decoding.DECODER`): the ``remember`` records it proves valid join the
-    indexes as rows without a Python object each; every other line goes, checked, through
-    the :class:`~.apply.Applier` a live write uses (the journal is a file a person may
-    edit): a broken record is skipped and reported in :attr:`Indexes.skipped`.
+    (:func:`~.decoding.decoded_runs`: the next one while this one is applied): the
+    ``remember`` records it proves valid join the indexes as rows without a Python object
+    each; every other line goes, checked, through the :class:`~.apply.Applier` a live write
+    uses (the journal is a file a person may edit): a broken record is skipped and reported
+    in :attr:`Indexes.skipped`.
 
     With ``text`` (a text index that holds every row the indexes do), the narratives of
     the rows added go to it in the same pass.
@@ -85,8 +86,7 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None, te
     before = len(indexes)
     applier = Applier(indexes, trusted=False, texts=text is not None)
     head = start
-    for run in journal.runs(start):
-        decoded = DECODER.decode(run.data)
+    for run, decoded in decoded_runs(journal.runs(start)):
         for is_rows, a, b in decoded.plan():
             if is_rows:
                 ids = decoded.ids(a, b)
