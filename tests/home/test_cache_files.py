@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cuemem import IndexState, Memory
+from cuemem.store.regular import HINT_BYTES
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 CACHE = ["recipe.json", "cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json",
@@ -74,6 +75,24 @@ def test_a_fifo_where_a_cache_or_hint_file_goes_is_never_waited_on(base: Path, t
         assert len(mem) == 6 and mem.recall({"actor": "acme"}, now=NOW).total == 6 and len(mem.policies()) > 0
     with Memory.open(home, fsync="never") as mem:
         assert mem.open_report.index is IndexState.LOADED and len(mem) == 6
+
+
+@pytest.mark.parametrize("name", ["recipe.json", "policies.json", *HINTS])
+def test_a_hint_file_too_large_for_cuemem_to_have_written_is_not_read_whole(base: Path, tmp_path: Path, name: str) -> None:
+    """A sparse file of more than HINT_BYTES where a small JSON file goes (costing no disk, but as
+    many bytes of memory if read whole) is set aside as an unreadable one: the home opens and
+    answers, the close writes the file again, and the next open loads what it saved."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    path = home / "index" / name
+    path.unlink(missing_ok=True)
+    with open(path, "wb") as f:
+        f.truncate(HINT_BYTES + 1)
+    with Memory.open(home, fsync="never") as mem:
+        assert len(mem) == 6 and mem.recall({"actor": "acme"}, now=NOW).total == 6 and len(mem.policies()) > 0
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and len(mem) == 6
+    assert path.stat().st_size < HINT_BYTES
 
 
 def test_notes_that_are_not_regular_files_are_reported_not_skipped(base: Path, tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from ..salience import AXES, SalienceTable
 from ..schema import Episode
 from ..store.journal import Position
 from ..store.fsync import write_atomic
-from ..store.regular import open_regular, read_regular
+from ..store.regular import HINT_BYTES, open_regular, read_regular
 from .cues import DIMENSIONS, FOLDED, QUARANTINED, cue_values_json
 from .threads import Threads
 
@@ -374,7 +374,7 @@ class Indexes:
     def _load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
         """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
         try:
-            body = json.loads(read_regular(directory / "recipe.json").decode("utf-8"))
+            body = json.loads(read_regular(directory / "recipe.json", HINT_BYTES).decode("utf-8"))
         except FileNotFoundError:
             return None, "no cached index"
         except (OSError, ValueError) as exc:

@@ -46,7 +46,7 @@ from ..store import records as rec
 from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy, write_atomic
 from ..store.journal import Journal, Position, segment_name
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from ..store.upstream import Fetched, Run, SharedLog, Upstream, one_line
 from . import proof
 from .layout import Layout
@@ -523,7 +523,7 @@ def _receipt_committed(intent: Intent, state: LifecycleState) -> bool:
 def _read_json(path: Path) -> dict[str, Any] | None:
     """A small JSON object cuemem wrote, or None when it is missing or is not one (a hint)."""
     try:
-        body = orjson.loads(read_regular(path))
+        body = orjson.loads(read_regular(path, HINT_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None
     return body if isinstance(body, dict) else None

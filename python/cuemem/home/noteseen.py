@@ -24,7 +24,7 @@ import orjson
 from ..errors import StorageError
 from ..store.fsync import FsyncPolicy, replace_file, sync_directory
 from ..store.notes import SeenRow
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from .indexes import clear_foreign, typed_rows
 
 __all__ = ["FILE", "load", "save"]
@@ -83,7 +83,7 @@ def load_stats(path: Path) -> dict[str, list[object]]:
     """The entries :func:`save_stats` wrote to ``path`` (unchecked lists); none when the
     file is missing, unreadable or of another shape."""
     try:
-        body = orjson.loads(read_regular(path))
+        body = orjson.loads(read_regular(path, HINT_BYTES))
     except (OSError, ValueError):
         return {}
     if not isinstance(body, dict) or body.get("version") != _VERSION or not isinstance(body.get("notes"), dict):

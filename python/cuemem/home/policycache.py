@@ -20,7 +20,7 @@ import orjson
 from ..errors import StorageError
 from ..schema.policy import Policy, Polarity
 from ..store.fsync import write_atomic
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from .indexes import clear_foreign
 
 __all__ = ["FILE", "discard", "load", "save"]
@@ -81,7 +81,7 @@ def load(directory: Path, notes: Mapping[str, tuple[int, str]]) -> list[Policy] 
     """The cached policies if they were parsed from exactly ``notes`` and each is one of
     those notes; None otherwise (or if unreadable)."""
     try:
-        body = orjson.loads(read_regular(directory / FILE))
+        body = orjson.loads(read_regular(directory / FILE, HINT_BYTES))
         if body.get("version") != _VERSION or body.get("notes") != _digest(notes):
             return None
         policies = [_policy(d) for d in body["policies"]]

@@ -29,7 +29,7 @@ from typing import Any
 from ..store.fsync import write_atomic
 from ..errors import InvalidArgumentError
 from ..store.journal import Journal, Position, segment_name
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from .indexes import clear_foreign
 
 __all__ = ["FILE", "check", "discard", "drop", "save"]
@@ -84,7 +84,7 @@ def _read(index_dir: Path) -> dict[str, Any] | None:
         _Unreadable: a file is there that is not a fingerprint.
     """
     try:
-        body = json.loads(read_regular(index_dir / FILE).decode("utf-8"))
+        body = json.loads(read_regular(index_dir / FILE, HINT_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..store.fsync import FsyncPolicy, replace_file
 from ..store.journal import Journal
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from ..text.recipe import ANALYZERS, FORMAT, text_directory
 from .indexes import Indexes
 from .textindex import TextCache
@@ -52,7 +52,7 @@ def in_use(index_dir: Path) -> str | None:
     """The analyzer whose text index is in use, if ``in-use.json`` names one this build can
     open (a known analyzer, the current format); else None."""
     try:
-        body = json.loads(read_regular(index_dir / "text" / IN_USE).decode("utf-8"))
+        body = json.loads(read_regular(index_dir / "text" / IN_USE, HINT_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(body, dict) or body.get("format") != FORMAT or body.get("analyzer") not in ANALYZERS:

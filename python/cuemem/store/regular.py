@@ -5,7 +5,9 @@ device or ``/proc/self/mem`` reads forever or fails. A file the home reads whole
 forget's intent, a cache or hint file under ``index/``) or a user hands over (an import)
 is refused unless it is a regular file (after links are resolved): checked before the
 open, then opened without blocking and checked again, so a file swapped for a FIFO in
-between is refused too.
+between is refused too. A hint file (a small JSON file cuemem writes beside its caches) is
+read up to :data:`HINT_BYTES`: one that is larger is no hint cuemem wrote, and is refused
+rather than read whole into memory.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from typing import BinaryIO
 
 from ..errors import InvalidArgumentError, StorageError
 
-__all__ = ["open_regular", "read_regular"]
+__all__ = ["HINT_BYTES", "open_regular", "read_regular"]
+
+#: The most a hint file is read of (its writer keeps it far smaller: a fingerprint per
+#: journal segment, a line per note).
+HINT_BYTES = 64 << 20
 
 
 def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
@@ -44,23 +50,35 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     return handle, info.st_size
 
 
-def read_regular(path: str | os.PathLike[str]) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """The bytes of the regular file at ``path``, a file the home keeps (a cache, a hint):
     what is not a regular file is an error its reader treats as it treats an unreadable one.
+    With ``limit`` (:data:`HINT_BYTES` for a hint), a file of more bytes is such an error
+    too, and no more than ``limit + 1`` bytes of it are read (it may grow meanwhile).
 
     Raises:
         FileNotFoundError: there is nothing there.
-        StorageError: it is not a regular file (EINVAL), or it cannot be read.
+        StorageError: it is not a regular file (EINVAL), it holds more than ``limit`` bytes
+            (EFBIG), or it cannot be read.
     """
     try:
-        handle, _ = open_regular(path)
+        handle, size = open_regular(path)
     except InvalidArgumentError as exc:
         raise StorageError(errno.EINVAL, str(exc)) from None
     with handle:
+        if limit is not None and size > limit:
+            raise StorageError(errno.EFBIG, _too_big(path, limit))
         try:
-            return handle.read()
+            data = handle.read() if limit is None else handle.read(limit + 1)
         except OSError as exc:
             raise StorageError(exc.errno or 0, f"cannot read {os.fspath(path)}: {exc.strerror}") from None
+    if limit is not None and len(data) > limit:
+        raise StorageError(errno.EFBIG, _too_big(path, limit))
+    return data
+
+
+def _too_big(path: str | os.PathLike[str], limit: int) -> str:
+    return f"{os.fspath(path)} holds more than {limit} bytes: no file cuemem wrote there is that large"
 
 
 def _regular(mode: int, path: str | os.PathLike[str]) -> None:

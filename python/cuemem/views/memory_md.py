@@ -38,7 +38,7 @@ from ..policy.service import Policies
 from ..schema import Kind, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
-from ..store.regular import read_regular
+from ..store.regular import HINT_BYTES, read_regular
 from .memory_lines import (
     KINDS, LINE_CACHE, MemoryLine, NoteLines, draw, memories, memory_line, most, order, policy_lines, render, render_kept,
 )
@@ -171,10 +171,10 @@ class MemoryFile:
             return
         stamp = _stamp_path(home)
         try:
-            body = orjson.loads(read_regular(stamp))
+            body = orjson.loads(read_regular(stamp, HINT_BYTES))
             sha = body["sha256"]
             same = (body.get("version") == _STAMP_VERSION and body["head"] == _head(home) and body["budget"] == self.budget
-                    and not home.notes.edited and hashlib.sha256(read_regular(home.layout.memory_md)).hexdigest() == sha)
+                    and not home.notes.edited and hashlib.sha256(read_regular(home.layout.memory_md, HINT_BYTES)).hexdigest() == sha)
         except (OSError, ValueError, KeyError, TypeError):
             same = False
         if same:
