@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use roaring::RoaringBitmap;
 use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::index::SegmentId;
+use tantivy::indexer::UserOperation;
 use tantivy::query::{Bm25Weight, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::TextAnalyzer;
@@ -47,6 +48,12 @@ const SEEK_COST: u64 = 32;
 
 /// Indexing memory of the writer, shared by its threads.
 const WRITER_BYTES: usize = 96 << 20;
+
+/// Documents added a few at a time (a live write's) wait until this many are queued, and
+/// are handed to the writer's indexing threads as one batch (and before any commit or
+/// deletion): each hand-over wakes a thread, which one document at a time paid per write.
+/// Until then the tail searches them. A call of this many or more hands them over one by one.
+const HANDOFF: usize = 256;
 
 /// How [`TextIndex::search`] meets candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,6 +292,8 @@ pub struct TextIndex {
     row: Field,
     analyzer: Analyzer,
     pending: u64,
+    /// Added documents not yet handed to the writer (fewer than [`HANDOFF`]).
+    queued: Vec<TantivyDocument>,
     tail: Tail,
     segments: Mutex<HashMap<SegmentId, Arc<SegmentRows>>>,
     proof: Mutex<Proof>,
@@ -401,6 +410,7 @@ impl TextIndex {
             row,
             analyzer,
             pending: 0,
+            queued: Vec::new(),
             tail: Tail::new(analyzer.build()),
             segments: Mutex::new(HashMap::new()),
             proof: Mutex::new(proof),
@@ -427,28 +437,61 @@ impl TextIndex {
                 got: texts.len(),
             });
         }
+        self.writer()?;
+        // A few documents (a live write's) wait in the queue; many (a replay's run) go to the
+        // threads one by one after it, where the writer's bounded channel holds the feed back
+        // when the threads fall behind (a queued batch is one place in it, however large).
+        let many = rows.len() >= HANDOFF;
+        if many {
+            self.hand_off()?;
+        }
         let (body, row) = (self.body, self.row);
-        let (writer, tail, pending) = (
-            self.writer.as_mut().ok_or_else(read_only)?,
-            &mut self.tail,
-            &mut self.pending,
-        );
         for (&r, t) in rows.iter().zip(texts) {
             let mut doc = TantivyDocument::new();
             doc.add_text(body, t.as_ref());
             doc.add_u64(row, u64::from(r));
-            if let Err(e) = writer.add_document(doc) {
-                // The writer died (a full disk in its thread): what it held since the last
-                // commit is gone with it (thread_cause aborts it), so the tail lets it go too.
-                let cause = thread_cause(writer, e);
-                tail.clear();
-                *pending = 0;
-                return Err(cause);
+            if many {
+                let writer = self.writer.as_mut().ok_or_else(read_only)?;
+                let sent = writer.add_document(doc).map(|_| ());
+                self.sent(sent)?;
+            } else {
+                self.queued.push(doc);
             }
-            tail.push(r, t.as_ref());
-            *pending += 1;
+            self.tail.push(r, t.as_ref());
+            self.pending += 1;
+        }
+        if self.queued.len() >= HANDOFF {
+            self.hand_off()?;
         }
         Ok(())
+    }
+
+    /// Hands the queued documents to the writer's indexing threads, in one batch.
+    fn hand_off(&mut self) -> Result<()> {
+        if self.queued.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::take(&mut self.queued);
+        let writer = self.writer.as_mut().ok_or_else(read_only)?;
+        let sent = writer
+            .run(batch.into_iter().map(UserOperation::Add))
+            .map(|_| ());
+        self.sent(sent)
+    }
+
+    /// What handing documents to the writer's threads came to.
+    fn sent(&mut self, outcome: tantivy::Result<()>) -> Result<()> {
+        let Err(e) = outcome else {
+            return Ok(());
+        };
+        // The writer died (a full disk in its thread): what it held since the last commit
+        // is gone with it (thread_cause aborts it), so the queue and the tail let it go too.
+        let writer = self.writer.as_mut().ok_or_else(read_only)?;
+        let cause = thread_cause(writer, e);
+        self.queued.clear();
+        self.tail.clear();
+        self.pending = 0;
+        Err(cause)
     }
 
     /// Documents added since the last commit.
@@ -464,6 +507,7 @@ impl TextIndex {
 
     /// Makes the added documents durable and searchable, recording `payload` with them.
     pub fn commit(&mut self, payload: &str) -> Result<()> {
+        self.hand_off()?;
         let writer = self.writer()?;
         let mut prepared = writer.prepare_commit().map_err(tantivy_error)?;
         prepared.set_payload(payload);
@@ -476,6 +520,7 @@ impl TextIndex {
     /// Lets go of the writer (and its directory lock) after its merges finish;
     /// uncommitted documents are dropped. The index stays searchable.
     pub fn close(&mut self) -> Result<()> {
+        self.queued.clear();
         self.tail.clear();
         self.pending = 0;
         match self.writer.take() {
@@ -488,6 +533,7 @@ impl TextIndex {
     /// joined, no lock file removed. What a forked child does with the writer it inherited:
     /// the threads and the files are its parent's. The index stays searchable.
     pub fn abandon(&mut self) {
+        self.queued.clear();
         self.tail.clear();
         self.pending = 0;
         if let Some(writer) = self.writer.take() {
@@ -508,6 +554,7 @@ impl TextIndex {
         if rows.is_empty() {
             return Ok(0);
         }
+        self.hand_off()?; // the deletion follows every document added before it
         let writer = self.writer()?;
         writer
             .delete_query(Box::new(RowsQuery { rows: rows.clone() }))
@@ -557,6 +604,8 @@ impl TextIndex {
 
     /// Drops the documents added since the last commit.
     pub fn rollback(&mut self) -> Result<()> {
+        self.writer()?;
+        self.queued.clear();
         self.writer()?.rollback().map_err(tantivy_error)?;
         self.pending = 0;
         self.tail.clear();
@@ -918,6 +967,41 @@ mod tests {
         drop(t);
         let t = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
         assert_eq!(t.num_docs(), 5);
+    }
+
+    #[test]
+    fn documents_added_a_few_at_a_time_wait_in_order_for_their_hand_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = corpus(dir.path());
+        // More than a hand-over's worth, one document a call (as live writes add them).
+        let n = HANDOFF as u32 + 10;
+        for r in 5..5 + n {
+            t.add(&[r], &[format!("walrus number {r}")]).unwrap();
+        }
+        assert_eq!(t.pending(), u64::from(n));
+        let found = t.search("walrus", None, 1000, Plan::Auto).unwrap(); // from the tail
+        assert_eq!(found.len(), n as usize);
+        t.commit("{}").unwrap();
+        assert_eq!(t.num_docs(), 5 + u64::from(n));
+        // Queued, then rolled back: never indexed.
+        t.add(&[900], &["a narwhal"]).unwrap();
+        t.rollback().unwrap();
+        t.commit("{}").unwrap();
+        assert!(!t.holds_terms("narwhal").unwrap());
+        // Queued, then erased: the deletion follows the documents added before it.
+        t.add(&[901], &["a narwhal"]).unwrap();
+        t.add(&[902], &["an axolotl"]).unwrap();
+        let gone: RoaringBitmap = [901].into_iter().collect();
+        assert_eq!(t.erase(&gone, "{}").unwrap(), 1);
+        assert!(!t.holds_terms("narwhal").unwrap());
+        assert_eq!(t.search("axolotl", None, 10, Plan::Auto).unwrap()[0].0, 902);
+        // Queued, then closed: dropped with the other uncommitted documents.
+        t.add(&[903], &["a quetzal"]).unwrap();
+        t.close().unwrap();
+        drop(t);
+        let t = TextIndex::open(dir.path(), Analyzer::StemBigram, false).unwrap();
+        assert_eq!(t.num_docs(), 5 + u64::from(n) + 1);
+        assert!(!t.holds_terms("quetzal").unwrap());
     }
 
     #[test]
