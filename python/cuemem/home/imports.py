@@ -300,12 +300,13 @@ def _stage(
             try:
                 if not isinstance(obj, Mapping):
                     raise SchemaError("each item must be a JSON object", None)
-                unknown = set(obj) - REMEMBER_KEYS
-                if unknown:
-                    raise SchemaError(f"unknown keys {sorted(unknown)}", sorted(unknown)[0])
+                if not REMEMBER_KEYS.issuperset(obj):
+                    unknown = sorted(set(obj) - REMEMBER_KEYS)
+                    raise SchemaError(f"unknown keys {unknown}", unknown[0])
                 if "narrative" not in obj:
                     raise SchemaError("narrative is required", "narrative")
-                fields = {k: v for k, v in obj.items() if k != "narrative"}
+                fields = dict(obj)
+                del fields["narrative"]
                 if fields.get("origin") == "job":
                     raise SchemaError("origin 'job' is the maintenance jobs' own; an import writes as user, agent or external", "origin")
                 if owner is not None:
@@ -318,7 +319,7 @@ def _stage(
                 continue
             by_action.get(admitted.action, written).append(admitted.id)
             records, own = admitted.parts()
-            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records]
+            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records] if records else []
             if own is not None:
                 lines.append((own, None))
             for line, record in lines:
