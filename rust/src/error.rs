@@ -105,9 +105,41 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// The OS error code at the end of an I/O error's message, as std writes one (`No space left
+/// on device (os error 28)`): a library's thread may pass an error on as its message alone.
+pub fn os_code_in_message(message: &str) -> Option<i32> {
+    const MARK: &str = "(os error ";
+    let inner = message.strip_suffix(')')?;
+    let at = inner.rfind(MARK)?;
+    inner[at + MARK.len()..]
+        .parse()
+        .ok()
+        .filter(|&code| code > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_os_code_is_read_back_from_a_message_only_as_std_writes_it() {
+        let full = std::io::Error::from_raw_os_error(28).to_string();
+        assert_eq!(os_code_in_message(&full), Some(28));
+        assert_eq!(
+            os_code_in_message(&format!("writing a segment: {full}")),
+            Some(28)
+        );
+        for other in [
+            "No space left on device",
+            "(os error )",
+            "(os error -1)",
+            "(os error 0)",
+            "(os error 28) and more",
+            "(os error 99999999999)",
+        ] {
+            assert_eq!(os_code_in_message(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn a_panic_becomes_a_typed_error_naming_the_call_and_the_message() {

@@ -71,6 +71,7 @@ fn os_error<E: pyo3::PyTypeInfo>(py: Python<'_>, e: &std::io::Error, msg: String
         .raw_os_error()
         .or(coded)
         .or_else(|| errno_of(py, e.kind()))
+        .or_else(|| crate::error::os_code_in_message(&e.to_string()))
     {
         Some(code) => PyErr::new::<E, _>((code, e.to_string())),
         None => PyErr::new::<E, _>((msg,)),
