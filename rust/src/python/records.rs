@@ -10,8 +10,8 @@ use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
-    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule,
-    Schema, Val,
+    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Row,
+    Rule, Schema, Val,
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -159,7 +159,7 @@ pub struct PyDecoded {
 }
 
 impl PyDecoded {
-    fn rows(&self, lo: usize, hi: usize) -> Result<&[crate::records::Row], CoreError> {
+    fn rows(&self, lo: usize, hi: usize) -> Result<&[Row], CoreError> {
         if lo > hi || hi > self.inner.rows.len() {
             return Err(CoreError::InvalidArgument {
                 name: "rows",
@@ -196,9 +196,9 @@ impl PyDecoded {
     }
 
     /// The ids of rows `lo..hi`.
-    fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<String>> {
+    fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<&str>> {
         let rows = guarded(py, "reading decoded ids", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(|r| r.id.clone()).collect())
+        Ok(rows.iter().map(Row::id).collect())
     }
 
     /// Where each of rows `lo..hi` starts: `base` plus its offset in the run.
@@ -218,12 +218,12 @@ impl PyDecoded {
     }
 
     /// `(i, kept values)` of the tracked rows among `lo..hi` (`i` counted from `lo`).
-    fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+    fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<&str>)>> {
         let rows = guarded(py, "reading tracked rows", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| r.tracked.clone().map(|t| (i, t)))
+            .filter_map(|(i, r)| r.tracked().map(|t| (i, t.collect())))
             .collect())
     }
 
@@ -234,13 +234,13 @@ impl PyDecoded {
     }
 
     /// `(i, sources)` of the rows among `lo..hi` that cite others.
-    fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+    fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<&str>)>> {
         let rows = guarded(py, "reading decoded sources", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| !r.sources.is_empty())
-            .map(|(i, r)| (i, r.sources.clone()))
+            .filter(|(_, r)| r.sources().len() > 0)
+            .map(|(i, r)| (i, r.sources().collect()))
             .collect())
     }
 
@@ -251,7 +251,7 @@ impl PyDecoded {
         dimension: &str,
         lo: usize,
         hi: usize,
-    ) -> PyResult<(Vec<String>, Bound<'py, PyArray1<u32>>)> {
+    ) -> PyResult<(Vec<&str>, Bound<'py, PyArray1<u32>>)> {
         let rows = guarded(py, "reading decoded cues", || self.rows(lo, hi))?;
         let d = guarded(py, "reading decoded cues", || {
             self.dimensions
@@ -262,9 +262,9 @@ impl PyDecoded {
         let mut names = Vec::new();
         let mut at = Vec::new();
         for (i, row) in rows.iter().enumerate() {
-            for (cd, v) in &row.cues {
-                if *cd as usize == d {
-                    names.push(v.clone());
+            for (cd, v) in row.cues() {
+                if cd as usize == d {
+                    names.push(v);
                     at.push(i as u32);
                 }
             }

@@ -2,13 +2,17 @@
 
 use rayon::prelude::*;
 
+use super::encode::Emit;
 use super::rules::{self, proves};
-use super::schema::{Derive, Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
-use super::value::{self, Members, Val};
+use super::schema::{Derive, Rule, Schema};
+use super::value::{self, Val};
 use crate::error::{CoreError, Result};
 
 /// Lines from which a run is decoded in parallel, in chunks of half as many.
 const PARALLEL_LINES: usize = 512;
+
+/// Fields up to which a line's values are held on the stack.
+const STACK_FIELDS: usize = 32;
 
 /// What a line of the run became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,23 +23,65 @@ pub enum Line {
     Deferred { start: usize, end: usize },
 }
 
-/// One proven episode, as the indexes take it.
+/// Where a string of a row sits in its [`Row::text`]: bytes `.0...1`.
+type Span = (usize, usize);
+
+/// One proven episode, as the indexes take it. Its strings are held end to end in one
+/// text (one allocation a row, not one a string), read through [`Row::id`], [`Row::cues`] and the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
-    pub id: String,
+    text: String,
+    id: Span,
+    narrative: Span,
     /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
-    pub cues: Vec<(u16, String)>,
+    cues: Vec<(u16, Span)>,
     pub axes: Vec<f32>,
     pub confidence: f32,
     /// The reference time: midnight UTC of the day it occurred, in seconds since the epoch.
     pub t: f64,
-    pub sources: Vec<String>,
-    pub narrative: String,
-    /// The kept fields' values (as strings), for the rows the decoder was asked to track.
-    pub tracked: Option<Vec<String>>,
+    sources: Vec<Span>,
+    /// The kept fields' values, for the rows the decoder was asked to track.
+    tracked: Option<Vec<Span>>,
     /// Byte range of the line in the run (its `\n` included).
     pub start: usize,
     pub end: usize,
+}
+
+impl Row {
+    fn at(&self, (from, to): Span) -> &str {
+        &self.text[from..to]
+    }
+
+    pub fn id(&self) -> &str {
+        self.at(self.id)
+    }
+
+    pub fn narrative(&self) -> &str {
+        self.at(self.narrative)
+    }
+
+    /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
+    pub fn cues(&self) -> impl ExactSizeIterator<Item = (u16, &str)> {
+        self.cues.iter().map(|&(d, span)| (d, self.at(span)))
+    }
+
+    /// The ids of the episodes it cites.
+    pub fn sources(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.sources.iter().map(|&span| self.at(span))
+    }
+
+    /// The kept fields' values (as strings), if the decoder was asked to track this row.
+    pub fn tracked(&self) -> Option<impl ExactSizeIterator<Item = &str>> {
+        let spans = self.tracked.as_ref()?;
+        Some(spans.iter().map(|&span| self.at(span)))
+    }
+
+    /// Appends `s` to the row's text: where it sits.
+    fn put(&mut self, s: &str) -> Span {
+        let from = self.text.len();
+        self.text.push_str(s);
+        (from, self.text.len())
+    }
 }
 
 /// A decoded run: every line in order, and the rows of the proven ones.
@@ -57,6 +103,9 @@ pub struct Decoder {
     sparse: Vec<bool>,
     /// The keys of an encoded episode, sorted.
     order: Vec<(String, super::encode::Emit)>,
+    /// The keys a stored episode may hold (the fields and the derived keys), sorted: a
+    /// record's keys, sorted as cuemem writes them, are found walking it ([`Decoder::key`]).
+    keys: Vec<(String, Emit)>,
 }
 
 impl Decoder {
@@ -88,12 +137,18 @@ impl Decoder {
         };
         let sparse = vec![false; schema.fields.len()];
         let order = super::encode::order(&schema);
+        let mut keys: Vec<(String, Emit)> = order.clone();
+        // A field named as a derived key is the field (the derived keys come last).
+        keys.sort_by_key(|(_, emit)| !matches!(emit, Emit::Field(_)));
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        keys.dedup_by(|later, first| later.0 == first.0);
         Ok(Decoder {
             schema,
             op,
             track,
             sparse,
             order,
+            keys,
         })
     }
 
@@ -174,6 +229,28 @@ impl Decoder {
         out
     }
 
+    /// What the episode key `key` holds; `cursor` is where the previous key of the record
+    /// was found: keys in sorted order (as cuemem writes them) are found walking forward.
+    fn key(&self, key: &str, cursor: &mut usize) -> Option<Emit> {
+        let keys = &self.keys;
+        let mut i = *cursor;
+        while let Some((name, emit)) = keys.get(i) {
+            match name.as_str().cmp(key) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Equal => {
+                    *cursor = i + 1;
+                    return Some(*emit);
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+        let i = keys
+            .binary_search_by(|(name, _)| name.as_str().cmp(key))
+            .ok()?;
+        *cursor = i + 1;
+        Some(keys[i].1)
+    }
+
     /// The row of one line, if it is an episode record the core can prove.
     fn row(&self, line: &[u8], start: usize, end: usize, narratives_only: bool) -> Option<Row> {
         // Records are written with sorted keys: an episode record starts so.
@@ -181,49 +258,71 @@ impl Decoder {
             return None;
         }
         let text = std::str::from_utf8(line).ok()?;
-        let (episode, op) = value::carrier(text)?;
-        if op != self.op.as_str() {
-            return None;
-        }
+        let slots = &self.schema.slots;
+        let mut cursor = 0;
         if narratives_only {
-            let mut cursor = 0;
             let (mut id, mut narrative) = (None, None);
-            for (key, v) in episode {
-                match self.schema.slot_of(&key, &mut cursor) {
-                    Some(slot) if slot == self.schema.slots.id => id = Some(v),
-                    Some(slot) if slot == self.schema.slots.narrative => narrative = Some(v),
+            let op = value::carrier(text, |key, v| {
+                match self.key(&key, &mut cursor) {
+                    Some(Emit::Field(slot)) if slot == slots.id => id = Some(v),
+                    Some(Emit::Field(slot)) if slot == slots.narrative => narrative = Some(v),
                     _ => {}
                 }
-            }
+                Some(())
+            })?;
             let (Some(Val::Str(id)), Some(Val::Str(narrative))) = (id, narrative) else {
                 return None;
             };
-            return Some(Row {
-                id: id.into_owned(),
-                narrative: narrative.into_owned(),
+            if op != self.op.as_str() {
+                return None;
+            }
+            let mut row = Row {
+                text: String::with_capacity(id.len() + narrative.len()),
                 start,
                 end,
                 ..Row::default()
-            });
+            };
+            row.id = row.put(&id);
+            row.narrative = row.put(&narrative);
+            return Some(row);
         }
-        self.episode(episode, start, end)
+        // Each field's value, by slot (the last of repeated keys); the derived keys' values.
+        // On the stack when the schema is small enough (one allocation a line less).
+        let fields = self.schema.fields.len();
+        let mut stack: [Option<Val<'_>>; STACK_FIELDS] = std::array::from_fn(|_| None);
+        let mut heap = Vec::new();
+        let values: &mut [Option<Val<'_>>] = if fields <= STACK_FIELDS {
+            &mut stack[..fields]
+        } else {
+            heap.resize(fields, None);
+            &mut heap
+        };
+        let (mut buckets_given, mut band_given) = (None, None);
+        let op = value::carrier(text, |key, v| {
+            match self.key(&key, &mut cursor)? {
+                Emit::Field(slot) => values[slot] = Some(v),
+                Emit::Buckets => buckets_given = Some(v),
+                Emit::Band => band_given = Some(v),
+            }
+            Some(())
+        })?;
+        if op != self.op.as_str() {
+            return None;
+        }
+        self.episode(values, buckets_given, band_given, start, end)
     }
 
-    fn episode(&self, ep: Members<'_>, start: usize, end: usize) -> Option<Row> {
+    fn episode<'a>(
+        &'a self,
+        values: &mut [Option<Val<'a>>],
+        buckets_given: Option<Val<'a>>,
+        band_given: Option<Val<'a>>,
+        start: usize,
+        end: usize,
+    ) -> Option<Row> {
         let schema = &self.schema;
         let slots = &schema.slots;
-        // Each field's value (given, or its default), by slot; the derived keys' raw values.
-        let mut values: Vec<Option<Val<'_>>> = vec![None; schema.fields.len()];
-        let (mut buckets_given, mut band_given) = (None, None);
-        let mut cursor = 0;
-        for (key, v) in ep {
-            match schema.slot_of(&key, &mut cursor) {
-                Some(i) => values[i] = Some(v),
-                None if key == TIME_BUCKETS => buckets_given = Some(v),
-                None if key == IMPORTANCE_BAND => band_given = Some(v),
-                None => return None,
-            }
-        }
+        // Each field's value (given, or its default), by slot.
         for (i, field) in schema.fields.iter().enumerate() {
             match &values[i] {
                 Some(v) => {
@@ -273,40 +372,62 @@ impl Decoder {
                 return None;
             }
         }
-        let axes: Vec<f32> = axes(schema, &values)?
-            .into_iter()
-            .map(|x| x as f32)
-            .collect();
-        let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
-        let mut found: Vec<String> = Vec::new();
+        let narrative = get(slots.narrative)?.as_str()?;
+        let mut row = Row {
+            text: String::with_capacity(2 * (id.len() + narrative.len()) + 128),
+            cues: Vec::with_capacity(16),
+            axes: axes(schema, values)?
+                .into_iter()
+                .map(|x| x as f32)
+                .collect(),
+            confidence: rules::unit(get(slots.confidence)?)? as f32,
+            t: occurred_day as f64 * 86_400.0,
+            start,
+            end,
+            ..Row::default()
+        };
+        row.id = row.put(id);
+        row.narrative = row.put(narrative);
         for (d, cue) in schema.cues.iter().enumerate() {
             let field = |k: usize| {
                 schema.cue_slots[d]
                     .get(k)
                     .and_then(|&slot| values[slot].as_ref())
             };
-            found.clear();
+            let mut cues = Cues {
+                row: &mut row,
+                d: d as u16,
+                folded: cue.folded,
+                first: 0,
+            };
+            cues.first = cues.row.cues.len();
             match &cue.derive {
                 Derive::Value => {
                     if let Some(Val::Str(s)) = field(0) {
                         if !s.is_empty() {
-                            found.push(s.to_string());
+                            cues.push(s)?;
                         }
                     }
                 }
                 Derive::Values => {
                     if let Some(Val::Strs(items)) = field(0) {
-                        found.extend(items.iter().map(|s| s.to_string()));
+                        for s in items {
+                            cues.push(s)?;
+                        }
                     }
                 }
-                Derive::Buckets => found.extend(buckets.iter().map(|b| b.to_string())),
-                Derive::Band(_) => found.push(band.to_owned()),
+                Derive::Buckets => {
+                    for b in buckets {
+                        cues.push(b)?;
+                    }
+                }
+                Derive::Band(_) => cues.push(band)?,
                 Derive::Trust(marks) => {
                     if !matches!(field(0), Some(Val::Bool(true))) {
-                        found.push(marks[0].clone());
+                        cues.push(&marks[0])?;
                     }
                     if !matches!(field(1), Some(Val::Bool(false))) {
-                        found.push(marks[1].clone());
+                        cues.push(&marks[1])?;
                     }
                 }
                 Derive::Meta => match field(0) {
@@ -315,47 +436,56 @@ impl Decoder {
                     Some(_) => return None, // the caller's own object: left to the validator
                 },
             }
-            if cue.folded {
-                let mut folded: Vec<String> = Vec::with_capacity(found.len());
-                for v in &found {
-                    let f = rules::fold(v)?;
-                    if !folded.contains(&f) {
-                        folded.push(f);
-                    }
+        }
+        if let Some(Val::Strs(items)) = get(slots.sources) {
+            row.sources = items.iter().map(|s| row.put(s)).collect();
+        }
+        if let Some((slot, want, keep)) = &self.track {
+            if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) {
+                let mut tracked = Vec::with_capacity(keep.len());
+                for &k in keep {
+                    let s = values[k].as_ref().and_then(Val::as_str)?;
+                    tracked.push(row.put(s));
                 }
-                cues.extend(folded.into_iter().map(|v| (d as u16, v)));
-            } else {
-                cues.extend(found.drain(..).map(|v| (d as u16, v)));
+                row.tracked = Some(tracked);
             }
         }
-        let sources = match get(slots.sources) {
-            Some(Val::Strs(items)) => items.iter().map(|s| s.to_string()).collect(),
-            _ => Vec::new(),
-        };
-        let tracked = match &self.track {
-            Some((slot, want, keep))
-                if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) =>
-            {
-                Some(
-                    keep.iter()
-                        .map(|&k| values[k].as_ref().and_then(Val::as_str).map(str::to_owned))
-                        .collect::<Option<Vec<String>>>()?,
-                )
-            }
-            _ => None,
-        };
-        Some(Row {
-            id: id.to_owned(),
-            cues,
-            axes,
-            confidence: rules::unit(get(slots.confidence)?)? as f32,
-            t: occurred_day as f64 * 86_400.0,
-            sources,
-            narrative: get(slots.narrative)?.as_str()?.to_owned(),
-            tracked,
-            start,
-            end,
-        })
+        Some(row)
+    }
+}
+
+/// The values of one cue dimension as they are found, put in a row: folded (each once)
+/// when the dimension is.
+struct Cues<'r> {
+    row: &'r mut Row,
+    d: u16,
+    folded: bool,
+    /// Where the dimension's values start in the row's cues.
+    first: usize,
+}
+
+impl Cues<'_> {
+    /// Adds `value`; `None` when the core cannot be sure of its fold.
+    fn push(&mut self, value: &str) -> Option<()> {
+        let row = &mut *self.row;
+        if !self.folded {
+            let span = row.put(value);
+            row.cues.push((self.d, span));
+            return Some(());
+        }
+        let from = row.text.len();
+        rules::fold_into(value, &mut row.text)?;
+        let span = (from, row.text.len());
+        let folded = &row.text[from..];
+        if row.cues[self.first..]
+            .iter()
+            .any(|&(_, (a, b))| &row.text[a..b] == folded)
+        {
+            row.text.truncate(from);
+        } else {
+            row.cues.push((self.d, span));
+        }
+        Some(())
     }
 }
 
@@ -368,14 +498,13 @@ pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f6
     match values[schema.slots.salience].as_ref() {
         None | Some(Val::Null) => {}
         Some(Val::Object(given)) => {
-            let mut named = vec![false; axes.len()];
             for (axis, v) in given {
                 let a = schema.axes.iter().position(|name| name == axis)?;
                 axes[a] = rules::unit(v)?;
-                named[a] = true;
             }
             for &(slot, a) in &schema.slots.axis_fields {
-                if named[a] && axes[a] != field(slot)? {
+                let named = given.iter().any(|(axis, _)| *axis == schema.axes[a]);
+                if named && axes[a] != field(slot)? {
                     return None;
                 }
             }

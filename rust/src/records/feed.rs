@@ -18,7 +18,15 @@ pub fn index_cues<S: AsRef<str>>(
     rows: &[Row],
     first: u32,
 ) -> Result<()> {
-    let cues: Vec<&[(u16, String)]> = rows.iter().map(|row| row.cues.as_slice()).collect();
+    // Every row's cues end to end, then each row's share of them.
+    let all: Vec<(u16, &str)> = rows.iter().flat_map(Row::cues).collect();
+    let mut cues: Vec<&[(u16, &str)]> = Vec::with_capacity(rows.len());
+    let mut at = 0;
+    for row in rows {
+        let n = row.cues().len();
+        cues.push(&all[at..at + n]);
+        at += n;
+    }
     index.insert_rows(dimensions, &cues, first)
 }
 
@@ -40,6 +48,6 @@ pub fn put_salience(table: &mut SalienceTable, rows: &[Row], first: u32) -> Resu
 /// What [`TextIndex::add`] reports.
 pub fn add_texts(text: &mut TextIndex, rows: &[Row], first: u32) -> Result<()> {
     let numbers: Vec<u32> = (0..rows.len() as u32).map(|i| first + i).collect();
-    let texts: Vec<&str> = rows.iter().map(|r| r.narrative.as_str()).collect();
+    let texts: Vec<&str> = rows.iter().map(Row::narrative).collect();
     text.add(&numbers, &texts)
 }

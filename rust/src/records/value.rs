@@ -68,7 +68,7 @@ impl<'a> Val<'a> {
 }
 
 /// The object's members, in order.
-pub(super) type Members<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+type Members<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
 
 /// `text` as one value (whitespace around it allowed), or `None`.
 pub(super) fn value(text: &str) -> Option<Val<'_>> {
@@ -78,19 +78,24 @@ pub(super) fn value(text: &str) -> Option<Val<'_>> {
 }
 
 /// A record that carries an episode, as cuemem writes one: `{"episode": {...}, "op": "..."}`
-/// with nothing after it but whitespace (the `\n`): the episode's members and the op.
-pub(super) fn carrier(text: &str) -> Option<(Members<'_>, Cow<'_, str>)> {
+/// with nothing after it but whitespace (the `\n`): each of the episode's members is handed
+/// to `member` in order as it is read (no list of them is built), then the op is answered.
+/// `member` answering `None` stops the reading: the record is then no carrier.
+pub(super) fn carrier<'a>(
+    text: &'a str,
+    member: impl FnMut(Cow<'a, str>, Val<'a>) -> Option<()>,
+) -> Option<Cow<'a, str>> {
     let mut r = Reader::new(text);
     r.eat(b'{')?;
     (r.key()? == "episode").then_some(())?;
     r.eat(b'{')?;
-    let episode = r.object(true)?;
+    r.members(true, member)?;
     r.eat(b',')?;
     (r.key()? == "op").then_some(())?;
     r.eat(b'"')?;
     let op = r.string()?;
     r.eat(b'}')?;
-    r.end().then_some((episode, op))
+    r.end().then_some(op)
 }
 
 /// A cursor over one line of JSON.
@@ -109,6 +114,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips JSON whitespace; the next byte, if any.
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
         let b = self.bytes();
         while let Some(&c) = b.get(self.at) {
@@ -121,6 +127,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes `want` (after whitespace).
+    #[inline(always)]
     fn eat(&mut self, want: u8) -> Option<()> {
         (self.peek()? == want).then(|| self.at += 1)
     }
@@ -131,6 +138,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A member's key and its colon.
+    #[inline(always)]
     fn key(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
         let k = self.string()?;
@@ -139,6 +147,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A value; containers only at the top (`nested`): a list of strings, an object of scalars.
+    #[inline(always)]
     fn value(&mut self, nested: bool) -> Option<Val<'a>> {
         match self.peek()? {
             b'"' => {
@@ -166,19 +175,33 @@ impl<'a> Reader<'a> {
 
     /// An object's members, after its `{`; their values may be containers when `nested`.
     fn object(&mut self, nested: bool) -> Option<Members<'a>> {
-        let mut out = Vec::with_capacity(if nested { 32 } else { 8 });
+        let mut out = Vec::with_capacity(8);
+        self.members(nested, |k, v| {
+            out.push((k, v));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// An object's members, after its `{`, each handed to `member` as it is read (its
+    /// values may be containers when `nested`); `member` answering `None` stops the reading.
+    fn members(
+        &mut self,
+        nested: bool,
+        mut member: impl FnMut(Cow<'a, str>, Val<'a>) -> Option<()>,
+    ) -> Option<()> {
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(out);
+            return Some(());
         }
         loop {
             let k = self.key()?;
-            out.push((k, self.value(nested)?));
+            member(k, self.value(nested)?)?;
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    return Some(out);
+                    return Some(());
                 }
                 _ => return None,
             }
@@ -208,6 +231,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string's contents, after its opening quote.
+    #[inline(always)]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let b = self.bytes();
         let start = self.at;
@@ -321,10 +345,13 @@ impl<'a> Reader<'a> {
 /// Where the run of plain string bytes from `i` ends: at the next quote or backslash,
 /// or `None` if a control byte (never raw in a JSON string) or the end comes first.
 fn plain_run(b: &[u8], i: usize) -> Option<usize> {
-    let end = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-    // A branch-free pass the compiler vectorizes: any byte below 0x20?
-    let control = b[i..end].iter().fold(false, |seen, &c| seen | (c < 0x20));
-    (!control).then_some(end)
+    // Most strings of a record are short (keys, ids, dates): one pass, byte by byte,
+    // costs them less than a vector search and then a scan for control bytes.
+    let rest = b.get(i..)?;
+    let at = rest
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    (rest[at] >= 0x20).then_some(i + at)
 }
 
 #[cfg(test)]
@@ -390,11 +417,24 @@ mod tests {
 
     #[test]
     fn a_carrier_is_an_episode_then_an_op_and_nothing_else() {
-        let (members, op) = carrier("{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}\n").unwrap();
+        let mut members = Vec::new();
+        let op = carrier(
+            "{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}\n",
+            |k, v| {
+                members.push((k, v));
+                Some(())
+            },
+        )
+        .unwrap();
         assert_eq!(
             (members, op),
             (vec![("id".into(), Val::Str("a".into()))], "remember".into())
         );
+        assert!(carrier(
+            "{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}",
+            |_, _| None
+        )
+        .is_none());
         for t in [
             "{\"op\":\"remember\",\"episode\":{}}",
             "{\"episode\":{},\"op\":\"remember\",\"x\":1}",
@@ -402,7 +442,7 @@ mod tests {
             "{\"episode\":{},\"op\":1}",
             "{\"episode\":{\"a\":{\"b\":{}}},\"op\":\"remember\"}",
         ] {
-            assert!(carrier(t).is_none(), "{t:?}");
+            assert!(carrier(t, |_, _| Some(())).is_none(), "{t:?}");
         }
     }
 }
