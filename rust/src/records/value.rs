@@ -235,11 +235,19 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let b = self.bytes();
         let start = self.at;
-        let mut i = plain_run(b, start)?;
+        let i = plain_run(b, start)?;
         if b[i] == b'"' {
             self.at = i + 1;
             return Some(Cow::Borrowed(&self.text[start..i]));
         }
+        self.escaped(start, i)
+    }
+
+    /// The rest of a string from `start` whose first escape is at `i` (kept out of line:
+    /// cuemem's own records seldom hold one).
+    #[inline(never)]
+    fn escaped(&mut self, start: usize, mut i: usize) -> Option<Cow<'a, str>> {
+        let b = self.bytes();
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(&self.text[start..i]);
         loop {
