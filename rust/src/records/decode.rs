@@ -376,10 +376,7 @@ impl Decoder {
         let mut row = Row {
             text: String::with_capacity(2 * (id.len() + narrative.len()) + 128),
             cues: Vec::with_capacity(16),
-            axes: axes(schema, values)?
-                .into_iter()
-                .map(|x| x as f32)
-                .collect(),
+            axes: row_axes(schema, values)?,
             confidence: rules::unit(get(slots.confidence)?)? as f32,
             t: occurred_day as f64 * 86_400.0,
             start,
@@ -489,11 +486,33 @@ impl Cues<'_> {
     }
 }
 
+/// [`axes`] as a row holds them (worked out on the stack for up to 16 axes).
+fn row_axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f32>> {
+    let n = schema.axes.len();
+    let mut stack = [0.0f64; 16];
+    let mut heap = Vec::new();
+    let axes: &mut [f64] = if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0.0);
+        &mut heap
+    };
+    axes_into(schema, values, axes)?;
+    Some(axes.iter().map(|&x| x as f32).collect())
+}
+
 /// The salience axes of an episode's values (by slot): the given ones (each a unit number,
 /// no unknown axis), zero for the missing, and the fields of the same names (importance,
 /// risk), which a given axis must equal.
 pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f64>> {
     let mut axes = vec![0.0f64; schema.axes.len()];
+    axes_into(schema, values, &mut axes)?;
+    Some(axes)
+}
+
+/// [`axes`] into `axes` (one per axis of the schema).
+fn axes_into(schema: &Schema, values: &[Option<Val<'_>>], axes: &mut [f64]) -> Option<()> {
+    axes.fill(0.0);
     let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
     match values[schema.slots.salience].as_ref() {
         None | Some(Val::Null) => {}
@@ -514,5 +533,5 @@ pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f6
     for &(slot, a) in &schema.slots.axis_fields {
         axes[a] = field(slot)?;
     }
-    Some(axes)
+    Some(())
 }

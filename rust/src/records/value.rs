@@ -312,28 +312,36 @@ impl<'a> Reader<'a> {
         let b = self.bytes();
         let start = self.at;
         let mut i = start;
-        let digits = |i: &mut usize| {
+        // The digits as one integer, and how many were added (it holds them while at most 19).
+        let (mut mantissa, mut count) = (0u64, 0usize);
+        let mut digits = |i: &mut usize| {
             let from = *i;
-            while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            while let Some(&c) = b.get(*i).filter(|c| c.is_ascii_digit()) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
                 *i += 1;
             }
+            count += *i - from;
             *i > from
         };
-        if b.get(i) == Some(&b'-') {
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
             i += 1;
         }
         match b.get(i)? {
-            b'0' => i += 1,
+            b'0' => i += 1, // adds nothing to the mantissa
             b'1'..=b'9' => {
                 digits(&mut i);
             }
             _ => return None,
         }
+        let mut after = 0;
         if b.get(i) == Some(&b'.') {
             i += 1;
+            let from = i;
             if !digits(&mut i) {
                 return None;
             }
+            after = i - from;
         }
         if matches!(b.get(i), Some(b'e' | b'E')) {
             i += 1;
@@ -343,12 +351,24 @@ impl<'a> Reader<'a> {
             if !digits(&mut i) {
                 return None;
             }
+        } else if count <= 19 && mantissa <= 1 << 53 && after < EXACT_TENS.len() {
+            // Clinger's fast path: both exact as doubles, so one division rounds the
+            // value once, to the double the full parse finds.
+            self.at = i;
+            let x = mantissa as f64 / EXACT_TENS[after];
+            return Some(if negative { -x } else { x });
         }
         let x: f64 = self.text[start..i].parse().ok()?;
         self.at = i;
         x.is_finite().then_some(x)
     }
 }
+
+/// The powers of ten a double holds exactly.
+const EXACT_TENS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /// Where the run of plain string bytes from `i` ends: at the next quote or backslash,
 /// or `None` if a control byte (never raw in a JSON string) or the end comes first.
@@ -388,6 +408,34 @@ mod tests {
                 ("y".into(), Val::Str("s".into()))
             ]))
         );
+    }
+
+    #[test]
+    fn numbers_are_the_doubles_a_full_parse_finds() {
+        for t in [
+            "0",
+            "-0",
+            "-0.0",
+            "0.1",
+            "0.30000000000000004",
+            "0.6252911686897278",
+            "0.23032666742801666",
+            "9007199254740992",
+            "9007199254740993",
+            "-9007199254740993.5",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            "1.7976931348623157",
+            "2.5e-1",
+        ] {
+            let want: f64 = t.parse().unwrap();
+            let Some(Val::Num(got)) = value(t) else {
+                panic!("{t:?} is no number")
+            };
+            assert_eq!(got.to_bits(), want.to_bits(), "{t:?}");
+        }
     }
 
     #[test]
