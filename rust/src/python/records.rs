@@ -10,8 +10,8 @@ use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
-    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Row,
-    Rule, Schema, Val,
+    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line,
+    RowRef, Rule, Schema, Val,
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -159,24 +159,25 @@ pub struct PyDecoded {
 }
 
 impl PyDecoded {
-    fn rows(&self, lo: usize, hi: usize) -> Result<&[Row], CoreError> {
-        if lo > hi || hi > self.inner.rows.len() {
-            return Err(CoreError::InvalidArgument {
-                name: "rows",
-                reason: format!(
-                    "{lo}..{hi} is not within the {} rows decoded",
-                    self.inner.rows.len()
-                ),
-            });
+    fn rows(&self, lo: usize, hi: usize) -> Result<Vec<RowRef<'_>>, CoreError> {
+        let out_of_range = || CoreError::InvalidArgument {
+            name: "rows",
+            reason: format!(
+                "{lo}..{hi} is not within the {} rows decoded",
+                self.inner.len()
+            ),
+        };
+        if lo > hi {
+            return Err(out_of_range());
         }
-        Ok(&self.inner.rows[lo..hi])
+        Ok(self.inner.rows(lo, hi).ok_or_else(out_of_range)?.collect())
     }
 }
 
 #[pymethods]
 impl PyDecoded {
     fn __len__(&self) -> usize {
-        self.inner.rows.len()
+        self.inner.len()
     }
 
     /// The run in order: `(True, lo, hi)` for rows `lo..hi`, `(False, start, end)` for a
@@ -198,7 +199,7 @@ impl PyDecoded {
     /// The ids of rows `lo..hi`.
     fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<&str>> {
         let rows = guarded(py, "reading decoded ids", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(Row::id).collect())
+        Ok(rows.iter().map(RowRef::id).collect())
     }
 
     /// Where each of rows `lo..hi` starts: `base` plus its offset in the run.
@@ -212,7 +213,7 @@ impl PyDecoded {
         let rows = guarded(py, "reading decoded offsets", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
-            .map(|r| base + r.start as u64)
+            .map(|r| base + r.start() as u64)
             .collect::<Vec<u64>>()
             .into_pyarray(py))
     }
@@ -230,7 +231,7 @@ impl PyDecoded {
     /// The byte range `(start, end)` of each of rows `lo..hi` in the run.
     fn spans(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, usize)>> {
         let rows = guarded(py, "reading decoded spans", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(|r| (r.start, r.end)).collect())
+        Ok(rows.iter().map(|r| (r.start(), r.end())).collect())
     }
 
     /// `(i, sources)` of the rows among `lo..hi` that cite others.
@@ -281,9 +282,9 @@ impl PyDecoded {
         hi: usize,
     ) -> PyResult<SalienceColumns<'py>> {
         let rows = guarded(py, "reading decoded salience", || self.rows(lo, hi))?;
-        let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes.iter().copied()).collect();
-        let confidence: Vec<f32> = rows.iter().map(|r| r.confidence).collect();
-        let times: Vec<f64> = rows.iter().map(|r| r.t).collect();
+        let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes().iter().copied()).collect();
+        let confidence: Vec<f32> = rows.iter().map(RowRef::confidence).collect();
+        let times: Vec<f64> = rows.iter().map(RowRef::t).collect();
         Ok((
             axes.into_pyarray(py),
             confidence.into_pyarray(py),
@@ -307,13 +308,13 @@ impl PyDecoded {
             let mut cues = cues.borrow_mut();
             let index = &mut cues.inner;
             detached(py, "indexing decoded cues", || {
-                index_cues(index, dimensions, rows, first)
+                index_cues(index, dimensions, &rows, first)
             })?;
         }
         let mut salience = salience.borrow_mut();
         let table = &mut salience.inner;
         detached(py, "putting decoded salience", || {
-            put_salience(table, rows, first)
+            put_salience(table, &rows, first)
         })
     }
 
@@ -330,7 +331,7 @@ impl PyDecoded {
         let mut text = text.borrow_mut();
         let index = &mut text.inner;
         detached(py, "indexing decoded narratives", || {
-            add_texts(index, rows, first)
+            add_texts(index, &rows, first)
         })
     }
 }

@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::encode::Emit;
+use super::rows::{Row, RowRef, Span, Store};
 use super::rules::{self, proves};
 use super::schema::{Derive, Rule, Schema};
 use super::value::{self, Val};
@@ -23,72 +24,53 @@ pub enum Line {
     Deferred { start: usize, end: usize },
 }
 
-/// Where a string of a row sits in its [`Row::text`]: bytes `.0...1`.
-type Span = (usize, usize);
-
-/// One proven episode, as the indexes take it. Its strings are held end to end in one
-/// text (one allocation a row, not one a string), read through [`Row::id`], [`Row::cues`] and the rest.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Row {
-    text: String,
-    id: Span,
-    narrative: Span,
-    /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
-    cues: Vec<(u16, Span)>,
-    pub axes: Vec<f32>,
-    pub confidence: f32,
-    /// The reference time: midnight UTC of the day it occurred, in seconds since the epoch.
-    pub t: f64,
-    sources: Vec<Span>,
-    /// The kept fields' values, for the rows the decoder was asked to track.
-    tracked: Option<Vec<Span>>,
-    /// Byte range of the line in the run (its `\n` included).
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Row {
-    fn at(&self, (from, to): Span) -> &str {
-        &self.text[from..to]
-    }
-
-    pub fn id(&self) -> &str {
-        self.at(self.id)
-    }
-
-    pub fn narrative(&self) -> &str {
-        self.at(self.narrative)
-    }
-
-    /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
-    pub fn cues(&self) -> impl ExactSizeIterator<Item = (u16, &str)> {
-        self.cues.iter().map(|&(d, span)| (d, self.at(span)))
-    }
-
-    /// The ids of the episodes it cites.
-    pub fn sources(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.sources.iter().map(|&span| self.at(span))
-    }
-
-    /// The kept fields' values (as strings), if the decoder was asked to track this row.
-    pub fn tracked(&self) -> Option<impl ExactSizeIterator<Item = &str>> {
-        let spans = self.tracked.as_ref()?;
-        Some(spans.iter().map(|&span| self.at(span)))
-    }
-
-    /// Appends `s` to the row's text: where it sits.
-    fn put(&mut self, s: &str) -> Span {
-        let from = self.text.len();
-        self.text.push_str(s);
-        (from, self.text.len())
-    }
-}
-
-/// A decoded run: every line in order, and the rows of the proven ones.
+/// A decoded run: every line in order, and the rows of the proven ones (read them
+/// through [`Decoded::row`] and [`Decoded::rows`]).
 #[derive(Debug, Default)]
 pub struct Decoded {
     pub lines: Vec<Line>,
-    pub rows: Vec<Row>,
+    rows: Vec<Row>,
+    /// What the rows hold, one store for each piece of the run decoded apart.
+    stores: Vec<Store>,
+}
+
+impl Decoded {
+    /// How many rows it holds.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i`.
+    ///
+    /// # Panics
+    /// When `i` is not below [`Decoded::len`].
+    pub fn row(&self, i: usize) -> RowRef<'_> {
+        self.read(&self.rows[i])
+    }
+
+    fn read<'d>(&'d self, row: &'d Row) -> RowRef<'d> {
+        RowRef {
+            store: &self.stores[row.piece as usize],
+            row,
+        }
+    }
+
+    /// Rows `lo..hi`, or `None` when they are not all held.
+    pub fn rows(&self, lo: usize, hi: usize) -> Option<impl ExactSizeIterator<Item = RowRef<'_>>> {
+        let rows = self.rows.get(lo..hi)?;
+        Some(rows.iter().map(move |row| self.read(row)))
+    }
+}
+
+/// The rows of a piece of a run, each line's, and the store they read.
+#[derive(Default)]
+struct Piece {
+    rows: Vec<Option<Row>>,
+    store: Store,
 }
 
 /// The compiled schema plus what a run's lines are read for.
@@ -193,37 +175,51 @@ impl Decoder {
             spans.push((start, end));
             start = end;
         }
-        let row_of = |&(s, e): &(usize, usize)| {
-            if run[e - 1] == b'\n' {
-                self.row(&run[s..e], s, e, narratives_only)
+        let add = |mut piece: Piece, &(s, e): &(usize, usize)| {
+            let mark = piece.store.mark();
+            let row = if run[e - 1] == b'\n' {
+                self.row(&run[s..e], s, e, narratives_only, &mut piece.store)
             } else {
                 None
+            };
+            if row.is_none() {
+                piece.store.rewind(mark);
             }
+            piece.rows.push(row);
+            piece
         };
         // A short run (a live write's line, a small catch-up) is decoded on the calling
         // thread: handing it to the pool costs more than decoding it.
-        let parsed: Vec<Option<Row>> = if spans.len() < PARALLEL_LINES {
-            spans.iter().map(row_of).collect()
+        let pieces: Vec<Piece> = if spans.len() < PARALLEL_LINES {
+            vec![spans.iter().fold(Piece::default(), add)]
         } else {
             crate::pool::install(|| {
                 spans
                     .par_iter()
                     .with_min_len(PARALLEL_LINES / 2)
-                    .map(row_of)
+                    .fold(Piece::default, add)
                     .collect()
             })
         };
         let mut out = Decoded {
             lines: Vec::with_capacity(spans.len()),
             rows: Vec::with_capacity(spans.len()),
+            stores: Vec::with_capacity(pieces.len()),
         };
-        for ((s, e), row) in spans.into_iter().zip(parsed) {
-            match row {
-                Some(row) => {
-                    out.lines.push(Line::Row(out.rows.len() as u32));
-                    out.rows.push(row);
+        let mut spans = spans.into_iter();
+        for (k, piece) in pieces.into_iter().enumerate() {
+            out.stores.push(piece.store);
+            for (row, (s, e)) in piece.rows.into_iter().zip(&mut spans) {
+                match row {
+                    Some(row) => {
+                        out.lines.push(Line::Row(out.rows.len() as u32));
+                        out.rows.push(Row {
+                            piece: k as u32,
+                            ..row
+                        });
+                    }
+                    None => out.lines.push(Line::Deferred { start: s, end: e }),
                 }
-                None => out.lines.push(Line::Deferred { start: s, end: e }),
             }
         }
         out
@@ -252,7 +248,14 @@ impl Decoder {
     }
 
     /// The row of one line, if it is an episode record the core can prove.
-    fn row(&self, line: &[u8], start: usize, end: usize, narratives_only: bool) -> Option<Row> {
+    fn row(
+        &self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+        narratives_only: bool,
+        store: &mut Store,
+    ) -> Option<Row> {
         // Records are written with sorted keys: an episode record starts so.
         if !line.starts_with(b"{\"episode\":{") {
             return None;
@@ -276,15 +279,13 @@ impl Decoder {
             if op != self.op.as_str() {
                 return None;
             }
-            let mut row = Row {
-                text: String::with_capacity(id.len() + narrative.len()),
+            return Some(Row {
+                id: store.put(&id),
+                narrative: store.put(&narrative),
                 start,
                 end,
                 ..Row::default()
-            };
-            row.id = row.put(&id);
-            row.narrative = row.put(&narrative);
-            return Some(row);
+            });
         }
         // Each field's value, by slot (the last of repeated keys); the derived keys' values.
         // On the stack when the schema is small enough (one allocation a line less).
@@ -309,7 +310,8 @@ impl Decoder {
         if op != self.op.as_str() {
             return None;
         }
-        self.episode(values, buckets_given, band_given, start, end)
+        self.episode(values, buckets_given, band_given, store)
+            .map(|row| Row { start, end, ..row })
     }
 
     fn episode<'a>(
@@ -317,8 +319,7 @@ impl Decoder {
         values: &mut [Option<Val<'a>>],
         buckets_given: Option<Val<'a>>,
         band_given: Option<Val<'a>>,
-        start: usize,
-        end: usize,
+        store: &mut Store,
     ) -> Option<Row> {
         let schema = &self.schema;
         let slots = &schema.slots;
@@ -374,57 +375,49 @@ impl Decoder {
         }
         let narrative = get(slots.narrative)?.as_str()?;
         let mut row = Row {
-            text: String::with_capacity(2 * (id.len() + narrative.len()) + 128),
-            cues: Vec::with_capacity(16),
-            axes: row_axes(schema, values)?,
             confidence: rules::unit(get(slots.confidence)?)? as f32,
             t: occurred_day as f64 * 86_400.0,
-            start,
-            end,
+            axes: row_axes(schema, values, store)?,
+            id: store.put(id),
+            narrative: store.put(narrative),
             ..Row::default()
         };
-        row.id = row.put(id);
-        row.narrative = row.put(narrative);
+        let first_cue = store.cue_count();
         for (d, cue) in schema.cues.iter().enumerate() {
             let field = |k: usize| {
                 schema.cue_slots[d]
                     .get(k)
                     .and_then(|&slot| values[slot].as_ref())
             };
-            let mut cues = Cues {
-                row: &mut row,
-                d: d as u16,
-                folded: cue.folded,
-                first: 0,
-            };
-            cues.first = cues.row.cues.len();
+            let first = store.cue_count();
+            let mut push = |value: &str| store.cue(d as u16, value, cue.folded, first);
             match &cue.derive {
                 Derive::Value => {
                     if let Some(Val::Str(s)) = field(0) {
                         if !s.is_empty() {
-                            cues.push(s)?;
+                            push(s)?;
                         }
                     }
                 }
                 Derive::Values => {
                     if let Some(Val::Strs(items)) = field(0) {
                         for s in items {
-                            cues.push(s)?;
+                            push(s)?;
                         }
                     }
                 }
                 Derive::Buckets => {
                     for b in buckets {
-                        cues.push(b)?;
+                        push(b)?;
                     }
                 }
-                Derive::Band(_) => cues.push(band)?,
+                Derive::Band(_) => push(band)?,
                 Derive::Trust(marks) => {
                     if !matches!(field(0), Some(Val::Bool(true))) {
-                        cues.push(&marks[0])?;
+                        push(&marks[0])?;
                     }
                     if !matches!(field(1), Some(Val::Bool(false))) {
-                        cues.push(&marks[1])?;
+                        push(&marks[1])?;
                     }
                 }
                 Derive::Meta => match field(0) {
@@ -434,60 +427,27 @@ impl Decoder {
                 },
             }
         }
-        if let Some(Val::Strs(items)) = get(slots.sources) {
-            row.sources = items.iter().map(|s| row.put(s)).collect();
-        }
+        row.cues = (first_cue, store.cue_count());
+        let sources: &[std::borrow::Cow<'_, str>] = match get(slots.sources) {
+            Some(Val::Strs(items)) => items,
+            _ => &[],
+        };
+        row.sources = store.list(sources.iter().map(|s| s.as_ref()));
         if let Some((slot, want, keep)) = &self.track {
             if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) {
-                let mut tracked = Vec::with_capacity(keep.len());
-                for &k in keep {
-                    let s = values[k].as_ref().and_then(Val::as_str)?;
-                    tracked.push(row.put(s));
+                let kept = |k: &usize| values[*k].as_ref().and_then(Val::as_str);
+                if !keep.iter().all(|k| kept(k).is_some()) {
+                    return None;
                 }
-                row.tracked = Some(tracked);
+                row.tracked = Some(store.list(keep.iter().filter_map(kept)));
             }
         }
         Some(row)
     }
 }
 
-/// The values of one cue dimension as they are found, put in a row: folded (each once)
-/// when the dimension is.
-struct Cues<'r> {
-    row: &'r mut Row,
-    d: u16,
-    folded: bool,
-    /// Where the dimension's values start in the row's cues.
-    first: usize,
-}
-
-impl Cues<'_> {
-    /// Adds `value`; `None` when the core cannot be sure of its fold.
-    fn push(&mut self, value: &str) -> Option<()> {
-        let row = &mut *self.row;
-        if !self.folded {
-            let span = row.put(value);
-            row.cues.push((self.d, span));
-            return Some(());
-        }
-        let from = row.text.len();
-        rules::fold_into(value, &mut row.text)?;
-        let span = (from, row.text.len());
-        let folded = &row.text[from..];
-        if row.cues[self.first..]
-            .iter()
-            .any(|&(_, (a, b))| &row.text[a..b] == folded)
-        {
-            row.text.truncate(from);
-        } else {
-            row.cues.push((self.d, span));
-        }
-        Some(())
-    }
-}
-
-/// [`axes`] as a row holds them (worked out on the stack for up to 16 axes).
-fn row_axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f32>> {
+/// [`axes`] put in a row's store (worked out on the stack for up to 16 axes).
+fn row_axes(schema: &Schema, values: &[Option<Val<'_>>], store: &mut Store) -> Option<Span> {
     let n = schema.axes.len();
     let mut stack = [0.0f64; 16];
     let mut heap = Vec::new();
@@ -498,7 +458,7 @@ fn row_axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f32>> {
         &mut heap
     };
     axes_into(schema, values, axes)?;
-    Some(axes.iter().map(|&x| x as f32).collect())
+    Some(store.axes(axes.iter().map(|&x| x as f32)))
 }
 
 /// The salience axes of an episode's values (by slot): the given ones (each a unit number,

@@ -372,6 +372,7 @@ const EXACT_TENS: [f64; 23] = [
 
 /// Where the run of plain string bytes from `i` ends: at the next quote or backslash,
 /// or `None` if a control byte (never raw in a JSON string) or the end comes first.
+#[inline(always)]
 fn plain_run(b: &[u8], i: usize) -> Option<usize> {
     // Most strings of a record are short (keys, ids, dates): one pass, byte by byte,
     // costs them less than a vector search and then a scan for control bytes.
