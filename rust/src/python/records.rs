@@ -10,8 +10,8 @@ use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
-    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line, Rule,
-    Schema, Val,
+    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line,
+    RowRef, Rule, Schema, Val,
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -159,24 +159,25 @@ pub struct PyDecoded {
 }
 
 impl PyDecoded {
-    fn rows(&self, lo: usize, hi: usize) -> Result<&[crate::records::Row], CoreError> {
-        if lo > hi || hi > self.inner.rows.len() {
-            return Err(CoreError::InvalidArgument {
-                name: "rows",
-                reason: format!(
-                    "{lo}..{hi} is not within the {} rows decoded",
-                    self.inner.rows.len()
-                ),
-            });
+    fn rows(&self, lo: usize, hi: usize) -> Result<Vec<RowRef<'_>>, CoreError> {
+        let out_of_range = || CoreError::InvalidArgument {
+            name: "rows",
+            reason: format!(
+                "{lo}..{hi} is not within the {} rows decoded",
+                self.inner.len()
+            ),
+        };
+        if lo > hi {
+            return Err(out_of_range());
         }
-        Ok(&self.inner.rows[lo..hi])
+        Ok(self.inner.rows(lo, hi).ok_or_else(out_of_range)?.collect())
     }
 }
 
 #[pymethods]
 impl PyDecoded {
     fn __len__(&self) -> usize {
-        self.inner.rows.len()
+        self.inner.len()
     }
 
     /// The run in order: `(True, lo, hi)` for rows `lo..hi`, `(False, start, end)` for a
@@ -196,9 +197,9 @@ impl PyDecoded {
     }
 
     /// The ids of rows `lo..hi`.
-    fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<String>> {
+    fn ids(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<&str>> {
         let rows = guarded(py, "reading decoded ids", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(|r| r.id.clone()).collect())
+        Ok(rows.iter().map(RowRef::id).collect())
     }
 
     /// Where each of rows `lo..hi` starts: `base` plus its offset in the run.
@@ -212,35 +213,35 @@ impl PyDecoded {
         let rows = guarded(py, "reading decoded offsets", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
-            .map(|r| base + r.start as u64)
+            .map(|r| base + r.start() as u64)
             .collect::<Vec<u64>>()
             .into_pyarray(py))
     }
 
     /// `(i, kept values)` of the tracked rows among `lo..hi` (`i` counted from `lo`).
-    fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+    fn tracked(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<&str>)>> {
         let rows = guarded(py, "reading tracked rows", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| r.tracked.clone().map(|t| (i, t)))
+            .filter_map(|(i, r)| r.tracked().map(|t| (i, t.collect())))
             .collect())
     }
 
     /// The byte range `(start, end)` of each of rows `lo..hi` in the run.
     fn spans(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, usize)>> {
         let rows = guarded(py, "reading decoded spans", || self.rows(lo, hi))?;
-        Ok(rows.iter().map(|r| (r.start, r.end)).collect())
+        Ok(rows.iter().map(|r| (r.start(), r.end())).collect())
     }
 
     /// `(i, sources)` of the rows among `lo..hi` that cite others.
-    fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<String>)>> {
+    fn citing(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<Vec<(usize, Vec<&str>)>> {
         let rows = guarded(py, "reading decoded sources", || self.rows(lo, hi))?;
         Ok(rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| !r.sources.is_empty())
-            .map(|(i, r)| (i, r.sources.clone()))
+            .filter(|(_, r)| r.sources().len() > 0)
+            .map(|(i, r)| (i, r.sources().collect()))
             .collect())
     }
 
@@ -251,7 +252,7 @@ impl PyDecoded {
         dimension: &str,
         lo: usize,
         hi: usize,
-    ) -> PyResult<(Vec<String>, Bound<'py, PyArray1<u32>>)> {
+    ) -> PyResult<(Vec<&str>, Bound<'py, PyArray1<u32>>)> {
         let rows = guarded(py, "reading decoded cues", || self.rows(lo, hi))?;
         let d = guarded(py, "reading decoded cues", || {
             self.dimensions
@@ -262,9 +263,9 @@ impl PyDecoded {
         let mut names = Vec::new();
         let mut at = Vec::new();
         for (i, row) in rows.iter().enumerate() {
-            for (cd, v) in &row.cues {
-                if *cd as usize == d {
-                    names.push(v.clone());
+            for (cd, v) in row.cues() {
+                if cd as usize == d {
+                    names.push(v);
                     at.push(i as u32);
                 }
             }
@@ -281,9 +282,9 @@ impl PyDecoded {
         hi: usize,
     ) -> PyResult<SalienceColumns<'py>> {
         let rows = guarded(py, "reading decoded salience", || self.rows(lo, hi))?;
-        let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes.iter().copied()).collect();
-        let confidence: Vec<f32> = rows.iter().map(|r| r.confidence).collect();
-        let times: Vec<f64> = rows.iter().map(|r| r.t).collect();
+        let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes().iter().copied()).collect();
+        let confidence: Vec<f32> = rows.iter().map(RowRef::confidence).collect();
+        let times: Vec<f64> = rows.iter().map(RowRef::t).collect();
         Ok((
             axes.into_pyarray(py),
             confidence.into_pyarray(py),
@@ -307,13 +308,13 @@ impl PyDecoded {
             let mut cues = cues.borrow_mut();
             let index = &mut cues.inner;
             detached(py, "indexing decoded cues", || {
-                index_cues(index, dimensions, rows, first)
+                index_cues(index, dimensions, &rows, first)
             })?;
         }
         let mut salience = salience.borrow_mut();
         let table = &mut salience.inner;
         detached(py, "putting decoded salience", || {
-            put_salience(table, rows, first)
+            put_salience(table, &rows, first)
         })
     }
 
@@ -330,7 +331,7 @@ impl PyDecoded {
         let mut text = text.borrow_mut();
         let index = &mut text.inner;
         detached(py, "indexing decoded narratives", || {
-            add_texts(index, rows, first)
+            add_texts(index, &rows, first)
         })
     }
 }

@@ -2,13 +2,18 @@
 
 use rayon::prelude::*;
 
+use super::encode::Emit;
+use super::rows::{Row, RowRef, Span, Store};
 use super::rules::{self, proves};
-use super::schema::{Derive, Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
-use super::value::{self, Members, Val};
+use super::schema::{Derive, Rule, Schema};
+use super::value::{self, Val};
 use crate::error::{CoreError, Result};
 
 /// Lines from which a run is decoded in parallel, in chunks of half as many.
 const PARALLEL_LINES: usize = 512;
+
+/// Fields up to which a line's values are held on the stack.
+const STACK_FIELDS: usize = 32;
 
 /// What a line of the run became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,30 +24,53 @@ pub enum Line {
     Deferred { start: usize, end: usize },
 }
 
-/// One proven episode, as the indexes take it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Row {
-    pub id: String,
-    /// `(cue dimension, value)`, dimensions by their place in the schema's cues.
-    pub cues: Vec<(u16, String)>,
-    pub axes: Vec<f32>,
-    pub confidence: f32,
-    /// The reference time: midnight UTC of the day it occurred, in seconds since the epoch.
-    pub t: f64,
-    pub sources: Vec<String>,
-    pub narrative: String,
-    /// The kept fields' values (as strings), for the rows the decoder was asked to track.
-    pub tracked: Option<Vec<String>>,
-    /// Byte range of the line in the run (its `\n` included).
-    pub start: usize,
-    pub end: usize,
-}
-
-/// A decoded run: every line in order, and the rows of the proven ones.
+/// A decoded run: every line in order, and the rows of the proven ones (read them
+/// through [`Decoded::row`] and [`Decoded::rows`]).
 #[derive(Debug, Default)]
 pub struct Decoded {
     pub lines: Vec<Line>,
-    pub rows: Vec<Row>,
+    rows: Vec<Row>,
+    /// What the rows hold, one store for each piece of the run decoded apart.
+    stores: Vec<Store>,
+}
+
+impl Decoded {
+    /// How many rows it holds.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i`.
+    ///
+    /// # Panics
+    /// When `i` is not below [`Decoded::len`].
+    pub fn row(&self, i: usize) -> RowRef<'_> {
+        self.read(&self.rows[i])
+    }
+
+    fn read<'d>(&'d self, row: &'d Row) -> RowRef<'d> {
+        RowRef {
+            store: &self.stores[row.piece as usize],
+            row,
+        }
+    }
+
+    /// Rows `lo..hi`, or `None` when they are not all held.
+    pub fn rows(&self, lo: usize, hi: usize) -> Option<impl ExactSizeIterator<Item = RowRef<'_>>> {
+        let rows = self.rows.get(lo..hi)?;
+        Some(rows.iter().map(move |row| self.read(row)))
+    }
+}
+
+/// The rows of a piece of a run, each line's, and the store they read.
+#[derive(Default)]
+struct Piece {
+    rows: Vec<Option<Row>>,
+    store: Store,
 }
 
 /// The compiled schema plus what a run's lines are read for.
@@ -57,6 +85,9 @@ pub struct Decoder {
     sparse: Vec<bool>,
     /// The keys of an encoded episode, sorted.
     order: Vec<(String, super::encode::Emit)>,
+    /// The keys a stored episode may hold (the fields and the derived keys), sorted: a
+    /// record's keys, sorted as cuemem writes them, are found walking it ([`Decoder::key`]).
+    keys: Vec<(String, Emit)>,
 }
 
 impl Decoder {
@@ -88,12 +119,18 @@ impl Decoder {
         };
         let sparse = vec![false; schema.fields.len()];
         let order = super::encode::order(&schema);
+        let mut keys: Vec<(String, Emit)> = order.clone();
+        // A field named as a derived key is the field (the derived keys come last).
+        keys.sort_by_key(|(_, emit)| !matches!(emit, Emit::Field(_)));
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        keys.dedup_by(|later, first| later.0 == first.0);
         Ok(Decoder {
             schema,
             op,
             track,
             sparse,
             order,
+            keys,
         })
     }
 
@@ -138,92 +175,155 @@ impl Decoder {
             spans.push((start, end));
             start = end;
         }
-        let row_of = |&(s, e): &(usize, usize)| {
-            if run[e - 1] == b'\n' {
-                self.row(&run[s..e], s, e, narratives_only)
+        let add = |mut piece: Piece, &(s, e): &(usize, usize)| {
+            let mark = piece.store.mark();
+            let row = if run[e - 1] == b'\n' {
+                self.row(&run[s..e], s, e, narratives_only, &mut piece.store)
             } else {
                 None
+            };
+            if row.is_none() {
+                piece.store.rewind(mark);
             }
+            piece.rows.push(row);
+            piece
         };
         // A short run (a live write's line, a small catch-up) is decoded on the calling
         // thread: handing it to the pool costs more than decoding it.
-        let parsed: Vec<Option<Row>> = if spans.len() < PARALLEL_LINES {
-            spans.iter().map(row_of).collect()
+        let pieces: Vec<Piece> = if spans.len() < PARALLEL_LINES {
+            vec![spans.iter().fold(Piece::default(), add)]
         } else {
             crate::pool::install(|| {
                 spans
                     .par_iter()
                     .with_min_len(PARALLEL_LINES / 2)
-                    .map(row_of)
+                    .fold(Piece::default, add)
                     .collect()
             })
         };
         let mut out = Decoded {
             lines: Vec::with_capacity(spans.len()),
             rows: Vec::with_capacity(spans.len()),
+            stores: Vec::with_capacity(pieces.len()),
         };
-        for ((s, e), row) in spans.into_iter().zip(parsed) {
-            match row {
-                Some(row) => {
-                    out.lines.push(Line::Row(out.rows.len() as u32));
-                    out.rows.push(row);
+        let mut spans = spans.into_iter();
+        for (k, piece) in pieces.into_iter().enumerate() {
+            out.stores.push(piece.store);
+            for (row, (s, e)) in piece.rows.into_iter().zip(&mut spans) {
+                match row {
+                    Some(row) => {
+                        out.lines.push(Line::Row(out.rows.len() as u32));
+                        out.rows.push(Row {
+                            piece: k as u32,
+                            ..row
+                        });
+                    }
+                    None => out.lines.push(Line::Deferred { start: s, end: e }),
                 }
-                None => out.lines.push(Line::Deferred { start: s, end: e }),
             }
         }
         out
     }
 
+    /// What the episode key `key` holds; `cursor` is where the previous key of the record
+    /// was found: keys in sorted order (as cuemem writes them) are found walking forward.
+    fn key(&self, key: &str, cursor: &mut usize) -> Option<Emit> {
+        let keys = &self.keys;
+        let mut i = *cursor;
+        while let Some((name, emit)) = keys.get(i) {
+            match name.as_str().cmp(key) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Equal => {
+                    *cursor = i + 1;
+                    return Some(*emit);
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+        let i = keys
+            .binary_search_by(|(name, _)| name.as_str().cmp(key))
+            .ok()?;
+        *cursor = i + 1;
+        Some(keys[i].1)
+    }
+
     /// The row of one line, if it is an episode record the core can prove.
-    fn row(&self, line: &[u8], start: usize, end: usize, narratives_only: bool) -> Option<Row> {
+    fn row(
+        &self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+        narratives_only: bool,
+        store: &mut Store,
+    ) -> Option<Row> {
         // Records are written with sorted keys: an episode record starts so.
         if !line.starts_with(b"{\"episode\":{") {
             return None;
         }
         let text = std::str::from_utf8(line).ok()?;
-        let (episode, op) = value::carrier(text)?;
-        if op != self.op.as_str() {
-            return None;
-        }
+        let slots = &self.schema.slots;
+        let mut cursor = 0;
         if narratives_only {
-            let mut cursor = 0;
             let (mut id, mut narrative) = (None, None);
-            for (key, v) in episode {
-                match self.schema.slot_of(&key, &mut cursor) {
-                    Some(slot) if slot == self.schema.slots.id => id = Some(v),
-                    Some(slot) if slot == self.schema.slots.narrative => narrative = Some(v),
+            let op = value::carrier(text, |key, v| {
+                match self.key(&key, &mut cursor) {
+                    Some(Emit::Field(slot)) if slot == slots.id => id = Some(v),
+                    Some(Emit::Field(slot)) if slot == slots.narrative => narrative = Some(v),
                     _ => {}
                 }
-            }
+                Some(())
+            })?;
             let (Some(Val::Str(id)), Some(Val::Str(narrative))) = (id, narrative) else {
                 return None;
             };
+            if op != self.op.as_str() {
+                return None;
+            }
             return Some(Row {
-                id: id.into_owned(),
-                narrative: narrative.into_owned(),
+                id: store.put(&id),
+                narrative: store.put(&narrative),
                 start,
                 end,
                 ..Row::default()
             });
         }
-        self.episode(episode, start, end)
+        // Each field's value, by slot (the last of repeated keys); the derived keys' values.
+        // On the stack when the schema is small enough (one allocation a line less).
+        let fields = self.schema.fields.len();
+        let mut stack: [Option<Val<'_>>; STACK_FIELDS] = std::array::from_fn(|_| None);
+        let mut heap = Vec::new();
+        let values: &mut [Option<Val<'_>>] = if fields <= STACK_FIELDS {
+            &mut stack[..fields]
+        } else {
+            heap.resize(fields, None);
+            &mut heap
+        };
+        let (mut buckets_given, mut band_given) = (None, None);
+        let op = value::carrier(text, |key, v| {
+            match self.key(&key, &mut cursor)? {
+                Emit::Field(slot) => values[slot] = Some(v),
+                Emit::Buckets => buckets_given = Some(v),
+                Emit::Band => band_given = Some(v),
+            }
+            Some(())
+        })?;
+        if op != self.op.as_str() {
+            return None;
+        }
+        self.episode(values, buckets_given, band_given, store)
+            .map(|row| Row { start, end, ..row })
     }
 
-    fn episode(&self, ep: Members<'_>, start: usize, end: usize) -> Option<Row> {
+    fn episode<'a>(
+        &'a self,
+        values: &mut [Option<Val<'a>>],
+        buckets_given: Option<Val<'a>>,
+        band_given: Option<Val<'a>>,
+        store: &mut Store,
+    ) -> Option<Row> {
         let schema = &self.schema;
         let slots = &schema.slots;
-        // Each field's value (given, or its default), by slot; the derived keys' raw values.
-        let mut values: Vec<Option<Val<'_>>> = vec![None; schema.fields.len()];
-        let (mut buckets_given, mut band_given) = (None, None);
-        let mut cursor = 0;
-        for (key, v) in ep {
-            match schema.slot_of(&key, &mut cursor) {
-                Some(i) => values[i] = Some(v),
-                None if key == TIME_BUCKETS => buckets_given = Some(v),
-                None if key == IMPORTANCE_BAND => band_given = Some(v),
-                None => return None,
-            }
-        }
+        // Each field's value (given, or its default), by slot.
         for (i, field) in schema.fields.iter().enumerate() {
             match &values[i] {
                 Some(v) => {
@@ -273,40 +373,51 @@ impl Decoder {
                 return None;
             }
         }
-        let axes: Vec<f32> = axes(schema, &values)?
-            .into_iter()
-            .map(|x| x as f32)
-            .collect();
-        let mut cues: Vec<(u16, String)> = Vec::with_capacity(16);
-        let mut found: Vec<String> = Vec::new();
+        let narrative = get(slots.narrative)?.as_str()?;
+        let mut row = Row {
+            confidence: rules::unit(get(slots.confidence)?)? as f32,
+            t: occurred_day as f64 * 86_400.0,
+            axes: row_axes(schema, values, store)?,
+            id: store.put(id),
+            narrative: store.put(narrative),
+            ..Row::default()
+        };
+        let first_cue = store.cue_count();
         for (d, cue) in schema.cues.iter().enumerate() {
             let field = |k: usize| {
                 schema.cue_slots[d]
                     .get(k)
                     .and_then(|&slot| values[slot].as_ref())
             };
-            found.clear();
+            let first = store.cue_count();
+            let mut push = |value: &str| store.cue(d as u16, value, cue.folded, first);
             match &cue.derive {
                 Derive::Value => {
                     if let Some(Val::Str(s)) = field(0) {
                         if !s.is_empty() {
-                            found.push(s.to_string());
+                            push(s)?;
                         }
                     }
                 }
                 Derive::Values => {
                     if let Some(Val::Strs(items)) = field(0) {
-                        found.extend(items.iter().map(|s| s.to_string()));
+                        for s in items {
+                            push(s)?;
+                        }
                     }
                 }
-                Derive::Buckets => found.extend(buckets.iter().map(|b| b.to_string())),
-                Derive::Band(_) => found.push(band.to_owned()),
+                Derive::Buckets => {
+                    for b in buckets {
+                        push(b)?;
+                    }
+                }
+                Derive::Band(_) => push(band)?,
                 Derive::Trust(marks) => {
                     if !matches!(field(0), Some(Val::Bool(true))) {
-                        found.push(marks[0].clone());
+                        push(&marks[0])?;
                     }
                     if !matches!(field(1), Some(Val::Bool(false))) {
-                        found.push(marks[1].clone());
+                        push(&marks[1])?;
                     }
                 }
                 Derive::Meta => match field(0) {
@@ -315,48 +426,39 @@ impl Decoder {
                     Some(_) => return None, // the caller's own object: left to the validator
                 },
             }
-            if cue.folded {
-                let mut folded: Vec<String> = Vec::with_capacity(found.len());
-                for v in &found {
-                    let f = rules::fold(v)?;
-                    if !folded.contains(&f) {
-                        folded.push(f);
-                    }
+        }
+        row.cues = (first_cue, store.cue_count());
+        let sources: &[std::borrow::Cow<'_, str>] = match get(slots.sources) {
+            Some(Val::Strs(items)) => items,
+            _ => &[],
+        };
+        row.sources = store.list(sources.iter().map(|s| s.as_ref()));
+        if let Some((slot, want, keep)) = &self.track {
+            if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) {
+                let kept = |k: &usize| values[*k].as_ref().and_then(Val::as_str);
+                if !keep.iter().all(|k| kept(k).is_some()) {
+                    return None;
                 }
-                cues.extend(folded.into_iter().map(|v| (d as u16, v)));
-            } else {
-                cues.extend(found.drain(..).map(|v| (d as u16, v)));
+                row.tracked = Some(store.list(keep.iter().filter_map(kept)));
             }
         }
-        let sources = match get(slots.sources) {
-            Some(Val::Strs(items)) => items.iter().map(|s| s.to_string()).collect(),
-            _ => Vec::new(),
-        };
-        let tracked = match &self.track {
-            Some((slot, want, keep))
-                if values[*slot].as_ref().and_then(Val::as_str) == Some(want.as_str()) =>
-            {
-                Some(
-                    keep.iter()
-                        .map(|&k| values[k].as_ref().and_then(Val::as_str).map(str::to_owned))
-                        .collect::<Option<Vec<String>>>()?,
-                )
-            }
-            _ => None,
-        };
-        Some(Row {
-            id: id.to_owned(),
-            cues,
-            axes,
-            confidence: rules::unit(get(slots.confidence)?)? as f32,
-            t: occurred_day as f64 * 86_400.0,
-            sources,
-            narrative: get(slots.narrative)?.as_str()?.to_owned(),
-            tracked,
-            start,
-            end,
-        })
+        Some(row)
     }
+}
+
+/// [`axes`] put in a row's store (worked out on the stack for up to 16 axes).
+fn row_axes(schema: &Schema, values: &[Option<Val<'_>>], store: &mut Store) -> Option<Span> {
+    let n = schema.axes.len();
+    let mut stack = [0.0f64; 16];
+    let mut heap = Vec::new();
+    let axes: &mut [f64] = if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0.0);
+        &mut heap
+    };
+    axes_into(schema, values, axes)?;
+    Some(store.axes(axes.iter().map(|&x| x as f32)))
 }
 
 /// The salience axes of an episode's values (by slot): the given ones (each a unit number,
@@ -364,18 +466,24 @@ impl Decoder {
 /// risk), which a given axis must equal.
 pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f64>> {
     let mut axes = vec![0.0f64; schema.axes.len()];
+    axes_into(schema, values, &mut axes)?;
+    Some(axes)
+}
+
+/// [`axes`] into `axes` (one per axis of the schema).
+fn axes_into(schema: &Schema, values: &[Option<Val<'_>>], axes: &mut [f64]) -> Option<()> {
+    axes.fill(0.0);
     let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
     match values[schema.slots.salience].as_ref() {
         None | Some(Val::Null) => {}
         Some(Val::Object(given)) => {
-            let mut named = vec![false; axes.len()];
             for (axis, v) in given {
                 let a = schema.axes.iter().position(|name| name == axis)?;
                 axes[a] = rules::unit(v)?;
-                named[a] = true;
             }
             for &(slot, a) in &schema.slots.axis_fields {
-                if named[a] && axes[a] != field(slot)? {
+                let named = given.iter().any(|(axis, _)| *axis == schema.axes[a]);
+                if named && axes[a] != field(slot)? {
                     return None;
                 }
             }
@@ -385,5 +493,5 @@ pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f6
     for &(slot, a) in &schema.slots.axis_fields {
         axes[a] = field(slot)?;
     }
-    Some(axes)
+    Some(())
 }

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::salience::SalienceTable;
 use crate::text::TextIndex;
 
-use super::decode::Row;
+use super::rows::RowRef;
 
 /// Adds the cues of `rows` as rows `first ..` of `index`; `dimensions` names the
 /// schema's cue dimensions in order.
@@ -15,10 +15,18 @@ use super::decode::Row;
 pub fn index_cues<S: AsRef<str>>(
     index: &mut CueIndex,
     dimensions: &[S],
-    rows: &[Row],
+    rows: &[RowRef<'_>],
     first: u32,
 ) -> Result<()> {
-    let cues: Vec<&[(u16, String)]> = rows.iter().map(|row| row.cues.as_slice()).collect();
+    // Every row's cues end to end, then each row's share of them.
+    let all: Vec<(u16, &str)> = rows.iter().flat_map(RowRef::cues).collect();
+    let mut cues: Vec<&[(u16, &str)]> = Vec::with_capacity(rows.len());
+    let mut at = 0;
+    for row in rows {
+        let n = row.cues().len();
+        cues.push(&all[at..at + n]);
+        at += n;
+    }
     index.insert_rows(dimensions, &cues, first)
 }
 
@@ -26,11 +34,11 @@ pub fn index_cues<S: AsRef<str>>(
 ///
 /// # Errors
 /// What [`SalienceTable::put`] reports.
-pub fn put_salience(table: &mut SalienceTable, rows: &[Row], first: u32) -> Result<()> {
+pub fn put_salience(table: &mut SalienceTable, rows: &[RowRef<'_>], first: u32) -> Result<()> {
     let numbers: Vec<u32> = (0..rows.len() as u32).map(|i| first + i).collect();
-    let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes.iter().copied()).collect();
-    let confidence: Vec<f32> = rows.iter().map(|r| r.confidence).collect();
-    let times: Vec<f64> = rows.iter().map(|r| r.t).collect();
+    let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes().iter().copied()).collect();
+    let confidence: Vec<f32> = rows.iter().map(RowRef::confidence).collect();
+    let times: Vec<f64> = rows.iter().map(RowRef::t).collect();
     table.put(&numbers, &axes, &confidence, &times)
 }
 
@@ -38,8 +46,8 @@ pub fn put_salience(table: &mut SalienceTable, rows: &[Row], first: u32) -> Resu
 ///
 /// # Errors
 /// What [`TextIndex::add`] reports.
-pub fn add_texts(text: &mut TextIndex, rows: &[Row], first: u32) -> Result<()> {
+pub fn add_texts(text: &mut TextIndex, rows: &[RowRef<'_>], first: u32) -> Result<()> {
     let numbers: Vec<u32> = (0..rows.len() as u32).map(|i| first + i).collect();
-    let texts: Vec<&str> = rows.iter().map(|r| r.narrative.as_str()).collect();
+    let texts: Vec<&str> = rows.iter().map(RowRef::narrative).collect();
     text.add(&numbers, &texts)
 }

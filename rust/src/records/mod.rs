@@ -20,12 +20,14 @@
 mod decode;
 mod encode;
 mod feed;
+mod rows;
 mod rules;
 mod schema;
 mod value;
 
 pub use value::Val;
 
-pub use decode::{Decoded, Decoder, Line, Row};
+pub use decode::{Decoded, Decoder, Line};
 pub use feed::{add_texts, index_cues, put_salience};
+pub use rows::{Row, RowRef};
 pub use schema::{CueSpec, Derive, FieldSpec, Rule, Schema};

@@ -187,19 +187,28 @@ fn distinct(items: &[std::borrow::Cow<'_, str>], each: impl Fn(&str) -> bool) ->
 
 /// A cue value as a folded dimension holds it (`" ".join(v.casefold().split()) or v`),
 /// or `None` when the core cannot be sure of the fold (a cased letter outside ASCII).
+#[cfg(test)]
 pub(super) fn fold(s: &str) -> Option<String> {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::new();
+    fold_into(s, &mut out).map(|()| out)
+}
+
+/// [`fold`] appended to `out` (which is left as it was when the fold is unsure).
+pub(super) fn fold_into(s: &str, out: &mut String) -> Option<()> {
+    let at = out.len();
     let mut pending_space = false;
     for c in s.chars() {
         if c.is_ascii() {
             if ascii_space(c as u8) {
-                pending_space = !out.is_empty();
+                pending_space = out.len() > at;
                 continue;
             }
             if !(0x20..=0x7e).contains(&(c as u8)) {
+                out.truncate(at);
                 return None; // a control character: Python's split may see more
             }
         } else if !(plain_nonascii(c) && uncased(c)) {
+            out.truncate(at);
             return None;
         }
         if pending_space {
@@ -208,7 +217,10 @@ pub(super) fn fold(s: &str) -> Option<String> {
         }
         out.push(c.to_ascii_lowercase());
     }
-    Some(if out.is_empty() { s.to_owned() } else { out })
+    if out.len() == at {
+        out.push_str(s);
+    }
+    Some(())
 }
 
 fn uncased(c: char) -> bool {

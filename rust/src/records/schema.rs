@@ -119,8 +119,7 @@ pub struct Schema {
     pub(super) fields: Vec<FieldSpec>,
     pub(super) cues: Vec<CueSpec>,
     pub(super) axes: Vec<String>,
-    /// `(name, slot)` by name: the one lookup of a field by name (a record's sorted keys
-    /// are found walking it, [`Schema::slot_of`]).
+    /// `(name, slot)` by name: the one lookup of a field by name.
     sorted: Vec<(String, usize)>,
     /// Each field's default, read once.
     pub(super) defaults: Vec<Option<Val<'static>>>,
@@ -247,23 +246,6 @@ impl Schema {
         self.sorted
             .binary_search_by(|(n, _)| n.as_str().cmp(name))
             .ok()
-    }
-
-    /// The slot of field `key`. `cursor` is where the previous key of the record was
-    /// found: keys in sorted order (as cuemem writes them) are found walking forward.
-    pub(super) fn slot_of(&self, key: &str, cursor: &mut usize) -> Option<usize> {
-        let sorted = &self.sorted;
-        let mut i = *cursor;
-        while i < sorted.len() && sorted[i].0.as_str() < key {
-            i += 1;
-        }
-        if i < sorted.len() && sorted[i].0 == key {
-            *cursor = i + 1;
-            return Some(sorted[i].1);
-        }
-        let i = self.place(key)?;
-        *cursor = i + 1;
-        Some(sorted[i].1)
     }
 
     /// The cue dimensions, in the order the schema declares them.

@@ -68,7 +68,7 @@ impl<'a> Val<'a> {
 }
 
 /// The object's members, in order.
-pub(super) type Members<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+type Members<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
 
 /// `text` as one value (whitespace around it allowed), or `None`.
 pub(super) fn value(text: &str) -> Option<Val<'_>> {
@@ -78,19 +78,24 @@ pub(super) fn value(text: &str) -> Option<Val<'_>> {
 }
 
 /// A record that carries an episode, as cuemem writes one: `{"episode": {...}, "op": "..."}`
-/// with nothing after it but whitespace (the `\n`): the episode's members and the op.
-pub(super) fn carrier(text: &str) -> Option<(Members<'_>, Cow<'_, str>)> {
+/// with nothing after it but whitespace (the `\n`): each of the episode's members is handed
+/// to `member` in order as it is read (no list of them is built), then the op is answered.
+/// `member` answering `None` stops the reading: the record is then no carrier.
+pub(super) fn carrier<'a>(
+    text: &'a str,
+    member: impl FnMut(Cow<'a, str>, Val<'a>) -> Option<()>,
+) -> Option<Cow<'a, str>> {
     let mut r = Reader::new(text);
     r.eat(b'{')?;
     (r.key()? == "episode").then_some(())?;
     r.eat(b'{')?;
-    let episode = r.object(true)?;
+    r.members(true, member)?;
     r.eat(b',')?;
     (r.key()? == "op").then_some(())?;
     r.eat(b'"')?;
     let op = r.string()?;
     r.eat(b'}')?;
-    r.end().then_some((episode, op))
+    r.end().then_some(op)
 }
 
 /// A cursor over one line of JSON.
@@ -109,6 +114,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips JSON whitespace; the next byte, if any.
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
         let b = self.bytes();
         while let Some(&c) = b.get(self.at) {
@@ -121,6 +127,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes `want` (after whitespace).
+    #[inline(always)]
     fn eat(&mut self, want: u8) -> Option<()> {
         (self.peek()? == want).then(|| self.at += 1)
     }
@@ -131,6 +138,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A member's key and its colon.
+    #[inline(always)]
     fn key(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
         let k = self.string()?;
@@ -139,6 +147,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A value; containers only at the top (`nested`): a list of strings, an object of scalars.
+    #[inline(always)]
     fn value(&mut self, nested: bool) -> Option<Val<'a>> {
         match self.peek()? {
             b'"' => {
@@ -166,19 +175,33 @@ impl<'a> Reader<'a> {
 
     /// An object's members, after its `{`; their values may be containers when `nested`.
     fn object(&mut self, nested: bool) -> Option<Members<'a>> {
-        let mut out = Vec::with_capacity(if nested { 32 } else { 8 });
+        let mut out = Vec::with_capacity(8);
+        self.members(nested, |k, v| {
+            out.push((k, v));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// An object's members, after its `{`, each handed to `member` as it is read (its
+    /// values may be containers when `nested`); `member` answering `None` stops the reading.
+    fn members(
+        &mut self,
+        nested: bool,
+        mut member: impl FnMut(Cow<'a, str>, Val<'a>) -> Option<()>,
+    ) -> Option<()> {
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(out);
+            return Some(());
         }
         loop {
             let k = self.key()?;
-            out.push((k, self.value(nested)?));
+            member(k, self.value(nested)?)?;
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    return Some(out);
+                    return Some(());
                 }
                 _ => return None,
             }
@@ -208,14 +231,23 @@ impl<'a> Reader<'a> {
     }
 
     /// A string's contents, after its opening quote.
+    #[inline(always)]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let b = self.bytes();
         let start = self.at;
-        let mut i = plain_run(b, start)?;
+        let i = plain_run(b, start)?;
         if b[i] == b'"' {
             self.at = i + 1;
             return Some(Cow::Borrowed(&self.text[start..i]));
         }
+        self.escaped(start, i)
+    }
+
+    /// The rest of a string from `start` whose first escape is at `i` (kept out of line:
+    /// cuemem's own records seldom hold one).
+    #[inline(never)]
+    fn escaped(&mut self, start: usize, mut i: usize) -> Option<Cow<'a, str>> {
+        let b = self.bytes();
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(&self.text[start..i]);
         loop {
@@ -280,28 +312,40 @@ impl<'a> Reader<'a> {
         let b = self.bytes();
         let start = self.at;
         let mut i = start;
-        let digits = |i: &mut usize| {
+        // The digits as one integer, and how many were added (it holds them while at most 19).
+        let (mut mantissa, mut count) = (0u64, 0usize);
+        let mut digits = |i: &mut usize| {
             let from = *i;
-            while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            while let Some(eight) = b.get(*i..).and_then(eight_digits) {
+                mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight);
+                *i += 8;
+            }
+            while let Some(&c) = b.get(*i).filter(|c| c.is_ascii_digit()) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
                 *i += 1;
             }
+            count += *i - from;
             *i > from
         };
-        if b.get(i) == Some(&b'-') {
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
             i += 1;
         }
         match b.get(i)? {
-            b'0' => i += 1,
+            b'0' => i += 1, // adds nothing to the mantissa
             b'1'..=b'9' => {
                 digits(&mut i);
             }
             _ => return None,
         }
+        let mut after = 0;
         if b.get(i) == Some(&b'.') {
             i += 1;
+            let from = i;
             if !digits(&mut i) {
                 return None;
             }
+            after = i - from;
         }
         if matches!(b.get(i), Some(b'e' | b'E')) {
             i += 1;
@@ -311,6 +355,12 @@ impl<'a> Reader<'a> {
             if !digits(&mut i) {
                 return None;
             }
+        } else if count <= 19 && mantissa <= 1 << 53 && after < EXACT_TENS.len() {
+            // Clinger's fast path: both exact as doubles, so one division rounds the
+            // value once, to the double the full parse finds.
+            self.at = i;
+            let x = mantissa as f64 / EXACT_TENS[after];
+            return Some(if negative { -x } else { x });
         }
         let x: f64 = self.text[start..i].parse().ok()?;
         self.at = i;
@@ -318,13 +368,63 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The number the first eight bytes of `b` write, when all eight are digits (the
+/// usual word tricks: one test for all eight, three multiplications to sum them).
+fn eight_digits(b: &[u8]) -> Option<u64> {
+    let word = u64::from_le_bytes(*b.first_chunk::<8>()?);
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    // Each byte is 0x30..=0x39: its high nibble is 3, and adding 6 leaves it so.
+    let digits = word & HIGH_NIBBLES == ZEROS
+        && word.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES == ZEROS;
+    if !digits {
+        return None;
+    }
+    let mut v = word - ZEROS;
+    v = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF; // pairs
+    v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF; // fours
+    Some((v * 10_000 + (v >> 32)) & 0xFFFF_FFFF) // eight
+}
+
+/// The powers of ten a double holds exactly.
+const EXACT_TENS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
 /// Where the run of plain string bytes from `i` ends: at the next quote or backslash,
 /// or `None` if a control byte (never raw in a JSON string) or the end comes first.
+#[inline(always)]
 fn plain_run(b: &[u8], i: usize) -> Option<usize> {
-    let end = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-    // A branch-free pass the compiler vectorizes: any byte below 0x20?
-    let control = b[i..end].iter().fold(false, |seen, &c| seen | (c < 0x20));
-    (!control).then_some(end)
+    // Eight bytes at a time (most strings of a record are short: a vector search, and
+    // then a scan for control bytes, cost them more), the last few one by one.
+    let rest = b.get(i..)?;
+    let mut words = rest.chunks_exact(8);
+    let mut at = 0;
+    for word in words.by_ref() {
+        let stop = stops(u64::from_le_bytes(word.try_into().ok()?));
+        if stop != 0 {
+            at += (stop.trailing_zeros() / 8) as usize;
+            return (rest[at] >= 0x20).then_some(i + at);
+        }
+        at += 8;
+    }
+    let tail = words.remainder();
+    let k = tail
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    (tail[k] >= 0x20).then_some(i + at + k)
+}
+
+/// The bytes of `word` (little-endian) that end a plain run — a quote, a backslash, a
+/// control byte — marked by their high bit. Marks above the first may be wrong (a
+/// borrow runs up), the first never is: the lowest one is where the run ends.
+fn stops(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) | below_space
 }
 
 #[cfg(test)]
@@ -356,6 +456,37 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_the_doubles_a_full_parse_finds() {
+        for t in [
+            "0",
+            "-0",
+            "-0.0",
+            "0.1",
+            "0.30000000000000004",
+            "0.6252911686897278",
+            "0.23032666742801666",
+            "9007199254740992",
+            "9007199254740993",
+            "-9007199254740993.5",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            "1.7976931348623157",
+            "12345678",
+            "99999999.99999999",
+            "-12345678.87654321",
+            "2.5e-1",
+        ] {
+            let want: f64 = t.parse().unwrap();
+            let Some(Val::Num(got)) = value(t) else {
+                panic!("{t:?} is no number")
+            };
+            assert_eq!(got.to_bits(), want.to_bits(), "{t:?}");
+        }
+    }
+
+    #[test]
     fn what_a_rule_cannot_prove_is_no_value() {
         for t in [
             "",
@@ -367,6 +498,8 @@ mod tests {
             "1e",
             "+1",
             "1e400",
+            "0.1234567a",
+            "0.12345678a",
             "NaN",
             "[1]",
             "[[]]",
@@ -390,11 +523,24 @@ mod tests {
 
     #[test]
     fn a_carrier_is_an_episode_then_an_op_and_nothing_else() {
-        let (members, op) = carrier("{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}\n").unwrap();
+        let mut members = Vec::new();
+        let op = carrier(
+            "{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}\n",
+            |k, v| {
+                members.push((k, v));
+                Some(())
+            },
+        )
+        .unwrap();
         assert_eq!(
             (members, op),
             (vec![("id".into(), Val::Str("a".into()))], "remember".into())
         );
+        assert!(carrier(
+            "{\"episode\":{\"id\":\"a\"},\"op\":\"remember\"}",
+            |_, _| None
+        )
+        .is_none());
         for t in [
             "{\"op\":\"remember\",\"episode\":{}}",
             "{\"episode\":{},\"op\":\"remember\",\"x\":1}",
@@ -402,7 +548,7 @@ mod tests {
             "{\"episode\":{},\"op\":1}",
             "{\"episode\":{\"a\":{\"b\":{}}},\"op\":\"remember\"}",
         ] {
-            assert!(carrier(t).is_none(), "{t:?}");
+            assert!(carrier(t, |_, _| Some(())).is_none(), "{t:?}");
         }
     }
 }
@@ -488,6 +634,26 @@ mod props {
             ] {
                 prop_assert_eq!(value(&text).map(Val::into_owned), want.clone(), "{}", text);
             }
+        }
+
+        #[test]
+        fn a_plain_run_ends_where_a_byte_by_byte_scan_ends(
+            bytes in prop::collection::vec(
+                prop_oneof![
+                    1 => Just(b'"'),
+                    1 => Just(b'\\'),
+                    1 => 0u8..0x20,
+                    12 => 0x20u8..=0xff,
+                ],
+                0..40,
+            ),
+            from in 0usize..12,
+        ) {
+            let want = bytes.get(from..).and_then(|rest| {
+                let at = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+                (rest[at] >= 0x20).then_some(from + at)
+            });
+            prop_assert_eq!(plain_run(&bytes, from), want);
         }
 
         #[test]
