@@ -353,3 +353,16 @@ def test_a_failed_decoding_ahead_is_raised_to_the_reader() -> None:
         for run, _ in decoded_runs(runs()):
             seen.append(run.segment)
     assert seen == [0] and not isinstance(info.value, AssertionError)
+
+
+def test_without_a_thread_to_be_had_each_run_is_decoded_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process at its thread limit (Thread.start raises RuntimeError) still replays: the run
+    meant for another thread is decoded on the reader's own, with the same result."""
+
+    def refused(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    datas = _runs_of(3)
+    want = [(i, _reading(DECODER.decode(d))) for i, d in enumerate(datas)]
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    assert [(run.segment, _reading(decoded)) for run, decoded in decoded_runs(_Runs(datas))] == want

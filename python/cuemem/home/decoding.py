@@ -52,7 +52,10 @@ class _Ahead:
         self._result: _core.Decoded | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(data, narratives_only), name="cuemem-decode", daemon=True)
-        self._thread.start()
+        try:
+            self._thread.start()
+        except RuntimeError:  # no thread to be had (a process at its limit): decoded here, in turn
+            self._run(data, narratives_only)
 
     def _run(self, data: bytes, narratives_only: bool) -> None:
         try:
@@ -62,7 +65,7 @@ class _Ahead:
 
     def result(self) -> _core.Decoded:
         """The decoded run, once decoded; the decoder's error, raised here."""
-        self._thread.join()
+        self._join()
         if self._error is not None:
             raise self._error
         assert self._result is not None
@@ -70,7 +73,11 @@ class _Ahead:
 
     def drop(self) -> None:
         """Waits for the decoding to end and forgets it (a reader that stopped early)."""
-        self._thread.join()
+        self._join()
+
+    def _join(self) -> None:
+        if self._thread.ident is not None:  # started (else it ran on the reader's thread)
+            self._thread.join()
 
 
 def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Iterator[tuple[Any, _core.Decoded]]:
