@@ -366,3 +366,29 @@ def test_without_a_thread_to_be_had_each_run_is_decoded_in_turn(monkeypatch: pyt
     want = [(i, _reading(DECODER.decode(d))) for i, d in enumerate(datas)]
     monkeypatch.setattr(threading.Thread, "start", refused)
     assert [(run.segment, _reading(decoded)) for run, decoded in decoded_runs(_Runs(datas))] == want
+
+
+def _salience_bytes(line: bytes) -> tuple[bytes, bytes]:
+    """The salience table the core fills from ``line``, and the one the validator's reading gives."""
+    import json
+
+    filled, expected = SalienceTable(), SalienceTable()
+    DECODER.decode(line).feed(0, 1, 0, CueIndex(list(DIMENSIONS))._inner, filled._inner)
+    oracle = _oracle(json.loads(line)["episode"])
+    assert oracle is not None
+    expected.put(np.array([0], np.uint32), np.array([oracle.axes], np.float32), np.array([oracle.confidence], np.float32),
+                 np.array([oracle.t], np.float64))
+    return filled.to_bytes(), expected.to_bytes()
+
+
+def test_a_zero_spelled_any_way_is_the_zero_python_reads() -> None:
+    """``-0`` is an integer to Python's json (0, a double's +0.0), ``-0.0`` a float (-0.0): a
+    salience axis or a field spelled either way is proven with the validator's value, sign and all."""
+    line = _line(_written(importance=0.8, salience={"urgency": 0.5}))  # a row the table keeps
+    assert b'"affect":0.0,' in line and b'"risk":0.0,' in line
+    for spelling in (b"-0", b"-0.0", b"0", b"-0e0", b"-0E+2", b"0.0"):
+        for axis in (b'"affect":', b'"risk":'):  # an axis alone; a field its axis must equal
+            spelled = line.replace(axis + b"0.0,", axis + spelling + b",")
+            assert _core_row(spelled) is not None, spelled
+            core, oracle = _salience_bytes(spelled)
+            assert core == oracle, spelled

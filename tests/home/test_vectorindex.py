@@ -162,6 +162,24 @@ def test_a_damaged_recipe_is_rebuilt_never_fatal(tmp_path: Path, damage: bytes) 
         assert mem._home.caches.vectors is not None and mem._home.caches.vectors.report.startswith("rebuilt")
 
 
+def test_a_recipe_too_large_for_cuemem_to_have_written_is_not_read_whole(tmp_path: Path) -> None:
+    """A sparse recipe.json of more than HINT_BYTES (no disk, but as much memory if read whole)
+    is refused unread, as any hint file is: the vectors start over, and the next open loads them."""
+    from cuemem.store.regular import HINT_BYTES
+
+    with _home(tmp_path / "h", ConceptEmbedder()) as mem:
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    (directory,) = (tmp_path / "h" / "index" / "vectors").iterdir()
+    with open(directory / "recipe.json", "wb") as f:
+        f.truncate(HINT_BYTES + 1)
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        vectors = mem._home.caches.vectors
+        assert vectors is not None and vectors.report.startswith("rebuilt") and f"more than {HINT_BYTES} bytes" in vectors.report
+        mem.recall(text="running", now=NOW, weights=TextWeights(vector=0.5))
+    with Memory.open(tmp_path / "h", fsync="never", embedder=ConceptEmbedder()) as mem:
+        assert mem._home.caches.vectors is not None and mem._home.caches.vectors.report == "loaded"
+
+
 def test_a_journal_edit_under_the_cache_rebuilds_the_vectors(tmp_path: Path) -> None:
     """When the journal's bytes under the caches change, the cached vectors are not trusted."""
     with _home(tmp_path / "h", ConceptEmbedder()) as mem:

@@ -45,7 +45,7 @@ from .. import _core
 from ..errors import CorruptIndexError, CuememError
 from ..store.journal import Journal, Position
 from ..text.recipe import text_directory, text_recipe
-from .decoding import decoded_runs
+from .decoding import DECODER
 from .indexes import Indexes, record_sha
 
 #: Rows handed to the core at a time while (re)building.
@@ -165,8 +165,11 @@ class TextCache:
         rows: list[int] = []
         texts: list[str] = []
         r = start
-        # The indexes proved their rows: the text index needs only where each is and its narrative.
-        for run, decoded in decoded_runs(journal.runs(indexes.position(r)), narratives_only=True):
+        for run in journal.runs(indexes.position(r)):
+            # The indexes proved their rows: the text index needs only where each is and its narrative.
+            # (Decoded in turn, not ahead: this loop stops at the indexes' last row, and a run read
+            # past it would be read for nothing, a line being appended there reported torn.)
+            decoded = DECODER.decode(run.data, narratives_only=True)
             for is_rows, a, b in decoded.plan():
                 if is_rows:
                     found = decoded.offsets(a, b, run.offset)

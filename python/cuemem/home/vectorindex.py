@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..store.fsync import FsyncPolicy, write_atomic
+from ..store.regular import HINT_BYTES, read_regular
 from ..text.vectors import Embedder, checked_vectors, embedding_text
 from .indexes import clear_foreign, record_sha
 
@@ -83,7 +84,7 @@ class VectorCache:
         if not recipe_path.is_file():
             return "rebuilt (no vectors yet)"
         try:
-            body = json.loads(recipe_path.read_text(encoding="utf-8"))
+            body = json.loads(read_regular(recipe_path, HINT_BYTES).decode("utf-8"))
             if not isinstance(body, dict) or {k: body.get(k) for k in self._recipe()} != self._recipe():
                 return "rebuilt (the recipe changed)"
             rows = body["rows"]

@@ -23,6 +23,7 @@ hand-written policies) — each user's own view is ``Memory.user(u).autoload()``
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from ..errors import CuememError, InvalidArgumentError
+from ..errors import CuememError, InvalidArgumentError, StorageError
 from ..home.home import Home
 from ..home.scope import Reach
 from ..policy.service import Policies
@@ -153,7 +154,7 @@ class MemoryFile:
         self._fresh = None
         data = self.root().encode("utf-8")
         try:
-            if path.is_file() and path.read_bytes() == data:
+            if _holds(path, data):
                 self._fresh = (home.head, self.budget, hashlib.sha256(data).hexdigest())
                 return False
             replace_file(path, data, home.fsync)
@@ -327,6 +328,24 @@ def _caught_up(home: Home, state: _NoteState | None) -> _NoteState | None:
     except CuememError:
         return None
     return state
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file at ``path`` holds ``data`` and nothing more: no more than one byte past
+    ``data`` is read of it (a person's file there may be of any size), and what is missing or
+    not a regular file holds nothing.
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    try:
+        return read_regular(path, len(data)) == data
+    except FileNotFoundError:
+        return False
+    except StorageError as exc:
+        if exc.errno in (errno.EFBIG, errno.EINVAL):  # larger than data; not a regular file
+            return False
+        raise
 
 
 def _stamp_path(home: Home) -> Path:

@@ -360,7 +360,9 @@ impl<'a> Reader<'a> {
             // value once, to the double the full parse finds.
             self.at = i;
             let x = mantissa as f64 / EXACT_TENS[after];
-            return Some(if negative { -x } else { x });
+            // `-0` is an integer, 0 (a +0.0) to Python's json; `-0.0` the float -0.0.
+            let integer_zero = after == 0 && mantissa == 0;
+            return Some(if negative && !integer_zero { -x } else { x });
         }
         let x: f64 = self.text[start..i].parse().ok()?;
         self.at = i;
@@ -459,8 +461,8 @@ mod tests {
     fn numbers_are_the_doubles_a_full_parse_finds() {
         for t in [
             "0",
-            "-0",
             "-0.0",
+            "-0e0",
             "0.1",
             "0.30000000000000004",
             "0.6252911686897278",
@@ -484,6 +486,19 @@ mod tests {
             };
             assert_eq!(got.to_bits(), want.to_bits(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn minus_zero_written_as_an_integer_is_the_zero_python_reads() {
+        // Python's json reads `-0` as the integer 0, which is +0.0 as a double.
+        let Some(Val::Num(x)) = value("-0") else {
+            panic!("-0 is no number")
+        };
+        assert_eq!(x.to_bits(), 0.0f64.to_bits());
+        let Some(Val::Num(x)) = value("-0.0") else {
+            panic!("-0.0 is no number")
+        };
+        assert_eq!(x.to_bits(), (-0.0f64).to_bits());
     }
 
     #[test]
