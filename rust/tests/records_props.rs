@@ -7,18 +7,9 @@
 //! range, an unknown key, a missing `\n`, trailing bytes, a wrong derived key).
 
 use cuemem_core::records::{CueSpec, Decoder, Derive, FieldSpec, Line, RowRef, Rule, Schema, Val};
+use cuemem_core::salience::AXES;
 use proptest::prelude::*;
 use std::borrow::Cow;
-
-const AXES: [&str; 7] = [
-    "importance",
-    "urgency",
-    "risk",
-    "novelty",
-    "affect",
-    "actionability",
-    "reinforcement",
-];
 
 /// Field names in the schema's order (their slots).
 const FIELDS: [&str; 28] = [
