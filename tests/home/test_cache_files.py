@@ -124,3 +124,38 @@ def test_a_policy_added_to_the_cache_by_hand_is_never_applied(base: Path, tmp_pa
     with Memory.open(home, fsync="never") as mem:
         ids = {p.id for p in mem.policies()}
         assert "forged-policy" not in ids and ids == {p["id"] for p in body["policies"]}
+
+
+_OPEN_UNDER_A_MEMORY_LIMIT = """
+import resource, sys
+from cuemem import Memory
+with open("/proc/self/status") as f:
+    mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+room = mapped + (1 << 30)  # far less than the file, far more than the open needs
+resource.setrlimit(resource.RLIMIT_AS, (room, resource.getrlimit(resource.RLIMIT_AS)[1]))
+with Memory.open(sys.argv[1], fsync="never") as mem:
+    print(len(mem), mem.open_report.rebuilt_because)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads its mapped size from /proc")
+@pytest.mark.parametrize("name", ["rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])
+def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: Path, name: str) -> None:
+    """A sparse file of 64 GiB (no disk) where a cache file goes: no save of this home writes one
+    larger than its journal, so the open (under a memory limit far below the file) rebuilds without
+    reading it, and the close saves the cache again."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    path = home / "index" / name
+    path.unlink()
+    with open(path, "wb") as f:
+        f.truncate(64 << 30)
+    done = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_MEMORY_LIMIT, str(home)], capture_output=True, text=True, check=False,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"6 {name} does not match its recipe"
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and len(mem) == 6

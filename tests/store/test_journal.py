@@ -785,3 +785,18 @@ def test_placing_interrupted_while_it_waits_for_its_writer_writes_nothing_after(
             thread.join(10)
     assert path.read_bytes() == seen == first
     assert journal.head() == Position(1, len(first))
+
+
+def test_size_is_the_bytes_of_every_segment_a_torn_tail_included(jdir: Path) -> None:
+    """``size()`` sums the segments present (what a cache of the journal can never exceed)."""
+    with Journal(jdir, segment_bytes=64, writable=True, fsync=FsyncPolicy.NEVER) as j:
+        assert j.size() == 0
+        for i in range(6):
+            j.append([{"op": "note", "i": i, "pad": "x" * 20}])
+        assert len(j.segments()) > 1
+        assert j.size() == sum(p.stat().st_size for p in jdir.iterdir())
+    last = jdir / segment_name(max(int(p.name[:6]) for p in jdir.iterdir()))
+    with open(last, "ab") as f:
+        f.write(b'{"op":"no')
+    with Journal(jdir, fsync=FsyncPolicy.NEVER) as j:
+        assert j.size() == sum(p.stat().st_size for p in jdir.iterdir())

@@ -44,6 +44,7 @@ _DAY = 86_400.0
 _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 
 _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json")
+_JSON_FILES = tuple(name for name in _FILES if name.endswith(".json"))
 
 #: ``Indexes.citers`` value of a row no later record cites.
 NOT_CITED = -1
@@ -360,18 +361,24 @@ class Indexes:
         write_atomic(recipe_path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
     @classmethod
-    def load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
-        """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
+    def load(
+        cls, directory: Path, salience_params: SalienceTable, bound: int | None = None,
+    ) -> tuple[Indexes | None, dict[str, Any] | str]:
+        """The cached indexes and their recipe, or ``None`` and why they cannot be used.
+
+        With ``bound``, a cache file of more bytes is not the recipe's and is never read (every
+        cached fact comes from the journal: no save writes a file larger than it, and a little).
+        """
         was = gc.isenabled()
         gc.disable()  # a million ids and no cycles: collections would only cost time
         try:
-            return cls._load(directory, salience_params)
+            return cls._load(directory, salience_params, bound)
         finally:
             if was:
                 gc.enable()
 
     @classmethod
-    def _load(cls, directory: Path, salience_params: SalienceTable) -> tuple[Indexes | None, dict[str, Any] | str]:
+    def _load(cls, directory: Path, salience_params: SalienceTable, bound: int | None) -> tuple[Indexes | None, dict[str, Any] | str]:
         """The cached indexes and their recipe, or ``None`` and why they cannot be used."""
         try:
             body = json.loads(read_regular(directory / "recipe.json", HINT_BYTES).decode("utf-8"))
@@ -382,14 +389,15 @@ class Indexes:
         if not isinstance(body, dict) or body.get("recipe") != recipe(salience_params):
             return None, "the recipe changed"
         try:
-            read: dict[str, bytes] = {}  # the JSON files, read once: hashed, then parsed
+            sizes: dict[str, int] = {}  # each file's size as hashed: no more of it is read after
             for name in _FILES:
-                found = _fingerprint(directory / name, read)
+                found, sizes[name] = _hashed(directory / name, bound)
                 if found != body["files"][name]:
                     return None, f"{name} does not match its recipe"
+            read = {name: _proven(directory / name, sizes[name], body["files"][name]) for name in _JSON_FILES}
             indexes = cls(SalienceTable.load(directory / "salience.tbl"))
             indexes.cues = CueIndex.load(directory / "cue.idx")
-            raw = read_regular(directory / "rows.ids").decode()
+            raw = _proven(directory / "rows.ids", sizes["rows.ids"], body["files"]["rows.ids"]).decode()
             indexes.ids = raw.split("\n")[:-1] if raw else []
             positions = np.load(directory / "rows.npy", allow_pickle=False)
             n = int(body["rows"])
@@ -444,28 +452,53 @@ def record_sha(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
-def _fingerprint(path: Path, read: dict[str, bytes] | None = None) -> str:
-    """What identifies a cache file's content, cheaply.
+def _fingerprint(path: Path) -> str:
+    """What identifies a cache file's content, cheaply (see :func:`_hashed`).
+
+    Raises:
+        InvalidArgumentError, StorageError: as :func:`_hashed`.
+    """
+    return _hashed(path)[0]
+
+
+def _hashed(path: Path, bound: int | None = None) -> tuple[str, int]:
+    """A cache file's fingerprint, and its size as it was read.
 
     The core's files end in a CRC-32 of their whole body, so their size and that
-    trailer identify them without reading them; the others are hashed, and a JSON
-    file's bytes are kept in ``read`` (by name), to be parsed without reading it again.
+    trailer identify them without reading them; the others are hashed a block at a time,
+    so a file no save wrote (a huge one in place of a small one) is never held in memory;
+    one of more than ``bound`` bytes is not read at all (its fingerprint is its size alone).
 
     Raises:
         InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
     """
-    if read is not None and path.suffix == ".json":
-        data = read[path.name] = read_regular(path)
-        return "sha256=" + hashlib.sha256(data).hexdigest()
     f, size = open_regular(path)  # a FIFO would block the open, a device never end
     with f:
         if path.suffix in (".idx", ".tbl"):
             f.seek(max(size - 4, 0))
-            return f"size={size} crc32={f.read(4).hex()}"
+            return f"size={size} crc32={f.read(4).hex()}", size
+        if bound is not None and size > bound:
+            return f"size={size}", size
         h = hashlib.sha256()
+        read = 0
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-        return "sha256=" + h.hexdigest()
+            read += len(chunk)
+        return "sha256=" + h.hexdigest(), read
+
+
+def _proven(path: Path, size: int, fingerprint: str) -> bytes:
+    """The bytes of a cache file whose ``fingerprint`` (of ``size`` bytes) matched its recipe's,
+    read again up to that size and hashed again: a file changed since is refused.
+
+    Raises:
+        StorageError: it holds more than ``size`` bytes now, or cannot be read.
+        ValueError: its bytes are not those hashed.
+    """
+    data = read_regular(path, size)
+    if "sha256=" + hashlib.sha256(data).hexdigest() != fingerprint:
+        raise ValueError(f"{path.name} changed while the cache was read")
+    return data
 
 
 def _json(data: bytes) -> Any:

@@ -26,6 +26,11 @@ from .layout import Layout
 if TYPE_CHECKING:
     from .textindex import TextCache
 
+
+#: What a cache file may hold beyond the journal's bytes (the headers and keys of an empty home's).
+CACHE_SLACK = 1 << 20
+
+
 def load_indexes(
     layout: Layout, journal: Journal, salience: SalienceTable, text: TextCache | None = None,
 ) -> tuple[Indexes, str, int, bool]:
@@ -39,7 +44,7 @@ def load_indexes(
     ``"rebuilt (why)"``), how many episodes catching up added, and whether journal
     bytes the cache had covered changed (so that every cache of the home must go).
     """
-    cached, info = Indexes.load(layout.index, salience)
+    cached, info = Indexes.load(layout.index, salience, journal.size() + CACHE_SLACK)
     changed = False
     if cached is not None and isinstance(info, dict):
         fresh = True

@@ -788,6 +788,20 @@ class Journal:
         head, line = self._last_line()
         return f"{head.segment}:{head.offset}:{hashlib.sha256(line).hexdigest()}"
 
+    def size(self) -> int:
+        """The bytes of every segment present (a stat each; a torn tail counts).
+
+        Raises:
+            StorageError: as :meth:`segments`, or a segment cannot be stat'ed.
+        """
+        total = 0
+        for n in self.segments():
+            try:
+                total += self._path(n).stat().st_size
+            except OSError as exc:
+                raise StorageError(f"cannot read {self._path(n)}: {exc}") from exc
+        return total
+
     def segments(self) -> list[int]:
         """The segment numbers present, ascending.
 
