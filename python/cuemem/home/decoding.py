@@ -65,17 +65,14 @@ class _Ahead:
 
     def result(self) -> _core.Decoded:
         """The decoded run, once decoded; the decoder's error, raised here."""
-        self._join()
+        self.wait()
         if self._error is not None:
             raise self._error
         assert self._result is not None
         return self._result
 
-    def drop(self) -> None:
-        """Waits for the decoding to end and forgets it (a reader that stopped early)."""
-        self._join()
-
-    def _join(self) -> None:
+    def wait(self) -> None:
+        """Returns once the decoding has ended (a reader that stops early waits here too)."""
         if self._thread.ident is not None:  # started (else it ran on the reader's thread)
             self._thread.join()
 
@@ -100,10 +97,10 @@ def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Itera
             following = next(it, None)
             ahead = None if following is None else _Ahead(following.data, narratives_only)
             yield current, decoded
-            if following is None or ahead is None:
+            if ahead is None:  # no run follows
                 return
             current, decoded = following, ahead.result()
             ahead = None
     finally:
         if ahead is not None:
-            ahead.drop()
+            ahead.wait()

@@ -319,7 +319,7 @@ def _stage(
                 continue
             by_action.get(admitted.action, written).append(admitted.id)
             records, own = admitted.parts()
-            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records] if records else []
+            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records]
             if own is not None:
                 lines.append((own, None))
             for line, record in lines:

@@ -44,7 +44,6 @@ _DAY = 86_400.0
 _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 
 _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json")
-_JSON_FILES = tuple(name for name in _FILES if name.endswith(".json"))
 
 #: ``Indexes.citers`` value of a row no later record cites.
 NOT_CITED = -1
@@ -389,15 +388,14 @@ class Indexes:
         if not isinstance(body, dict) or body.get("recipe") != recipe(salience_params):
             return None, "the recipe changed"
         try:
-            sizes: dict[str, int] = {}  # each file's size as hashed: no more of it is read after
+            read: dict[str, bytes] = {}  # the JSON files and the row ids, read once: hashed, then parsed
             for name in _FILES:
-                found, sizes[name] = _hashed(directory / name, bound)
+                found = _fingerprint(directory / name, read, bound)
                 if found != body["files"][name]:
                     return None, f"{name} does not match its recipe"
-            read = {name: _proven(directory / name, sizes[name], body["files"][name]) for name in _JSON_FILES}
             indexes = cls(SalienceTable.load(directory / "salience.tbl"))
             indexes.cues = CueIndex.load(directory / "cue.idx")
-            raw = _proven(directory / "rows.ids", sizes["rows.ids"], body["files"]["rows.ids"]).decode()
+            raw = read["rows.ids"].decode()
             indexes.ids = raw.split("\n")[:-1] if raw else []
             positions = np.load(directory / "rows.npy", allow_pickle=False)
             n = int(body["rows"])
@@ -452,22 +450,14 @@ def record_sha(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
-def _fingerprint(path: Path) -> str:
-    """What identifies a cache file's content, cheaply (see :func:`_hashed`).
-
-    Raises:
-        InvalidArgumentError, StorageError: as :func:`_hashed`.
-    """
-    return _hashed(path)[0]
-
-
-def _hashed(path: Path, bound: int | None = None) -> tuple[str, int]:
-    """A cache file's fingerprint, and its size as it was read.
+def _fingerprint(path: Path, read: dict[str, bytes] | None = None, bound: int | None = None) -> str:
+    """What identifies a cache file's content, cheaply.
 
     The core's files end in a CRC-32 of their whole body, so their size and that
-    trailer identify them without reading them; the others are hashed a block at a time,
-    so a file no save wrote (a huge one in place of a small one) is never held in memory;
-    one of more than ``bound`` bytes is not read at all (its fingerprint is its size alone).
+    trailer identify them without reading them; the others are hashed, and the bytes of a
+    JSON file or of the row ids are kept in ``read`` (by name), to be parsed without
+    reading them again. One of more than ``bound`` bytes is not read at all (its
+    fingerprint is its size alone): no save of the home writes one that large.
 
     Raises:
         InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
@@ -476,29 +466,16 @@ def _hashed(path: Path, bound: int | None = None) -> tuple[str, int]:
     with f:
         if path.suffix in (".idx", ".tbl"):
             f.seek(max(size - 4, 0))
-            return f"size={size} crc32={f.read(4).hex()}", size
+            return f"size={size} crc32={f.read(4).hex()}"
         if bound is not None and size > bound:
-            return f"size={size}", size
+            return f"size={size}"
+        if read is not None and path.suffix in (".json", ".ids"):
+            data = read[path.name] = f.read() if bound is None else f.read(bound + 1)  # it may have grown since
+            return "sha256=" + hashlib.sha256(data).hexdigest()
         h = hashlib.sha256()
-        read = 0
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-            read += len(chunk)
-        return "sha256=" + h.hexdigest(), read
-
-
-def _proven(path: Path, size: int, fingerprint: str) -> bytes:
-    """The bytes of a cache file whose ``fingerprint`` (of ``size`` bytes) matched its recipe's,
-    read again up to that size and hashed again: a file changed since is refused.
-
-    Raises:
-        StorageError: it holds more than ``size`` bytes now, or cannot be read.
-        ValueError: its bytes are not those hashed.
-    """
-    data = read_regular(path, size)
-    if "sha256=" + hashlib.sha256(data).hexdigest() != fingerprint:
-        raise ValueError(f"{path.name} changed while the cache was read")
-    return data
+        return "sha256=" + h.hexdigest()
 
 
 def _json(data: bytes) -> Any:
