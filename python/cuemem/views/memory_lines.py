@@ -126,6 +126,9 @@ def most(budget: int) -> int:
 
 
 def memories(home: Home, user: str | None, top: int, line_of: Callable[[int, float], MemoryLine | None]) -> list[MemoryLine]:
+    """The lines of the ``top`` most salient long-term memories of ``user`` (None: every user)
+    a view may show, best first: reviewed, untainted, no superseded version
+    (``line_of(row, worth)`` renders one, None: not one to show)."""
     cues: dict[str, list[str]] = {"tier": ["long"], "kind": KINDS}
     if user is not None:
         cues["user"] = [user]
@@ -182,7 +185,7 @@ def render(lines: Sequence[MemoryLine], budget: int, counter: TokenCounter, who:
     for line in lines:
         if budget - used < MIN_LINE_TOKENS:
             break  # full: no line fits any more
-        bullet = f"- {line.text} ({line.pointer})\n"
+        bullet = _bullet(line)
         cost = counted(counter, bullet)
         title_cost = 0 if line.section in kept else counted(counter, _title(line.section))
         if used + cost + title_cost > budget:
@@ -245,7 +248,7 @@ def render_kept(memories: Sequence[MemoryLine], notes: NoteLines, policies: Sequ
             bullet = entries[taken[at]][1]
         else:
             line = plain[source][at]
-            section, bullet = line.section, f"- {line.text} ({line.pointer})\n"
+            section, bullet = line.section, _bullet(line)
             cost = counted(_estimate, bullet)
             if at + 1 < len(plain[source]):
                 heapq.heappush(heap, (order(plain[source][at + 1]), source, at + 1))
@@ -276,7 +279,7 @@ class NoteLines:
         line = note_line(note)
         if line is None:
             return
-        bullet = f"- {line.text} ({line.pointer})\n"
+        bullet = _bullet(line)
         run, entry = (line.section, estimate_tokens(bullet)), (order(line), bullet)
         bisect.insort(self._runs.setdefault(run, []), entry)
         self._of[note.id] = (run, entry)
@@ -299,6 +302,11 @@ class NoteLines:
 
 #: The default counter, remembered: the same lines are counted at every rewrite.
 _estimate = functools.lru_cache(maxsize=LINE_CACHE)(estimate_tokens)
+
+
+def _bullet(line: MemoryLine) -> str:
+    """The Markdown of ``line``: a bullet ending with its pointer."""
+    return f"- {line.text} ({line.pointer})\n"
 
 
 def _title(section: str) -> str:
