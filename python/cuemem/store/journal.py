@@ -382,7 +382,9 @@ class Journal:
                 position is not where this journal would put it (the mirror diverged).
             StorageError: the file system refused; a prefix may have been written.
         """
-        self._check_placed(lines, "line", lambda line: _NEWLINE not in line[:-1], "one line")
+        end = self._ready_to_place()
+        for position, line in lines:
+            end = _placed_end(end, position, line, "line", "one line", _one_line)
         self._write_placed(lines)
         if not defer:
             self.wait_synced(self._owed)
@@ -420,23 +422,9 @@ class Journal:
         self._write(data)
         self._head = Position(self._segment, self._size)
 
-    def _check_placed(self, placed: Sequence[tuple[Position, bytes]], what: str, shaped: Callable[[bytes], bool], shape: str) -> None:
-        """Readies the journal for lines another process committed (:meth:`place`, :meth:`placing`):
-        each ``(position, data)`` must be ``\n``-terminated bytes ``shaped`` holds for, at the
-        head or the start of a later segment, each after the one before.
-
-        Raises:
-            ReadOnlyError: the journal is not open for writing.
-            InvalidArgumentError: data not of that shape, or a position that does not follow.
-            StorageError: an earlier sync failed (nothing more is written).
-        """
-        end = self._ready_to_place()
-        for position, data in placed:
-            end = _placed_end(end, position, data, what, shape, shaped)
-
     def _ready_to_place(self) -> Position:
         """Where the bytes of the journal end, once it is known to take lines another process
-        committed: writable, a torn tail sealed, no sync failed.
+        committed (:meth:`place`, :meth:`placing`): writable, a torn tail sealed, no sync failed.
 
         Raises:
             ReadOnlyError: the journal is not open for writing. StorageError: an earlier sync failed.
@@ -1218,6 +1206,11 @@ def _rfind_newline(f: BinaryIO, end: int) -> int:
             return begin + found
         end = begin
     return -1
+
+
+def _one_line(data: bytes) -> bool:
+    """Whether ``data`` (``\n``-terminated) holds no other newline."""
+    return _NEWLINE not in data[:-1]
 
 
 def _placed_end(
