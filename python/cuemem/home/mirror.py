@@ -212,9 +212,7 @@ class Mirror:
                 fetched = self.log.fetch(self.log.seq, self.forgets, place=runs.placer(place))
         finally:
             self.log.seq = runs.seq_at(journal.head())  # the runs written before any failure are the mirror's
-        if fetched.runs and not fetched.lines and fetched.broken is None:
-            return fetched
-        lines = [(p, one_line(line)) for p, line in fetched.lines]  # after the runs: where they stopped
+        lines = [(p, one_line(line)) for p, line in fetched.lines]  # after any runs: where they stopped
         good = _following(journal.head(), self.log.seq, fetched.seqs, lines)
         if good:
             journal.place(lines[:good], defer=defer)
