@@ -567,11 +567,8 @@ class RecordLog:
             fetched = ahead.fetched  # no forget since (and, under the lock, nothing else committed)
         else:
             fetched = self._fetch(after, forgets_after, place)
-        if fetched.lines:
+        if fetched.lines:  # (a run's last line is the tail once the run is read: _runs)
             self._tail = (fetched.seqs[-1], one_line(fetched.lines[-1][1]))
-        elif fetched.runs:
-            last = fetched.runs[-1]  # whole lines, checked: its last one ends it
-            self._tail = (last.first + last.count - 1, last.data[last.data.rfind(b"\n", 0, len(last.data) - 1) + 1 :])
         return fetched
 
     def _read_ahead(self, after: int) -> _Ahead | None:
