@@ -179,10 +179,7 @@ class Forgetting:
             if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
                 scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
                 continue
-            record = orjson.loads(line)
-            op = rec.op_of(record)
-            if op in _NAMING:
-                scan.life.append((position, op, record.get("id"), len(line)))
+            record, op = scan.decoded(position, line)
             if op in _EPISODES:
                 scan.episodes.append((position, record))
         return scan
@@ -199,10 +196,7 @@ class Forgetting:
             if position in scan.seen or not any(n in line for n in _LIFE):
                 continue
             scan.seen.add(position)
-            record = orjson.loads(line)
-            op = rec.op_of(record)
-            if op in _NAMING:
-                scan.life.append((position, op, record.get("id"), len(line)))
+            scan.decoded(position, line)
 
     @staticmethod
     def _search(scan: _Scan, ids: frozenset[str]) -> list[bytes | re.Pattern[bytes]]:
@@ -380,6 +374,15 @@ class _Scan:
     searched: frozenset[str] | None = frozenset()
     #: The positions of the lines found.
     seen: set[Position] = field(default_factory=set)
+
+    def decoded(self, position: Position, line: bytes) -> tuple[dict[str, Any], rec.Op | None]:
+        """The record of ``line`` (found at ``position``) and its op; a life-cycle line that
+        names a record is added to :attr:`life`."""
+        record = orjson.loads(line)
+        op = rec.op_of(record)
+        if op in _NAMING:
+            self.life.append((position, op, record.get("id"), len(line)))
+        return record, op
 
 
 def _quote_index(quotes: Sequence[tuple[str, str]]) -> tuple[dict[str, list[int]], list[int]]:
