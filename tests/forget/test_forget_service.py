@@ -267,6 +267,35 @@ def test_bad_arguments_are_typed_errors_and_change_nothing(tmp_path: Path) -> No
     }
 
 
+@pytest.mark.embedded_only("it breaks a line of the home directory's journal by hand")
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b'{"op":"remember","sources":["%s" torn\n',  # not JSON, found as a derivative would be
+        b'[{"op":"version","id":"%s"}]\n',  # JSON, not a record, found by the id
+        b'{"id":"\\q","markdown":"x","op":"note"}\n',  # a note line whose id is no JSON string
+    ],
+)
+def test_a_broken_line_the_plan_finds_is_a_corrupt_record_error_and_changes_nothing(tmp_path: Path, broken: bytes) -> None:
+    """A line a person broke that a forget's search finds (replay skips it) is a typed error
+    naming its place, before anything is written; the forget goes through once it is removed."""
+    from cuemem import CorruptRecordError
+
+    mem, ids = _home(tmp_path / "h")
+    mem.close()
+    (segment,) = sorted((tmp_path / "h" / "journal").iterdir())
+    clean = segment.read_bytes()
+    segment.write_bytes(clean + broken.replace(b"%s", ids["v2"].encode()))
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        before = _files(tmp_path / "h")
+        with pytest.raises(CorruptRecordError, match=f"journal line at 1:{len(clean)}"):
+            mem.forget(ids["v2"], now=LATER)
+        assert _files(tmp_path / "h") == before
+    segment.write_bytes(clean)
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert mem.forget(ids["v2"], now=LATER).forgotten == (ids["v2"],)
+
+
 def test_forgetting_an_erased_record_again_says_so(tmp_path: Path) -> None:
     """A second forget of the same id is a ForgottenError; of the same subject, an empty receipt."""
     mem, ids = _home(tmp_path / "h")

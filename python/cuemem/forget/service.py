@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .. import _scalars
-from ..errors import CuememError, ForgottenError, NotFoundError
+from ..errors import CorruptRecordError, CuememError, ForgottenError, NotFoundError
 from ..home.clock import TimeArg, edge_now
 from ..jobs.rederive import rederive
 from ..lifecycle.profiles import Profile
@@ -104,6 +104,8 @@ class Forgetting:
             NotFoundError: an id the home (or this scope) does not hold.
             ForgottenError: an id already erased.
             ReadOnlyError: not ``dry_run`` and the handle is read-only.
+            CorruptRecordError: a journal line the plan's search found is not a record (a
+                line a person broke); nothing is written.
         """
         home = self._home
         if not dry_run:
@@ -177,7 +179,7 @@ class Forgetting:
                 continue  # found by an id alone: a remember line, whose row is known
             scan.seen.add(position)
             if line.startswith(b'{"id":') and _NOTE_OP in line and (named := _NOTE_ID.match(line)) is not None:
-                scan.notes.append((position, str(orjson.loads(named.group(1))), len(line)))
+                scan.notes.append((position, str(_loads(position, named.group(1))), len(line)))
                 continue
             record, op = scan.decoded(position, line)
             if op in _EPISODES:
@@ -377,12 +379,34 @@ class _Scan:
 
     def decoded(self, position: Position, line: bytes) -> tuple[dict[str, Any], rec.Op | None]:
         """The record of ``line`` (found at ``position``) and its op; a life-cycle line that
-        names a record is added to :attr:`life`."""
-        record = orjson.loads(line)
+        names a record is added to :attr:`life`.
+
+        Raises:
+            CorruptRecordError: the line is not a JSON object (see :func:`_loads`).
+        """
+        record = _loads(position, line)
+        if type(record) is not dict:
+            raise CorruptRecordError(f"the journal line at {position} is a JSON {type(record).__name__}, not a record: {_MEND}")
         op = rec.op_of(record)
         if op in _NAMING:
             self.life.append((position, op, record.get("id"), len(line)))
         return record, op
+
+
+#: What a broken journal line found by a forget's search asks of a person.
+_MEND = "replay skips it, but a forget cannot tell what it held; mend or remove the line, then forget again"
+
+
+def _loads(position: Position, data: bytes) -> Any:
+    """``data``, of the journal line at ``position`` a forget's search found, decoded.
+
+    Raises:
+        CorruptRecordError: it is not JSON (a line a person broke): nothing is written.
+    """
+    try:
+        return orjson.loads(data)
+    except ValueError as exc:  # orjson's JSONDecodeError
+        raise CorruptRecordError(f"the journal line at {position} is not JSON ({exc}): {_MEND}") from None
 
 
 def _quote_index(quotes: Sequence[tuple[str, str]]) -> tuple[dict[str, list[int]], list[int]]:
