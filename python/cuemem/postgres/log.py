@@ -642,13 +642,11 @@ class RecordLog:
                 return runs  # rows are missing
             for start, end in _pieces(rows):
                 segment, offset = rows[start][1], rows[start][2]
-                if segment is not None:
+                if segment is not None:  # a segment's start, or -1: a row that does not follow the row before it
                     try:
-                        if segment < 0:
-                            return runs  # a row that does not follow the row before it
                         position = Position(segment, offset)
                     except InvalidArgumentError:
-                        return runs  # at no journal's position
+                        return runs  # -1, or at no journal's position
                 run = Run(position, _whole_lines(list(map(_LINE, rows[start:end]))), lo + start, end - start)
                 if place is not None:
                     place(run)
