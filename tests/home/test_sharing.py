@@ -83,11 +83,11 @@ def test_a_catch_up_s_lines_of_a_kind_are_found_whole_as_the_journal_splits_them
     ``\\n`` alone (a raw ``\\r`` inside a line a person wrote does not make two records of it)."""
     import re
 
-    from cuemem.home.mirror import _lines_holding
+    from cuemem.store.journal import lines_holding
 
     note, other = b'{"id":"a","op":"note"}\n', b'{"op":"remember"}\n'
     twice = b'{"id":"b","op":"note","x":"\\"op\\":\\"note\\""}\r{"op":"note"}\n'
     data = note + other + other + twice + other + b'{"id":"c","op":"note"}'
-    marker = re.compile(re.escape(b'"op":"note"'))
-    assert list(_lines_holding(data, marker)) == [note, twice, b'{"id":"c","op":"note"}']
-    assert list(_lines_holding(other * 3, marker)) == []
+    for marker in (b'"op":"note"', re.compile(re.escape(b'"op":"note"'))):
+        assert [line for _, line in lines_holding(data, [marker])] == [note, twice, b'{"id":"c","op":"note"}']
+        assert lines_holding(other * 3, [marker]) == []

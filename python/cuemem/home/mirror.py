@@ -31,7 +31,6 @@ a :class:`Mirror` is the :class:`~.sharing.Sharing` it is given (where the embed
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
@@ -46,7 +45,7 @@ from ..store import kinds
 from ..store import records as rec
 from ..store.erasure import Intent
 from ..store.fsync import FsyncPolicy, write_atomic
-from ..store.journal import Journal, Position, segment_name
+from ..store.journal import Journal, Position, lines_holding, segment_name
 from ..store.regular import HINT_BYTES, read_regular
 from ..store.upstream import Fetched, Run, SharedLog, Upstream, one_line
 from . import proof
@@ -71,8 +70,7 @@ _TOLD = 256
 #: The kinds of record whose files a mirror writes as it catches up.
 _FILED = frozenset({_NOTE, rec.Op.PROPOSAL, rec.Op.DECISION})
 #: What a line of a note record, or of one of the :data:`_FILED` kinds, holds (a kind's marker).
-_NOTE_PATTERN = re.compile(re.escape(_NOTE_LINE))
-_FILED_PATTERN = re.compile(b"|".join(re.escape(rec.marker(op)) for op in sorted(_FILED)))
+_FILED_LINES = [rec.marker(op) for op in sorted(_FILED)]
 #: The kinds whose records :meth:`Mirror.proposal_records` keeps.
 _DECIDED = frozenset({rec.Op.PROPOSAL, rec.Op.DECISION})
 
@@ -233,7 +231,7 @@ class Mirror:
         """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
         if not fetched.runs and not fetched.lines:
             return []
-        in_runs = (line for run in fetched.runs for line in _lines_holding(run.data, _NOTE_PATTERN))
+        in_runs = (line for run in fetched.runs for _, line in lines_holding(run.data, [_NOTE_LINE]))
         return self.note_files(_records(chain(in_runs, (line for _, line in fetched.lines if _NOTE_LINE in line))))
 
     @staticmethod
@@ -474,17 +472,7 @@ def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
     ``"op":"..."`` appears in their bytes; a string's quotes are escaped, so no narrative
     holds it), read in runs: the rest of a long catch-up is never parsed here."""
     for run in journal.runs(start):
-        yield from _lines_holding(run.data, _FILED_PATTERN)
-
-
-def _lines_holding(data: bytes, pattern: re.Pattern[bytes]) -> Iterator[bytes]:
-    """The lines of ``data`` (whole lines, as the journal splits them: at ``\n`` alone) in
-    which ``pattern`` matches, in order: found by a byte search, never a Python object per line."""
-    at = 0
-    while (found := pattern.search(data, at)) is not None:
-        end = data.find(b"\n", found.end()) + 1 or len(data)
-        yield data[data.rfind(b"\n", 0, found.start()) + 1 : end]
-        at = end
+        yield from (line for _, line in lines_holding(run.data, _FILED_LINES))
 
 
 def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:

@@ -75,7 +75,7 @@ from .upstream import Upstream
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["MAX_SEGMENT", "Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "segment_name"]
+__all__ = ["MAX_SEGMENT", "Entry", "Journal", "Position", "Problem", "ProblemKind", "Run", "Stage", "encode", "line_of", "lines_holding", "segment_name"]
 
 #: How much of a segment :meth:`Journal.runs` reads at a time.
 RUN_BYTES = 8 << 20
@@ -688,16 +688,7 @@ class Journal:
             except OSError as exc:
                 raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
             committed = data.rfind(_NEWLINE) + 1  # a torn tail is not committed
-            starts: set[int] = set()
-            for needle in needles:
-                if isinstance(needle, bytes):
-                    hits: Iterator[int] = _finds(data, needle, committed)
-                else:
-                    hits = (m.start() for m in needle.finditer(data, 0, committed))
-                for at in hits:
-                    starts.add(data.rfind(_NEWLINE, 0, at) + 1)
-            for start in sorted(starts):
-                found.append((Position(segment, start), data[start : data.index(_NEWLINE, start) + 1]))
+            found.extend((Position(segment, start), line) for start, line in lines_holding(data, needles, committed))
         return found
 
     def lines(self, positions: Sequence[Position]) -> list[bytes]:
@@ -1319,6 +1310,22 @@ def _last_byte(path: Path, size: int) -> bytes:
         return f.read(1)
 
 
+def lines_holding(data: bytes, needles: Sequence[bytes | re.Pattern[bytes]], end: int | None = None) -> list[tuple[int, bytes]]:
+    """The whole lines of ``data[:end]`` (each ending in ``\n``, split there alone, as the
+    journal splits them) holding any of ``needles``, with where each starts, in order: a byte
+    search, never a Python object per line.
+    """
+    stop = len(data) if end is None else end
+    starts: set[int] = set()
+    for needle in needles:
+        if isinstance(needle, bytes):
+            hits: Iterator[int] = _finds(data, needle, stop)
+        else:
+            hits = (m.start() for m in needle.finditer(data, 0, stop))
+        for at in hits:
+            starts.add(data.rfind(_NEWLINE, 0, at) + 1)
+    return [(start, data[start : (data.find(_NEWLINE, start) + 1) or len(data)]) for start in sorted(starts)]
+
 
 def _finds(data: bytes, needle: bytes, end: int) -> Iterator[int]:
     """Where ``needle`` starts in ``data[:end]``, once per line at most."""
@@ -1326,4 +1333,6 @@ def _finds(data: bytes, needle: bytes, end: int) -> Iterator[int]:
     while at >= 0:
         yield at
         line_end = data.find(_NEWLINE, at)
+        if line_end < 0:  # the last line, with no newline
+            return
         at = data.find(needle, line_end + 1, end)
