@@ -76,18 +76,3 @@ def test_an_embedded_writer_holds_its_turn_for_the_handle_s_life(tmp_path: Path)
         mem.save_index()
         assert first not in reader
         assert reader.refresh() == 1 and first in reader
-
-
-def test_a_catch_up_s_lines_of_a_kind_are_found_whole_as_the_journal_splits_them() -> None:
-    """The lines of a run that hold a kind's marker, in order, each once and whole: split at
-    ``\\n`` alone (a raw ``\\r`` inside a line a person wrote does not make two records of it)."""
-    import re
-
-    from cuemem.store.journal import lines_holding
-
-    note, other = b'{"id":"a","op":"note"}\n', b'{"op":"remember"}\n'
-    twice = b'{"id":"b","op":"note","x":"\\"op\\":\\"note\\""}\r{"op":"note"}\n'
-    data = note + other + other + twice + other + b'{"id":"c","op":"note"}'
-    for marker in (b'"op":"note"', re.compile(re.escape(b'"op":"note"'))):
-        assert [line for _, line in lines_holding(data, [marker])] == [note, twice, b'{"id":"c","op":"note"}']
-        assert lines_holding(other * 3, [marker]) == []

@@ -800,3 +800,24 @@ def test_size_is_the_bytes_of_every_segment_a_torn_tail_included(jdir: Path) -> 
         f.write(b'{"op":"no')
     with Journal(jdir, fsync=FsyncPolicy.NEVER) as j:
         assert j.size() == sum(p.stat().st_size for p in jdir.iterdir())
+
+
+def test_the_lines_holding_a_needle_are_found_whole_as_the_journal_splits_them() -> None:
+    """The lines holding any needle (bytes or a pattern), in order, each once, whole, with where
+    each starts: split at ``\n`` alone (a raw ``\r`` inside a line a person wrote does not
+    make two records of it); a last line with no newline is found too, and ``end`` bounds the search."""
+    import re
+
+    from cuemem.store.journal import lines_holding
+
+    note, other = b'{"id":"a","op":"note"}\n', b'{"op":"remember"}\n'
+    twice = b'{"id":"b","op":"note","x":"\\"op\\":\\"note\\""}\r{"op":"note"}\n'
+    last = b'{"id":"c","op":"note"}'
+    data = note + other + other + twice + other + last
+    for marker in (b'"op":"note"', re.compile(re.escape(b'"op":"note"'))):
+        found = lines_holding(data, [marker])
+        assert [line for _, line in found] == [note, twice, last]
+        assert [data[at : at + len(line)] for at, line in found] == [note, twice, last]
+        assert lines_holding(other * 3, [marker]) == []
+        assert [line for _, line in lines_holding(data, [marker], len(data) - len(last))] == [note, twice]
+    assert [line for _, line in lines_holding(data, [b'"id":"a"', b'"id":"c"'])] == [note, last]
