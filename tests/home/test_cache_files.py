@@ -139,11 +139,14 @@ with Memory.open(sys.argv[1], fsync="never") as mem:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads its mapped size from /proc")
-@pytest.mark.parametrize("name", ["rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])
-def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("forged", [False, True], ids=["recipe", "forged-recipe"])
+@pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])
+def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: Path, name: str, forged: bool) -> None:
     """A sparse file of 64 GiB (no disk) where a cache file goes: no save of this home writes one
     larger than its journal, so the open (under a memory limit far below the file) rebuilds without
-    reading it, and the close saves the cache again."""
+    reading it, and the close saves the cache again — also when recipe.json was edited to name
+    that file by its size (and, for the core's files, the CRC its last bytes hold)."""
+    import json
     import subprocess
     import sys
 
@@ -153,6 +156,11 @@ def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: 
     path.unlink()
     with open(path, "wb") as f:
         f.truncate(64 << 30)
+    if forged:
+        recipe = home / "index" / "recipe.json"
+        body = json.loads(recipe.read_text())
+        body["files"][name] = f"size={64 << 30}" + (" crc32=00000000" if name.endswith((".idx", ".tbl")) else "")
+        recipe.write_text(json.dumps(body))
     done = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_MEMORY_LIMIT, str(home)], capture_output=True, text=True, check=False,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -391,7 +391,7 @@ class Indexes:
             read: dict[str, bytes] = {}  # the JSON files and the row ids, read once: hashed, then parsed
             for name in _FILES:
                 found = _fingerprint(directory / name, read, bound)
-                if found != body["files"][name]:
+                if found is None or found != body["files"][name]:
                     return None, f"{name} does not match its recipe"
             indexes = cls(SalienceTable.load(directory / "salience.tbl"))
             indexes.cues = CueIndex.load(directory / "cue.idx")
@@ -450,25 +450,25 @@ def record_sha(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
-def _fingerprint(path: Path, read: dict[str, bytes] | None = None, bound: int | None = None) -> str:
+def _fingerprint(path: Path, read: dict[str, bytes] | None = None, bound: int | None = None) -> str | None:
     """What identifies a cache file's content, cheaply.
 
     The core's files end in a CRC-32 of their whole body, so their size and that
     trailer identify them without reading them; the others are hashed, and the bytes of a
     JSON file or of the row ids are kept in ``read`` (by name), to be parsed without
-    reading them again. One of more than ``bound`` bytes is not read at all (its
-    fingerprint is its size alone): no save of the home writes one that large.
+    reading them again. One of more than ``bound`` bytes has none (None, whatever a recipe
+    says) and is not read at all: no save of the home writes one that large.
 
     Raises:
         InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
     """
     f, size = open_regular(path)  # a FIFO would block the open, a device never end
     with f:
+        if bound is not None and size > bound:
+            return None
         if path.suffix in (".idx", ".tbl"):
             f.seek(max(size - 4, 0))
             return f"size={size} crc32={f.read(4).hex()}"
-        if bound is not None and size > bound:
-            return f"size={size}"
         if read is not None and path.suffix in (".json", ".ids"):
             data = read[path.name] = f.read() if bound is None else f.read(bound + 1)  # it may have grown since
             return "sha256=" + hashlib.sha256(data).hexdigest()
