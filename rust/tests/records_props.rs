@@ -269,7 +269,6 @@ fn episode() -> impl Strategy<Value = Episode> {
                 ),
             )| {
                 let mut sources: Vec<String> = sources.into_iter().filter(|s| *s != id).collect();
-                sources.dedup();
                 sources.sort();
                 sources.dedup();
                 Episode {
