@@ -183,9 +183,20 @@ class Reach:
         return self.scope.writer(user_id)
 
     def owner(self) -> Callable[[str | None], str]:
-        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per import."""
+        """Whose an imported item is (:meth:`Scope.writer`), the home's users read once per
+        import, and each user an item names answered once."""
         users = functools.cache(self.users)
-        return lambda user_id: self.scope.writer(user_id, users)
+        known: dict[str | None, str] = {}
+
+        def owner_of(user_id: str | None) -> str:
+            if user_id is None or type(user_id) is str:
+                found = known.get(user_id)
+                if found is None:
+                    found = known[user_id] = self.scope.writer(user_id, users)
+                return found
+            return self.scope.writer(user_id, users)  # words what is wrong with it
+
+        return owner_of
 
     def reader(self) -> str | None:
         """The user a read of records by id is about (:meth:`Scope.reader`)."""

@@ -602,11 +602,11 @@ impl TextIndex {
         Ok(before.saturating_sub(self.num_docs()))
     }
 
-    /// Drops the documents added since the last commit.
+    /// Drops the documents added since the last commit (those still queued with those
+    /// tantivy holds); when tantivy's rollback fails, the queue and the tail are kept.
     pub fn rollback(&mut self) -> Result<()> {
-        self.writer()?;
-        self.queued.clear();
         self.writer()?.rollback().map_err(tantivy_error)?;
+        self.queued.clear();
         self.pending = 0;
         self.tail.clear();
         Ok(())
