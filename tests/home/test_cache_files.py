@@ -8,6 +8,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
+import memory_limit
 import pytest
 
 from cuemem import IndexState, Memory
@@ -126,19 +127,7 @@ def test_a_policy_added_to_the_cache_by_hand_is_never_applied(base: Path, tmp_pa
         assert "forged-policy" not in ids and ids == {p["id"] for p in body["policies"]}
 
 
-_OPEN_UNDER_A_MEMORY_LIMIT = """
-import resource, sys
-from cuemem import Memory
-with open("/proc/self/status") as f:
-    mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
-room = mapped + (1 << 30)  # far less than the file, far more than the open needs
-resource.setrlimit(resource.RLIMIT_AS, (room, resource.getrlimit(resource.RLIMIT_AS)[1]))
-with Memory.open(sys.argv[1], fsync="never") as mem:
-    print(len(mem), mem.open_report.rebuilt_because)
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads its mapped size from /proc")
+@pytest.mark.skipif(not memory_limit.AVAILABLE, reason="reads its mapped size from /proc")
 @pytest.mark.parametrize("forged", [False, True], ids=["recipe", "forged-recipe"])
 @pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])
 def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: Path, name: str, forged: bool) -> None:
@@ -147,8 +136,6 @@ def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: 
     reading it, and the close saves the cache again — also when recipe.json was edited to name
     that file by its size (and, for the core's files, the CRC its last bytes hold)."""
     import json
-    import subprocess
-    import sys
 
     home = tmp_path / "home"
     shutil.copytree(base, home, symlinks=True)
@@ -161,8 +148,7 @@ def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: 
         body = json.loads(recipe.read_text())
         body["files"][name] = f"size={64 << 30}" + (" crc32=00000000" if name.endswith((".idx", ".tbl")) else "")
         recipe.write_text(json.dumps(body))
-    done = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_MEMORY_LIMIT, str(home)], capture_output=True, text=True, check=False,
-                          timeout=120)
+    done = memory_limit.open_with_room(home, 1 << 30)  # far less than the file, far more than the open needs
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"6 {name} does not match its recipe"
     with Memory.open(home, fsync="never") as mem:

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import memory_limit
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -346,26 +347,11 @@ def test_a_note_write_looks_at_its_own_note_only(tmp_path: Path, monkeypatch: py
     assert bullets == 4 and calls.get("counted", 0) <= bullets
 
 
-_OPEN_UNDER_A_MEMORY_LIMIT = """
-import resource, sys
-from cuemem import Memory
-with open("/proc/self/status") as f:
-    mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
-room = mapped + (2 << 30)  # far less than the file, far more than the open needs
-resource.setrlimit(resource.RLIMIT_AS, (room, resource.getrlimit(resource.RLIMIT_AS)[1]))
-with Memory.open(sys.argv[1], fsync="never"):
-    pass
-"""
-
-
 @pytest.mark.embedded_only("it opens the home's directory in a child process")
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads its mapped size from /proc")
+@pytest.mark.skipif(not memory_limit.AVAILABLE, reason="reads its mapped size from /proc")
 def test_a_huge_file_where_memory_md_goes_is_replaced_unread(tmp_path: Path) -> None:
     """A sparse MEMORY.md of 16 GiB (no disk) is not read whole to be compared with the view: an
     open under a memory limit far below it draws the view over it."""
-    import subprocess
-    import sys
-
     home = tmp_path / "h"
     with Memory.open(home, fsync="never") as mem:
         _fill(mem)
@@ -373,6 +359,6 @@ def test_a_huge_file_where_memory_md_goes_is_replaced_unread(tmp_path: Path) -> 
     (home / "index" / "memory-md.json").unlink(missing_ok=True)  # no stamp: the open compares the file with the view
     with open(home / "MEMORY.md", "wb") as f:
         f.truncate(16 << 30)
-    done = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_MEMORY_LIMIT, str(home)], capture_output=True, text=True, check=False)
+    done = memory_limit.open_with_room(home, 2 << 30)  # far less than the file, far more than the open needs
     assert done.returncode == 0, done.stderr[-2000:]
     assert (home / "MEMORY.md").read_bytes() == view

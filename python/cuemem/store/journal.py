@@ -768,17 +768,21 @@ class Journal:
         return f"{head.segment}:{head.offset}:{hashlib.sha256(line).hexdigest()}"
 
     def size(self) -> int:
-        """The bytes of every segment present (a stat each; a torn tail counts).
+        """The bytes of every segment present (a stat each; a torn tail counts; a segment
+        gone since the listing counts nothing).
 
         Raises:
             StorageError: as :meth:`segments`, or a segment cannot be stat'ed.
         """
         total = 0
         for n in self.segments():
+            path = self._path(n)
             try:
-                total += self._path(n).stat().st_size
+                total += path.stat().st_size
+            except FileNotFoundError:
+                continue
             except OSError as exc:
-                raise StorageError(f"cannot read {self._path(n)}: {exc}") from exc
+                raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror or exc}") from None
         return total
 
     def segments(self) -> list[int]:

@@ -8,7 +8,7 @@
 //! [`Decoder::decode`] reads a run of journal lines and sorts each into one of two
 //! kinds. A `remember` record whose episode the core can *prove* valid — every field
 //! in the canonical form cuemem writes, so the validated episode equals the stored
-//! one — becomes a [`Row`]: its id, cue values, axes, confidence, reference time,
+//! one — becomes a row ([`RowRef`]): its id, cue values, axes, confidence, reference time,
 //! sources and narrative, ready for the indexes. Every other line is *deferred* to
 //! the caller's own applier, byte range and all: another kind of record, a line that
 //! is not JSON, and an episode the core cannot prove (a field outside its canonical
@@ -29,5 +29,5 @@ pub use value::Val;
 
 pub use decode::{Decoded, Decoder, Line};
 pub use feed::{add_texts, index_cues, put_salience};
-pub use rows::{Row, RowRef};
+pub use rows::RowRef;
 pub use schema::{CueSpec, Derive, FieldSpec, Rule, Schema};

@@ -97,7 +97,7 @@ impl Store {
 
 /// One proven episode, as the indexes take it, read through a [`RowRef`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Row {
+pub(super) struct Row {
     pub(super) id: Span,
     pub(super) narrative: Span,
     /// Items of the store's cues.
@@ -109,12 +109,12 @@ pub struct Row {
     pub(super) tracked: Option<Span>,
     /// The store it reads: the piece of the run it was decoded in.
     pub(super) piece: u32,
-    pub confidence: f32,
+    pub(super) confidence: f32,
     /// The reference time: midnight UTC of the day it occurred, in seconds since the epoch.
-    pub t: f64,
+    pub(super) t: f64,
     /// Byte range of the line in the run (its `\n` included).
-    pub start: usize,
-    pub end: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
 }
 
 /// A row and the store it reads.
