@@ -127,6 +127,43 @@ def test_a_policy_added_to_the_cache_by_hand_is_never_applied(base: Path, tmp_pa
         assert "forged-policy" not in ids and ids == {p["id"] for p in body["policies"]}
 
 
+@pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.npy"])
+def test_a_cache_file_swapped_after_its_check_is_never_the_one_read(
+    base: Path, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another home's file of the same shape moved in just after the open has checked this one
+    (a writer of index/ at that instant): what the open reads is what it checked, so recall
+    answers from this home's cache, not the other's."""
+    from cuemem.home import indexes
+
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    other = tmp_path / "other"
+    with Memory.open(other, fsync="never") as mem:  # six rows too, of another actor, text and weight
+        for i in range(6):
+            mem.remember(f"a longer deal number {i} won on service", actors=["globex"], type="deal", outcome="positive",
+                         importance=0.9, now=NOW)
+        mem.write_note("n1", "hello", now=NOW)
+    spare = tmp_path / name
+    shutil.copy(other / "index" / name, spare)
+    with Memory.open(home, fsync="never") as mem:
+        expected = [(h.id, h.score, h.record.narrative) for h in mem.recall({"actor": "acme"}, now=NOW).hits]
+    opened = indexes.open_regular
+
+    def swapping(path: os.PathLike[str]) -> object:
+        handle = opened(path)
+        if Path(path).name == name and spare.exists():
+            os.replace(spare, path)  # the check reads the file it opened; the swap is the next open's
+        return handle
+
+    monkeypatch.setattr(indexes, "open_regular", swapping)
+    with Memory.open(home, fsync="never") as mem:
+        assert not spare.exists()  # the swap happened
+        assert mem.open_report.index is IndexState.LOADED
+        assert [(h.id, h.score, h.record.narrative) for h in mem.recall({"actor": "acme"}, now=NOW).hits] == expected
+        assert mem.recall({"actor": "globex"}, now=NOW).hits == []
+
+
 @pytest.mark.skipif(not memory_limit.AVAILABLE, reason="reads its mapped size from /proc")
 @pytest.mark.parametrize("forged", [False, True], ids=["recipe", "forged-recipe"])
 @pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import json
+import math
 import shutil
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -350,7 +352,7 @@ class Indexes:
         write_atomic(directory / "jobs.json", (json.dumps(self.jobs, sort_keys=True) + "\n").encode())
         if before_recipe is not None:
             before_recipe()
-        files = {name: _fingerprint(directory / name) for name in _FILES}
+        files = {name: _fingerprint(name, read_regular(directory / name)) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
             "rows": len(self.ids),
@@ -388,16 +390,19 @@ class Indexes:
         if not isinstance(body, dict) or body.get("recipe") != recipe(salience_params):
             return None, "the recipe changed"
         try:
-            read: dict[str, bytes] = {}  # the JSON files and the row ids, read once: hashed, then parsed
+            # Each file is read once, whole, and what is parsed is the bytes its fingerprint
+            # proved: a file swapped in after its check is never the one read.
+            read: dict[str, bytes] = {}
             for name in _FILES:
-                found = _fingerprint(directory / name, read, bound)
-                if found is None or found != body["files"][name]:
+                data = _read_file(directory / name, bound)
+                if data is None or _fingerprint(name, data) != body["files"][name]:
                     return None, f"{name} does not match its recipe"
-            indexes = cls(SalienceTable.load(directory / "salience.tbl"))
-            indexes.cues = CueIndex.load(directory / "cue.idx")
-            raw = read["rows.ids"].decode()
+                read[name] = data
+            indexes = cls(SalienceTable.from_bytes(read.pop("salience.tbl")))
+            indexes.cues = CueIndex.from_bytes(read.pop("cue.idx"))
+            raw = read.pop("rows.ids").decode()
             indexes.ids = raw.split("\n")[:-1] if raw else []
-            positions = np.load(directory / "rows.npy", allow_pickle=False)
+            positions = _npy(read.pop("rows.npy"))
             n = int(body["rows"])
             indexes.lifecycle = LifecycleState.from_json(_json(read["lifecycle.json"]))
             live = n - len(indexes.lifecycle.retired)
@@ -411,7 +416,7 @@ class Indexes:
             if rows is None:
                 return None, "notes.json is not of note id -> [version, sha256]"
             indexes.notes = dict(zip(notes, cast(list[tuple[int, str]], rows)))
-            citers = np.load(directory / "citers.npy", allow_pickle=False)
+            citers = _npy(read.pop("citers.npy"))
             if citers.shape != (n,) or citers.dtype != np.int64:
                 return None, "cached files disagree on the number of rows"
             indexes.citers = array("q", citers.tobytes())
@@ -450,14 +455,10 @@ def record_sha(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
-def _fingerprint(path: Path, read: dict[str, bytes] | None = None, bound: int | None = None) -> str | None:
-    """What identifies a cache file's content, cheaply.
-
-    The core's files end in a CRC-32 of their whole body, so their size and that
-    trailer identify them without reading them; the others are hashed, and the bytes of a
-    JSON file or of the row ids are kept in ``read`` (by name), to be parsed without
-    reading them again. One of more than ``bound`` bytes has none (None, whatever a recipe
-    says) and is not read at all: no save of the home writes one that large.
+def _read_file(path: Path, bound: int | None = None) -> bytes | None:
+    """A cache file's bytes as they were when it was opened; None for one of more than
+    ``bound`` bytes, which is not read at all (no save of the home writes one that large),
+    and for one that grew while it was read (not the file that was opened).
 
     Raises:
         InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
@@ -466,16 +467,36 @@ def _fingerprint(path: Path, read: dict[str, bytes] | None = None, bound: int | 
     with f:
         if bound is not None and size > bound:
             return None
-        if path.suffix in (".idx", ".tbl"):
-            f.seek(max(size - 4, 0))
-            return f"size={size} crc32={f.read(4).hex()}"
-        if read is not None and path.suffix in (".json", ".ids"):
-            data = read[path.name] = f.read() if bound is None else f.read(bound + 1)  # it may have grown since
-            return "sha256=" + hashlib.sha256(data).hexdigest()
-        h = hashlib.sha256()
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-        return "sha256=" + h.hexdigest()
+        data = f.read(size + 1)  # one read of the size it had, and a byte to see it did not grow
+    return data if len(data) <= size else None
+
+
+def _fingerprint(name: str, data: bytes) -> str:
+    """What identifies the content ``data`` of the cache file ``name``: the core's files end in
+    a CRC-32 of their whole body (which their reader checks), so their size and that trailer
+    do; the others are hashed."""
+    if name.endswith((".idx", ".tbl")):
+        return f"size={len(data)} crc32={data[-4:].hex()}"
+    return "sha256=" + hashlib.sha256(data).hexdigest()
+
+
+def _npy(data: bytes) -> np.ndarray[Any, Any]:
+    """A cached array of numbers, read in place from the bytes :func:`_npy_bytes` wrote.
+
+    Raises:
+        ValueError: the bytes are not such an array.
+    """
+    header = io.BytesIO(data)
+    version = np.lib.format.read_magic(header)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(header)
+    else:
+        raise ValueError(f"an array file of version {version}")
+    if dtype.hasobject or fortran:
+        raise ValueError("not an array of numbers in row order")
+    return np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=header.tell()).reshape(shape)
 
 
 def _json(data: bytes) -> Any:
@@ -492,8 +513,6 @@ def _json(data: bytes) -> Any:
 
 
 def _npy_bytes(a: np.ndarray[Any, Any]) -> bytes:
-    import io
-
     buf = io.BytesIO()
     np.save(buf, a, allow_pickle=False)
     return buf.getvalue()
