@@ -391,6 +391,9 @@ def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[
     file's ``(size, mtime_ns, ctime_ns, inode)``, or None where its stat failed. Raises
     StorageError naming the pending file whose rename failed."""
 
+def count(value: int, name: str) -> int:
+    """A count (``k``, ``pool``, ``limit``, ``min_support``...): at least 1, capped at 2**32 - 1."""
+
 @final
 class Syncer:
     """Syncs descriptors on a thread of the core's own, which needs no GIL (see

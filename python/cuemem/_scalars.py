@@ -23,6 +23,7 @@ import math
 import numbers
 import sys
 
+from . import _core
 from .errors import CueTypeError, InvalidArgumentError
 
 __all__ = ["as_bool", "as_int", "as_real", "boolean", "count", "integer", "real"]
@@ -118,14 +119,11 @@ def boolean(value: object, name: str) -> bool:
 
 def count(value: object, name: str) -> int:
     """A positive integer (:func:`integer`), capped at 2**32 - 1 (more than any home holds):
-    the core binding's rule for ``k``, ``pool`` and ``limit``, which numpy integers pass
-    here to reach it as Python ints.
+    the core binding's rule for ``k``, ``pool`` and ``limit`` (:func:`cuemem._core.count`,
+    its one implementation), which numpy integers pass here to reach it as Python ints.
 
     Raises:
         CueTypeError: not an integer.
         InvalidArgumentError: below 1.
     """
-    number = integer(value, name)
-    if number < 1:
-        raise InvalidArgumentError(f"{name} must be at least 1, got {number}")
-    return min(number, 2**32 - 1)
+    return _core.count(integer(value, name), name)

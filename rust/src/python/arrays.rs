@@ -64,6 +64,14 @@ pub fn count(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
     Ok(n.min(u64::from(u32::MAX)) as usize)
 }
 
+/// [`count`] for Python: `_scalars.count` hands it a Python int (numpy's integers turned
+/// into one), so a count's range has one rule, this one.
+#[pyfunction]
+#[pyo3(name = "count")]
+pub fn count_py(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
+    count(value, name)
+}
+
 /// `k` as a `#[pyo3(from_py_with)]` extractor: [`count`] named `k`.
 pub fn count_k(value: &Bound<'_, PyAny>) -> PyResult<usize> {
     count(value, "k")

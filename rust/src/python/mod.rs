@@ -64,5 +64,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
     m.add_class::<syncer::PySyncer>()?;
+    m.add_function(wrap_pyfunction!(arrays::count_py, m)?)?;
     Ok(())
 }
