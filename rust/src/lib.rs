@@ -5,7 +5,7 @@
 //! seven decaying axes per memory and ranks candidates by their composite at a given
 //! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
 //! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine; [`files`]
-//! stats a directory's files in parallel; every parallel kernel runs on [`pool`]'s threads,
+//! stats a directory's files in parallel; every parallel kernel runs on the `pool` module's threads,
 //! one pool per process, made anew in a forked child. The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.

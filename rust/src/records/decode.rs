@@ -153,7 +153,7 @@ impl Decoder {
     }
 
     /// The journal line of a write's episode, `values` by slot (`null`: left out), when
-    /// the core proves it ([`super::encode`]); `None` leaves it to the full validator.
+    /// the core proves it (the `encode` module); `None` leaves it to the full validator.
     pub fn encode(&self, values: &[Val<'_>]) -> Option<Vec<u8>> {
         super::encode::encode(&self.schema, &self.op, &self.sparse, &self.order, values)
     }

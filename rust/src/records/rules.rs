@@ -193,7 +193,8 @@ pub(super) fn fold(s: &str) -> Option<String> {
     fold_into(s, &mut out).map(|()| out)
 }
 
-/// [`fold`] appended to `out` (which is left as it was when the fold is unsure).
+/// The fold of a cue value (`" ".join(v.casefold().split()) or v`) appended to `out`, or
+/// `None` (with `out` left as it was) when the core cannot be sure of it.
 pub(super) fn fold_into(s: &str, out: &mut String) -> Option<()> {
     let at = out.len();
     let mut pending_space = false;

@@ -28,7 +28,8 @@ mod score;
 mod table;
 
 pub use axes::{
-    gate, is_protected, Params, AXES, DAY, IMPORTANCE, N_AXES, PROTECT_AT, RISK, URGENCY,
+    gate, is_protected, Params, AXES, DAY, IMPORTANCE, MAX_HALF_LIFE_DAYS, MIN_HALF_LIFE_DAYS,
+    N_AXES, PROTECT_AT, RISK, URGENCY,
 };
 pub use blocks::BLOCK_ROWS;
 pub use pass::DecayPass;
