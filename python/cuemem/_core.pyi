@@ -392,7 +392,9 @@ def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[
     StorageError naming the pending file whose rename failed."""
 
 def count(value: int, name: str) -> int:
-    """A count (``k``, ``pool``, ``limit``, ``min_support``...): at least 1, capped at 2**32 - 1."""
+    """A count (``k``, ``pool``, ``limit``, ``min_support``...): at least 1, capped at 2**32 - 1.
+    Raises CueTypeError for anything but a Python int (a bool, a numpy integer), and
+    InvalidArgumentError below 1."""
 
 @final
 class Syncer:

@@ -164,6 +164,51 @@ def test_a_cache_file_swapped_after_its_check_is_never_the_one_read(
         assert mem.recall({"actor": "globex"}, now=NOW).hits == []
 
 
+def _npy(header: dict[str, object], body: bytes) -> bytes:
+    """An array file of ``header`` (numpy's version 1.0 format) followed by ``body``."""
+    text = repr(header).encode("latin1")
+    pad = 64 - (10 + len(text) + 1) % 64
+    text += b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + body
+
+
+@pytest.mark.parametrize("name", ["rows.npy", "citers.npy"])
+@pytest.mark.parametrize(
+    "header, body",
+    [
+        ({"descr": "<u8", "fortran_order": False, "shape": (2**62, 2**62)}, b""),
+        ({"descr": "<u8", "fortran_order": False, "shape": (2**70,)}, b""),
+        ({"descr": "<u8", "fortran_order": False, "shape": (-1, 2)}, bytes(96)),
+        ({"descr": "<f8", "fortran_order": False, "shape": (6, 2)}, bytes(96)),
+        ({"descr": "<i8", "fortran_order": False, "shape": (6,)}, bytes(49)),
+        ({"descr": "<u8", "fortran_order": True, "shape": (6, 2)}, bytes(96)),
+    ],
+    ids=["huge", "past-64-bits", "negative", "floats", "trailing-byte", "column-order"],
+)
+def test_an_array_file_whose_header_lies_is_rebuilt_even_under_a_forged_recipe(
+    base: Path, tmp_path: Path, name: str, header: dict[str, object], body: bytes
+) -> None:
+    """rows.npy or citers.npy holding a header that does not describe its bytes (a size past
+    memory, past 64 bits, a negative one, another type, a byte more, column order), with
+    recipe.json edited to vouch for it: the open rebuilds, and the close saves the cache again."""
+    import hashlib
+    import json
+
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    data = _npy(header, body)
+    (home / "index" / name).write_bytes(data)
+    recipe = home / "index" / "recipe.json"
+    written = json.loads(recipe.read_text())
+    written["files"][name] = "sha256=" + hashlib.sha256(data).hexdigest()
+    recipe.write_text(json.dumps(written))
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is not IndexState.LOADED and len(mem) == 6
+        assert len(mem.recall({"actor": "acme"}, now=NOW).hits) == 6
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and len(mem) == 6
+
+
 @pytest.mark.skipif(not memory_limit.AVAILABLE, reason="reads its mapped size from /proc")
 @pytest.mark.parametrize("forged", [False, True], ids=["recipe", "forged-recipe"])
 @pytest.mark.parametrize("name", ["cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json"])

@@ -402,7 +402,7 @@ class Indexes:
             indexes.cues = CueIndex.from_bytes(read.pop("cue.idx"))
             raw = read.pop("rows.ids").decode()
             indexes.ids = raw.split("\n")[:-1] if raw else []
-            positions = _npy(read.pop("rows.npy"))
+            positions = _npy(read.pop("rows.npy"), np.uint64, 2)
             n = int(body["rows"])
             indexes.lifecycle = LifecycleState.from_json(_json(read["lifecycle.json"]))
             live = n - len(indexes.lifecycle.retired)
@@ -416,8 +416,8 @@ class Indexes:
             if rows is None:
                 return None, "notes.json is not of note id -> [version, sha256]"
             indexes.notes = dict(zip(notes, cast(list[tuple[int, str]], rows)))
-            citers = _npy(read.pop("citers.npy"))
-            if citers.shape != (n,) or citers.dtype != np.int64:
+            citers = _npy(read.pop("citers.npy"), np.int64, 1)
+            if citers.shape != (n,):
                 return None, "cached files disagree on the number of rows"
             indexes.citers = array("q", citers.tobytes())
             indexes.cited = bool((citers >= 0).any())
@@ -456,12 +456,14 @@ def record_sha(record: dict[str, Any]) -> str:
 
 
 def _read_file(path: Path, bound: int | None = None) -> bytes | None:
-    """A cache file's bytes as they were when it was opened; None for one of more than
+    """A cache file's bytes, read from the one open of it; None for one of more than
     ``bound`` bytes, which is not read at all (no save of the home writes one that large),
-    and for one that grew while it was read (not the file that was opened).
+    and for one that grew while it was read (bytes written meanwhile in place are the
+    fingerprint's to catch).
 
     Raises:
-        InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO), or cannot be read.
+        InvalidArgumentError, StorageError: it is not a regular file (never opened if a FIFO).
+        OSError: it cannot be read.
     """
     f, size = open_regular(path)  # a FIFO would block the open, a device never end
     with f:
@@ -480,8 +482,9 @@ def _fingerprint(name: str, data: bytes) -> str:
     return "sha256=" + hashlib.sha256(data).hexdigest()
 
 
-def _npy(data: bytes) -> np.ndarray[Any, Any]:
-    """A cached array of numbers, read in place from the bytes :func:`_npy_bytes` wrote.
+def _npy(data: bytes, dtype: type[np.generic], ndim: int) -> np.ndarray[Any, Any]:
+    """A cached array of ``dtype`` and ``ndim`` dimensions, read in place from the bytes
+    :func:`_npy_bytes` wrote: its header must describe exactly the bytes that follow it.
 
     Raises:
         ValueError: the bytes are not such an array.
@@ -489,14 +492,16 @@ def _npy(data: bytes) -> np.ndarray[Any, Any]:
     header = io.BytesIO(data)
     version = np.lib.format.read_magic(header)
     if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
+        shape, fortran, kind = np.lib.format.read_array_header_1_0(header)
     elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(header)
+        shape, fortran, kind = np.lib.format.read_array_header_2_0(header)
     else:
         raise ValueError(f"an array file of version {version}")
-    if dtype.hasobject or fortran:
-        raise ValueError("not an array of numbers in row order")
-    return np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=header.tell()).reshape(shape)
+    if kind != np.dtype(dtype) or fortran or len(shape) != ndim or any(type(d) is not int or d < 0 for d in shape):
+        raise ValueError(f"not a {ndim}-d array of {np.dtype(dtype)} in row order")
+    if math.prod(shape) * kind.itemsize != len(data) - header.tell():
+        raise ValueError("an array file whose header does not describe its bytes")
+    return np.frombuffer(data, dtype=kind, offset=header.tell()).reshape(shape)
 
 
 def _json(data: bytes) -> Any:
