@@ -352,7 +352,7 @@ class Indexes:
         write_atomic(directory / "jobs.json", (json.dumps(self.jobs, sort_keys=True) + "\n").encode())
         if before_recipe is not None:
             before_recipe()
-        files = {name: _fingerprint(name, read_regular(directory / name)) for name in _FILES}
+        files = {name: _saved_fingerprint(directory / name) for name in _FILES}
         body = {
             "recipe": recipe(self.salience),
             "rows": len(self.ids),
@@ -477,9 +477,33 @@ def _fingerprint(name: str, data: bytes) -> str:
     """What identifies the content ``data`` of the cache file ``name``: the core's files end in
     a CRC-32 of their whole body (which their reader checks), so their size and that trailer
     do; the others are hashed."""
-    if name.endswith((".idx", ".tbl")):
-        return f"size={len(data)} crc32={data[-4:].hex()}"
+    if _core_file(name):
+        return _sized(len(data), data[-4:])
     return "sha256=" + hashlib.sha256(data).hexdigest()
+
+
+def _saved_fingerprint(path: Path) -> str:
+    """:func:`_fingerprint` of a file a save just wrote, reading of a core file only its trailer.
+
+    Raises:
+        InvalidArgumentError, StorageError: it is not a regular file, or cannot be read.
+    """
+    if not _core_file(path.name):
+        return _fingerprint(path.name, read_regular(path))
+    f, size = open_regular(path)
+    with f:
+        f.seek(max(size - 4, 0))
+        return _sized(size, f.read(4))
+
+
+def _core_file(name: str) -> bool:
+    """Whether ``name`` is one of the core's files (cue postings, salience), which end in a CRC-32."""
+    return name.endswith((".idx", ".tbl"))
+
+
+def _sized(size: int, trailer: bytes) -> str:
+    """The fingerprint of a core file of ``size`` bytes ending in ``trailer``."""
+    return f"size={size} crc32={trailer.hex()}"
 
 
 def _npy(data: bytes, dtype: type[np.generic], ndim: int) -> np.ndarray[Any, Any]:
