@@ -32,6 +32,7 @@ __all__ = [
     "write_pending",
     "place_pending",
     "Syncer",
+    "count",
 ]
 
 __version__: str
