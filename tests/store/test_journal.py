@@ -804,7 +804,7 @@ def test_size_is_the_bytes_of_every_segment_a_torn_tail_included(jdir: Path) -> 
 
 def test_the_lines_holding_a_needle_are_found_whole_as_the_journal_splits_them() -> None:
     """The lines holding any needle (bytes or a pattern), in order, each once, whole, with where
-    each starts: split at ``\n`` alone (a raw ``\r`` inside a line a person wrote does not
+    each starts: split at ``\\n`` alone (a raw ``\\r`` inside a line a person wrote does not
     make two records of it); a last line with no newline is found too, and ``end`` bounds the search."""
     import re
 

@@ -1315,9 +1315,10 @@ def _last_byte(path: Path, size: int) -> bytes:
 
 
 def lines_holding(data: bytes, needles: Sequence[bytes | re.Pattern[bytes]], end: int | None = None) -> list[tuple[int, bytes]]:
-    """The whole lines of ``data[:end]`` (each ending in ``\n``, split there alone, as the
-    journal splits them) holding any of ``needles``, with where each starts, in order: a byte
-    search, never a Python object per line.
+    """The lines of ``data`` holding any of ``needles`` at a place before ``end`` (all of
+    ``data`` when None), with where each starts, in order: each whole, split at ``\\n`` alone as
+    the journal splits them (a last line with no newline ends with ``data``); a byte search,
+    never a Python object per line.
     """
     stop = len(data) if end is None else end
     starts: set[int] = set()
