@@ -22,6 +22,10 @@ __all__ = [
     "Recall",
     "recall",
     "Decoder",
+    "ItemPlan",
+    "Items",
+    "episode_id",
+    "content_hash",
     "Decoded",
     "TextIndex",
     "TextRecall",
@@ -227,6 +231,39 @@ class Decoder:
     def decode(self, run: bytes, narratives_only: bool = False) -> Decoded:
         """Decodes whole journal lines (the GIL released); with ``narratives_only`` a row is
         any line of the record kind, with its id and narrative only."""
+    def read_items(self, chunk: bytes, keys: list[str]) -> Items:
+        """The lines of an import's JSONL ``chunk``, whose items may give the fields ``keys``."""
+
+@final
+class ItemPlan:
+    """What an import decided once for its plain writes (see ``Items.admit``)."""
+
+    def __new__(
+        cls, stamp: str, session: str | None, verdicts: dict[tuple[str, str, bool], tuple[bool, bool, str, float]], forgotten: set[str],
+    ) -> ItemPlan:
+        """The plan of an import written at ``stamp`` in ``session``: ``verdicts`` maps (origin,
+        tier, taint claim) to (taint, reviewed, tier, confidence cap); ``forgotten`` holds the
+        content hashes a forget took out."""
+
+@final
+class Items:
+    """The items of an import's chunk, one per line (``Decoder.read_items``)."""
+
+    def __len__(self) -> int: ...
+    def admit(
+        self, start: int, counter: int, plan: ItemPlan, owners: dict[str | None, str | None],
+    ) -> tuple[bytes, list[str], int, list[str]]:
+        """Admits the plain items from line ``start`` on, in order (the GIL released): their
+        journal lines end to end, their ids, the first line not admitted, and the users named
+        in the block it stopped in that ``owners`` does not answer for. ``counter`` is the
+        first one's id counter; ``owners`` answers whose an item is by the user it names
+        (None: none), a user refused mapped to None."""
+
+def episode_id(n: int, stamp: bytes, text: bytes) -> str:
+    """The id of an episode written at ``stamp`` with ``text`` (UTF-8), the home holding ``n`` rows before it."""
+
+def content_hash(user: bytes, narrative: bytes) -> str:
+    """The SHA-256 of ``user``'s memory ``narrative`` (UTF-8) a forget keeps, in hex."""
 
 @final
 class Decoded:

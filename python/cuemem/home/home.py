@@ -21,7 +21,6 @@ a forget, carrying out others' — and its :class:`~.caches.Caches` own the deri
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -45,6 +44,7 @@ from ..store.fsync import FsyncPolicy
 from ..store.journal import Journal, Position, encode
 from ..store.lock import WriterLock
 from ..store.notes import NoteStore, Recovery
+from .. import _core
 from . import forks, noteseen, policycache, proof
 from .apply import Applier
 from .cues import DIMENSIONS
@@ -473,15 +473,22 @@ class Home:
 
     # -- ids ------------------------------------------------------------------------
 
-    def new_id(self, seed: str, pending: int = 0) -> str:
-        """A fresh episode id derived from ``seed`` and the home's size (plus ``pending``
-        ids a batch has taken but not committed)."""
+    def new_id(self, stamp: str, text: str, pending: int = 0) -> str:
+        """A fresh id of an episode written at ``stamp`` (ISO) with ``text``, derived from them
+        and the home's size (plus ``pending`` ids a batch has taken but not committed):
+        :func:`cuemem._core.episode_id`, stepping past an id already taken."""
         n = len(self.indexes) + pending
+        seed = stamp.encode("utf-8", "surrogatepass"), text.encode("utf-8", "surrogatepass")
         while True:
-            candidate = "ep-" + hashlib.blake2b(f"{n}|{seed}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+            candidate = _core.episode_id(n, *seed)
             if not self.id_taken(candidate):
                 return candidate
             n += 1
+
+    def ids_taken(self, ids: set[str]) -> bool:
+        """Whether any of ``ids`` is taken (:meth:`id_taken`)."""
+        state = self.indexes.lifecycle
+        return not (self.indexes.row_of.keys().isdisjoint(ids) and state.pending.keys().isdisjoint(ids) and state.decided.keys().isdisjoint(ids))
 
     def id_taken(self, id: str) -> bool:
         """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 import orjson
 
-from .. import _arrays, _scalars
+from .. import _arrays, _core, _scalars
 from ..errors import CueTypeError, ImportFileError, InvalidArgumentError, SchemaError, ScopeError, StorageError
 from ..store import records as rec
 from ..schema.spec import IMPORT_KEYS
@@ -29,11 +29,14 @@ from ..store.regular import open_regular
 from .clock import TimeArg, edge_now
 from .scope import Reach
 from .apply import Applier
+from .decoding import DECODER
 from .home import Home
 from .._gc import gc_paused
 from .results import ImportReport
 
-__all__ = ["EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "import_items", "import_jsonl", "import_records", "jsonl_items", "record_items"]
+__all__ = [
+    "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_items",
+]
 
 
 class Admitted(Protocol):
@@ -77,6 +80,15 @@ class Gate(Protocol):
         used; the item's own is added to it)."""
         ...
 
+    def write_run(
+        self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
+    ) -> tuple[bytes, list[str], int, list[str]]:
+        """Admits the plain items of a chunk, from line ``start`` on, each as :meth:`write`
+        would (``owners``: whose an item is, by the user it names; None: refused): their journal
+        lines end to end, their ids (added to ``taken``), the first line not admitted, and the
+        users its block names whom ``owners`` does not answer for."""
+        ...
+
 
 #: The keys an imported item may hold: the fields a caller gives in a memory's content
 #: (:data:`~cuemem.schema.spec.IMPORT_KEYS`).
@@ -106,8 +118,21 @@ MAX_LINE = 64 << 20
 #: Items between two progress reports of an import.
 PROGRESS_EVERY = 5_000
 
+#: Bytes of an import file the core reads at a time (whole lines).
+_CHUNK = 2 << 20
+
 #: One item: its number (line or position, from 1), the object, or why it is unreadable.
 Item = tuple[int, Any, "str | None"]
+
+#: The keys an item may give, as the core takes them.
+_KEYS = sorted(REMEMBER_KEYS)
+
+
+class Lines(NamedTuple):
+    """Whole lines of an import file (each ending in ``\\n`` but perhaps the file's last), the first numbered ``first``."""
+
+    first: int
+    data: bytes
 
 
 def open_jsonl(path: str) -> tuple[BinaryIO, int]:
@@ -126,43 +151,68 @@ def open_jsonl(path: str) -> tuple[BinaryIO, int]:
         raise StorageError(exc.errno or 0, f"cannot read {path}: {exc.strerror}") from None
 
 
-def jsonl_items(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Item]:
-    """The lines of an open JSONL file as items (closing it at the end), streamed;
-    ``progress(bytes_read, size)`` now and then.
+def jsonl_lines(handle: BinaryIO, size: int, progress: Callable[[int, int], None] | None) -> Iterator[Lines]:
+    """The lines of an open JSONL file, about :data:`_CHUNK` bytes of whole lines at a time
+    (closing it at the end), streamed; ``progress(bytes_read, size)`` now and then.
 
     Raises:
         ImportFileError: a line longer than :data:`MAX_LINE` (a device, a binary file).
         StorageError: the file cannot be read (``/proc/self/mem``, an I/O error).
     """
-    done = 0
+    done = reported = 0
+    first = 1
+    carry = b""
     with handle:
-        for number, line in enumerate(iter(lambda: _line(handle), b""), start=1):
-            if len(line) > MAX_LINE:
-                raise ImportFileError(f"line {number} is longer than {MAX_LINE} bytes (is this a JSONL file?), nothing imported",
-                                      [(number, "line too long")])
-            done += len(line)
-            if progress is not None and number % PROGRESS_EVERY == 0:
-                progress(done, size)
-            if not line.strip():
-                continue
-            try:
-                yield number, orjson.loads(line), None
-            except orjson.JSONDecodeError as exc:
-                yield number, None, f"not JSON (or not UTF-8): {exc}"
+        while True:
+            block = _read(handle, _CHUNK)
+            data = carry + block if carry else block
+            end = data.rfind(b"\n") + 1 if block else len(data)  # at the end, a last line without one counts
+            whole, carry = data[:end], data[end:]
+            if whole:
+                if len(whole) > MAX_LINE:  # a line as long can only be here
+                    parts = whole.split(b"\n")
+                    for k, line in enumerate(parts):
+                        if len(line) + (k < len(parts) - 1) > MAX_LINE:  # its \n counted
+                            raise _too_long(first + k)
+                done += len(whole)
+                yield Lines(first, whole)
+                first += whole.count(b"\n") + (not whole.endswith(b"\n"))
+                if progress is not None and first - reported >= PROGRESS_EVERY:
+                    reported = first
+                    progress(done, size)
+            if len(carry) > MAX_LINE:  # read no further: it may never end (a device)
+                raise _too_long(first)
+            if not block:
+                break
     if progress is not None:
         progress(size, size)
 
 
-def _line(handle: BinaryIO) -> bytes:
-    """The next line of ``handle`` (at most :data:`MAX_LINE` + 1 bytes).
+def _too_long(number: int) -> ImportFileError:
+    return ImportFileError(f"line {number} is longer than {MAX_LINE} bytes (is this a JSONL file?), nothing imported",
+                           [(number, "line too long")])
+
+
+def _read(handle: BinaryIO, size: int) -> bytes:
+    """The next ``size`` bytes of ``handle`` at most.
 
     Raises:
         StorageError: the read failed.
     """
     try:
-        return handle.readline(MAX_LINE + 1)
+        return handle.read(size)
     except OSError as exc:
         raise StorageError(exc.errno or 0, f"cannot read {getattr(handle, 'name', 'the import file')}: {exc.strerror or exc}") from None
+
+
+def _item(number: int, line: bytes) -> Item | None:
+    """The item of line ``number`` (None: a blank line)."""
+    if not line.strip():
+        return None
+    try:
+        return number, orjson.loads(line), None
+    except orjson.JSONDecodeError as exc:
+        return number, None, f"not JSON (or not UTF-8): {exc}"
 
 
 def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item]:
@@ -197,7 +247,7 @@ def import_jsonl(
     label = optional_label(session, "session")
     handle, size = open_jsonl(_arrays.path(path))
     return import_items(
-        home, gate_of(at, allow_forgotten=forgotten_too), jsonl_items(handle, size, report), skip_bad=skipping, source=str(path),
+        home, gate_of(at, allow_forgotten=forgotten_too), jsonl_lines(handle, size, report), skip_bad=skipping, source=str(path),
         owner=reach.owner(), session=label,
     )
 
@@ -228,16 +278,19 @@ def import_records(
 
 @gc_paused
 def import_items(
-    home: Home, gate: Gate, items: Iterable[Item], *, skip_bad: bool, source: str,
-    owner: Callable[[Any], str] | None = None, session: str | None = None,
+    home: Home, gate: Gate, items: Iterable[Item | Lines], *, skip_bad: bool, source: str,
+    owner: Callable[[Any], str], session: str | None = None,
 ) -> ImportReport:
     """Imports ``items`` into ``home`` through ``gate``, all or nothing (bad ones skipped with ``skip_bad``).
 
-    ``owner`` maps an item's ``user_id`` (None when it names none) to the user it is
-    written as, raising :class:`~cuemem.errors.ScopeError` for one its handle may not
-    write; ``session`` is the session of every item (provenance comes from the call,
-    so an item cannot name its own). A forgotten item (its id, or its user and
-    narrative) is a bad item unless the gate allows it (and its id stays taken).
+    An item is an object read already, or one of the :class:`Lines` of a file, which the
+    core reads and admits in runs (:meth:`Gate.write_run`) up to a line that is not a plain
+    write, which is read and admitted here as any item is. ``owner`` maps an item's
+    ``user_id`` (None when it names none) to the user it is written as, raising
+    :class:`~cuemem.errors.ScopeError` for one its handle may not write; ``session`` is the
+    session of every item (provenance comes from the call, so an item cannot name its
+    own). A forgotten item (its id, or its user and narrative) is a bad item unless the
+    gate allows it (and its id stays taken).
 
     Raises:
         ImportFileError: bad items (with their numbers) and not ``skip_bad``; nothing written.
@@ -248,97 +301,143 @@ def import_items(
     if text is not None:
         text.flush(home.indexes, home.journal)  # a failed import rolls back to here
     try:
-        applier, outcome = _stage(home, gate, items, skip_bad, source, owner, session)
+        staging = _Staging(home, gate, owner, session)
+        staging.run(items, skip_bad, source)
     except BaseException:
         if text is not None:
             text.rollback()
         raise
     # The stage is in the journal now: nothing below may fail short of the indexes.
-    applier.flush()
+    staging.applier.flush()
     home.indexes.head = home.journal.head()
-    if outcome[0] or outcome[1]:
+    if staging.written or staging.queued:
         home.committed(None)
-    written, queued, repeated, errors = outcome
-    return ImportReport(count=len(written), skipped=errors, ids=written, queued=queued, repeated=repeated)
+    return ImportReport(
+        count=len(staging.written), skipped=staging.errors, ids=staging.written, queued=staging.queued, repeated=staging.repeated,
+    )
 
 
-def _stage(
-    home: Home, gate: Gate, items: Iterable[Item], skip_bad: bool, source: str,
-    owner: Callable[[Any], str] | None, session: str | None,
-) -> tuple[Applier, tuple[list[str], list[str], list[str], list[tuple[int, str]]]]:
-    """Stages every item; the stage joins the journal as the last step, or not at all."""
-    errors: list[tuple[int, str]] = []
-    written: list[str] = []
-    queued: list[str] = []
-    repeated: list[str] = []
-    by_action = {"queue": queued, "repeat": repeated}  # the gate's actions, as their values
-    taken: set[str] = set()
-    applier = Applier(home.indexes, trusted=True, deferred=True)
-    text = home.caches.text
-    staged = 0
-    # The lines of a run of remember records waiting for the core's decoder, end to end
-    # from ``base`` in the stage; a record of another kind ends the run (order is kept).
-    # Only the bytes wait (a record is read back from its line if the decoder leaves it).
-    run = bytearray()
-    waiting = 0
-    base = 0
+class _Staging:
+    """One import's items staged beside the journal; the stage joins it as the last step of :meth:`run`, or not at all."""
 
-    def decode_run() -> None:
-        nonlocal waiting
-        if waiting:
-            for decoded, lo, hi, first in applier.add_run(bytes(run), 0, base):  # its segment is known at commit
-                if text is not None:
-                    text.add_decoded(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
-            run.clear()
-            waiting = 0
+    def __init__(self, home: Home, gate: Gate, owner: Callable[[Any], str], session: str | None) -> None:
+        self.home, self.gate, self.owner, self.session = home, gate, owner, session
+        self.errors: list[tuple[int, str]] = []
+        self.written: list[str] = []
+        self.queued: list[str] = []
+        self.repeated: list[str] = []
+        self.by_action = {"queue": self.queued, "repeat": self.repeated}  # the gate's actions, as their values
+        self.taken: set[str] = set()
+        self.owners: dict[str | None, str | None] = {}  # whose the items the core admits are, by the user they name
+        self.applier = Applier(home.indexes, trusted=True, deferred=True)
+        self.text = home.caches.text
+        self.staged = 0
+        # The lines of a run of remember records waiting for the core's decoder, end to end
+        # from ``base`` in the stage; a record of another kind ends the run (order is kept).
+        # Only the bytes wait (a record is read back from its line if the decoder leaves it).
+        self.waiting = bytearray()
+        self.count = 0
+        self.base = 0
 
-    with home.journal.stage() as stage:
-        for number, obj, unreadable in items:
-            if unreadable is not None:
-                errors.append((number, unreadable))
-                continue
-            try:
-                if not isinstance(obj, Mapping):
-                    raise SchemaError("each item must be a JSON object", None)
-                if not REMEMBER_KEYS.issuperset(obj):
-                    unknown = sorted(set(obj) - REMEMBER_KEYS)
-                    raise SchemaError(f"unknown keys {unknown}", unknown[0])
-                if "narrative" not in obj:
-                    raise SchemaError("narrative is required", "narrative")
-                fields = dict(obj)
-                del fields["narrative"]
-                if fields.get("origin") == "job":
-                    raise SchemaError("origin 'job' is the maintenance jobs' own; an import writes as user, agent or external", "origin")
-                if owner is not None:
-                    fields["user_id"] = owner(fields.get("user_id"))
-                if session is not None:
-                    fields["session"] = session
-                admitted = gate.write(obj["narrative"], fields, taken)
-            except (ValueError, TypeError, ScopeError) as exc:
-                errors.append((number, str(exc)))
-                continue
-            by_action.get(admitted.action, written).append(admitted.id)
-            records, own = admitted.parts()
-            lines: list[tuple[bytes, rec.Record | None]] = [(line_of(r), r) for r in records]
-            if own is not None:
-                lines.append((own, None))
-            for line, record in lines:
-                offset = stage.add_line(line)
-                staged += 1
-                if record is None or rec.op_of(record) is _REMEMBER:
-                    if not waiting:
-                        base = offset
-                    run += line
-                    waiting += 1
-                    if waiting >= _RUN:
-                        decode_run()
+    def run(self, items: Iterable[Item | Lines], skip_bad: bool, source: str) -> None:
+        """Stages every item, then commits the stage (see :func:`import_items`)."""
+        with self.home.journal.stage() as stage:
+            self.stage = stage
+            for item in items:
+                if isinstance(item, Lines):
+                    self.lines(item)
                 else:
-                    decode_run()
-                    applier.add(record, 0, offset)
-        decode_run()
-        if errors and not skip_bad:
-            shown = "; ".join(f"line {n}: {m}" for n, m in errors[:5])
-            raise ImportFileError(f"{len(errors)} bad item(s) in {source}, nothing imported: {shown}", errors)
-        if staged:
-            applier.place(stage.commit())
-    return applier, (written, queued, repeated, errors)
+                    self.item(*item)
+            self.decode()
+            if self.errors and not skip_bad:
+                shown = "; ".join(f"line {n}: {m}" for n, m in self.errors[:5])
+                raise ImportFileError(f"{len(self.errors)} bad item(s) in {source}, nothing imported: {shown}", self.errors)
+            if self.staged:
+                self.applier.place(stage.commit())
+
+    def lines(self, lines: Lines) -> None:
+        """Stages a file's lines: runs of plain items the core admits, each other line as an item."""
+        items = DECODER.read_items(lines.data, _KEYS)
+        if not self.owners:
+            self.answer([None])
+        parts: list[bytes] | None = None
+        i, n = 0, len(items)
+        while i < n:
+            run, ids, i, missing = self.gate.write_run(items, i, self.owners, self.session, self.taken)
+            if ids:
+                self.written += ids
+                self.remembers(run, self.stage.add_line(run), len(ids))
+            if missing:
+                self.answer(missing)
+            elif i < n:
+                if parts is None:
+                    parts = lines.data.split(b"\n")
+                item = _item(lines.first + i, parts[i])
+                if item is not None:
+                    self.item(*item)
+                i += 1
+
+    def answer(self, users: Iterable[str | None]) -> None:
+        """Asks whose the items naming ``users`` are, for the core (a user refused: None; its items are read here, each a bad item)."""
+        for user in users:
+            try:
+                self.owners[user] = self.owner(user)
+            except ScopeError:
+                self.owners[user] = None
+
+    def item(self, number: int, obj: Any, unreadable: str | None) -> None:
+        """Stages one item (a bad one is noted in :attr:`errors`)."""
+        if unreadable is not None:
+            self.errors.append((number, unreadable))
+            return
+        try:
+            if not isinstance(obj, Mapping):
+                raise SchemaError("each item must be a JSON object", None)
+            if not REMEMBER_KEYS.issuperset(obj):
+                unknown = sorted(set(obj) - REMEMBER_KEYS)
+                raise SchemaError(f"unknown keys {unknown}", unknown[0])
+            if "narrative" not in obj:
+                raise SchemaError("narrative is required", "narrative")
+            fields = dict(obj)
+            del fields["narrative"]
+            if fields.get("origin") == "job":
+                raise SchemaError("origin 'job' is the maintenance jobs' own; an import writes as user, agent or external", "origin")
+            fields["user_id"] = self.owner(fields.get("user_id"))
+            if self.session is not None:
+                fields["session"] = self.session
+            admitted = self.gate.write(obj["narrative"], fields, self.taken)
+        except (ValueError, TypeError, ScopeError) as exc:
+            self.errors.append((number, str(exc)))
+            return
+        self.by_action.get(admitted.action, self.written).append(admitted.id)
+        records, own = admitted.parts()
+        for record in records:
+            line = line_of(record)
+            offset = self.stage.add_line(line)
+            if rec.op_of(record) is _REMEMBER:
+                self.remembers(line, offset, 1)
+            else:
+                self.decode()
+                self.applier.add(record, 0, offset)
+                self.staged += 1
+        if own is not None:
+            self.remembers(own, self.stage.add_line(own), 1)
+
+    def remembers(self, lines: bytes, offset: int, count: int) -> None:
+        """Stages ``count`` remember records, staged at ``offset`` as ``lines``: they join the run waiting for the decoder."""
+        if not self.count:
+            self.base = offset
+        self.waiting += lines
+        self.count += count
+        self.staged += count
+        if self.count >= _RUN:
+            self.decode()
+
+    def decode(self) -> None:
+        """Hands the waiting run to the core's decoder and the text index."""
+        if self.count:
+            for decoded, lo, hi, first in self.applier.add_run(bytes(self.waiting), 0, self.base):  # its segment is known at commit
+                if self.text is not None:
+                    self.text.add_decoded(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
+            self.waiting.clear()
+            self.count = 0

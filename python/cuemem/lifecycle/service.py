@@ -233,7 +233,7 @@ class Lifecycle:
     ) -> Episode:
         tags = [] if c.session is None else [f"session:{c.session}"]
         return Episode.create(
-            c.text, id=self._home.new_id(f"{at.isoformat()}|{c.text}", pending), recorded_at=at, user_id=user,
+            c.text, id=self._home.new_id(at.isoformat(), c.text, pending), recorded_at=at, user_id=user,
             type=c.category.value, importance=c.salience, confidence=c.confidence, subject=c.subject, tags=tags,
             origin=origin, tier=c.tier, kind=c.kind, valid_from=at, thread=c.session, session=c.session, taint=taint,
         )

@@ -38,6 +38,7 @@ from datetime import date, datetime
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
+from .. import _core
 from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
 from ..schema.fields import choice, optional_label, validate_id
@@ -64,9 +65,13 @@ class HomeState(Protocol):
 
     def get(self, id: object) -> Episode: ...
 
-    def new_id(self, seed: str, pending: int = 0) -> str: ...
+    def new_id(self, stamp: str, text: str, pending: int = 0) -> str: ...
 
     def id_taken(self, id: str) -> bool: ...
+
+    def ids_taken(self, ids: set[str]) -> bool: ...
+
+    def __len__(self) -> int: ...
 
     def marked(self, mark: str) -> frozenset[str]: ...
 
@@ -208,12 +213,12 @@ def episode_id(home: HomeState, narrative: object, given: object, stamp: str, ta
     """
     if given is None:
         # The counter (rows so far, plus this batch's) keeps ids of equal narratives apart.
-        seed = f"{stamp}|{narrative}"
+        text = f"{narrative}"
         pending = len(taken) if taken is not None else 0
-        eid = home.new_id(seed, pending)
+        eid = home.new_id(stamp, text, pending)
         while taken is not None and eid in taken:
             pending += 1
-            eid = home.new_id(seed, pending)
+            eid = home.new_id(stamp, text, pending)
         return eid
     if isinstance(given, str) and home.lifecycle.retired.get(given) == FORGOTTEN:
         raise ReingestError(f"id {given!r} was forgotten; its tombstone keeps the id", "id")
@@ -301,7 +306,9 @@ class Admission:
             by default it is refused (``ReingestError``).
     """
 
-    __slots__ = ("home", "profile", "at", "allow_forgotten", "_stamp", "_current", "_live", "_queued", "_tainted", "_own", "_marks")
+    __slots__ = (
+        "home", "profile", "at", "allow_forgotten", "_stamp", "_current", "_live", "_queued", "_tainted", "_own", "_marks", "_plan",
+    )
 
     def __init__(self, home: HomeState, profile: Profile, at: datetime, *, allow_forgotten: bool = False) -> None:
         self.home = home
@@ -316,6 +323,7 @@ class Admission:
         self._tainted: dict[str, str | None] = {}  # sessions this batch taints
         self._own: dict[str, tuple[bool, bool]] = {}  # this batch's records: (tainted, reviewed)
         self._marks: tuple[frozenset[str], frozenset[str]] | None = None
+        self._plan: tuple[tuple[str | None, bool], _core.ItemPlan] | None = None  # an import's, by (session, tainted)
 
     def provenance(self, episode: Episode) -> tuple[Episode, list[rec.Record]]:
         """``episode`` with its taint and review state as the module docstring says, and
@@ -333,12 +341,13 @@ class Admission:
 
     def _trust(
         self, session: str | None, user: str, taint: bool, origin: Origin, reviewed: bool, sources: Sequence[str], supersedes: str | None,
+        mark: bool = True,
     ) -> tuple[bool, bool, list[rec.Record]]:
         """(taint, reviewed, the session's ``taint`` record if any) of a write of these fields:
-        the one rule of :meth:`provenance`."""
+        the one rule of :meth:`provenance` (without ``mark``, the batch does not learn that the session is tainted)."""
         # The session's taint record names no source: the record that taints it holds its
         # source, so a forget that erases that record leaves no trace of where it came from.
-        taint, records = self.session_taint(session, user, None, taint or origin is _EXTERNAL)
+        taint, records = self.session_taint(session, user, None, taint or origin is _EXTERNAL, mark)
         derived = origin is _JOB and bool(sources)  # a job's derivative of the records it cites
         if sources:
             tainted, clean = self._job_sources(tuple(sources)) if derived else source_trust(self.home, sources, user)
@@ -392,6 +401,57 @@ class Admission:
             taken.add(eid)
         return admitted
 
+    def write_run(
+        self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
+    ) -> tuple[bytes, list[str], int, list[str]]:
+        """Admits the items of an import's chunk from line ``start`` on, in order, as long as
+        each is a *plain* write — no id, subject or sources of its own, not forgotten, its
+        fields proven by the core — admitted as :meth:`write` admits it: written as ``owners``
+        says whose (by the user it names, None: none; a user mapped to None was refused), in ``session``, with the id
+        :meth:`write` gives it and the trust :meth:`_trust` and :func:`~.gate.trusted` decide,
+        looked up by the core in a plan made of them (:meth:`_item_plan`). Returns the items'
+        journal lines end to end, their ids (added to ``taken``), the first line not admitted,
+        which the caller admits with :meth:`write` (whose errors name the field), and the users
+        that line's block names whom ``owners`` does not answer for (then ask again, answered).
+        The batch does not record these writes' trust for a job's sources (an import writes no job's).
+        """
+        lines, ids, end, missing = items.admit(start, len(self.home) + len(taken), self._item_plan(session), owners)
+        # The core knows neither the home's ids nor the batch's (nor checks its own): a taken
+        # one ends the run (never in practice: 64 bits), and :meth:`write` steps past it.
+        fresh = set(ids)
+        if len(fresh) < len(ids) or not taken.isdisjoint(fresh) or self.home.ids_taken(fresh):
+            fresh = set()
+            for eid in ids:
+                if eid in fresh or eid in taken or self.home.id_taken(eid):
+                    break
+                fresh.add(eid)
+            keep = len(fresh)
+            lines = b"".join(line + b"\n" for line in lines.split(b"\n")[:keep])  # a record a line
+            ids, end, missing = ids[:keep], start + keep, []
+        taken |= fresh
+        return lines, ids, end, missing
+
+    def _item_plan(self, session: str | None) -> _core.ItemPlan:
+        """The core's plan of this batch's plain writes in ``session`` (:meth:`write_run`):
+        for each origin a caller may give, tier and taint claim, the verdict of :meth:`_trust`
+        and :func:`~.gate.trusted` — left out where the write would taint its session, whose
+        ``taint`` record the full path writes — and the content hashes a forget took out."""
+        key = (session, session is not None and self.session_tainted(session))
+        if self._plan is None or self._plan[0] != key:
+            verdicts: dict[tuple[str, str, bool], tuple[bool, bool, str, float]] = {}
+            for origin in Origin:
+                if origin is _JOB:
+                    continue  # a caller's write may not claim it
+                for tier in Tier:
+                    for claim in (False, True):
+                        taint, reviewed, marked = self._trust(session, "", claim, origin, True, (), None, mark=False)
+                        if not marked:
+                            tier_now, cap = trusted(tier, origin, 1.0, self.profile, not reviewed)
+                            verdicts[(origin.value, tier.value, claim)] = (taint, reviewed, tier_now.value, cap)
+            forgotten = () if self.allow_forgotten else self.home.lifecycle.forgotten
+            self._plan = key, _core.ItemPlan(self._stamp, session, verdicts, set(forgotten))
+        return self._plan[1]
+
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
@@ -428,10 +488,13 @@ class Admission:
         forgotten = self.home.lifecycle.forgotten
         return bool(forgotten) and not self.allow_forgotten and rec.content_hash(user, narrative) in forgotten
 
-    def session_taint(self, session: str | None, user: str, source: str | None, taint: bool) -> tuple[bool, list[rec.Record]]:
+    def session_taint(
+        self, session: str | None, user: str, source: str | None, taint: bool, mark: bool = True,
+    ) -> tuple[bool, list[rec.Record]]:
         """Whether a write (or a read) of ``taint`` by ``session`` is tainted, and the ``taint``
         record of its session if it is the one that taints it: a tainted session taints all
-        it writes; a tainted write taints its session for good. The one rule of session taint.
+        it writes; a tainted write taints its session for good (unless ``mark`` is false: only asked).
+        The one rule of session taint.
         """
         if session is None:
             return taint, []
@@ -439,7 +502,8 @@ class Admission:
             return True, []
         if not taint:
             return False, []
-        self._tainted[session] = source
+        if mark:
+            self._tainted[session] = source
         return True, [rec.taint(user, session, source, self.at)]
 
     def session_tainted(self, session: str) -> bool:

@@ -60,6 +60,7 @@ from typing import Any
 
 import orjson
 
+from .. import _core
 from ..schema import Note
 
 __all__ = [
@@ -224,8 +225,7 @@ def content_hash(user: str, narrative: str) -> str:
     Anyone holding a candidate text can check it against a forgotten record's hash (that
     is what refuses its re-ingestion); the hash reveals nothing else.
     """
-    data = f"cuemem-content\0{user}\0{narrative}".encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    return _core.content_hash(user.encode("utf-8", "surrogatepass"), narrative.encode("utf-8", "surrogatepass"))
 
 
 def owner_hash(user: str) -> str:

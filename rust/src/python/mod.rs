@@ -9,6 +9,7 @@ mod arrays;
 mod cue;
 mod errors;
 mod files;
+mod items;
 mod query;
 mod recall;
 mod records;
@@ -55,6 +56,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recall::recall, m)?)?;
     m.add_class::<records::PyDecoder>()?;
     m.add_class::<records::PyDecoded>()?;
+    m.add_class::<items::PyItems>()?;
+    m.add_class::<items::PyItemPlan>()?;
+    m.add_function(wrap_pyfunction!(items::episode_id, m)?)?;
+    m.add_function(wrap_pyfunction!(items::content_hash, m)?)?;
     m.add_class::<text::PyTextIndex>()?;
     m.add_class::<text::PyTextRecall>()?;
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 use super::cue::PyCueIndex;
 use super::errors::{detached, guarded};
+use super::items::PyItems;
 use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
@@ -46,7 +47,7 @@ fn bad(reason: String) -> CoreError {
 /// The episode schema compiled, and the record kind it decodes.
 #[pyclass(module = "cuemem._core", name = "Decoder", frozen)]
 pub struct PyDecoder {
-    inner: Decoder,
+    pub(super) inner: Decoder,
     dimensions: Vec<String>,
 }
 
@@ -127,6 +128,12 @@ impl PyDecoder {
         }
         let line = self.inner.encode(&vals)?;
         Some(PyBytes::new(py, &line))
+    }
+
+    /// The items of a chunk of an import's JSONL lines, each a JSON object of the fields
+    /// `keys` (see `Items`).
+    fn read_items(slf: Bound<'_, Self>, chunk: &[u8], keys: Vec<String>) -> PyItems {
+        PyItems::read(slf, chunk, keys)
     }
 
     /// Decodes a run of whole journal lines (the GIL released); with `narratives_only`, a

@@ -20,6 +20,8 @@
 mod decode;
 mod encode;
 mod feed;
+mod ids;
+mod items;
 mod rows;
 mod rules;
 mod schema;
@@ -29,5 +31,7 @@ pub use value::Val;
 
 pub use decode::{Decoded, Decoder, Line};
 pub use feed::{add_texts, index_cues, put_salience};
+pub use ids::{content_hash, episode_id};
+pub use items::{Admitted, Items, Owners, Plan, Verdict};
 pub use rows::RowRef;
 pub use schema::{CueSpec, Derive, FieldSpec, Rule, Schema};

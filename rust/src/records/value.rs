@@ -77,6 +77,19 @@ pub(super) fn value(text: &str) -> Option<Val<'_>> {
     r.end().then_some(v)
 }
 
+/// Reads `text` as one object whose values may be containers (a list of strings, an
+/// object of scalars), as a record's episode is read, handing each member to `member` in
+/// order; `None` when it is no such object or `member` answers `None`.
+pub(super) fn object<'a>(
+    text: &'a str,
+    member: impl FnMut(Cow<'a, str>, Val<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut r = Reader::new(text);
+    r.eat(b'{')?;
+    r.members(true, member)?;
+    r.end().then_some(())
+}
+
 /// A record that carries an episode, as cuemem writes one: `{"episode": {...}, "op": "..."}`
 /// with nothing after it but whitespace (the `\n`): each of the episode's members is handed
 /// to `member` in order as it is read (no list of them is built), then the op is answered.

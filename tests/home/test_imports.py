@@ -1,0 +1,235 @@
+"""Imports of JSONL files: the core admits each chunk's plain items in runs
+(``Admission.write_run``), exactly as each line parsed in Python and admitted by
+``Admission.write`` would be.
+
+The oracle is the same import with the core's runs turned off (every line parsed by
+``orjson`` and admitted by ``Admission.write``): for any file, home and call, the two
+write the same journal bytes and report the same ids, queue, repeats and bad lines.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cuemem import Memory, _core
+from cuemem.errors import ImportFileError
+from cuemem.home import imports
+from cuemem.home.decoding import DECODER
+from cuemem.lifecycle.writes import Admission
+
+NOW = datetime(2026, 6, 15, 9, 0, tzinfo=timezone.utc)
+
+#: Values of each key an item may hold, good and bad (and one key no item may hold).
+VALUES: dict[str, list[Any]] = {
+    "narrative": ["Kim met Acme in Lyon.", "secret plan", "  padded  ", "", " ", 5, None, "é\u2028x", "tab\there", "q\"uote\\"],
+    "id": ["taken-1", "new-1", "new-2", "bad id!", ".dot", 3, None, ""],
+    "user_id": ["alice", "bob", None, 7, "bad user", ""],
+    "type": ["note", "deal", "Bad Type", ""],
+    "origin": ["user", "agent", "external", "job", "x", None],
+    "tier": ["long", "short", "working", "x"],
+    "kind": ["episodic", "semantic", "preference", "x"],
+    "level": ["raw", "summary", "x"],
+    "subject": ["office", "Office ", " ", None, 3],
+    "confidence": [1, 1.0, 0.5, 0.35, 0.0000001, 2, True, -0.0],
+    "importance": [0, 0.7, 1, 1.5, -0.0, "high"],
+    "risk": [0.2, 1e-9, None],
+    "salience": [{"urgency": 0.5}, {"bogus": 1}, {}, "x", {"importance": 0.9, "risk": 0.1}],
+    "actors": [["acme", "kim"], ["a", "a"], [" a "], [], "a", [1], ["x" * 300]],
+    "tags": [["sales"], [], ["", "x"], None],
+    "occurred_at": ["2026-06-01", "2026-13-01", "", None, "2026-06-01T10:00:00+00:00"],
+    "valid_from": ["2026-06-01T00:00:00+00:00", "2026-05-01T00:00:00Z", "x"],
+    "valid_to": ["2026-07-01T00:00:00+00:00", "2020-01-01T00:00:00+00:00", None],
+    "sources": [[], ["taken-1"], ["nope"], ["taken-1", "taken-1"]],
+    "taint": [True, False, 1, None],
+    "thread": ["t1", "", None, "t\x01"],
+    "metadata": [{"k": 1}, None, {}, {"nested": {"a": 1}}],
+    "outcome": ["positive", "maybe", None],
+    "colour": ["red"],
+}
+
+
+@st.composite
+def items(draw: st.DrawFn) -> dict[str, Any]:
+    keys = draw(st.lists(st.sampled_from(sorted(VALUES)), max_size=6, unique=True))
+    if draw(st.booleans()) or draw(st.booleans()):
+        keys = ["narrative", *[k for k in keys if k != "narrative"]]
+    return {k: draw(st.sampled_from(VALUES[k])) for k in keys}
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    """One line of a JSONL file: an item as JSON, or a variant of one a reader may trip on."""
+    item = draw(items())
+    text = json.dumps(item, ensure_ascii=draw(st.booleans()))
+    match draw(st.integers(0, 9)):
+        case 0 if text != "{}":
+            return '{"type": "zzz", ' + text[1:]  # a repeated key (the last one counts)
+        case 1:
+            return "  " + text + " \r"
+        case 2:
+            return draw(st.sampled_from(["", "   ", "{not json", "[1, 2]", '"x"', '{"narrative": "lone \\ud800"}', "\ufeff{}"]))
+        case 3:
+            return text.replace(", ", ",")
+        case _:
+            return text
+
+
+def home_with_history(path: Path) -> Path:
+    """A home holding a version of a subject, a taken id, a forgotten memory and a tainted session."""
+    with Memory.open(path, user="*") as mem:
+        mem.remember("The office is in Paris.", user_id="alice", kind="semantic", subject="office", now=NOW)
+        mem.remember("taken", id="taken-1", user_id="alice", now=NOW)
+        gone = mem.remember("secret plan", user_id="alice", now=NOW)
+        mem.forget(gone, now=NOW)
+        mem.remember("read on the web", user_id="bob", origin="external", session="s-web", now=NOW)
+    return path
+
+
+def journal_bytes(home: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted((home / "journal").glob("*.jsonl")))
+
+
+def outcome(home: Path, source: Path, user: str, call: dict[str, Any]) -> tuple[object, bytes]:
+    """What importing ``source`` into ``home`` reports (or refuses), and the journal after it."""
+    with Memory.open(home, user=user) as mem:
+        try:
+            report = mem.import_jsonl(source, now=NOW, **call)
+            said: object = (report.ids, report.queued, report.repeated, report.skipped)
+        except ImportFileError as exc:
+            said = ("refused", exc.errors)
+    return said, journal_bytes(home)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return home_with_history(tmp_path_factory.mktemp("history") / "home")
+
+
+def copy_home(source: Path, to: Path) -> Path:
+    shutil.copytree(source, to)
+    return to
+
+
+def without_core_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line is parsed by orjson and admitted by ``Admission.write``: the oracle."""
+    monkeypatch.setattr(Admission, "write_run", lambda self, items, start, *args: (b"", [], start, []))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    file=st.lists(lines(), min_size=1, max_size=8),
+    final_newline=st.booleans(),
+    user=st.sampled_from(["*", "alice"]),
+    call=st.fixed_dictionaries({
+        "skip_bad_lines": st.booleans(), "session": st.sampled_from([None, "s1", "s-web"]), "allow_forgotten": st.booleans(),
+    }),
+)
+def test_the_cores_reading_imports_what_python_parsing_does(
+    history: Path, tmp_path_factory: pytest.TempPathFactory, file: list[str], final_newline: bool, user: str, call: dict[str, Any],
+) -> None:
+    """For any file, home and call: the same journal bytes, ids and bad lines as the oracle."""
+    work = tmp_path_factory.mktemp("import")
+    source = work / "in.jsonl"
+    source.write_bytes(("\n".join(file) + ("\n" if final_newline else "")).encode("utf-8", "surrogatepass"))
+    got = outcome(copy_home(history, work / "fast"), source, user, call)
+    with pytest.MonkeyPatch.context() as patch:
+        without_core_reading(patch)
+        expected = outcome(copy_home(history, work / "slow"), source, user, call)
+    assert got == expected
+
+
+def test_a_file_of_many_chunks_imports_as_python_parsing_does(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines across many of the core's chunks and blocks, good and bad mixed, users named
+    late, the last line without a newline."""
+    monkeypatch.setattr(imports, "_CHUNK", 64 << 10)
+    rows = []
+    for i in range(3000):
+        item: dict[str, Any] = {"narrative": f"event {i % 50}", "user_id": f"user-{i % (1 + i // 100)}", "importance": (i % 10) / 10}
+        if i % 97 == 0:
+            item["origin"] = "external"
+        if i % 131 == 0:
+            item["importance"] = 3
+        if i % 89 == 0:
+            item.update(kind="semantic", subject=f"topic {i % 3}")
+        rows.append(json.dumps(item))
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(rows), encoding="utf-8")
+    call = {"skip_bad_lines": True, "session": "s2"}
+    got = outcome(copy_home(history, tmp_path / "fast"), source, "*", call)
+    without_core_reading(monkeypatch)
+    expected = outcome(copy_home(history, tmp_path / "slow"), source, "*", call)
+    assert got == expected
+    assert len(got[0][0]) > 2900  # type: ignore[index]
+
+
+def admitted(chunk: bytes, owners: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
+    """The lines of ``chunk`` the core admits as plain writes (a line it stops at is skipped), and the users it asks about."""
+    items = DECODER.read_items(chunk, imports._KEYS)
+    verdicts = {(o, t, c): (c, not c, t, 1.0) for o in ("user", "agent") for t in ("short", "long") for c in (False, True)}
+    plan = _core.ItemPlan("2026-06-15T09:00:00+00:00", None, verdicts, set())
+    lines: list[int] = []
+    missing: list[str] = []
+    i = 0
+    while i < len(items):
+        _, ids, end, asked = items.admit(i, 0, plan, owners)
+        lines += range(i, end)
+        missing += asked
+        i = end + 1
+    return lines, missing
+
+
+def test_the_core_admits_only_a_plain_item_it_proves() -> None:
+    """A line is admitted only when it is one object of the keys an item may give, each once,
+    ``narrative`` among them, with no id, subject or sources of its own, whose user the caller
+    answered for and whose origin, tier and taint claim the plan decides; every other line is
+    left to Python, which words the error."""
+    chunk = "\n".join([
+        '{"narrative": "ok", "actors": ["a"], "salience": {"urgency": 0.5}}',
+        '{"narrative": "twice", "narrative": "again"}',
+        '{"narrative": "x", "colour": "red"}',
+        '{"narrative": "x", "recorded_at": "2026-01-01T00:00:00+00:00"}',
+        '{"narrative": "x", "session": "s"}',
+        '{"type": "note"}',
+        "",
+        "[1]",
+        '{"narrative": "x", "metadata": {"nested": {"a": 1}}}',
+        '{"narrative": "big", "importance": 1e400}',
+        '{"narrative": "x", "id": "mine"}',
+        '{"narrative": "x", "subject": "office"}',
+        '{"narrative": "x", "sources": ["ep-1"]}',
+        '{"narrative": "x", "origin": "external"}',
+        '{"narrative": "x", "tier": "working"}',
+        '{"narrative": "x", "confidence": 1.5}',
+        '{"narrative": "x", "user_id": "refused"}',
+        '{"narrative": "x", "user_id": "bob"}',
+        '{"narrative": "x", "user_id": null, "sources": [], "id": null, "taint": true}',
+        '{"narrative": "last, no newline"}',
+    ]).encode()
+    owners: dict[str | None, str | None] = {None: "alice", "refused": None}
+    assert admitted(chunk, owners) == ([0, 18, 19], ["bob"])
+    owners["bob"] = "bob"
+    assert admitted(chunk, owners) == ([0, 17, 18, 19], [])
+    assert admitted(b"\xff\xfe\n", owners) == ([], [])
+
+
+def test_an_items_id_and_content_hash_are_the_formulas_python_names() -> None:
+    """``Home.new_id`` and ``content_hash`` are the core's formulas: BLAKE2b-64 of counter, stamp
+    and text; SHA-256 of user and narrative (hashlib computes the same here, a test oracle)."""
+    import hashlib
+
+    from cuemem.store.records import content_hash
+
+    text = "Acme signed \u00e9 \ud800"
+    stamp = "2026-06-15T09:00:00+00:00"
+    raw = f"7|{stamp}|{text}".encode("utf-8", "surrogatepass")
+    assert _core.episode_id(7, stamp.encode(), text.encode("utf-8", "surrogatepass")) == "ep-" + hashlib.blake2b(raw, digest_size=8).hexdigest()
+    data = f"cuemem-content\0alice\0{text}".encode("utf-8", "surrogatepass")
+    assert content_hash("alice", text) == hashlib.sha256(data).hexdigest()
