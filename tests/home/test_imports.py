@@ -170,6 +170,24 @@ def test_a_file_of_many_chunks_imports_as_python_parsing_does(history: Path, tmp
     assert len(got[0][0]) > 2900  # type: ignore[index]
 
 
+@pytest.mark.parametrize("user", ["*", "alice", None])
+def test_an_item_whose_user_is_refused_is_a_bad_item_as_python_parsing_says(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user: str | None,
+) -> None:
+    """A malformed user id, another user than a scoped handle's, no user on a home of several:
+    each such item is a bad item worded as the full path words it, the others imported."""
+    lines = [{"narrative": "one", "user_id": "bad user"}, {"narrative": "two"}, {"narrative": "three", "user_id": "bob"},
+             {"narrative": "four", "user_id": "alice"}, {"narrative": "five", "user_id": ""}]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    call = {"skip_bad_lines": True}
+    got = outcome(copy_home(history, tmp_path / "fast"), source, user, call)  # type: ignore[arg-type]
+    without_core_reading(monkeypatch)
+    expected = outcome(copy_home(history, tmp_path / "slow"), source, user, call)  # type: ignore[arg-type]
+    assert got == expected
+    assert got[0][3]  # type: ignore[index]  # some were refused
+
+
 def admitted(chunk: bytes, owners: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
     """The lines of ``chunk`` the core admits as plain writes (a line it stops at is skipped), and the users it asks about."""
     items = DECODER.read_items(chunk, imports._KEYS)

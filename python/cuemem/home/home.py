@@ -488,7 +488,8 @@ class Home:
     def ids_taken(self, ids: set[str]) -> bool:
         """Whether any of ``ids`` is taken (:meth:`id_taken`)."""
         state = self.indexes.lifecycle
-        return not (self.indexes.row_of.keys().isdisjoint(ids) and state.pending.keys().isdisjoint(ids) and state.decided.keys().isdisjoint(ids))
+        free = self.indexes.row_of.keys().isdisjoint(ids) and state.pending.keys().isdisjoint(ids)
+        return not (free and state.decided.keys().isdisjoint(ids))
 
     def id_taken(self, id: str) -> bool:
         """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""

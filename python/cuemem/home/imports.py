@@ -3,7 +3,8 @@
 Each item (``remember``'s keywords plus ``narrative``) is validated and passes the
 write gate as a single ``remember`` would (the :class:`Gate` the importer is given: the
 life-cycle's :class:`~cuemem.lifecycle.writes.Admission`, which follows the batch's own
-versions); the records it makes are streamed into a journal
+versions). A file's lines reach the core a chunk at a time, and its plain items are admitted
+there in runs (:meth:`Gate.write_run`), the rest here, in order. The records they make are streamed into a journal
 :class:`~cuemem.store.journal.Stage` and gathered, column by column, by a deferred
 :class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
 skipped) does the stage become the journal's next segment — one fsync, one rename —
@@ -378,11 +379,12 @@ class _Staging:
                 i += 1
 
     def answer(self, users: Iterable[str | None]) -> None:
-        """Asks whose the items naming ``users`` are, for the core (a user refused: None; its items are read here, each a bad item)."""
+        """Asks whose the items naming ``users`` are, for the core: a user refused (as :meth:`item`
+        would refuse it) is None, and its items are read here, each a bad item with the refusal's words."""
         for user in users:
             try:
                 self.owners[user] = self.owner(user)
-            except ScopeError:
+            except (ValueError, TypeError, ScopeError):
                 self.owners[user] = None
 
     def item(self, number: int, obj: Any, unreadable: str | None) -> None:
