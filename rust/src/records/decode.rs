@@ -457,24 +457,31 @@ fn row_axes(schema: &Schema, values: &[Option<Val<'_>>], store: &mut Store) -> O
         heap.resize(n, 0.0);
         &mut heap
     };
-    axes_into(schema, values, axes)?;
+    axes_into(schema, |slot| values[slot].as_ref(), axes)?;
     Some(store.axes(axes.iter().map(|&x| x as f32)))
 }
 
 /// The salience axes of an episode's values (by slot): the given ones (each a unit number,
 /// no unknown axis), zero for the missing, and the fields of the same names (importance,
 /// risk), which a given axis must equal.
-pub(super) fn axes(schema: &Schema, values: &[Option<Val<'_>>]) -> Option<Vec<f64>> {
+pub(super) fn axes<'v, 'a: 'v>(
+    schema: &Schema,
+    value: impl Fn(usize) -> Option<&'v Val<'a>>,
+) -> Option<Vec<f64>> {
     let mut axes = vec![0.0f64; schema.axes.len()];
-    axes_into(schema, values, &mut axes)?;
+    axes_into(schema, value, &mut axes)?;
     Some(axes)
 }
 
-/// [`axes`] into `axes` (one per axis of the schema).
-fn axes_into(schema: &Schema, values: &[Option<Val<'_>>], axes: &mut [f64]) -> Option<()> {
+/// [`axes`] into `axes` (one per axis of the schema); `value` gives the value at a slot.
+fn axes_into<'v, 'a: 'v>(
+    schema: &Schema,
+    value: impl Fn(usize) -> Option<&'v Val<'a>>,
+    axes: &mut [f64],
+) -> Option<()> {
     axes.fill(0.0);
-    let field = |slot: usize| values[slot].as_ref().and_then(rules::unit);
-    match values[schema.slots.salience].as_ref() {
+    let field = |slot: usize| value(slot).and_then(rules::unit);
+    match value(schema.slots.salience) {
         None | Some(Val::Null) => {}
         Some(Val::Object(given)) => {
             for (axis, v) in given {

@@ -94,10 +94,7 @@ pub(super) fn encode(
             }
             axes
         }
-        _ => {
-            let given: Vec<Option<Val<'_>>> = values.iter().map(|v| Some(v.reborrow())).collect();
-            super::decode::axes(schema, &given)?
-        }
+        _ => super::decode::axes(schema, |slot| values.get(slot))?,
     };
     let importance = rules::unit(&values[slots.band_of])?;
     let band = schema
@@ -106,7 +103,7 @@ pub(super) fn encode(
         .find(|(floor, _)| importance >= *floor)
         .map(|(_, name)| name.as_str())?;
 
-    let mut line: Vec<u8> = Vec::with_capacity(768);
+    let mut line: Vec<u8> = Vec::with_capacity(1024);
     line.extend_from_slice(b"{\"episode\":{");
     let mut first = true;
     for (name, emit) in order {

@@ -206,6 +206,12 @@ impl Decoder {
                     self.plain(line, &items.keys, first + k as u64, plan, owners, &slots)
                 })
                 .collect();
+            let bytes: usize = block
+                .iter()
+                .map_while(|r| r.as_ref().ok())
+                .map(|(_, l)| l.len())
+                .sum();
+            out.lines.reserve(bytes);
             let mut results = block.into_iter();
             for result in results.by_ref() {
                 match result {
