@@ -26,6 +26,7 @@ __all__ = [
     "Items",
     "episode_id",
     "content_hash",
+    "item_lines",
     "Decoded",
     "TextIndex",
     "TextRecall",
@@ -261,6 +262,11 @@ class Items:
 
 def episode_id(n: int, stamp: bytes, text: bytes) -> str:
     """The id of an episode written at ``stamp`` with ``text`` (UTF-8), the home holding ``n`` rows before it."""
+
+def item_lines(objects: list[object]) -> bytes:
+    """Each object as a line of an import, ending in ``\\n``: its JSON when it is a dict (no subclass) of
+    str keys and values of exactly None, bool, a 64-bit int, a finite float, str, a list or tuple of
+    str, or a dict of str to int or finite float; else an empty line."""
 
 def content_hash(user: bytes, narrative: bytes) -> str:
     """The SHA-256 of ``user``'s memory ``narrative`` (UTF-8) a forget keeps, in hex."""

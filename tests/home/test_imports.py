@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
+from types import MappingProxyType
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from cuemem.errors import ImportFileError
 from cuemem.home import imports
 from cuemem.home.decoding import DECODER
 from cuemem.lifecycle.writes import Admission
+from cuemem.schema import Origin, Tier
 
 NOW = datetime(2026, 6, 15, 9, 0, tzinfo=timezone.utc)
 
@@ -64,10 +66,32 @@ def items(draw: st.DrawFn) -> dict[str, Any]:
     return {k: draw(st.sampled_from(VALUES[k])) for k in keys}
 
 
+#: Values of the keys a plain write gives, each valid: what the core admits, under every trust rule.
+PLAIN: dict[str, list[Any]] = {
+    "user_id": ["alice", "bob"],
+    "origin": ["user", "agent", "external"],
+    "tier": ["long", "short", "working"],
+    "taint": [True, False],
+    "confidence": [1.0, 0.5, 0.2, 0],
+    "importance": [0.7, 0.1],
+    "actors": [["acme"], []],
+    "salience": [{"urgency": 0.5}],
+    "occurred_at": ["2026-06-01"],
+}
+
+
+@st.composite
+def plain_items(draw: st.DrawFn) -> dict[str, Any]:
+    """An item the core may admit (its trust as the gate decides it)."""
+    keys = draw(st.lists(st.sampled_from(sorted(PLAIN)), max_size=5, unique=True))
+    narrative = draw(st.sampled_from(["Kim met Acme in Lyon.", "secret plan", "Renewal at 10% off, é.", "read on the web"]))
+    return {"narrative": narrative, **{k: draw(st.sampled_from(PLAIN[k])) for k in keys}}
+
+
 @st.composite
 def lines(draw: st.DrawFn) -> str:
     """One line of a JSONL file: an item as JSON, or a variant of one a reader may trip on."""
-    item = draw(items())
+    item = draw(st.one_of(items(), plain_items()))
     text = json.dumps(item, ensure_ascii=draw(st.booleans()))
     match draw(st.integers(0, 9)):
         case 0 if text != "{}":
@@ -97,11 +121,15 @@ def journal_bytes(home: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted((home / "journal").glob("*.jsonl")))
 
 
-def outcome(home: Path, source: Path, user: str, call: dict[str, Any]) -> tuple[object, bytes]:
-    """What importing ``source`` into ``home`` reports (or refuses), and the journal after it."""
+def outcome(home: Path, source: Path | list[Any], user: str, call: dict[str, Any]) -> tuple[object, bytes]:
+    """What importing ``source`` (a file, or mappings) into ``home`` reports (or refuses), and the journal after it."""
     with Memory.open(home, user=user) as mem:
         try:
-            report = mem.import_jsonl(source, now=NOW, **call)
+            if isinstance(source, Path):
+                report = mem.import_jsonl(source, now=NOW, **call)
+            else:
+                call = {("skip_bad" if k == "skip_bad_lines" else k): v for k, v in call.items()}
+                report = mem.import_records(source, now=NOW, **call)
             said: object = (report.ids, report.queued, report.repeated, report.skipped)
         except ImportFileError as exc:
             said = ("refused", exc.errors)
@@ -144,6 +172,86 @@ def test_the_cores_reading_imports_what_python_parsing_does(
         without_core_reading(patch)
         expected = outcome(copy_home(history, work / "slow"), source, user, call)
     assert got == expected
+
+
+class Label(str):
+    """A str subclass (the full path reads it as its value)."""
+
+
+#: Python values a mapping may hold that JSON does not (each must take the full path, or read as it does there).
+PYTHON_VALUES: dict[str, list[Any]] = {
+    "occurred_at": [date(2026, 6, 1), datetime(2026, 6, 1, 10, tzinfo=timezone.utc)],
+    "valid_from": [datetime(2026, 6, 1, 12, tzinfo=timezone(timedelta(hours=2))), datetime(2026, 6, 1)],
+    "valid_to": [float("nan"), datetime(2027, 1, 1, tzinfo=timezone.utc)],
+    "importance": [float("inf"), float("nan"), 2**70, True],
+    "tier": [Tier.SHORT, Tier.LONG],
+    "origin": [Origin.EXTERNAL],
+    "actors": [("acme", "kim"), {"acme"}, ["acme", 1]],
+    "salience": [{"urgency": True}, {"urgency": float("nan")}, {1: 0.5}],
+    "narrative": [Label("subclassed"), "lone \ud800", b"bytes"],
+    "user_id": [Label("alice")],
+}
+
+
+@st.composite
+def records(draw: st.DrawFn) -> Any:
+    """An item of :func:`import_records`: an item as JSON holds it, with Python's own values mixed in, or not a dict at all."""
+    item = draw(st.one_of(items(), plain_items()))
+    for key in draw(st.lists(st.sampled_from(sorted(PYTHON_VALUES)), max_size=2, unique=True)):
+        item[key] = draw(st.sampled_from(PYTHON_VALUES[key]))
+    match draw(st.integers(0, 9)):
+        case 0:
+            return MappingProxyType(item)
+        case 1:
+            return draw(st.sampled_from([None, "text", ["narrative"]]))
+        case _:
+            return item
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    mappings=st.lists(records(), min_size=1, max_size=8),
+    user=st.sampled_from(["*", "alice"]),
+    call=st.fixed_dictionaries({"skip_bad_lines": st.booleans(), "session": st.sampled_from([None, "s1", "s-web"])}),
+)
+def test_the_core_imports_mappings_as_python_does(
+    history: Path, tmp_path_factory: pytest.TempPathFactory, mappings: list[Any], user: str, call: dict[str, Any],
+) -> None:
+    """``import_records``: for any mappings, home and call, the same journal bytes, ids and bad items as the oracle."""
+    work = tmp_path_factory.mktemp("records")
+    got = outcome(copy_home(history, work / "fast"), mappings, user, call)
+    with pytest.MonkeyPatch.context() as patch:
+        without_core_reading(patch)
+        expected = outcome(copy_home(history, work / "slow"), mappings, user, call)
+    assert got == expected
+
+
+def test_each_python_value_of_a_mapping_imports_as_python_does(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each value JSON does not hold, on an otherwise plain item: imported (or refused) as the full path does."""
+    mappings: list[Any] = [
+        {"narrative": f"item {i}", key: value} if key != "narrative" else {"narrative": value}
+        for i, (key, value) in enumerate((k, v) for k, values in sorted(PYTHON_VALUES.items()) for v in values)
+    ]
+    mappings += [{"narrative": "plain one"}, MappingProxyType({"narrative": "a proxy"}), {"narrative": "keyed", 1: 2}]
+    call = {"skip_bad_lines": True}
+    got = outcome(copy_home(history, tmp_path / "fast"), mappings, "*", call)
+    without_core_reading(monkeypatch)
+    expected = outcome(copy_home(history, tmp_path / "slow"), mappings, "*", call)
+    assert got == expected
+
+
+def test_the_core_takes_a_mapping_only_of_jsons_own_values() -> None:
+    """``item_lines`` writes a dict of exactly JSON's types (64-bit ints, finite floats, lists of
+    str, objects of numbers); every other object is an empty line, left to the full path."""
+    taken = [{"narrative": "x", "n": 3, "f": 0.5, "b": True, "z": None, "l": ["a"], "t": ("b",), "d": {"u": 1, "v": 0.25}}]
+    left = [
+        {"narrative": Label("x")}, {"narrative": "\ud800"}, {"f": float("nan")}, {"f": float("inf")}, {"n": 2**64},
+        {"l": ["a", 1]}, {"l": [Label("a")]}, {"d": {"u": True}}, {"d": {"u": "x"}}, {"d": {"u": {"v": 1}}}, {"l": [["a"]]},
+        {"e": Tier.LONG}, {"t": datetime(2026, 6, 1)}, {"s": {"a"}}, {1: "x"}, MappingProxyType({"a": 1}), ["narrative"], None,
+    ]
+    lines = _core.item_lines([*taken, *left]).split(b"\n")
+    assert [json.loads(line) for line in lines[:1]] == [{**taken[0], "t": ["b"]}]
+    assert lines[1:] == [b""] * len(left) + [b""]
 
 
 def test_a_file_of_many_chunks_imports_as_python_parsing_does(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

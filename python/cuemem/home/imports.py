@@ -36,7 +36,7 @@ from .._gc import gc_paused
 from .results import ImportReport
 
 __all__ = [
-    "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_items",
+    "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_lines",
 ]
 
 
@@ -129,11 +129,18 @@ Item = tuple[int, Any, "str | None"]
 _KEYS = sorted(REMEMBER_KEYS)
 
 
+#: Mappings of :func:`import_records` the core reads at a time.
+_RECORDS = 4_096
+
+
 class Lines(NamedTuple):
-    """Whole lines of an import file (each ending in ``\\n`` but perhaps the file's last), the first numbered ``first``."""
+    """Whole lines of an import (each ending in ``\\n`` but perhaps a file's last), the first
+    numbered ``first``; for mappings, ``objects`` holds them, each in its line's place (a line
+    the core stops at is read from it, not from the line)."""
 
     first: int
     data: bytes
+    objects: Sequence[Any] | None = None
 
 
 def open_jsonl(path: str) -> tuple[BinaryIO, int]:
@@ -216,16 +223,30 @@ def _item(number: int, line: bytes) -> Item | None:
         return number, None, f"not JSON (or not UTF-8): {exc}"
 
 
-def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item]:
-    """Mappings as items; ``progress(done, total)`` now and then and once at the end (``total`` 0 without a length)."""
+def record_lines(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Lines]:
+    """Mappings as :class:`Lines`, :data:`_RECORDS` at a time (:func:`_record_chunk`);
+    ``progress(done, total)`` now and then and once at the end (``total`` 0 without a length)."""
     total = len(records) if isinstance(records, Sized) else 0
-    number = 0
+    number = reported = 0
+    objects: list[Any] = []
     for number, obj in enumerate(records, start=1):
-        if progress is not None and number % PROGRESS_EVERY == 0:
+        objects.append(obj)
+        if len(objects) == _RECORDS:
+            yield _record_chunk(number - len(objects) + 1, objects)
+            objects = []
+        if progress is not None and number - reported >= PROGRESS_EVERY:
+            reported = number
             progress(number, total)
-        yield number, obj, None
+    if objects:
+        yield _record_chunk(number - len(objects) + 1, objects)
     if progress is not None:
         progress(number, total)  # the last report says all were read, as a file's does
+
+
+def _record_chunk(first: int, objects: list[Any]) -> Lines:
+    """``objects`` as lines: each its JSON when the core reads in it what Python's own path reads
+    in the object (:func:`cuemem._core.item_lines`), else an empty line the core leaves to that path."""
+    return Lines(first, _core.item_lines(objects), objects)
 
 
 def import_jsonl(
@@ -272,7 +293,7 @@ def import_records(
     skipping = _scalars.boolean(skip_bad, "skip_bad")
     at = edge_now(now)
     return import_items(
-        home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, report), skip_bad=skipping, source="records",
+        home, gate_of(at, allow_forgotten=forgotten_too), record_lines(records, report), skip_bad=skipping, source="records",
         owner=reach.owner(), session=optional_label(session, "session"),
     )
 
@@ -371,11 +392,14 @@ class _Staging:
             if missing:
                 self.answer(missing)
             elif i < n:
-                if parts is None:
-                    parts = lines.data.split(b"\n")
-                item = _item(lines.first + i, parts[i])
-                if item is not None:
-                    self.item(*item)
+                if lines.objects is not None:
+                    self.item(lines.first + i, lines.objects[i], None)
+                else:
+                    if parts is None:
+                        parts = lines.data.split(b"\n")
+                    item = _item(lines.first + i, parts[i])
+                    if item is not None:
+                        self.item(*item)
                 i += 1
 
     def answer(self, users: Iterable[str | None]) -> None:

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::errors::{detached, guarded};
 use super::records::PyDecoder;
@@ -133,4 +133,96 @@ pub fn content_hash(py: Python<'_>, user: &[u8], narrative: &[u8]) -> PyResult<S
     guarded(py, "hashing a memory's content", || {
         Ok(records::content_hash(user, narrative))
     })
+}
+
+/// Each of `objects` as a line of an import: its JSON when it is a dict the core reads as
+/// Python's own path reads it (see `json_object`), else an empty line, which the core does
+/// not admit and leaves to that path with the object itself. Every line ends in `\n`.
+#[pyfunction]
+pub fn item_lines<'py>(
+    py: Python<'py>,
+    objects: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let out = guarded(py, "writing import items as lines", || {
+        let mut out = Vec::with_capacity(objects.len() * 512);
+        for obj in objects.iter() {
+            let at = out.len();
+            if json_object(&obj, &mut out).is_none() {
+                out.truncate(at);
+            }
+            out.push(b'\n');
+        }
+        Ok(out)
+    })?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// `obj` as a JSON object when it is a `dict` (no subclass) of `str` keys whose values are
+/// `None`, a `bool`, an `int` of 64 bits, a finite `float`, a `str`, a `list` or `tuple` of
+/// `str`, or a `dict` of `str` to `int` or finite `float` — exactly these types, no subclass
+/// (an enum member, a datetime, a UUID take the full path), no lone surrogate; else `None`.
+fn json_object(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Option<()> {
+    let dict = obj.cast_exact::<PyDict>().ok()?;
+    out.push(b'{');
+    for (i, (key, value)) in dict.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_string(out, &key)?;
+        out.push(b':');
+        json_value(&value, out, true)?;
+    }
+    out.push(b'}');
+    Some(())
+}
+
+fn json_value(v: &Bound<'_, PyAny>, out: &mut Vec<u8>, top: bool) -> Option<()> {
+    if v.is_none() {
+        out.extend_from_slice(b"null");
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+    } else if v.is_exact_instance_of::<PyInt>() {
+        serde_json::to_writer(&mut *out, &v.extract::<i64>().ok()?).ok()?;
+    } else if v.is_exact_instance_of::<PyFloat>() {
+        let x = v.extract::<f64>().ok()?;
+        if !x.is_finite() {
+            return None; // JSON has none: written as null, it would read as another value
+        }
+        serde_json::to_writer(&mut *out, &x).ok()?;
+    } else if v.is_exact_instance_of::<PyString>() {
+        json_string(out, v)?;
+    } else if top && (v.is_exact_instance_of::<PyList>() || v.is_exact_instance_of::<PyTuple>()) {
+        out.push(b'[');
+        for (i, item) in v.try_iter().ok()?.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json_string(out, &item.ok()?)?;
+        }
+        out.push(b']');
+    } else if top {
+        let dict = v.cast_exact::<PyDict>().ok()?;
+        out.push(b'{');
+        for (i, (key, value)) in dict.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json_string(out, &key)?;
+            out.push(b':');
+            if !(value.is_exact_instance_of::<PyInt>() || value.is_exact_instance_of::<PyFloat>()) {
+                return None; // a number, as the core reads an axis
+            }
+            json_value(&value, out, false)?;
+        }
+        out.push(b'}');
+    } else {
+        return None;
+    }
+    Some(())
+}
+
+/// `s` as a JSON string when it is a `str` (no subclass) holding no lone surrogate.
+fn json_string(out: &mut Vec<u8>, s: &Bound<'_, PyAny>) -> Option<()> {
+    let s = s.cast_exact::<PyString>().ok()?.to_str().ok()?;
+    serde_json::to_writer(&mut *out, s).ok()
 }
