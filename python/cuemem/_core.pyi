@@ -26,7 +26,7 @@ __all__ = [
     "Items",
     "episode_id",
     "content_hash",
-    "item_lines",
+    "item_line",
     "Decoded",
     "TextIndex",
     "TextRecall",
@@ -253,20 +253,21 @@ class Items:
     def __len__(self) -> int: ...
     def admit(
         self, start: int, counter: int, plan: ItemPlan, owners: dict[str | None, str | None],
-    ) -> tuple[bytes, list[str], int, list[str]]:
+    ) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the plain items from line ``start`` on, in order (the GIL released): their
-        journal lines end to end, their ids, the first line not admitted, and the users named
-        in the block it stopped in that ``owners`` does not answer for. ``counter`` is the
+        journal lines end to end, their ids, the first line not admitted, the users named in
+        the block it stopped in that ``owners`` does not answer for, and how many lines after
+        the first not admitted no plan makes plain. ``counter`` is the
         first one's id counter; ``owners`` answers whose an item is by the user it names
         (None: none), a user refused mapped to None."""
 
 def episode_id(n: int, stamp: bytes, text: bytes) -> str:
     """The id of an episode written at ``stamp`` with ``text`` (UTF-8), the home holding ``n`` rows before it."""
 
-def item_lines(objects: list[object]) -> bytes:
-    """Each object as a line of an import, ending in ``\\n``: its JSON when it is a dict (no subclass) of
-    str keys and values of exactly None, bool, a 64-bit int, a finite float, str, a list or tuple of
-    str, or a dict of str to int or finite float; else an empty line."""
+def item_line(obj: object) -> bytes | None:
+    """``obj`` as a line of an import (its JSON and ``\\n``) when it is a dict (no subclass) of str keys
+    and values of exactly None, bool, a 64-bit int, a finite float, str, a list or tuple of str, or a
+    dict of str to int or finite float; else None."""
 
 def content_hash(user: bytes, narrative: bytes) -> str:
     """The SHA-256 of ``user``'s memory ``narrative`` (UTF-8) a forget keeps, in hex."""

@@ -1,10 +1,13 @@
-"""Imports of JSONL files: the core admits each chunk's plain items in runs
-(``Admission.write_run``), exactly as each line parsed in Python and admitted by
+"""Imports of JSONL files and of mappings: the core admits each chunk's plain items in runs
+(``Admission.write_run``), exactly as each item read in Python and admitted by
 ``Admission.write`` would be.
 
-The oracle is the same import with the core's runs turned off (every line parsed by
-``orjson`` and admitted by ``Admission.write``): for any file, home and call, the two
-write the same journal bytes and report the same ids, queue, repeats and bad lines.
+The oracle is the same import with the core's runs turned off: every line of a file parsed
+by ``orjson``, every mapping written as a JSON line (``_core.item_line``) read back the same
+way (or, when it holds other than JSON's own types, taken as it is), each admitted by
+``Admission.write``. For any input, home and call, the two write the same journal bytes and
+report the same ids, queue, repeats and bad items. That a mapping of JSON's own types reads
+back as itself is ``test_the_core_takes_a_mapping_only_of_jsons_own_values``'s.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import shutil
 from datetime import date, datetime, timedelta, timezone
 from types import MappingProxyType
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +152,7 @@ def copy_home(source: Path, to: Path) -> Path:
 
 def without_core_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every line is parsed by orjson and admitted by ``Admission.write``: the oracle."""
-    monkeypatch.setattr(Admission, "write_run", lambda self, items, start, *args: (b"", [], start, []))
+    monkeypatch.setattr(Admission, "write_run", lambda self, items, start, *args: (b"", [], start, [], 0))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -241,17 +245,17 @@ def test_each_python_value_of_a_mapping_imports_as_python_does(history: Path, tm
 
 
 def test_the_core_takes_a_mapping_only_of_jsons_own_values() -> None:
-    """``item_lines`` writes a dict of exactly JSON's types (64-bit ints, finite floats, lists of
-    str, objects of numbers); every other object is an empty line, left to the full path."""
+    """``item_line`` writes a dict of exactly JSON's types (64-bit ints, finite floats, lists of
+    str, objects of numbers); every other object is None, left to the full path."""
     taken = [{"narrative": "x", "n": 3, "f": 0.5, "b": True, "z": None, "l": ["a"], "t": ("b",), "d": {"u": 1, "v": 0.25}}]
     left = [
         {"narrative": Label("x")}, {"narrative": "\ud800"}, {"f": float("nan")}, {"f": float("inf")}, {"n": 2**64},
         {"l": ["a", 1]}, {"l": [Label("a")]}, {"d": {"u": True}}, {"d": {"u": "x"}}, {"d": {"u": {"v": 1}}}, {"l": [["a"]]},
         {"e": Tier.LONG}, {"t": datetime(2026, 6, 1)}, {"s": {"a"}}, {1: "x"}, MappingProxyType({"a": 1}), ["narrative"], None,
     ]
-    lines = _core.item_lines([*taken, *left]).split(b"\n")
-    assert [json.loads(line) for line in lines[:1]] == [{**taken[0], "t": ["b"]}]
-    assert lines[1:] == [b""] * len(left) + [b""]
+    line = _core.item_line(taken[0])
+    assert line is not None and line.endswith(b"\n") and json.loads(line) == {**taken[0], "t": ["b"]}
+    assert [_core.item_line(obj) for obj in left] == [None] * len(left)
 
 
 def test_a_file_of_many_chunks_imports_as_python_parsing_does(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -296,6 +300,44 @@ def test_an_item_whose_user_is_refused_is_a_bad_item_as_python_parsing_says(
     assert got[0][3]  # type: ignore[index]  # some were refused
 
 
+def test_mappings_are_read_as_they_are_when_pulled(tmp_path: Path) -> None:
+    """A generator may reuse one mapping: each item is what it held when it was pulled (as the
+    full path, which admitted each when pulled, read it), plain or not."""
+
+    def reused() -> Iterator[dict[str, Any]]:
+        item: dict[str, Any] = {}
+        for i in range(6):
+            item.clear()
+            item["narrative"] = f"item {i}"
+            if i % 3 == 2:
+                item["occurred_at"] = date(2026, 6, i)  # not JSON's: the full path
+            yield item
+
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        report = mem.import_records(reused(), now=NOW)
+        assert [mem.get(i).narrative for i in report.ids] == [f"item {i}" for i in range(6)]
+
+
+def test_lines_no_plan_makes_plain_are_read_without_asking_the_core_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of items that each give an id (a migration), blank lines or comments: the core is
+    asked once per run of them, not once per line; each is still admitted or refused in Python."""
+    calls = []
+    write_run = Admission.write_run
+
+    def counted(self: Admission, *args: Any) -> Any:
+        calls.append(args[1])
+        return write_run(self, *args)
+
+    monkeypatch.setattr(Admission, "write_run", counted)
+    source = tmp_path / "in.jsonl"
+    lines = [json.dumps({"narrative": f"kept {i}", "id": f"mine-{i}"}) for i in range(300)] + ["", "# a comment"] * 50
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Memory.open(tmp_path / "home", fsync="never") as mem:
+        report = mem.import_jsonl(source, now=NOW, skip_bad_lines=True)
+        assert report.ids == [f"mine-{i}" for i in range(300)] and len(report.skipped) == 50
+    assert calls == [0]
+
+
 def admitted(chunk: bytes, owners: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
     """The lines of ``chunk`` the core admits as plain writes (a line it stops at is skipped), and the users it asks about."""
     items = DECODER.read_items(chunk, imports._KEYS)
@@ -305,7 +347,7 @@ def admitted(chunk: bytes, owners: dict[str | None, str | None]) -> tuple[list[i
     missing: list[str] = []
     i = 0
     while i < len(items):
-        _, ids, end, asked = items.admit(i, 0, plan, owners)
+        _, ids, end, asked, _ = items.admit(i, 0, plan, owners)
         lines += range(i, end)
         missing += asked
         i = end + 1

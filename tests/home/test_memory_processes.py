@@ -157,13 +157,14 @@ _FORK = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this plat
 
 
 def _used_every_parallel_path(path: Path, fsync: str = "never") -> Memory:
-    """A writer that has surveyed many note files, built and searched the text index, rebuilt
-    its caches and run a decay pass (maintain): each parallel path of the core has run."""
+    """A writer that has surveyed many note files, imported, built and searched the text index,
+    rebuilt its caches and run a decay pass (maintain): each parallel path of the core has run."""
     mem = Memory.open(path, fsync=fsync)
     for i in range(200):
         mem.write_note(f"pref-{i}", f"Preference {i}: tea before meetings", now=NOW)
     for i in range(50):
         mem.remember(f"The renewal call number {i} went well", actors=["kim"], now=NOW)
+    mem.import_records([{"narrative": f"batch item {i}", "actors": ["lee"]} for i in range(2000)], now=NOW)
     mem.sync(now=NOW)
     assert mem.recall(text="renewal call", now=NOW).hits
     mem.rebuild()
@@ -180,6 +181,7 @@ def _child_work(path: str, other: str, queue: Any) -> None:
             for i in range(120):
                 mem.write_note(f"n-{i}", "a child's note", now=NOW)
             mem.remember("the child's own memory", now=NOW)
+            mem.import_records([{"narrative": f"batch item {i}"} for i in range(2000)], now=NOW)
             mem.sync(now=NOW)
             mine = len(mem.recall(text="child memory", now=NOW).hits)
         queue.put(("ok", found, mine))
@@ -190,8 +192,8 @@ def _child_work(path: str, other: str, queue: Any) -> None:
 @_FORK
 @pytest.mark.parametrize("method", ["fork", "forkserver"])
 def test_a_child_forked_after_every_parallel_path_opens_and_uses_a_home(tmp_path: Path, method: str) -> None:
-    """A child forked (or forkserver-started) after the parent ran the notes survey, the text
-    index, a rebuild and a decay pass opens homes and uses them normally: no hang."""
+    """A child forked (or forkserver-started) after the parent ran the notes survey, an import,
+    the text index, a rebuild and a decay pass opens homes and uses them normally: no hang."""
     ctx = multiprocessing.get_context(method)
     with _used_every_parallel_path(tmp_path / "home"):
         queue = ctx.Queue()

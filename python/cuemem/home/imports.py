@@ -3,8 +3,9 @@
 Each item (``remember``'s keywords plus ``narrative``) is validated and passes the
 write gate as a single ``remember`` would (the :class:`Gate` the importer is given: the
 life-cycle's :class:`~cuemem.lifecycle.writes.Admission`, which follows the batch's own
-versions). A file's lines reach the core a chunk at a time, and its plain items are admitted
-there in runs (:meth:`Gate.write_run`), the rest here, in order. The records they make are streamed into a journal
+versions). A file's lines, and mappings of JSON's own types written as lines, reach the core a
+chunk at a time, and its plain items are admitted there in runs (:meth:`Gate.write_run`), the
+rest here, in order. The records they make are streamed into a journal
 :class:`~cuemem.store.journal.Stage` and gathered, column by column, by a deferred
 :class:`~.apply.Applier`. Only when every item is good (or bad ones are to be
 skipped) does the stage become the journal's next segment — one fsync, one rename —
@@ -36,7 +37,7 @@ from .._gc import gc_paused
 from .results import ImportReport
 
 __all__ = [
-    "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_lines",
+    "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_items",
 ]
 
 
@@ -83,11 +84,12 @@ class Gate(Protocol):
 
     def write_run(
         self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
-    ) -> tuple[bytes, list[str], int, list[str]]:
+    ) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the plain items of a chunk, from line ``start`` on, each as :meth:`write`
         would (``owners``: whose an item is, by the user it names; None: refused): their journal
-        lines end to end, their ids (added to ``taken``), the first line not admitted, and the
-        users its block names whom ``owners`` does not answer for."""
+        lines end to end, their ids (added to ``taken``), the first line not admitted, the
+        users its block names whom ``owners`` does not answer for, and how many lines after
+        the first not admitted no plan makes plain."""
         ...
 
 
@@ -129,18 +131,15 @@ Item = tuple[int, Any, "str | None"]
 _KEYS = sorted(REMEMBER_KEYS)
 
 
-#: Mappings of :func:`import_records` the core reads at a time.
+#: Mappings of :func:`import_records` the core reads at a time, at most.
 _RECORDS = 4_096
 
 
 class Lines(NamedTuple):
-    """Whole lines of an import (each ending in ``\\n`` but perhaps a file's last), the first
-    numbered ``first``; for mappings, ``objects`` holds them, each in its line's place (a line
-    the core stops at is read from it, not from the line)."""
+    """Whole lines of an import (each ending in ``\\n`` but perhaps a file's last), the first numbered ``first``."""
 
     first: int
     data: bytes
-    objects: Sequence[Any] | None = None
 
 
 def open_jsonl(path: str) -> tuple[BinaryIO, int]:
@@ -169,13 +168,19 @@ def jsonl_lines(handle: BinaryIO, size: int, progress: Callable[[int, int], None
     """
     done = reported = 0
     first = 1
-    carry = b""
+    held: list[bytes] = []  # the start of a line not ended yet, block by block
+    length = 0
     with handle:
         while True:
             block = _read(handle, _CHUNK)
-            data = carry + block if carry else block
-            end = data.rfind(b"\n") + 1 if block else len(data)  # at the end, a last line without one counts
-            whole, carry = data[:end], data[end:]
+            end = block.rfind(b"\n") + 1 if block else 0
+            if block and not end:
+                held.append(block)
+                length += len(block)
+                whole = b""
+            else:  # the lines ended in this block (at the end: a last line without one)
+                whole = b"".join([*held, block[:end]]) if block else b"".join(held)
+                held, length = ([block[end:]], len(block) - end) if block and end < len(block) else ([], 0)
             if whole:
                 if len(whole) > MAX_LINE:  # a line as long can only be here
                     parts = whole.split(b"\n")
@@ -185,10 +190,10 @@ def jsonl_lines(handle: BinaryIO, size: int, progress: Callable[[int, int], None
                 done += len(whole)
                 yield Lines(first, whole)
                 first += whole.count(b"\n") + (not whole.endswith(b"\n"))
-                if progress is not None and first - reported >= PROGRESS_EVERY:
+                if progress is not None and first - reported > PROGRESS_EVERY and done < size:
                     reported = first
                     progress(done, size)
-            if len(carry) > MAX_LINE:  # read no further: it may never end (a device)
+            if length > MAX_LINE:  # read no further: it may never end (a device)
                 raise _too_long(first)
             if not block:
                 break
@@ -223,30 +228,31 @@ def _item(number: int, line: bytes) -> Item | None:
         return number, None, f"not JSON (or not UTF-8): {exc}"
 
 
-def record_lines(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Lines]:
-    """Mappings as :class:`Lines`, :data:`_RECORDS` at a time (:func:`_record_chunk`);
-    ``progress(done, total)`` now and then and once at the end (``total`` 0 without a length)."""
+def record_items(records: Iterable[Any], progress: Callable[[int, int], None] | None) -> Iterator[Item | Lines]:
+    """Mappings as items, in order: each written as its JSON line when it is a dict of JSON's own
+    types (:func:`cuemem._core.item_line`, as it is when pulled), up to :data:`_RECORDS` such lines
+    at a time; any other object as it is, when pulled. ``progress(done, total)`` now and then and
+    once at the end (``total`` 0 without a length)."""
     total = len(records) if isinstance(records, Sized) else 0
-    number = reported = 0
-    objects: list[Any] = []
+    number = 0
+    lines: list[bytes] = []
     for number, obj in enumerate(records, start=1):
-        objects.append(obj)
-        if len(objects) == _RECORDS:
-            yield _record_chunk(number - len(objects) + 1, objects)
-            objects = []
-        if progress is not None and number - reported >= PROGRESS_EVERY:
-            reported = number
+        if progress is not None and number % PROGRESS_EVERY == 0:
             progress(number, total)
-    if objects:
-        yield _record_chunk(number - len(objects) + 1, objects)
+        line = _core.item_line(obj)
+        if line is not None:
+            lines.append(line)
+            if len(lines) < _RECORDS:
+                continue
+        if lines:
+            yield Lines(number - len(lines) + (line is not None), b"".join(lines))
+            lines = []
+        if line is None:
+            yield number, obj, None
+    if lines:
+        yield Lines(number - len(lines) + 1, b"".join(lines))
     if progress is not None:
         progress(number, total)  # the last report says all were read, as a file's does
-
-
-def _record_chunk(first: int, objects: list[Any]) -> Lines:
-    """``objects`` as lines: each its JSON when the core reads in it what Python's own path reads
-    in the object (:func:`cuemem._core.item_lines`), else an empty line the core leaves to that path."""
-    return Lines(first, _core.item_lines(objects), objects)
 
 
 def import_jsonl(
@@ -293,7 +299,7 @@ def import_records(
     skipping = _scalars.boolean(skip_bad, "skip_bad")
     at = edge_now(now)
     return import_items(
-        home, gate_of(at, allow_forgotten=forgotten_too), record_lines(records, report), skip_bad=skipping, source="records",
+        home, gate_of(at, allow_forgotten=forgotten_too), record_items(records, report), skip_bad=skipping, source="records",
         owner=reach.owner(), session=optional_label(session, "session"),
     )
 
@@ -378,29 +384,28 @@ class _Staging:
                 self.applier.place(stage.commit())
 
     def lines(self, lines: Lines) -> None:
-        """Stages a file's lines: runs of plain items the core admits, each other line as an item."""
+        """Stages lines: runs of plain items the core admits, each other line read here as an
+        item (with the lines after it that no plan makes plain)."""
         items = DECODER.read_items(lines.data, _KEYS)
         if not self.owners:
             self.answer([None])
         parts: list[bytes] | None = None
         i, n = 0, len(items)
         while i < n:
-            run, ids, i, missing = self.gate.write_run(items, i, self.owners, self.session, self.taken)
+            run, ids, i, missing, unplain = self.gate.write_run(items, i, self.owners, self.session, self.taken)
             if ids:
                 self.written += ids
                 self.remembers(run, self.stage.add_line(run), len(ids))
             if missing:
                 self.answer(missing)
-            elif i < n:
-                if lines.objects is not None:
-                    self.item(lines.first + i, lines.objects[i], None)
-                else:
-                    if parts is None:
-                        parts = lines.data.split(b"\n")
-                    item = _item(lines.first + i, parts[i])
+                continue
+            if i < n:
+                parts = lines.data.split(b"\n") if parts is None else parts
+                for k in range(i, min(i + 1 + unplain, n)):
+                    item = _item(lines.first + k, parts[k])
                     if item is not None:
                         self.item(*item)
-                i += 1
+                i += 1 + unplain
 
     def answer(self, users: Iterable[str | None]) -> None:
         """Asks whose the items naming ``users`` are, for the core: a user refused (as :meth:`item`

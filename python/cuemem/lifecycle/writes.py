@@ -403,7 +403,7 @@ class Admission:
 
     def write_run(
         self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
-    ) -> tuple[bytes, list[str], int, list[str]]:
+    ) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the items of an import's chunk from line ``start`` on, in order, as long as
         each is a *plain* write — no id, subject or sources of its own, not forgotten, its
         fields proven by the core — admitted as :meth:`write` admits it: written as ``owners``
@@ -411,11 +411,12 @@ class Admission:
         :meth:`write` gives it and the trust :meth:`_trust` and :func:`~.gate.trusted` decide,
         looked up by the core in a plan made of them (:meth:`_item_plan`). Returns the items'
         journal lines end to end, their ids (added to ``taken``), the first line not admitted,
-        which the caller admits with :meth:`write` (whose errors name the field), and the users
-        that line's block names whom ``owners`` does not answer for (then ask again, answered).
+        which the caller admits with :meth:`write` (whose errors name the field), the users
+        that line's block names whom ``owners`` does not answer for (then ask again, answered),
+        and how many lines after it no plan makes plain (the caller admits them too).
         The batch does not record these writes' trust for a job's sources (an import writes no job's).
         """
-        lines, ids, end, missing = items.admit(start, len(self.home) + len(taken), self._item_plan(session), owners)
+        lines, ids, end, missing, unplain = items.admit(start, len(self.home) + len(taken), self._item_plan(session), owners)
         # The core knows neither the home's ids nor the batch's (nor checks its own): a taken
         # one ends the run (never in practice: 64 bits), and :meth:`write` steps past it.
         fresh = set(ids)
@@ -427,9 +428,9 @@ class Admission:
                 fresh.add(eid)
             keep = len(fresh)
             lines = b"".join(line + b"\n" for line in lines.split(b"\n")[:keep])  # a record a line
-            ids, end, missing = ids[:keep], start + keep, []
+            ids, end, missing, unplain = ids[:keep], start + keep, [], 0
         taken |= fresh
-        return lines, ids, end, missing
+        return lines, ids, end, missing, unplain
 
     def _item_plan(self, session: str | None) -> _core.ItemPlan:
         """The core's plan of this batch's plain writes in ``session`` (:meth:`write_run`):

@@ -15,7 +15,7 @@ use crate::records::{self, Items, Owners, Plan, Verdict};
 type Verdicts = HashMap<(String, String, bool), (bool, bool, String, f64)>;
 
 /// What `Items.admit` answers: the lines, the ids, the next line, the users not answered for.
-type AdmitResult<'py> = (Bound<'py, PyBytes>, Vec<String>, usize, Vec<String>);
+type AdmitResult<'py> = (Bound<'py, PyBytes>, Vec<String>, usize, Vec<String>, usize);
 
 /// What the caller decided once for an import's plain writes (see `Items.admit`).
 #[pyclass(module = "cuemem._core", name = "ItemPlan", frozen)]
@@ -83,8 +83,9 @@ impl PyItems {
     }
 
     /// Admits the plain items from line `start` on, in order (the GIL released): their
-    /// journal lines end to end, their ids, the first line not admitted, and the users
-    /// named in the block it stopped in that `owners` does not answer for. `counter` is
+    /// journal lines end to end, their ids, the first line not admitted, the users named in
+    /// the block it stopped in that `owners` does not answer for, and how many lines after
+    /// the first not admitted no plan makes plain. `counter` is
     /// the first one's id counter; `owners` answers whose an item is by the user it names
     /// (None: none), a user refused mapped to None.
     fn admit<'py>(
@@ -114,6 +115,7 @@ impl PyItems {
             admitted.ids,
             admitted.next,
             admitted.missing,
+            admitted.unplain,
         ))
     }
 }
@@ -135,26 +137,22 @@ pub fn content_hash(py: Python<'_>, user: &[u8], narrative: &[u8]) -> PyResult<S
     })
 }
 
-/// Each of `objects` as a line of an import: its JSON when it is a dict the core reads as
-/// Python's own path reads it (see `json_object`), else an empty line, which the core does
-/// not admit and leaves to that path with the object itself. Every line ends in `\n`.
+/// `obj` as a line of an import (its JSON and `\n`) when it is a dict the core reads as
+/// Python's own path reads it (see `json_object`); `None` for any other object, which that
+/// path reads itself.
 #[pyfunction]
-pub fn item_lines<'py>(
+pub fn item_line<'py>(
     py: Python<'py>,
-    objects: &Bound<'py, PyList>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let out = guarded(py, "writing import items as lines", || {
-        let mut out = Vec::with_capacity(objects.len() * 512);
-        for obj in objects.iter() {
-            let at = out.len();
-            if json_object(&obj, &mut out).is_none() {
-                out.truncate(at);
-            }
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let line = guarded(py, "writing an import item as a line", || {
+        let mut out = Vec::with_capacity(512);
+        Ok(json_object(obj, &mut out).map(|()| {
             out.push(b'\n');
-        }
-        Ok(out)
+            out
+        }))
     })?;
-    Ok(PyBytes::new(py, &out))
+    Ok(line.map(|line| PyBytes::new(py, &line)))
 }
 
 /// `obj` as a JSON object when it is a `dict` (no subclass) of `str` keys whose values are
@@ -162,15 +160,25 @@ pub fn item_lines<'py>(
 /// `str`, or a `dict` of `str` to `int` or finite `float` — exactly these types, no subclass
 /// (an enum member, a datetime, a UUID take the full path), no lone surrogate; else `None`.
 fn json_object(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Option<()> {
-    let dict = obj.cast_exact::<PyDict>().ok()?;
+    json_members(obj.cast_exact::<PyDict>().ok()?, out, |v, out| {
+        json_value(v, out, true)
+    })
+}
+
+/// `dict` as a JSON object of `str` keys (no subclass, no lone surrogate), each value written by `value`.
+fn json_members(
+    dict: &Bound<'_, PyDict>,
+    out: &mut Vec<u8>,
+    value: impl Fn(&Bound<'_, PyAny>, &mut Vec<u8>) -> Option<()>,
+) -> Option<()> {
     out.push(b'{');
-    for (i, (key, value)) in dict.iter().enumerate() {
+    for (i, (key, v)) in dict.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         json_string(out, &key)?;
         out.push(b':');
-        json_value(&value, out, true)?;
+        value(&v, out)?;
     }
     out.push(b'}');
     Some(())
@@ -201,20 +209,11 @@ fn json_value(v: &Bound<'_, PyAny>, out: &mut Vec<u8>, top: bool) -> Option<()> 
         }
         out.push(b']');
     } else if top {
-        let dict = v.cast_exact::<PyDict>().ok()?;
-        out.push(b'{');
-        for (i, (key, value)) in dict.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            json_string(out, &key)?;
-            out.push(b':');
-            if !(value.is_exact_instance_of::<PyInt>() || value.is_exact_instance_of::<PyFloat>()) {
-                return None; // a number, as the core reads an axis
-            }
-            json_value(&value, out, false)?;
-        }
-        out.push(b'}');
+        // An object of numbers, as the core reads the salience axes.
+        json_members(v.cast_exact::<PyDict>().ok()?, out, |n, out| {
+            let number = n.is_exact_instance_of::<PyInt>() || n.is_exact_instance_of::<PyFloat>();
+            number.then(|| json_value(n, out, false))?
+        })?;
     } else {
         return None;
     }

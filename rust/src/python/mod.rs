@@ -60,7 +60,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<items::PyItemPlan>()?;
     m.add_function(wrap_pyfunction!(items::episode_id, m)?)?;
     m.add_function(wrap_pyfunction!(items::content_hash, m)?)?;
-    m.add_function(wrap_pyfunction!(items::item_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(items::item_line, m)?)?;
     m.add_class::<text::PyTextIndex>()?;
     m.add_class::<text::PyTextRecall>()?;
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;

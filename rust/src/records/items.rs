@@ -23,8 +23,11 @@ use super::ids;
 use super::rules;
 use super::value::{self, Val};
 
-/// Lines admitted in parallel, a block at a time (the work after a block's first stop is lost).
+/// The most lines admitted at a time (the work after a block's first stop is lost).
 const BLOCK: usize = 512;
+
+/// Blocks from which lines are admitted in parallel.
+const PARALLEL: usize = 64;
 
 /// The lines of a chunk, and the fields an item may give.
 #[derive(Debug, Default)]
@@ -79,14 +82,16 @@ impl Owners {
 }
 
 /// The items a call admitted: their journal lines end to end, their ids, the first line it
-/// did not admit (the chunk's length when it admitted to the end), and the users named in
-/// the block it stopped in that `owners` did not answer for.
+/// did not admit (the chunk's length when it admitted to the end), the users named in the
+/// block it stopped in that `owners` did not answer for, and how many lines after the first
+/// not admitted no plan or owner makes plain.
 #[derive(Debug, Default)]
 pub struct Admitted {
     pub lines: Vec<u8>,
     pub ids: Vec<String>,
     pub next: usize,
     pub missing: Vec<String>,
+    pub unplain: usize,
 }
 
 /// Why a line is not admitted.
@@ -191,21 +196,29 @@ impl Decoder {
             session,
             subject,
         };
+        let line = |i: usize| {
+            let (s, e) = items.lines[i];
+            std::str::from_utf8(&items.data[s..e]).ok()
+        };
         let mut start = from.min(items.len());
+        // A block starts at one line and doubles while every line is admitted: the work
+        // past a stop is lost, so it is never more than the run before it.
+        let mut size = 1;
         while start < items.len() {
-            let end = (start + BLOCK).min(items.len());
+            let end = (start + size).min(items.len());
+            size = (size * 2).min(BLOCK);
             // Each item of the block as if every one before it is admitted; the first
             // that is not ends the call, and what follows it is asked for again.
             let first = counter + out.ids.len() as u64;
-            let block: Vec<Result<(String, Vec<u8>), Stop>> = items.lines[start..end]
-                .par_iter()
-                .enumerate()
-                .map(|(k, &(s, e))| {
-                    let line =
-                        std::str::from_utf8(&items.data[s..e]).map_err(|_| Stop::NotPlain)?;
-                    self.plain(line, &items.keys, first + k as u64, plan, owners, &slots)
-                })
-                .collect();
+            let admit = |k: usize| {
+                let text = line(start + k).ok_or(Stop::NotPlain)?;
+                self.plain(text, &items.keys, first + k as u64, plan, owners, &slots)
+            };
+            let block: Vec<Result<(String, Vec<u8>), Stop>> = if end - start >= PARALLEL {
+                crate::pool::install(|| (0..end - start).into_par_iter().map(admit).collect())
+            } else {
+                (0..end - start).map(admit).collect()
+            };
             let bytes: usize = block
                 .iter()
                 .map_while(|r| r.as_ref().ok())
@@ -231,6 +244,16 @@ impl Decoder {
                                 .chain(rest)
                                 .filter(|u| seen.insert(u.clone()))
                                 .collect();
+                        } else {
+                            // The lines after it that no plan makes plain: the caller reads
+                            // them itself without asking again.
+                            out.unplain = (out.next + 1..items.len())
+                                .take_while(|&i| {
+                                    line(i)
+                                        .and_then(|t| self.shape(t, &items.keys, &slots))
+                                        .is_none()
+                                })
+                                .count();
                         }
                         return out;
                     }
@@ -239,6 +262,39 @@ impl Decoder {
             start = end;
         }
         out
+    }
+
+    /// The values of `line` by slot (defaults filled in) and a mask of the slots it gives,
+    /// when it has a plain write's shape: one object of the keys `keys`, each once,
+    /// `narrative` among them, no id, subject or sources of its own. `None` for any other
+    /// line, which no plan or owner makes plain.
+    fn shape<'a>(
+        &'a self,
+        line: &'a str,
+        keys: &[bool],
+        slots: &Slots,
+    ) -> Option<(Vec<Val<'a>>, u64)> {
+        let schema = self.schema();
+        let mut values: Vec<Val<'a>> = schema
+            .defaults
+            .iter()
+            .map(|d| d.as_ref().map_or(Val::Null, Val::reborrow))
+            .collect();
+        let mut given = 0u64;
+        value::object(line, |key, v| {
+            let slot = schema.slot(&key)?;
+            if !keys.get(slot).copied().unwrap_or(false) || given & (1 << slot) != 0 {
+                return None;
+            }
+            given |= 1 << slot;
+            values[slot] = v;
+            Some(())
+        })?;
+        let plain = given & (1 << schema.slots.narrative) != 0
+            && values[schema.slots.id] == Val::Null
+            && values[slots.subject] == Val::Null
+            && !matches!(&values[schema.slots.sources], Val::Strs(s) if !s.is_empty());
+        plain.then_some((values, given))
     }
 
     /// The id and journal line of `line` written as a plain write with counter `n` (see
@@ -253,32 +309,9 @@ impl Decoder {
         slots: &Slots,
     ) -> Result<(String, Vec<u8>), Stop> {
         let schema = self.schema();
-        let mut values: Vec<Val<'_>> = schema
-            .defaults
-            .iter()
-            .map(|d| d.as_ref().map_or(Val::Null, Val::reborrow))
-            .collect();
-        let mut given = 0u64;
-        value::object(line, |key, v| {
-            let slot = schema.slot(&key)?;
-            if !keys.get(slot).copied().unwrap_or(false) || given & (1 << slot) != 0 {
-                return None;
-            }
-            given |= 1 << slot;
-            values[slot] = v;
-            Some(())
-        })
-        .ok_or(Stop::NotPlain)?;
-        let has = |slot: usize| given & (1 << slot) != 0;
-        let not_plain = !has(schema.slots.narrative)
-            || values[schema.slots.id] != Val::Null
-            || values[slots.subject] != Val::Null
-            || matches!(&values[schema.slots.sources], Val::Strs(s) if !s.is_empty());
-        if not_plain {
-            return Err(Stop::NotPlain);
-        }
+        let (mut values, given) = self.shape(line, keys, slots).ok_or(Stop::NotPlain)?;
         let named = match &values[slots.user] {
-            _ if !has(slots.user) => None,
+            _ if given & (1 << slots.user) == 0 => None,
             Val::Null => None,
             Val::Str(user) => Some(user.as_ref()),
             _ => return Err(Stop::NotPlain),
