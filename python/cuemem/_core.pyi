@@ -23,6 +23,7 @@ __all__ = [
     "recall",
     "Decoder",
     "ItemPlan",
+    "Owners",
     "Items",
     "episode_id",
     "content_hash",
@@ -246,20 +247,25 @@ class ItemPlan:
         tier, taint claim) to (taint, reviewed, tier, confidence cap); ``forgotten`` holds the
         content hashes a forget took out."""
 
+class Owners:
+    """Whose an import's items are, by the user they name, as the caller answers it (kept for the import)."""
+
+    def __init__(self) -> None: ...
+    def answer(self, user: str | None, owner: str | None) -> None:
+        """Answers for the items naming ``user`` (None: naming none): written as ``owner``, or refused (None)."""
+    def __len__(self) -> int: ...
+
 @final
 class Items:
     """The items of an import's chunk, one per line (``Decoder.read_items``)."""
 
     def __len__(self) -> int: ...
-    def admit(
-        self, start: int, counter: int, plan: ItemPlan, owners: dict[str | None, str | None],
-    ) -> tuple[bytes, list[str], int, list[str], int]:
+    def admit(self, start: int, counter: int, plan: ItemPlan, owners: Owners) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the plain items from line ``start`` on, in order (the GIL released): their
         journal lines end to end, their ids, the first line not admitted, the users named in
         the block it stopped in that ``owners`` does not answer for, and how many lines after
         the first not admitted no plan makes plain. ``counter`` is the
-        first one's id counter; ``owners`` answers whose an item is by the user it names
-        (None: none), a user refused mapped to None."""
+        first one's id counter; ``owners`` answers whose an item is by the user it names."""
 
 def episode_id(n: int, stamp: bytes, text: bytes) -> str:
     """The id of an episode written at ``stamp`` with ``text`` (UTF-8), the home holding ``n`` rows before it."""

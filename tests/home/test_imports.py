@@ -338,9 +338,12 @@ def test_lines_no_plan_makes_plain_are_read_without_asking_the_core_again(tmp_pa
     assert calls == [0]
 
 
-def admitted(chunk: bytes, owners: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
+def admitted(chunk: bytes, answers: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
     """The lines of ``chunk`` the core admits as plain writes (a line it stops at is skipped), and the users it asks about."""
     items = DECODER.read_items(chunk, imports._KEYS)
+    owners = _core.Owners()
+    for user, owner in answers.items():
+        owners.answer(user, owner)
     verdicts = {(o, t, c): (c, not c, t, 1.0) for o in ("user", "agent") for t in ("short", "long") for c in (False, True)}
     plan = _core.ItemPlan("2026-06-15T09:00:00+00:00", None, verdicts, set())
     lines: list[int] = []

@@ -83,7 +83,7 @@ class Gate(Protocol):
         ...
 
     def write_run(
-        self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
+        self, items: _core.Items, start: int, owners: _core.Owners, session: str | None, taken: set[str],
     ) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the plain items of a chunk, from line ``start`` on, each as :meth:`write`
         would (``owners``: whose an item is, by the user it names; None: refused): their journal
@@ -126,6 +126,9 @@ _CHUNK = 2 << 20
 
 #: One item: its number (line or position, from 1), the object, or why it is unreadable.
 Item = tuple[int, Any, "str | None"]
+
+#: What refuses an item (a bad item, its words kept); anything else ends the import.
+_REFUSED = (ValueError, TypeError, ScopeError)
 
 #: The keys an item may give, as the core takes them.
 _KEYS = sorted(REMEMBER_KEYS)
@@ -356,7 +359,7 @@ class _Staging:
         self.repeated: list[str] = []
         self.by_action = {"queue": self.queued, "repeat": self.repeated}  # the gate's actions, as their values
         self.taken: set[str] = set()
-        self.owners: dict[str | None, str | None] = {}  # whose the items the core admits are, by the user they name
+        self.owners = _core.Owners()  # whose the items the core admits are, by the user they name
         self.applier = Applier(home.indexes, trusted=True, deferred=True)
         self.text = home.caches.text
         self.staged = 0
@@ -412,9 +415,10 @@ class _Staging:
         would refuse it) is None, and its items are read here, each a bad item with the refusal's words."""
         for user in users:
             try:
-                self.owners[user] = self.owner(user)
-            except (ValueError, TypeError, ScopeError):
-                self.owners[user] = None
+                owner: str | None = self.owner(user)
+            except _REFUSED:
+                owner = None
+            self.owners.answer(user, owner)
 
     def item(self, number: int, obj: Any, unreadable: str | None) -> None:
         """Stages one item (a bad one is noted in :attr:`errors`)."""
@@ -437,7 +441,7 @@ class _Staging:
             if self.session is not None:
                 fields["session"] = self.session
             admitted = self.gate.write(obj["narrative"], fields, self.taken)
-        except (ValueError, TypeError, ScopeError) as exc:
+        except _REFUSED as exc:
             self.errors.append((number, str(exc)))
             return
         self.by_action.get(admitted.action, self.written).append(admitted.id)

@@ -402,7 +402,7 @@ class Admission:
         return admitted
 
     def write_run(
-        self, items: _core.Items, start: int, owners: dict[str | None, str | None], session: str | None, taken: set[str],
+        self, items: _core.Items, start: int, owners: _core.Owners, session: str | None, taken: set[str],
     ) -> tuple[bytes, list[str], int, list[str], int]:
         """Admits the items of an import's chunk from line ``start`` on, in order, as long as
         each is a *plain* write — no id, subject or sources of its own, not forgotten, its

@@ -14,7 +14,8 @@ use crate::records::{self, Items, Owners, Plan, Verdict};
 /// A verdict by (origin, tier, taint claim): (taint, reviewed, tier, confidence cap).
 type Verdicts = HashMap<(String, String, bool), (bool, bool, String, f64)>;
 
-/// What `Items.admit` answers: the lines, the ids, the next line, the users not answered for.
+/// What `Items.admit` answers: the lines, the ids, the next line, the users not answered for,
+/// and how many lines after the next no plan makes plain.
 type AdmitResult<'py> = (Bound<'py, PyBytes>, Vec<String>, usize, Vec<String>, usize);
 
 /// What the caller decided once for an import's plain writes (see `Items.admit`).
@@ -58,6 +59,38 @@ impl PyItemPlan {
     }
 }
 
+/// Whose an import's items are, by the user they name, as the caller answers it: kept for
+/// the whole import and grown as users are answered (never converted again per call).
+#[pyclass(module = "cuemem._core", name = "Owners")]
+#[derive(Default)]
+pub struct PyOwners {
+    inner: Owners,
+}
+
+#[pymethods]
+impl PyOwners {
+    #[new]
+    fn new() -> Self {
+        PyOwners::default()
+    }
+
+    /// Answers for the items naming `user` (None: naming none): written as `owner`, or
+    /// refused (None).
+    fn answer(&mut self, user: Option<String>, owner: Option<String>) {
+        match user {
+            None => self.inner.unnamed = Some(owner),
+            Some(user) => {
+                self.inner.named.insert(user, owner);
+            }
+        }
+    }
+
+    /// How many users are answered for (the items naming none among them).
+    fn __len__(&self) -> usize {
+        self.inner.named.len() + usize::from(self.inner.unnamed.is_some())
+    }
+}
+
 /// The items of a chunk, one per line (see `Decoder.read_items`).
 #[pyclass(module = "cuemem._core", name = "Items", frozen)]
 pub struct PyItems {
@@ -86,29 +119,19 @@ impl PyItems {
     /// journal lines end to end, their ids, the first line not admitted, the users named in
     /// the block it stopped in that `owners` does not answer for, and how many lines after
     /// the first not admitted no plan makes plain. `counter` is
-    /// the first one's id counter; `owners` answers whose an item is by the user it names
-    /// (None: none), a user refused mapped to None.
+    /// the first one's id counter; `owners` answers whose an item is by the user it names.
     fn admit<'py>(
         &self,
         py: Python<'py>,
         start: usize,
         counter: u64,
         plan: &PyItemPlan,
-        owners: HashMap<Option<String>, Option<String>>,
+        owners: PyRef<'py, PyOwners>,
     ) -> PyResult<AdmitResult<'py>> {
         let decoder = &self.decoder.get().inner;
-        let (items, plan) = (&self.inner, &plan.inner);
-        let mut answers = Owners::default();
-        for (named, owner) in owners {
-            match named {
-                None => answers.unnamed = Some(owner),
-                Some(user) => {
-                    answers.named.insert(user, owner);
-                }
-            }
-        }
+        let (items, plan, answers) = (&self.inner, &plan.inner, &owners.inner);
         let admitted = detached(py, "admitting import items", || {
-            Ok(decoder.admit_items(items, start, counter, plan, &answers))
+            Ok(decoder.admit_items(items, start, counter, plan, answers))
         })?;
         Ok((
             PyBytes::new(py, &admitted.lines),

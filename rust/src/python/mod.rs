@@ -58,6 +58,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::PyDecoded>()?;
     m.add_class::<items::PyItems>()?;
     m.add_class::<items::PyItemPlan>()?;
+    m.add_class::<items::PyOwners>()?;
     m.add_function(wrap_pyfunction!(items::episode_id, m)?)?;
     m.add_function(wrap_pyfunction!(items::content_hash, m)?)?;
     m.add_function(wrap_pyfunction!(items::item_line, m)?)?;

@@ -6,13 +6,15 @@
 //! whose keys are fields an item may give, each at most once, `narrative` among them; no
 //! id, subject or sources of its own; a user the caller has answered for; an origin, tier
 //! and taint claim the plan has a [`Verdict`] for; not forgotten; and fields the one
-//! encoder ([`super::encode`]) proves. Any other line — blank, not JSON, not UTF-8, a key
-//! no item may give, a value the reader does not read — is not plain either.
-//! Its id is [`super::ids::episode_id`] of the running counter. At the first item that is
-//! not plain it stops, and the caller reads and admits that one in full (the gate in
-//! Python) before asking for the rest; at an item whose user it has no answer for, it
-//! names the users of the block it lacks, to be asked again once they are answered. So the core never decides that an item is bad, and every rule it
-//! applies was decided by the caller: the core only looks it up.
+//! encoder ([`super::encode`]) proves. Any other line (blank, not JSON, not UTF-8, a key no
+//! item may give, a value the reader does not read) is not plain. A plain item's id is
+//! [`super::ids::episode_id`] of the running counter.
+//!
+//! At the first item that is not plain the call stops, and the caller reads and admits that
+//! one in full (the gate in Python), with the lines after it that no plan makes plain, before
+//! asking for the rest. At an item whose user it has no answer for, it names the users of the
+//! block it lacks, to be asked again once they are answered. So the core never decides that
+//! an item is bad, and every rule it applies was decided by the caller: it only looks it up.
 
 use std::collections::{HashMap, HashSet};
 
