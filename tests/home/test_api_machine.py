@@ -30,6 +30,7 @@ suite with a small budget for both kinds of home (tests/shared_homes.py), and lo
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -237,6 +238,37 @@ class APIMachine(RuleBasedStateMachine):
         # a session writes as an agent: its writes are short-term (the gate lowers them)
         self.track(rid, user, nonce, long_term=False, quarantined=tainted, tainted=tainted)
         return rid
+
+    @rule(user=st.sampled_from(USERS), topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=4),
+          origins=st.lists(st.sampled_from(["user", "user", "agent", "external"]), min_size=4, max_size=4),
+          label=st.sampled_from([None, "s1", "s2"]), as_file=st.booleans())
+    def import_(self, user: str, topics: list[str], origins: list[str], label: str | None, as_file: bool) -> None:
+        """An import of a few items through a user's view, from mappings or a JSONL file, in a
+        session or not: an external item is tainted and quarantined, and taints the call's
+        session, whose later items are tainted too; each item is written, in order."""
+        sid = None if label is None else f"{user}-{label}"
+        items, expected = [], []
+        for topic, origin in zip(topics, origins):
+            nonce = self.nonce()
+            items.append({"narrative": f"{topic} {nonce}", "origin": origin, "actors": [topic.split()[1]], "type": "call"})
+            tainted = origin == "external" or (sid is not None and sid in self.model.tainted_sessions)
+            if sid is not None and tainted:
+                self.model.tainted_sessions.add(sid)
+            expected.append((nonce, origin == "user" and not tainted, tainted))
+        view = self.view(user)
+        if as_file:
+            source = self.path.parent / f"{self.path.name}-import-{expected[0][0]}.jsonl"
+            source.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+            report = view.import_jsonl(source, session=sid, now=self.tick())
+        else:
+            report = view.import_records(items, session=sid, now=self.tick())
+        if sid is not None:
+            self.model.sessions[sid] = user
+            if sid in self.sessions:
+                assert self.sessions[sid].tainted == (sid in self.model.tainted_sessions)
+        assert len(report.ids) == len(items) and not report.skipped and not report.queued
+        for rid, (nonce, long_term, tainted) in zip(report.ids, expected):
+            self.track(rid, user, nonce, long_term=long_term, quarantined=tainted, tainted=tainted)
 
     @rule(user=st.sampled_from(USERS), label=st.sampled_from(["s1", "s2", "s3"]))
     def host_taints(self, user: str, label: str) -> None:
