@@ -247,6 +247,7 @@ class ItemPlan:
         tier, taint claim) to (taint, reviewed, tier, confidence cap); ``forgotten`` holds the
         content hashes a forget took out."""
 
+@final
 class Owners:
     """Whose an import's items are, by the user they name, as the caller answers it (kept for the import)."""
 
