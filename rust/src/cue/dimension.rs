@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
 use roaring::RoaringBitmap;
 
 /// The values of one dimension and their posting lists.
@@ -11,7 +12,8 @@ use roaring::RoaringBitmap;
 #[derive(Debug, Clone, Default)]
 pub struct Dimension {
     name: Box<str>,
-    ids: HashMap<Box<str>, u32>,
+    /// Seeded per process: no set of values can be chosen to make the lookups collide.
+    ids: HashMap<Box<str>, u32, RandomState>,
     values: Vec<Box<str>>,
     postings: Vec<RoaringBitmap>,
 }
