@@ -34,6 +34,7 @@ __all__ = [
     "text_recall",
     "Threads",
     "cosine_top",
+    "crc32",
     "unseen_entries",
     "write_pending",
     "place_pending",
@@ -420,6 +421,10 @@ def cosine_top(
     matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32], candidates: _Rows, k: int = 10,
 ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float32]]:
     """The best ``k`` candidates by the dot product of their rows of ``matrix`` with ``query``."""
+
+
+def crc32(data: bytes, crc: int = 0) -> int:
+    """The CRC-32 (zlib's) of the bytes ``crc`` is the checksum of, followed by ``data``."""
 
 
 def unseen_entries(

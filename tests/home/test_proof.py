@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import time
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -139,3 +143,37 @@ def test_a_folder_where_a_note_goes_refuses_the_write_before_the_journal(tmp_pat
         assert mem.stats().journal_bytes == before
         (tmp_path / "notes" / "x.md").rmdir()
         assert mem.write_note("x", "second", now=NOW).version == 1
+
+
+def test_a_rebuild_vouches_for_the_bytes_it_read(tmp_path: Path) -> None:
+    """The fingerprint a rebuild saves is the checksum of the journal as it is (taken as the replay read it)."""
+    _home(tmp_path)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        mem.rebuild()
+    segment = _segment(tmp_path)
+    body = json.loads((tmp_path / "index" / "journal.json").read_text())
+    assert body["segments"][segment.name]["crc32"] == zlib.crc32(segment.read_bytes())
+    st = segment.stat()
+    os.utime(segment, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))  # a touch: the checksum is checked
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED, mem.open_report.rebuilt_because
+
+
+@pytest.mark.parametrize("how", ["open", "rebuild"])
+def test_an_edit_after_a_rebuild_while_the_writer_is_open_is_caught(tmp_path: Path, how: str) -> None:
+    """The cache was rebuilt from the journal as it was; a person's edit after that is never vouched for."""
+    _home(tmp_path)
+    if how == "open":
+        shutil.rmtree(tmp_path / "index")
+    segment = _segment(tmp_path)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        if how == "rebuild":
+            mem.rebuild()
+        else:
+            assert mem.open_report.index is IndexState.REBUILT
+        time.sleep(0.02)  # past the file system's time stamp granularity
+        segment.write_bytes(segment.read_bytes().replace(b"note 4 about", b"note 4 abZut", 1))
+        mem.remember("after the edit", now=NOW)
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and "writer had it open" in (mem.open_report.rebuilt_because or "")
+        assert [h.record.narrative for h in mem.recall(text="abZut", k=1, now=NOW).hits] == ["note 4 abZut acme"]

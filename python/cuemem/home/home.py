@@ -95,6 +95,8 @@ class Home:
         #: How the journal meets other processes: :class:`~.sharing.Local`, or a shared home's :class:`~.mirror.Mirror`.
         self.sharing = sharing
         self._closed = False
+        #: The journal's checksums as the replay that built the indexes read it, for the next save.
+        self._reading: proof.Reading | None = None
         #: The users of retired rows read so far (they have left the cue postings).
         self._retired_users: dict[int, str] = {}
         #: The home's own clock, which destructive work checks its ``now`` against.
@@ -161,7 +163,7 @@ class Home:
             fetched = sharing.pull(journal)
             intent, refused = (None, None) if read_only else sharing.pending(layout, journal)
             filled = replay_target(layout.index, text_analyzer, writable=not read_only)  # one pass where both start afresh
-            indexes, how, caught_up, journal_changed = load_indexes(layout, journal, salience, filled)
+            indexes, how, caught_up, journal_changed, reading = load_indexes(layout, journal, salience, filled)
             notes = NoteStore(layout.notes, fsync)
             notes.adopt(noteseen.load(layout.index))  # a note file whose stat is as seen is not read again
             files = sharing.files(fetched)
@@ -195,6 +197,7 @@ class Home:
             )
             edited = bool(scan.notes or scan.errors or scan.missing)
             home = cls(layout, journal, notes, indexes, lock, report, caches, edited, sharing)
+            home._reading = reading
             if home.proposal_files is not None:
                 home.proposal_files.adopt(noteseen.load_stats(layout.index / PROPOSALS_SEEN))
                 left = home.proposal_files.reconcile(indexes.lifecycle, replayed=state is not IndexState.LOADED)
@@ -442,6 +445,7 @@ class Home:
         receipt = intent.records[0]
         if receipt["retention"] == "erase":
             self.caches.erase(self.rows_of(receipt["ids"]).tolist(), self.indexes, self.journal)
+        self._reading = None  # lines erased: the replay's checksums are of what was there
         proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
         if intent.notes:  # the policy book's cache may quote an erased note: it is made again when next read
             policycache.discard(self.layout.index)
@@ -696,9 +700,10 @@ class Home:
         last = None
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
-        head = self.indexes.head
+        head, reading = self.indexes.head, self._reading
         # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
-        self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head))
+        self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head, reading))
+        self._reading = None  # the fingerprint saved carries them on
         noteseen.save(self.layout.index, self.notes.files.seen, self.indexes.notes, self.fsync)
         if self.proposal_files is not None:
             noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
@@ -711,9 +716,10 @@ class Home:
         _log.info("%s: rebuilding every index from the journal", self.root)
         fresh = Indexes(SalienceTable(self.indexes.salience.weights, self.indexes.salience.half_lives_days))
         text = self.caches.restart()  # refilled by the same pass
-        apply_journal(fresh, self.journal, None, text=text)
+        reading = proof.Reading(self.journal)
+        apply_journal(fresh, self.journal, None, text=text, reading=reading)
         proof.discard(self.layout.index)
-        self.indexes = fresh
+        self.indexes, self._reading = fresh, reading
         self.caches.discard_vectors()
         self._save_index()
         return self.record_count()

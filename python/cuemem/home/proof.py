@@ -15,24 +15,30 @@ bytes (CRC-32 resumes) once the bytes the last save covered are checked to be th
 same: a person's edit while a writer is open is caught at the next open too. A cache without the file (one saved by an
 older version) is trusted as before and gets one at its next save; a file that is
 there but unreadable proves nothing, and the cache is rebuilt.
+
+A replay from the start of the journal reads every byte a save would checksum:
+:class:`Reading` takes the checksum of the bytes as the replay reads them, after a stat
+of every segment, and the save after it takes that for what the last save covered. A
+segment still as it was stat is not read again, and one changed since the replay (a
+person's edit while the writer that rebuilt is open) is caught as above.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import _core
 from ..store.fsync import write_atomic
 from ..errors import InvalidArgumentError
 from ..store.journal import Journal, Position, segment_name
 from ..store.regular import HINT_BYTES, read_regular
 from .indexes import clear_foreign
 
-__all__ = ["FILE", "check", "discard", "drop", "save"]
+__all__ = ["FILE", "Reading", "check", "discard", "drop", "save"]
 
 #: The fingerprint's file name inside ``home/index``.
 FILE = "journal.json"
@@ -64,9 +70,48 @@ def _crc(path: Path, start: int, end: int, crc: int = 0) -> int:
             chunk = f.read(min(left, 1 << 20))
             if not chunk:
                 break
-            crc = zlib.crc32(chunk, crc)
+            crc = _core.crc32(chunk, crc)
             left -= len(chunk)
     return crc
+
+
+class Reading:
+    """The checksums of the journal bytes a replay reads from the start of each segment.
+
+    Made before the replay reads anything: it stats every segment then, so that a change
+    to a segment after that (an edit, an append) shows in its stat, and the save checksums
+    it again. The replay hands it each run of lines it reads (:meth:`add`), in order.
+    """
+
+    __slots__ = ("_directory", "_stats", "_read")
+
+    def __init__(self, journal: Journal) -> None:
+        self._directory = journal.directory
+        self._stats: dict[int, tuple[int, int]] = {}
+        for segment in journal.segments():
+            try:
+                stat = (self._directory / segment_name(segment)).stat()
+            except OSError:
+                continue
+            self._stats[segment] = (stat.st_size, stat.st_mtime_ns)
+        self._read: dict[int, tuple[int, int]] = {}  # segment -> (bytes read from its start, their CRC-32)
+
+    def add(self, segment: int, offset: int, data: bytes) -> None:
+        """Takes the bytes of ``segment`` read at ``offset``: they carry on the checksum when
+        they follow the bytes read before them, from the start of the segment."""
+        read, crc = self._read.get(segment, (0, 0))
+        if segment in self._stats and offset == read:
+            self._read[segment] = (read + len(data), _core.crc32(data, crc))
+        else:
+            self._read.pop(segment, None)
+            self._stats.pop(segment, None)  # read out of order: nothing of it is vouched for
+
+    def entries(self) -> dict[str, dict[str, int]]:
+        """The fingerprint entry of each segment read, as :func:`save` records one."""
+        return {
+            segment_name(s): {"covered": read, "size": self._stats[s][0], "mtime_ns": self._stats[s][1], "crc32": crc}
+            for s, (read, crc) in self._read.items()
+        }
 
 
 class _Unreadable(Exception):
@@ -122,8 +167,12 @@ def drop(index_dir: Path, segments: set[int]) -> None:
     _write(index_dir, body)
 
 
-def save(index_dir: Path, journal: Journal, head: Position) -> None:
+def save(index_dir: Path, journal: Journal, head: Position, reading: Reading | None = None) -> None:
     """Writes the fingerprint of the journal bytes up to ``head`` (the cache's head).
+
+    With ``reading`` (the replay the cache was built by), what the replay read of a
+    segment stands for what the last save covered: still as it was stat, it is not read
+    again; grown, the bytes the replay read are checked to be the same.
 
     Raises:
         StorageError: the file cannot be written.
@@ -134,6 +183,7 @@ def save(index_dir: Path, journal: Journal, head: Position) -> None:
         if exc.stale:
             return  # the cache was found stale: only a rebuild (which discards this) may vouch for it again
         known = {}
+    read = reading.entries() if reading is not None else {}
     segments: dict[str, Any] = {}
     for name, length in _covered(journal.directory, head):
         path = journal.directory / name
@@ -141,7 +191,7 @@ def save(index_dir: Path, journal: Journal, head: Position) -> None:
             stat = path.stat()
         except OSError:
             continue
-        old = known.get(name)
+        old = read.get(name, known.get(name))  # what the replay read, else what the last save covered
         if isinstance(old, Mapping) and old.get("covered") == length and (old.get("size"), old.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
             crc = old["crc32"]  # untouched since the last save
         elif isinstance(old, Mapping) and isinstance(old.get("crc32"), int) and isinstance(old.get("covered"), int) and 0 <= old["covered"] <= length:

@@ -33,7 +33,7 @@ CACHE_SLACK = 1 << 20
 
 def load_indexes(
     layout: Layout, journal: Journal, salience: SalienceTable, text: TextCache | None = None,
-) -> tuple[Indexes, str, int, bool]:
+) -> tuple[Indexes, str, int, bool, proof.Reading | None]:
     """The indexes of the home: the cache if the journal extends it (caught up), else rebuilt.
 
     The cache is used only when the journal still holds the very bytes it was built
@@ -41,8 +41,9 @@ def load_indexes(
     fills ``text`` (an empty text index, :func:`~.textswap.replay_target`) in the same pass.
 
     Returns the indexes, how they came up (``"loaded"``, ``"loaded and caught up"`` or
-    ``"rebuilt (why)"``), how many episodes catching up added, and whether journal
-    bytes the cache had covered changed (so that every cache of the home must go).
+    ``"rebuilt (why)"``), how many episodes catching up added, whether journal bytes the
+    cache had covered changed (so that every cache of the home must go), and, rebuilt,
+    the checksums of the journal as the rebuild read it (for the next save's fingerprint).
     """
     cached, info = Indexes.load(layout.index, salience, journal.size() + CACHE_SLACK)
     changed = False
@@ -62,7 +63,7 @@ def load_indexes(
                 except CuememError as exc:  # e.g. a cached head that is no line boundary
                     edited = f"the cache cannot be caught up: {exc}"
                 else:
-                    return cached, "loaded" if not caught_up else "loaded and caught up", caught_up, False
+                    return cached, "loaded" if not caught_up else "loaded and caught up", caught_up, False, None
             why, changed = edited, True
         else:
             why, changed = "the journal does not extend the cached index", True
@@ -71,11 +72,14 @@ def load_indexes(
     if journal.writable:
         proof.discard(layout.index)  # rebuilt: the next save checksums the journal afresh
     fresh_indexes = Indexes(salience)
-    apply_journal(fresh_indexes, journal, None, text=text)
-    return fresh_indexes, f"rebuilt ({why})", 0, changed
+    reading = proof.Reading(journal)
+    apply_journal(fresh_indexes, journal, None, text=text, reading=reading)
+    return fresh_indexes, f"rebuilt ({why})", 0, changed, reading
 
 @gc_paused
-def apply_journal(indexes: Indexes, journal: Journal, start: Position | None, text: TextCache | None = None) -> int:
+def apply_journal(
+    indexes: Indexes, journal: Journal, start: Position | None, text: TextCache | None = None, reading: proof.Reading | None = None,
+) -> int:
     """Applies journal records from ``start`` to the indexes; returns how many episodes.
 
     The journal is read in runs of whole lines, and the core decodes each run
@@ -86,12 +90,14 @@ def apply_journal(indexes: Indexes, journal: Journal, start: Position | None, te
     in :attr:`Indexes.skipped`.
 
     With ``text`` (a text index that holds every row the indexes do), the narratives of
-    the rows added go to it in the same pass.
+    the rows added go to it in the same pass; ``reading`` is handed every run read.
     """
     before = len(indexes)
     applier = Applier(indexes, trusted=False, texts=text is not None)
     head = start
     for run, decoded in decoded_runs(journal.runs(start)):
+        if reading is not None:
+            reading.add(run.segment, run.offset, run.data)
         for is_rows, a, b in decoded.plan():
             if is_rows:
                 ids = decoded.ids(a, b)

@@ -1,6 +1,6 @@
 //! The files of a directory for Python: which entries of a notes directory a scan of
-//! changes reads (`unseen_entries`), and a batch of files staged then placed
-//! (`write_pending`, `place_pending`).
+//! changes reads (`unseen_entries`), a batch of files staged then placed
+//! (`write_pending`, `place_pending`), and the checksum of a file's bytes (`crc32`).
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -12,6 +12,19 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use super::errors::detached;
 use crate::error::CoreError;
 use crate::files::{place_pending as place, stat_entries, write_pending as write, FileStat};
+
+/// The CRC-32 (IEEE, zlib's) of `crc`'s bytes followed by `data`: `crc` is the CRC-32
+/// of the bytes before `data` (0 for none), so a file's checksum is carried on chunk by
+/// chunk. Computed with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (data, crc = 0))]
+pub fn crc32(py: Python<'_>, data: &[u8], crc: u32) -> u32 {
+    py.detach(|| {
+        let mut hasher = crc32fast::Hasher::new_with_initial(crc);
+        hasher.update(data);
+        hasher.finalize()
+    })
+}
 
 /// The entries of `directory` a scan of changes must look at, and the keys of `expected`
 /// no entry is named after (sorted; a key that is not a UTF-8 string is left out).

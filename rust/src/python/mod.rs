@@ -67,6 +67,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text::text_recall, m)?)?;
     m.add_class::<thread::PyThreads>()?;
     m.add_function(wrap_pyfunction!(vector::cosine_top, m)?)?;
+    m.add_function(wrap_pyfunction!(files::crc32, m)?)?;
     m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
     m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
