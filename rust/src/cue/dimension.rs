@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use foldhash::fast::RandomState;
 use roaring::RoaringBitmap;
 
 /// The values of one dimension and their posting lists.
@@ -12,8 +11,7 @@ use roaring::RoaringBitmap;
 #[derive(Debug, Clone, Default)]
 pub struct Dimension {
     name: Box<str>,
-    /// Seeded per process: no set of values can be chosen to make the lookups collide.
-    ids: HashMap<Box<str>, u32, RandomState>,
+    ids: HashMap<Box<str>, u32>,
     values: Vec<Box<str>>,
     postings: Vec<RoaringBitmap>,
 }

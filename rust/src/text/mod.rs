@@ -2,8 +2,7 @@
 //!
 //! [`TextIndex`] keeps one tantivy document per home row (the row in a fast field),
 //! and searches the documents added since its last commit in memory (`tail.rs`);
-//! [`Analyzer`] says how text becomes terms (words, and CJK character n-grams;
-//! `stem.rs` stems English words, remembering each word's stem);
+//! [`Analyzer`] says how text becomes terms (words, and CJK character n-grams);
 //! [`blend()`](blend::blend) mixes BM25 with the salience table's decayed composite
 //! and a freshness term; [`recall`] is the whole path: cues prune, text ranks, the
 //! blend re-ranks.
@@ -13,7 +12,6 @@ mod erase;
 mod fault;
 mod index;
 mod readonly;
-mod stem;
 mod tail;
 mod tokenize;
 

@@ -8,11 +8,10 @@
 //! documents and queries, so a query bigram meets the document bigram it came from.
 
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, StopWordFilter, TextAnalyzer, Token, TokenStream,
-    Tokenizer,
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
+    TokenStream, Tokenizer,
 };
 
-use super::stem::CachedStemmer;
 use crate::error::{CoreError, Result};
 
 /// Whether `c` belongs to a script written without spaces between words.
@@ -29,10 +28,6 @@ pub fn is_cjk(c: char) -> bool {
 }
 
 /// Words for spaced scripts, `n`-grams of characters for CJK runs.
-///
-/// The tokens of the last text stay allocated: the next text's tokens are written into
-/// their buffers (the filters after the tokenizer rewrite a token's text in place), so a
-/// document costs no allocation per token once the first few were made.
 #[derive(Clone, Debug)]
 pub struct CueTokenizer {
     n: usize,
@@ -49,17 +44,16 @@ impl CueTokenizer {
     }
 }
 
-/// The tokens of one text, handed out in order: the first `len` of `tokens`.
+/// The tokens of one text, handed out in order.
 pub struct CueTokenStream<'a> {
     tokens: &'a mut Vec<Token>,
-    len: usize,
     next: usize,
 }
 
 impl TokenStream for CueTokenStream<'_> {
     fn advance(&mut self) -> bool {
         self.next += 1;
-        self.next <= self.len
+        self.next <= self.tokens.len()
     }
 
     fn token(&self) -> &Token {
@@ -75,59 +69,31 @@ impl Tokenizer for CueTokenizer {
     type TokenStream<'a> = CueTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CueTokenStream<'a> {
-        self.tokens.truncate(KEPT_TOKENS); // a long text's buffers are not kept for ever
-        let mut out = Tokens {
-            tokens: &mut self.tokens,
-            len: 0,
-        };
-        split(text, self.n, &mut out);
-        let len = out.len;
+        self.tokens.clear();
+        split(text, self.n, &mut self.tokens);
         CueTokenStream {
             tokens: &mut self.tokens,
-            len,
             next: 0,
         }
     }
 }
 
-/// The most token buffers a tokenizer keeps between texts.
-const KEPT_TOKENS: usize = 1024;
-
-/// The tokens of one text as they are cut: the first `len` of `tokens`, whose later
-/// entries are the buffers of an earlier text's tokens, reused.
-struct Tokens<'a> {
-    tokens: &'a mut Vec<Token>,
-    len: usize,
+fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+    let position = out.len();
+    out.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position,
+        text: text[from..to].to_owned(),
+        position_length: 1,
+    });
 }
 
-fn push(out: &mut Tokens<'_>, text: &str, from: usize, to: usize) {
-    let position = out.len;
-    let word = &text[from..to];
-    match out.tokens.get_mut(position) {
-        Some(token) => {
-            token.offset_from = from;
-            token.offset_to = to;
-            token.position = position;
-            token.position_length = 1;
-            token.text.clear();
-            token.text.push_str(word);
-        }
-        None => out.tokens.push(Token {
-            offset_from: from,
-            offset_to: to,
-            position,
-            text: word.to_owned(),
-            position_length: 1,
-        }),
-    }
-    out.len += 1;
-}
-
-/// Cuts `text` into tokens, written into `out`.
-fn split(text: &str, n: usize, out: &mut Tokens<'_>) {
+/// Appends the tokens of `text` to `out`.
+fn split(text: &str, n: usize, out: &mut Vec<Token>) {
     let mut word: Option<usize> = None; // start of the current word run
     let mut run: Vec<(usize, usize)> = Vec::new(); // (start, end) of each char of the CJK run
-    let flush_run = |run: &mut Vec<(usize, usize)>, out: &mut Tokens<'_>| {
+    let flush_run = |run: &mut Vec<(usize, usize)>, out: &mut Vec<Token>| {
         if run.is_empty() {
             return;
         }
@@ -218,7 +184,7 @@ impl Analyzer {
                     StopWordFilter::new(Language::English)
                         .expect("tantivy ships English stop words"),
                 )
-                .filter(CachedStemmer::english())
+                .filter(Stemmer::new(Language::English))
                 .build(),
         }
     }
@@ -277,41 +243,6 @@ mod tests {
             spans.push(&text[s.token().offset_from..s.token().offset_to]);
         }
         assert_eq!(spans, ["ab", "日本", "本語"]);
-    }
-
-    #[test]
-    fn a_tokenizer_reused_gives_each_text_its_own_tokens() {
-        let mut t = CueTokenizer::new(2);
-        let long: String = (0..KEPT_TOKENS + 10).map(|i| format!("w{i} ")).collect();
-        for text in [long.as_str(), "b 日本", "", "Zed", long.as_str(), "x"] {
-            let mut fresh = CueTokenizer::new(2);
-            let (mut a, mut b) = (t.token_stream(text), fresh.token_stream(text));
-            loop {
-                let (more, also) = (a.advance(), b.advance());
-                assert_eq!(more, also, "{text:?}");
-                if !more {
-                    break;
-                }
-                let (x, y) = (a.token(), b.token());
-                assert_eq!(
-                    (
-                        &x.text,
-                        x.offset_from,
-                        x.offset_to,
-                        x.position,
-                        x.position_length
-                    ),
-                    (
-                        &y.text,
-                        y.offset_from,
-                        y.offset_to,
-                        y.position,
-                        y.position_length
-                    )
-                );
-            }
-            assert!(t.tokens.len() <= KEPT_TOKENS.max(text.len()));
-        }
     }
 
     #[test]
