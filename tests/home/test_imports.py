@@ -404,3 +404,34 @@ def test_an_items_id_and_content_hash_are_the_formulas_python_names() -> None:
     assert _core.episode_id(7, stamp.encode(), text.encode("utf-8", "surrogatepass")) == "ep-" + hashlib.blake2b(raw, digest_size=8).hexdigest()
     data = f"cuemem-content\0alice\0{text}".encode("utf-8", "surrogatepass")
     assert content_hash("alice", text) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_text_index_failing_mid_import_imports_nothing_and_leaves_no_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text index is fed on a thread of its own while the import reads on: its error (a
+    full disk, here) is the import's, nothing is imported, and no feeding thread is left."""
+    import threading
+
+    from cuemem.errors import StorageError
+    from cuemem.home.textindex import TextCache
+
+    monkeypatch.setattr(imports, "_RUN", 8)  # many batches, so the failing one has others after it
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mem.remember("the first memory", now=NOW)
+        fed = TextCache.add_decoded
+        calls: list[int] = []
+
+        def failing(self: TextCache, decoded: Any, lo: int, hi: int, first: int) -> None:
+            calls.append(first)
+            if len(calls) == 3:
+                raise StorageError(28, "no space left on the device")
+            fed(self, decoded, lo, hi, first)
+
+        monkeypatch.setattr(TextCache, "add_decoded", failing)
+        threads = threading.active_count()
+        with pytest.raises(StorageError, match="no space"):
+            mem.import_records([{"narrative": f"imported memory {i}", "subject": f"topic {i}"} for i in range(100)], now=NOW)
+        assert len(calls) == 3 and threading.active_count() == threads
+        assert len(mem) == 1 and not mem.recall(text="imported", now=NOW).hits
+        monkeypatch.setattr(TextCache, "add_decoded", fed)
+        mem.import_records([{"narrative": f"imported memory {i}", "subject": f"topic {i}"} for i in range(100)], now=NOW)
+        assert len(mem) == 101 and len(mem.recall(text="imported", k=200, now=NOW).hits) == 100

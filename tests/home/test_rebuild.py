@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import threading
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,41 @@ def test_with_index_gone_one_pass_over_the_journal_rebuilds_the_rows_and_the_tex
         assert text_answers(mem) == before
     with Memory.open(home, read_only=True, user="*") as mem:
         assert mem.open_report.text == "loaded" and text_answers(mem) == before
+
+
+def test_a_replay_of_many_runs_feeds_the_text_index_each_row_in_order(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of a few lines (rows, notes between them) are fed to the text index on a thread
+    of its own, one after the other: the rows and their texts are those of one run."""
+    from cuemem.store import journal
+
+    with Memory.open(home, read_only=True, user="*") as mem:
+        before = text_answers(mem)
+    monkeypatch.setattr(journal, "RUN_BYTES", 2048)
+    shutil.rmtree(home / "index")
+    with Memory.open(home, user="*") as mem:
+        assert (mem.open_report.index, mem.open_report.text) == ("rebuilt", "rebuilt")
+        assert text_answers(mem) == before
+        mem.rebuild()
+        assert text_answers(mem) == before
+
+
+def test_a_text_index_that_fails_in_a_replay_fails_it_and_leaves_no_thread(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text index's error, on its feeding thread, is the replay's; no thread outlives it."""
+    from cuemem import InvalidArgumentError, _core
+    from cuemem.home.indexes import Indexes
+    from cuemem.home.replay import apply_journal
+    from cuemem.home.textindex import TextCache
+    from cuemem.salience import SalienceTable
+    from cuemem.store import journal
+
+    monkeypatch.setattr(journal, "RUN_BYTES", 2048)
+    core = _core.TextIndex(tmp_path / "text", "stem-bigram", True)
+    core.close()  # closed: it takes no document
+    refusing = TextCache(core, tmp_path / "text", "stem-bigram", True)
+    threads = threading.active_count()
+    with pytest.raises(InvalidArgumentError, match="text index"):
+        apply_journal(Indexes(SalienceTable()), journal.Journal(home / "journal", writable=False), None, text=refusing)
+    assert threading.active_count() == threads
 
 
 def test_two_rebuilds_give_byte_identical_files(home: Path) -> None:

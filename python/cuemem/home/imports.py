@@ -35,6 +35,7 @@ from .decoding import DECODER
 from .home import Home
 from .._gc import gc_paused
 from .results import ImportReport
+from .textindex import TextFeed
 
 __all__ = [
     "EXAMPLE", "REMEMBER_KEYS", "Admitted", "Gate", "Lines", "import_items", "import_jsonl", "import_records", "jsonl_lines", "record_items",
@@ -361,7 +362,7 @@ class _Staging:
         self.taken: set[str] = set()
         self.owners = _core.Owners()  # whose the items the core admits are, by the user they name
         self.applier = Applier(home.indexes, trusted=True, deferred=True)
-        self.text = home.caches.text
+        self.text = TextFeed(home.caches.text) if home.caches.text is not None else None
         self.staged = 0
         # The lines of a run of remember records waiting for the core's decoder, end to end
         # from ``base`` in the stage; a record of another kind ends the run (order is kept).
@@ -374,12 +375,19 @@ class _Staging:
         """Stages every item, then commits the stage (see :func:`import_items`)."""
         with self.home.journal.stage() as stage:
             self.stage = stage
-            for item in items:
-                if isinstance(item, Lines):
-                    self.lines(item)
-                else:
-                    self.item(*item)
-            self.decode()
+            try:
+                for item in items:
+                    if isinstance(item, Lines):
+                        self.lines(item)
+                    else:
+                        self.item(*item)
+                self.decode()
+            except BaseException:
+                if self.text is not None:
+                    self.text.wait(quiet=True)  # the text index is rolled back after this; the error raised is this one
+                raise
+            if self.text is not None:
+                self.text.wait()
             if self.errors and not skip_bad:
                 shown = "; ".join(f"line {n}: {m}" for n, m in self.errors[:5])
                 raise ImportFileError(f"{len(self.errors)} bad item(s) in {source}, nothing imported: {shown}", self.errors)
@@ -473,6 +481,6 @@ class _Staging:
         if self.count:
             for decoded, lo, hi, first in self.applier.add_run(bytes(self.waiting), 0, self.base):  # its segment is known at commit
                 if self.text is not None:
-                    self.text.add_decoded(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
+                    self.text.add(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
             self.waiting.clear()
             self.count = 0

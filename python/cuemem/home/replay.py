@@ -22,6 +22,7 @@ from .apply import Applier
 from .decoding import decoded_runs
 from .indexes import DecodedRows, Indexes, record_sha
 from .layout import Layout
+from .textindex import TextFeed
 
 if TYPE_CHECKING:
     from .textindex import TextCache
@@ -95,27 +96,34 @@ def apply_journal(
     before = len(indexes)
     applier = Applier(indexes, trusted=False, texts=text is not None)
     head = start
-    for run, decoded in decoded_runs(journal.runs(start)):
-        if reading is not None:
-            reading.add(run.segment, run.offset, run.data)
-        for is_rows, a, b in decoded.plan():
-            if is_rows:
-                ids = decoded.ids(a, b)
-                if applier.fresh(ids):
-                    first = applier.next_row
-                    applier.add_decoded(DecodedRows(decoded, a, b, ids, run.segment, run.offset))
-                    if text is not None:
-                        decoded.feed_text(a, b, first, text.core)
-                    head = Position(run.segment, run.offset + decoded.spans(b - 1, b)[0][1])
-                    continue
-                lines = decoded.spans(a, b)  # an id repeats: the applier says which
-            else:
-                lines = [(a, b)]
-            for s, e in lines:
-                entry = journal.entry(Position(run.segment, run.offset + s), run.data[s:e])
-                if entry is not None:
-                    applier.add(entry.record, run.segment, run.offset + s)
-                    head = entry.end
+    feed = TextFeed(text) if text is not None else None
+    try:
+        for run, decoded in decoded_runs(journal.runs(start)):
+            if reading is not None:
+                reading.add(run.segment, run.offset, run.data)
+            for is_rows, a, b in decoded.plan():
+                if is_rows:
+                    ids = decoded.ids(a, b)
+                    if applier.fresh(ids):
+                        if feed is not None:
+                            feed.add(decoded, a, b, applier.next_row)
+                        applier.add_decoded(DecodedRows(decoded, a, b, ids, run.segment, run.offset))
+                        head = Position(run.segment, run.offset + decoded.spans(b - 1, b)[0][1])
+                        continue
+                    lines = decoded.spans(a, b)  # an id repeats: the applier says which
+                else:
+                    lines = [(a, b)]
+                for s, e in lines:
+                    entry = journal.entry(Position(run.segment, run.offset + s), run.data[s:e])
+                    if entry is not None:
+                        applier.add(entry.record, run.segment, run.offset + s)
+                        head = entry.end
+    except BaseException:
+        if feed is not None:
+            feed.wait(quiet=True)  # no thread outlives the call; the error raised is this one
+        raise
+    if feed is not None:
+        feed.wait()
     applier.flush()
     if text is not None:
         if applier.texts:
