@@ -12,6 +12,7 @@ when to save (:meth:`Caches.save`); which text index serves changes only here
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -116,6 +117,37 @@ class Caches:
             self.text.commit(home.indexes, home.journal)
         if self.vectors is not None:
             self.vectors.save(home)
+
+    @contextmanager
+    def saving(self, home: Any) -> Iterator[None]:
+        """Saves the caches (:meth:`save`) on a thread of their own while the body saves the
+        row indexes: the text index's commit waits on its writer's threads and its sync with
+        the GIL released. Each cache proves what it covers when next opened, so neither
+        save needs the other's done. The body's error is raised first, then the save's;
+        the thread has ended when this returns."""
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                self.save(home)
+            except BaseException as exc:  # raised on the caller's thread, below
+                failed.append(exc)
+
+        thread: threading.Thread | None = threading.Thread(target=run, name="cuemem-save-caches", daemon=True)
+        assert thread is not None
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had (a process at its limit): saved after the body
+            thread = None
+        try:
+            yield
+        finally:
+            if thread is not None:
+                thread.join()
+        if thread is None:
+            self.save(home)
+        elif failed:
+            raise failed[0]
 
     # -- closing ------------------------------------------------------------------------
 

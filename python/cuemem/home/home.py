@@ -701,13 +701,13 @@ class Home:
         if self.indexes.ids:
             last = record_sha(self.journal.read_at(self.indexes.position(len(self.indexes) - 1)))
         head, reading = self.indexes.head, self._reading
-        # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
-        self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head, reading))
-        self._reading = None  # the fingerprint saved carries them on
-        noteseen.save(self.layout.index, self.notes.files.seen, self.indexes.notes, self.fsync)
-        if self.proposal_files is not None:
-            noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
-        self.caches.save(self)
+        with self.caches.saving(self):  # the text index commits meanwhile
+            # The journal's fingerprint goes in before recipe.json: a reader never sees a recipe without it.
+            self.indexes.save(self.layout.index, last_record_sha=last, before_recipe=lambda: proof.save(self.layout.index, self.journal, head, reading))
+            self._reading = None  # the fingerprint saved carries them on
+            noteseen.save(self.layout.index, self.notes.files.seen, self.indexes.notes, self.fsync)
+            if self.proposal_files is not None:
+                noteseen.save_stats(self.layout.index / PROPOSALS_SEEN, {k: list(v) for k, v in self.proposal_files.seen.items()}, self.fsync)
 
     def rebuild(self) -> int:
         """Discards the index cache and rebuilds it from the journal; returns the records
