@@ -133,10 +133,10 @@ class Caches:
             except BaseException as exc:  # raised on the caller's thread, below
                 failed.append(exc)
 
-        thread: threading.Thread | None = threading.Thread(target=run, name="cuemem-save-caches", daemon=True)
-        assert thread is not None
+        made = threading.Thread(target=run, name="cuemem-save-caches", daemon=True)
+        thread: threading.Thread | None = made
         try:
-            thread.start()
+            made.start()
         except RuntimeError:  # no thread to be had (a process at its limit): saved after the body
             thread = None
         try:
