@@ -417,21 +417,87 @@ def test_a_text_index_failing_mid_import_imports_nothing_and_leaves_no_thread(tm
     monkeypatch.setattr(imports, "_RUN", 8)  # many batches, so the failing one has others after it
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         mem.remember("the first memory", now=NOW)
-        fed = TextCache.add_decoded
+        fed = TextCache._add_decoded
         calls: list[int] = []
 
-        def failing(self: TextCache, decoded: Any, lo: int, hi: int, first: int) -> None:
+        def failing(self: TextCache, decoded: Any, lo: int, hi: int, first: int, core: Any) -> None:
             calls.append(first)
             if len(calls) == 3:
                 raise StorageError(28, "no space left on the device")
-            fed(self, decoded, lo, hi, first)
+            fed(self, decoded, lo, hi, first, core)
 
-        monkeypatch.setattr(TextCache, "add_decoded", failing)
+        monkeypatch.setattr(TextCache, "_add_decoded", failing)
         threads = threading.active_count()
         with pytest.raises(StorageError, match="no space"):
             mem.import_records([{"narrative": f"imported memory {i}", "subject": f"topic {i}"} for i in range(100)], now=NOW)
         assert len(calls) == 3 and threading.active_count() == threads
         assert len(mem) == 1 and not mem.recall(text="imported", now=NOW).hits
-        monkeypatch.setattr(TextCache, "add_decoded", fed)
+        monkeypatch.setattr(TextCache, "_add_decoded", fed)
         mem.import_records([{"narrative": f"imported memory {i}", "subject": f"topic {i}"} for i in range(100)], now=NOW)
         assert len(mem) == 101 and len(mem.recall(text="imported", k=200, now=NOW).hits) == 100
+
+
+def test_a_progress_callback_may_use_the_handle_while_the_text_is_fed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The callback runs while a batch may be going into the text index on another thread:
+    a text recall from it waits for that batch, then answers, and the import goes on."""
+    monkeypatch.setattr(imports, "_RUN", 10)
+    monkeypatch.setattr(imports, "_RECORDS", 20)
+    monkeypatch.setattr(imports, "PROGRESS_EVERY", 5)
+    answered: list[int] = []
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mem.remember("the seed note", now=NOW)
+
+        def progress(done: int, total: int | None) -> None:
+            answered.append(len(mem.recall(text="seed", now=NOW).hits))
+
+        items = [{"narrative": f"imported memory {i} " + " ".join(f"word{j}" for j in range(200))} for i in range(600)]
+        assert mem.import_records(items, now=NOW, progress=progress).count == 600
+        assert answered and set(answered) == {1}
+        assert len(mem.recall(text="imported memory", k=1000, now=NOW).hits) == 600
+
+
+@pytest.mark.parametrize("how", ["error", "interrupt"])
+def test_an_import_failing_while_a_batch_is_fed_waits_for_it_and_leaves_the_text_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str,
+) -> None:
+    """The caller's own error (an item source that fails, a Ctrl-C while waiting for a slow
+    batch) is the one raised, once the batch under way is in: the text index is rolled back
+    after it, no feeding thread is left, and the handle goes on."""
+    import _thread
+    import threading
+    import time
+
+    from cuemem.home.textindex import TextCache
+
+    monkeypatch.setattr(imports, "_RUN", 10)
+    monkeypatch.setattr(imports, "_RECORDS", 20)
+    fed = TextCache._add_decoded
+
+    def slow(self: TextCache, *args: Any) -> None:
+        time.sleep(0.05)
+        fed(self, *args)
+
+    monkeypatch.setattr(TextCache, "_add_decoded", slow)
+
+    def items() -> Iterator[dict[str, str]]:
+        for i in range(400):
+            if how == "error" and i == 200:
+                raise LookupError("the item source failed")
+            yield {"narrative": f"imported memory {i}"}
+
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        mem.remember("the seed note", now=NOW)
+        threads = threading.active_count()
+        timer = threading.Timer(0.3, _thread.interrupt_main) if how == "interrupt" else None
+        with pytest.raises(LookupError if how == "error" else KeyboardInterrupt):
+            if timer is not None:
+                timer.start()
+            mem.import_records(items(), now=NOW)
+        if timer is not None:
+            timer.join()
+        assert threading.active_count() == threads
+        assert len(mem) == 1 and not mem.recall(text="imported", now=NOW).hits
+        mem.remember("after the failure", now=NOW)
+        assert [h.record.narrative for h in mem.recall(text="after", now=NOW).hits] == ["after the failure"]
+    with Memory.open(tmp_path / "h", read_only=True) as reader:
+        assert len(reader) == 2 and not reader.recall(text="imported", now=NOW).hits

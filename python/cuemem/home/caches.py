@@ -24,7 +24,7 @@ from ..text.vectors import Embedder
 from . import forks
 from .apply import Fed
 from .indexes import Indexes
-from .textindex import WRITER_LOCK, TextCache
+from .textindex import WRITER_LOCK, TextCache, join
 from .textswap import Candidate, mark_in_use, open_text
 from .vectorindex import VectorCache
 
@@ -141,12 +141,17 @@ class Caches:
             thread = None
         try:
             yield
-        finally:
+        except BaseException:
             if thread is not None:
-                thread.join()
+                join(thread)
+                if failed:  # the body's error is the one raised; this one is said
+                    _log.warning("%s: saving the caches failed too: %s", self._index_dir.parent, failed[0])
+            raise
         if thread is None:
             self.save(home)
-        elif failed:
+            return
+        join(thread)
+        if failed:
             raise failed[0]
 
     # -- closing ------------------------------------------------------------------------
@@ -164,9 +169,11 @@ class Caches:
         """Lets go of the text writers in a forked child, untouched (:mod:`.forks`)."""
         for text in (self.text, self.candidate.cache if self.candidate is not None else None):
             if text is not None and text.writable:
-                text.core.abandon()
-                text.writable = False
-                forks.close_descriptors_of((text.directory / WRITER_LOCK).resolve())
+                try:
+                    text.core.abandon()
+                finally:
+                    text.writable = False
+                    forks.close_descriptors_of((text.directory / WRITER_LOCK).resolve())
 
     # -- which text index serves ------------------------------------------------------
 

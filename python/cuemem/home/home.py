@@ -430,10 +430,12 @@ class Home:
                 the next open).
         """
         self.check_writable()
+        self._reading = None  # lines are about to be erased: the replay's checksums are of what was there
         self.sharing.erase(self, Intent(receipt["id"], tuple(edits), tuple(notes), (receipt, *records), tuple(proposals)))
 
     def complete(self, intent: Intent) -> None:
         """The steps of :meth:`erase` after the journal's tombstones; each is idempotent."""
+        self._reading = None  # lines erased: the replay's checksums are of what was there
         # A note written again by the forget gets its new file from its record (or has it).
         rewritten = {r.id for r in map(_trusted, intent.records) if isinstance(r, kinds.NoteRecord)}
         self.notes.files.remove([n for n in intent.notes if n not in rewritten])
@@ -445,7 +447,6 @@ class Home:
         receipt = intent.records[0]
         if receipt["retention"] == "erase":
             self.caches.erase(self.rows_of(receipt["ids"]).tolist(), self.indexes, self.journal)
-        self._reading = None  # lines erased: the replay's checksums are of what was there
         proof.drop(self.layout.index, {p.segment for p, _ in intent.edits})
         if intent.notes:  # the policy book's cache may quote an erased note: it is made again when next read
             policycache.discard(self.layout.index)
