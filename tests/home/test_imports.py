@@ -463,7 +463,8 @@ def test_an_import_failing_while_a_batch_is_fed_waits_for_it_and_leaves_the_text
     """The caller's own error (an item source that fails, a Ctrl-C while waiting for a slow
     batch) is the one raised, once the batch under way is in: the text index is rolled back
     after it, no feeding thread is left, and the handle goes on."""
-    import _thread
+    import os
+    import signal
     import threading
     import time
 
@@ -488,7 +489,7 @@ def test_an_import_failing_while_a_batch_is_fed_waits_for_it_and_leaves_the_text
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         mem.remember("the seed note", now=NOW)
         threads = threading.active_count()
-        timer = threading.Timer(0.3, _thread.interrupt_main) if how == "interrupt" else None
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)) if how == "interrupt" else None
         with pytest.raises(LookupError if how == "error" else KeyboardInterrupt):
             if timer is not None:
                 timer.start()

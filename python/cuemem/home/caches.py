@@ -12,7 +12,6 @@ when to save (:meth:`Caches.save`); which text index serves changes only here
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +23,8 @@ from ..text.vectors import Embedder
 from . import forks
 from .apply import Fed
 from .indexes import Indexes
-from .textindex import WRITER_LOCK, TextCache, join
+from .aside import Aside
+from .textindex import WRITER_LOCK, TextCache
 from .textswap import Candidate, mark_in_use, open_text
 from .vectorindex import VectorCache
 
@@ -123,36 +123,17 @@ class Caches:
         """Saves the caches (:meth:`save`) on a thread of their own while the body saves the
         row indexes: the text index's commit waits on its writer's threads and its sync with
         the GIL released. Each cache proves what it covers when next opened, so neither
-        save needs the other's done. The body's error is raised first, then the save's;
-        the thread has ended when this returns."""
-        failed: list[BaseException] = []
-
-        def run() -> None:
-            try:
-                self.save(home)
-            except BaseException as exc:  # raised on the caller's thread, below
-                failed.append(exc)
-
-        made = threading.Thread(target=run, name="cuemem-save-caches", daemon=True)
-        thread: threading.Thread | None = made
-        try:
-            made.start()
-        except RuntimeError:  # no thread to be had (a process at its limit): saved after the body
-            thread = None
+        save needs the other's done (without a thread, the save is made first). The body's
+        error is raised first, then the save's; the thread has ended when this returns."""
+        save = Aside(self.save, home, name="cuemem-save-caches")
         try:
             yield
         except BaseException:
-            if thread is not None:
-                join(thread)
-                if failed:  # the body's error is the one raised; this one is said
-                    _log.warning("%s: saving the caches failed too: %s", self._index_dir.parent, failed[0])
+            save.wait()
+            if save.error is not None:  # the body's error is the one raised; this one is said
+                _log.warning("%s: saving the caches failed too: %s", self._index_dir.parent, save.error)
             raise
-        if thread is None:
-            self.save(home)
-            return
-        join(thread)
-        if failed:
-            raise failed[0]
+        save.result()
 
     # -- closing ------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ every other line to the Python applier (:mod:`.apply`), which validates it in fu
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from ..salience import AXES
 from ..schema.enums import BAND_HIGH, BAND_MED, Band, Tier
 from ..schema.spec import FIELDS, core_fields
 from ..store.records import Op
+from .aside import Aside
 from .cues import CUES, QUARANTINED, TAINTED
 
 __all__ = ["DECODER", "SHORT_KEPT", "decoded_runs"]
@@ -43,40 +43,6 @@ DECODER = _core.Decoder(
 )
 
 
-class _Ahead:
-    """One run's decoding on a thread of its own (the core releases the GIL while it decodes)."""
-
-    __slots__ = ("_thread", "_result", "_error")
-
-    def __init__(self, data: bytes, narratives_only: bool) -> None:
-        self._result: _core.Decoded | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(data, narratives_only), name="cuemem-decode", daemon=True)
-        try:
-            self._thread.start()
-        except RuntimeError:  # no thread to be had (a process at its limit): decoded here, in turn
-            self._run(data, narratives_only)
-
-    def _run(self, data: bytes, narratives_only: bool) -> None:
-        try:
-            self._result = DECODER.decode(data, narratives_only)
-        except BaseException as exc:  # handed to the reader, raised there
-            self._error = exc
-
-    def result(self) -> _core.Decoded:
-        """The decoded run, once decoded; the decoder's error, raised here."""
-        self.wait()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
-    def wait(self) -> None:
-        """Returns once the decoding has ended (a reader that stops early waits here too)."""
-        if self._thread.ident is not None:  # started (else it ran on the reader's thread)
-            self._thread.join()
-
-
 def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Iterator[tuple[Any, _core.Decoded]]:
     """Each run of ``runs`` (whose ``data`` is whole journal lines) with the decoder's reading of it.
 
@@ -91,11 +57,11 @@ def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Itera
     if current is None:
         return
     decoded = DECODER.decode(current.data, narratives_only)
-    ahead: _Ahead | None = None
+    ahead: Aside[_core.Decoded] | None = None
     try:
         while True:
             following = next(it, None)
-            ahead = None if following is None else _Ahead(following.data, narratives_only)
+            ahead = None if following is None else Aside(DECODER.decode, following.data, narratives_only, name="cuemem-decode")
             yield current, decoded
             if ahead is None:  # no run follows
                 return

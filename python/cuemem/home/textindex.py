@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,6 +45,7 @@ from .. import _core
 from ..errors import CorruptIndexError, CuememError
 from ..store.journal import Journal, Position
 from ..text.recipe import text_directory, text_recipe
+from .aside import Aside
 from .decoding import DECODER
 from .indexes import Indexes, record_sha
 
@@ -316,20 +316,6 @@ def _payload_rows(raw: str | None, analyzer: str) -> int | None:
         return None
 
 
-def join(thread: threading.Thread) -> None:
-    """Returns once ``thread`` has ended, even when an interrupt comes meanwhile (the thread
-    works on shared state: the interrupt is raised once it has ended)."""
-    interrupted: BaseException | None = None
-    while True:
-        try:
-            thread.join()
-            break
-        except BaseException as exc:  # a KeyboardInterrupt while waiting
-            interrupted = exc
-    if interrupted is not None:
-        raise interrupted
-
-
 class TextFeed:
     """A text index fed decoded narratives on a thread of its own, one batch at a time and in
     order, while the caller goes on (a replay feeds the same rows to the cue and salience
@@ -337,49 +323,34 @@ class TextFeed:
     each. While a batch is under way, anything else that uses the index waits for it
     (:attr:`TextCache.core`); the batch's error is raised by :meth:`wait`, to the caller."""
 
-    __slots__ = ("_text", "_thread", "_error")
+    __slots__ = ("_text", "_batch")
 
     def __init__(self, text: TextCache) -> None:
         self._text = text
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
+        self._batch: Aside[None] | None = None
 
     def add(self, decoded: _core.Decoded, lo: int, hi: int, first: int) -> None:
         """Feeds the narratives of rows ``lo..hi`` of ``decoded`` as rows ``first ..``, once the
         batch before is in; the error of the batch before is raised here."""
         self.wait()
         text = self._text
-        core = text.core
-        thread = threading.Thread(target=self._run, args=(decoded, lo, hi, first, core), name="cuemem-text-feed", daemon=True)
-        try:
-            thread.start()
-        except RuntimeError:  # no thread to be had (a process at its limit): fed here, in turn
-            self._run(decoded, lo, hi, first, core)
-            self.wait()
-            return
-        self._thread = thread
+        self._batch = Aside(text._add_decoded, decoded, lo, hi, first, text.core, name="cuemem-text-feed")
         text.feeding = self
-
-    def _run(self, decoded: _core.Decoded, lo: int, hi: int, first: int, core: _core.TextIndex) -> None:
-        try:
-            self._text._add_decoded(decoded, lo, hi, first, core)
-        except BaseException as exc:  # handed to the feeder, raised there
-            self._error = exc
 
     def join(self) -> None:
         """Returns once the batch under way is in (its error is kept for :meth:`wait`); from
         the feeding thread itself, at once."""
-        thread = self._thread
-        if thread is None or thread is threading.current_thread():
-            return
-        join(thread)
-        self._thread = None
-        if self._text.feeding is self:
-            self._text.feeding = None
+        if self._batch is not None:
+            self._batch.wait()
 
     def wait(self, *, quiet: bool = False) -> None:
         """Returns once the batch under way is in; raises its error unless ``quiet``."""
-        self.join()
-        error, self._error = self._error, None
-        if error is not None and not quiet:
-            raise error
+        batch = self._batch
+        if batch is None:
+            return
+        batch.wait()
+        self._batch = None
+        if self._text.feeding is self:
+            self._text.feeding = None
+        if not quiet:
+            batch.result()
