@@ -611,6 +611,7 @@ proptest! {
     fn a_run_keeps_its_lines_in_order(
         eps in prop::collection::vec((episode(), any::<bool>()), 0..40),
         long in any::<bool>(),
+        cut in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
     ) {
         let dec = decoder();
         let mut run = Vec::new();
@@ -640,5 +641,17 @@ proptest! {
             }
         }
         prop_assert_eq!(d.len(), rows);
+        // Rows kept without their narratives read as they did, but for the narrative.
+        let lo = cut.0.index(rows + 1);
+        let hi = lo + cut.1.index(rows + 1 - lo);
+        let kept = d.without_narratives(lo, hi).unwrap();
+        prop_assert_eq!(kept.len(), hi - lo);
+        prop_assert_eq!(&kept.lines, &(0..(hi - lo) as u32).map(Line::Row).collect::<Vec<_>>());
+        for i in 0..hi - lo {
+            let (got, was) = (kept.row(i), d.row(lo + i));
+            prop_assert_eq!((got.start(), got.end()), (was.start(), was.end()));
+            prop_assert_eq!(view(got), View { narrative: String::new(), ..view(was) });
+        }
+        prop_assert!(d.without_narratives(lo, rows + 1).is_none());
     }
 }

@@ -142,10 +142,13 @@ class Applier:
     def add_decoded(self, rows: DecodedRows) -> None:
         """Applies (or queues) rows the core decoded and proved valid (:mod:`.decoding`),
         whose ids are :meth:`fresh`. A deferred applier (an import, which holds every row
-        until its stage commits) keeps them as columns (:meth:`Batch.of_decoded`)."""
+        until its stage commits) keeps them without their narratives, which the text index
+        has by then, so the run's decoded form is freed at once."""
         self._batch = None
-        self._steps.append(Batch.of_decoded(rows, self._next_row) if self._deferred else rows)
-        step = len(self._steps) - 1
+        step = len(self._steps)
+        self._steps.append(
+            rows._replace(decoded=rows.decoded.without_narratives(rows.lo, rows.hi), lo=0, hi=rows.hi - rows.lo) if self._deferred else rows
+        )
         for i, kept in rows.decoded.tracked(rows.lo, rows.hi):
             self._short.append((step, {**dict(zip(SHORT_KEPT, kept)), "tier": _SHORT}))
         if not self._trusted:

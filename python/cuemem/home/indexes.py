@@ -136,29 +136,6 @@ class Batch:
         if row.sources:
             self.citing.append((r, row.sources))
 
-    @classmethod
-    def of_decoded(cls, rows: DecodedRows, start: int) -> Batch:
-        """Rows the core decoded, as columns (rows ``start ..``): what a deferred applier
-        keeps of a decoded run until it flushes, as compact as the rows it gathers itself,
-        so the run's decoded form (narratives and all) is freed at once."""
-        decoded, lo, hi = rows.decoded, rows.lo, rows.hi
-        batch = cls(start)
-        first = np.uint32(start)
-        for dimension, (names, at) in batch.columns.items():
-            values, where = decoded.values(dimension, lo, hi)
-            if values:
-                names.extend(values)
-                at.frombytes((where + first).astype(np.uint32).tobytes())
-        axes, confidence, times = decoded.salience(lo, hi)
-        batch.axes.frombytes(axes.tobytes())
-        batch.confidence.frombytes(confidence.tobytes())
-        batch.times.frombytes(times.tobytes())
-        batch.ids = rows.ids
-        batch.segments = array("Q", [rows.segment]) * len(rows.ids)
-        batch.offsets = array("Q", decoded.offsets(lo, hi, rows.base).tobytes())
-        batch.citing = [(start + i, tuple(sources)) for i, sources in decoded.citing(lo, hi)]
-        return batch
-
     def place(self, segment: int) -> None:
         """Sets the segment of every row (staged rows learn theirs at commit)."""
         self.segments = array("Q", [segment]) * len(self.ids)

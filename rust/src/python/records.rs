@@ -151,13 +151,6 @@ impl PyDecoder {
     }
 }
 
-/// Axes (row-major), confidence and reference time of decoded rows.
-type SalienceColumns<'py> = (
-    Bound<'py, PyArray1<f32>>,
-    Bound<'py, PyArray1<f32>>,
-    Bound<'py, PyArray1<f64>>,
-);
-
 /// A decoded run: its lines in order (rows and deferred byte ranges) and the rows.
 #[pyclass(module = "cuemem._core", name = "Decoded", frozen)]
 pub struct PyDecoded {
@@ -201,6 +194,20 @@ impl PyDecoded {
             }
         }
         out
+    }
+
+    /// Rows `lo..hi` on their own (rows `0 .. hi - lo` of what it answers), their narratives
+    /// left out: what is kept of rows whose text is indexed already.
+    fn without_narratives(&self, py: Python<'_>, lo: usize, hi: usize) -> PyResult<PyDecoded> {
+        guarded(py, "keeping decoded rows", || self.rows(lo, hi).map(drop))?;
+        let inner = &self.inner;
+        let kept = detached(py, "keeping decoded rows", || {
+            Ok(inner.without_narratives(lo, hi).unwrap_or_default())
+        })?;
+        Ok(PyDecoded {
+            inner: kept,
+            dimensions: self.dimensions.clone(),
+        })
     }
 
     /// The ids of rows `lo..hi`.
@@ -278,25 +285,6 @@ impl PyDecoded {
             }
         }
         Ok((names, at.into_pyarray(py)))
-    }
-
-    /// The salience columns of rows `lo..hi`: axes (`hi - lo` × the axes, row-major),
-    /// confidence and reference time, as numpy arrays (what `feed` puts).
-    fn salience<'py>(
-        &self,
-        py: Python<'py>,
-        lo: usize,
-        hi: usize,
-    ) -> PyResult<SalienceColumns<'py>> {
-        let rows = guarded(py, "reading decoded salience", || self.rows(lo, hi))?;
-        let axes: Vec<f32> = rows.iter().flat_map(|r| r.axes().iter().copied()).collect();
-        let confidence: Vec<f32> = rows.iter().map(RowRef::confidence).collect();
-        let times: Vec<f64> = rows.iter().map(RowRef::t).collect();
-        Ok((
-            axes.into_pyarray(py),
-            confidence.into_pyarray(py),
-            times.into_pyarray(py),
-        ))
     }
 
     /// Adds rows `lo..hi` as rows `first ..` of the cue index and the salience table.

@@ -59,6 +59,20 @@ impl Decoded {
         }
     }
 
+    /// Rows `lo..hi` on their own and in order, without their narratives (each empty):
+    /// what is kept of rows whose text is indexed already, a fraction of the run's bytes.
+    /// `None` when they are not all held.
+    pub fn without_narratives(&self, lo: usize, hi: usize) -> Option<Decoded> {
+        let rows = self.rows(lo, hi)?;
+        let mut store = Store::default();
+        let rows: Vec<Row> = rows.map(|row| store.copy(row)).collect();
+        Some(Decoded {
+            lines: (0..rows.len() as u32).map(Line::Row).collect(),
+            rows,
+            stores: vec![store],
+        })
+    }
+
     /// Rows `lo..hi`, or `None` when they are not all held.
     pub fn rows(&self, lo: usize, hi: usize) -> Option<impl ExactSizeIterator<Item = RowRef<'_>>> {
         let rows = self.rows.get(lo..hi)?;

@@ -84,6 +84,30 @@ impl Store {
         (from, self.axes.len())
     }
 
+    /// Puts what `row` holds but its narrative (left empty): the same row, read through this store.
+    pub(super) fn copy(&mut self, row: RowRef<'_>) -> Row {
+        let id = self.put(row.id());
+        let from = self.cues.len();
+        for (d, value) in row.cues() {
+            let span = self.put(value);
+            self.cues.push((d, span));
+        }
+        let cues = (from, self.cues.len());
+        let axes = self.axes(row.axes().iter().copied());
+        let sources = self.list(row.sources());
+        let tracked = row.tracked().map(|kept| self.list(kept));
+        Row {
+            id,
+            narrative: (0, 0),
+            cues,
+            axes,
+            sources,
+            tracked,
+            piece: 0,
+            ..*row.row
+        }
+    }
+
     /// Puts each string of `items` and lists them: the list's span of items.
     pub(super) fn list<'s>(&mut self, items: impl Iterator<Item = &'s str>) -> Span {
         let from = self.items.len();
