@@ -262,9 +262,10 @@ class Items:
     """The items of an import's chunk, one per line (``Decoder.read_items``)."""
 
     def __len__(self) -> int: ...
-    def admit(self, start: int, counter: int, plan: ItemPlan, owners: Owners) -> tuple[bytes, list[str], int, list[str], int]:
+    def admit(self, start: int, counter: int, plan: ItemPlan, owners: Owners) -> tuple[bytes, Decoded, list[str], int, list[str], int]:
         """Admits the plain items from line ``start`` on, in order (the GIL released): their
-        journal lines end to end, their ids, the first line not admitted, the users named in
+        journal lines end to end, what decoding those lines gives (as :meth:`Decoder.decode`
+        of them), their ids, the first line not admitted, the users named in
         the block it stopped in that ``owners`` does not answer for, and how many lines after
         the first not admitted no plan makes plain. ``counter`` is the
         first one's id counter; ``owners`` answers whose an item is by the user it names."""

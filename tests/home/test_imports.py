@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from cuemem import Memory, _core
 from cuemem.errors import ImportFileError
 from cuemem.home import imports
+from cuemem.home.cues import DIMENSIONS
 from cuemem.home.decoding import DECODER
 from cuemem.lifecycle.writes import Admission
 from cuemem.schema import Origin, Tier
@@ -125,8 +126,9 @@ def journal_bytes(home: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted((home / "journal").glob("*.jsonl")))
 
 
-def outcome(home: Path, source: Path | list[Any], user: str, call: dict[str, Any]) -> tuple[object, bytes]:
-    """What importing ``source`` (a file, or mappings) into ``home`` reports (or refuses), and the journal after it."""
+def outcome(home: Path, source: Path | list[Any], user: str, call: dict[str, Any]) -> tuple[object, bytes, object]:
+    """What importing ``source`` (a file, or mappings) into ``home`` reports (or refuses),
+    the journal after it, and what the indexes then answer (:func:`indexed`)."""
     with Memory.open(home, user=user) as mem:
         try:
             if isinstance(source, Path):
@@ -137,7 +139,20 @@ def outcome(home: Path, source: Path | list[Any], user: str, call: dict[str, Any
             said: object = (report.ids, report.queued, report.repeated, report.skipped)
         except ImportFileError as exc:
             said = ("refused", exc.errors)
-    return said, journal_bytes(home)
+    with Memory.open(home, user="*", read_only=True) as mem:  # the indexes that import left, as saved
+        answers = indexed(mem)
+    return said, journal_bytes(home), answers
+
+
+def indexed(mem: Memory) -> object:
+    """What the indexes hold, through the public API: every cue dimension's values and
+    counts, and each user's memories ranked by salience, with their scores."""
+    values = {d: mem.cue_values(d) for d in DIMENSIONS}
+    ranked = {
+        user: [(h.id, h.score, tuple(h.breakdown.items())) for h in mem.recall({"user": user}, k=1_000, now=NOW, include_quarantined=True).hits]
+        for user, _ in values["user"]
+    }
+    return values, ranked
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +167,7 @@ def copy_home(source: Path, to: Path) -> Path:
 
 def without_core_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every line is parsed by orjson and admitted by ``Admission.write``: the oracle."""
-    monkeypatch.setattr(Admission, "write_run", lambda self, items, start, *args: (b"", [], start, [], 0))
+    monkeypatch.setattr(Admission, "write_run", lambda self, items, start, *args: (b"", None, [], start, [], 0))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -338,6 +353,16 @@ def test_lines_no_plan_makes_plain_are_read_without_asking_the_core_again(tmp_pa
     assert calls == [0]
 
 
+def reading(decoded: _core.Decoded) -> object:
+    """What the applier and the indexes take of a decoded run."""
+    rows = [(lo, hi) for is_rows, lo, hi in decoded.plan() if is_rows]
+    return decoded.plan(), [
+        (decoded.ids(lo, hi), decoded.spans(lo, hi), decoded.tracked(lo, hi), decoded.citing(lo, hi),
+         [(d, *decoded.values(d, lo, hi)[:1], decoded.values(d, lo, hi)[1].tolist()) for d in DIMENSIONS])
+        for lo, hi in rows
+    ]
+
+
 def admitted(chunk: bytes, answers: dict[str | None, str | None]) -> tuple[list[int], list[str]]:
     """The lines of ``chunk`` the core admits as plain writes (a line it stops at is skipped), and the users it asks about."""
     items = DECODER.read_items(chunk, imports._KEYS)
@@ -350,7 +375,8 @@ def admitted(chunk: bytes, answers: dict[str | None, str | None]) -> tuple[list[
     missing: list[str] = []
     i = 0
     while i < len(items):
-        _, ids, end, asked, _ = items.admit(i, 0, plan, owners)
+        run, decoded, ids, end, asked, _ = items.admit(i, 0, plan, owners)
+        assert reading(decoded) == reading(DECODER.decode(run))  # worked out as it wrote the lines
         lines += range(i, end)
         missing += asked
         i = end + 1

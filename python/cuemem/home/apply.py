@@ -189,18 +189,21 @@ class Applier:
         first = positions[run[0]]
         return self.add_run(lines[run[0]] if len(run) == 1 else b"".join(lines[i] for i in run), first.segment, first.offset)
 
-    def add_run(self, data: bytes, segment: int, offset: int) -> list[Fed]:
+    def add_run(self, data: bytes, segment: int, offset: int, decoded: _core.Decoded | None = None) -> list[Fed]:
         """Applies (or queues) the ``remember`` records this process built, whose journal
         lines, end to end in ``data``, lie from ``(segment, offset)``: the core's decoder
         reads them as it reads a replay's runs (:data:`~.decoding.DECODER`), so a live
         write, an import and a replay share one reading of an episode; a line it does not
         prove (metadata, an unusual character) is read back from its bytes and goes
-        through :meth:`add` (what is applied is what the journal holds).
+        through :meth:`add` (what is applied is what the journal holds). ``decoded`` is
+        that reading when the core has it already (an import's admission works it out as
+        it writes the lines).
 
         Returns ``(decoded, lo, hi, first row)`` of each run of rows the core decoded, whose
         narratives the caller hands to the text index.
         """
-        decoded = DECODER.decode(data)
+        if decoded is None:
+            decoded = DECODER.decode(data)
         fed: list[Fed] = []
         for is_rows, a, b in decoded.plan():
             if is_rows:

@@ -30,7 +30,7 @@ from ..store.journal import line_of
 from ..store.regular import open_regular
 from .clock import TimeArg, edge_now
 from .scope import Reach
-from .apply import Applier
+from .apply import Applier, Fed
 from .decoding import DECODER
 from .home import Home
 from .._gc import gc_paused
@@ -85,10 +85,11 @@ class Gate(Protocol):
 
     def write_run(
         self, items: _core.Items, start: int, owners: _core.Owners, session: str | None, taken: set[str],
-    ) -> tuple[bytes, list[str], int, list[str], int]:
+    ) -> tuple[bytes, _core.Decoded | None, list[str], int, list[str], int]:
         """Admits the plain items of a chunk, from line ``start`` on, each as :meth:`write`
         would (``owners``: whose an item is, by the user it names; None: refused): their journal
-        lines end to end, their ids (added to ``taken``), the first line not admitted, the
+        lines end to end, what the core's decoder reads of them (None: read them again),
+        their ids (added to ``taken``), the first line not admitted, the
         users its block names whom ``owners`` does not answer for, and how many lines after
         the first not admitted no plan makes plain."""
         ...
@@ -403,10 +404,10 @@ class _Staging:
         parts: list[bytes] | None = None
         i, n = 0, len(items)
         while i < n:
-            run, ids, i, missing, unplain = self.gate.write_run(items, i, self.owners, self.session, self.taken)
+            run, decoded, ids, i, missing, unplain = self.gate.write_run(items, i, self.owners, self.session, self.taken)
             if ids:
                 self.written += ids
-                self.remembers(run, self.stage.add_line(run), len(ids))
+                self.remembers(run, self.stage.add_line(run), len(ids), decoded)
             if missing:
                 self.answer(missing)
                 continue
@@ -466,8 +467,15 @@ class _Staging:
         if own is not None:
             self.remembers(own, self.stage.add_line(own), 1)
 
-    def remembers(self, lines: bytes, offset: int, count: int) -> None:
-        """Stages ``count`` remember records, staged at ``offset`` as ``lines``: they join the run waiting for the decoder."""
+    def remembers(self, lines: bytes, offset: int, count: int, decoded: _core.Decoded | None = None) -> None:
+        """Stages ``count`` remember records, staged at ``offset`` as ``lines``: they join the
+        run waiting for the decoder, or, with what the decoder reads of them (``decoded``,
+        from the core's admission), go to the applier and the text index as they are."""
+        if decoded is not None:
+            self.decode()  # what waits goes first
+            self.staged += count
+            self.feed(self.applier.add_run(lines, 0, offset, decoded))
+            return
         if not self.count:
             self.base = offset
         self.waiting += lines
@@ -479,8 +487,12 @@ class _Staging:
     def decode(self) -> None:
         """Hands the waiting run to the core's decoder and the text index."""
         if self.count:
-            for decoded, lo, hi, first in self.applier.add_run(bytes(self.waiting), 0, self.base):  # its segment is known at commit
-                if self.text is not None:
-                    self.text.add(decoded, lo, hi, first)  # indexed meanwhile; committed with the home's next save
+            self.feed(self.applier.add_run(bytes(self.waiting), 0, self.base))  # its segment is known at commit
             self.waiting.clear()
             self.count = 0
+
+    def feed(self, fed: list[Fed]) -> None:
+        """Hands the text index the rows the applier took (indexed meanwhile; committed with the home's next save)."""
+        if self.text is not None:
+            for decoded, lo, hi, first in fed:
+                self.text.add(decoded, lo, hi, first)

@@ -403,20 +403,22 @@ class Admission:
 
     def write_run(
         self, items: _core.Items, start: int, owners: _core.Owners, session: str | None, taken: set[str],
-    ) -> tuple[bytes, list[str], int, list[str], int]:
+    ) -> tuple[bytes, _core.Decoded | None, list[str], int, list[str], int]:
         """Admits the items of an import's chunk from line ``start`` on, in order, as long as
         each is a *plain* write — no id, subject or sources of its own, not forgotten, its
         fields proven by the core — admitted as :meth:`write` admits it: written as ``owners``
         says whose (by the user it names, None: none; a user mapped to None was refused), in ``session``, with the id
         :meth:`write` gives it and the trust :meth:`_trust` and :func:`~.gate.trusted` decide,
         looked up by the core in a plan made of them (:meth:`_item_plan`). Returns the items'
-        journal lines end to end, their ids (added to ``taken``), the first line not admitted,
+        journal lines end to end, what the core's decoder reads of them (None: read them
+        again), their ids (added to ``taken``), the first line not admitted,
         which the caller admits with :meth:`write` (whose errors name the field), the users
         that line's block names whom ``owners`` does not answer for (then ask again, answered),
         and how many lines after it no plan makes plain (the caller admits them too).
         The batch does not record these writes' trust for a job's sources (an import writes no job's).
         """
-        lines, ids, end, missing, unplain = items.admit(start, len(self.home) + len(taken), self._item_plan(session), owners)
+        lines, decoded, ids, end, missing, unplain = items.admit(start, len(self.home) + len(taken), self._item_plan(session), owners)
+        read: _core.Decoded | None = decoded
         # The core knows neither the home's ids nor the batch's (nor checks its own): a taken
         # one ends the run (never in practice: 64 bits), and :meth:`write` steps past it.
         fresh = set(ids)
@@ -428,9 +430,9 @@ class Admission:
                 fresh.add(eid)
             keep = len(fresh)
             lines = b"".join(line + b"\n" for line in lines.split(b"\n")[:keep])  # a record a line
-            ids, end, missing, unplain = ids[:keep], start + keep, [], 0
+            ids, end, missing, unplain, read = ids[:keep], start + keep, [], 0, None
         taken |= fresh
-        return lines, ids, end, missing, unplain
+        return lines, read, ids, end, missing, unplain
 
     def _item_plan(self, session: str | None) -> _core.ItemPlan:
         """The core's plan of this batch's plain writes in ``session`` (:meth:`write_run`):

@@ -8,15 +8,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::errors::{detached, guarded};
-use super::records::PyDecoder;
+use super::records::{PyDecoded, PyDecoder};
 use crate::records::{self, Items, Owners, Plan, Verdict};
 
 /// A verdict by (origin, tier, taint claim): (taint, reviewed, tier, confidence cap).
 type Verdicts = HashMap<(String, String, bool), (bool, bool, String, f64)>;
 
-/// What `Items.admit` answers: the lines, the ids, the next line, the users not answered for,
-/// and how many lines after the next no plan makes plain.
-type AdmitResult<'py> = (Bound<'py, PyBytes>, Vec<String>, usize, Vec<String>, usize);
+/// What `Items.admit` answers: the lines, what decoding them gives, the ids, the next line,
+/// the users not answered for, and how many lines after the next no plan makes plain.
+type AdmitResult<'py> = (
+    Bound<'py, PyBytes>,
+    PyDecoded,
+    Vec<String>,
+    usize,
+    Vec<String>,
+    usize,
+);
 
 /// What the caller decided once for an import's plain writes (see `Items.admit`).
 #[pyclass(module = "cuemem._core", name = "ItemPlan", frozen)]
@@ -116,7 +123,8 @@ impl PyItems {
     }
 
     /// Admits the plain items from line `start` on, in order (the GIL released): their
-    /// journal lines end to end, their ids, the first line not admitted, the users named in
+    /// journal lines end to end, what decoding those lines gives (as `Decoder.decode` of
+    /// them), their ids, the first line not admitted, the users named in
     /// the block it stopped in that `owners` does not answer for, and how many lines after
     /// the first not admitted no plan makes plain. `counter` is
     /// the first one's id counter; `owners` answers whose an item is by the user it names.
@@ -128,13 +136,16 @@ impl PyItems {
         plan: &PyItemPlan,
         owners: PyRef<'py, PyOwners>,
     ) -> PyResult<AdmitResult<'py>> {
-        let decoder = &self.decoder.get().inner;
+        let decoder = self.decoder.get();
         let (items, plan, answers) = (&self.inner, &plan.inner, &owners.inner);
         let admitted = detached(py, "admitting import items", || {
-            Ok(decoder.admit_items(items, start, counter, plan, answers))
+            Ok(decoder
+                .inner
+                .admit_items(items, start, counter, plan, answers))
         })?;
         Ok((
             PyBytes::new(py, &admitted.lines),
+            decoder.wrap(admitted.decoded),
             admitted.ids,
             admitted.next,
             admitted.missing,

@@ -144,10 +144,17 @@ impl PyDecoder {
         let decoded = detached(py, "decoding journal lines", || {
             Ok(inner.decode(run, narratives_only))
         })?;
-        Ok(PyDecoded {
+        Ok(self.wrap(decoded))
+    }
+}
+
+impl PyDecoder {
+    /// `decoded` for Python, its cue dimensions named as this decoder's schema names them.
+    pub(super) fn wrap(&self, decoded: Decoded) -> PyDecoded {
+        PyDecoded {
             inner: decoded,
             dimensions: self.dimensions.clone(),
-        })
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! Decoding runs of journal lines into index rows, in parallel, proving what it keeps.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use super::encode::Emit;
@@ -57,6 +59,28 @@ impl Decoded {
             store: &self.stores[row.piece as usize],
             row,
         }
+    }
+
+    /// Adds a line at bytes `start..end`: `row` (read through store `piece`), or deferred.
+    pub(super) fn push(&mut self, row: Option<Row>, start: usize, end: usize, piece: usize) {
+        match row {
+            Some(row) => {
+                self.lines.push(Line::Row(self.rows.len() as u32));
+                self.rows.push(Row {
+                    piece: piece as u32,
+                    start,
+                    end,
+                    ..row
+                });
+            }
+            None => self.lines.push(Line::Deferred { start, end }),
+        }
+    }
+
+    /// Adds a store for the rows pushed after it: its piece number.
+    pub(super) fn add_store(&mut self, store: Store) -> usize {
+        self.stores.push(store);
+        self.stores.len() - 1
     }
 
     /// Rows `lo..hi` on their own and in order, without their narratives (each empty):
@@ -221,22 +245,52 @@ impl Decoder {
             stores: Vec::with_capacity(pieces.len()),
         };
         let mut spans = spans.into_iter();
-        for (k, piece) in pieces.into_iter().enumerate() {
-            out.stores.push(piece.store);
+        for piece in pieces {
+            let k = out.add_store(piece.store);
             for (row, (s, e)) in piece.rows.into_iter().zip(&mut spans) {
-                match row {
-                    Some(row) => {
-                        out.lines.push(Line::Row(out.rows.len() as u32));
-                        out.rows.push(Row {
-                            piece: k as u32,
-                            ..row
-                        });
-                    }
-                    None => out.lines.push(Line::Deferred { start: s, end: e }),
-                }
+                out.push(row, s, e, k);
             }
         }
         out
+    }
+
+    /// The journal line of a write's episode, as [`Decoder::encode`] writes it, and what
+    /// [`Decoder::decode`] of that line gives (one row, or the line deferred), worked out
+    /// from the values themselves rather than by reading the line back.
+    pub fn encode_decoded(&self, values: &[Val<'_>]) -> Option<(Vec<u8>, Decoded)> {
+        let mut store = Store::default();
+        let (line, row) = self.encode_row(values, &mut store)?;
+        let mut out = Decoded::default();
+        let k = out.add_store(store);
+        out.push(row, 0, line.len(), k);
+        Some((line, out))
+    }
+
+    /// [`Decoder::encode_decoded`] of one line, its row put in `store` (`None`: deferred).
+    pub(super) fn encode_row(
+        &self,
+        values: &[Val<'_>],
+        store: &mut Store,
+    ) -> Option<(Vec<u8>, Option<Row>)> {
+        let line = self.encode(values)?;
+        // What the decoder reads of the line: each field as written (a sparse one left
+        // out when null), the derived ones as the encoder derived them. The salience is
+        // read as given: the axes the line holds are the ones worked out from it.
+        let derived = super::encode::derived(&self.schema, values)?;
+        let slots = &self.schema.slots;
+        let mut written: Vec<Option<Val<'_>>> = values
+            .iter()
+            .zip(&self.sparse)
+            .map(|(v, &sparse)| (!(sparse && matches!(v, Val::Null))).then(|| v.reborrow()))
+            .collect();
+        written[slots.occurred_at] = Some(Val::Str(Cow::Borrowed(derived.occurred)));
+        written[slots.valid_from] = Some(Val::Str(Cow::Borrowed(derived.start.as_ref())));
+        let mark = store.mark();
+        let row = self.episode(&mut written, None, None, store);
+        if row.is_none() {
+            store.rewind(mark);
+        }
+        Some((line, row))
     }
 
     /// What the episode key `key` holds; `cursor` is where the previous key of the record

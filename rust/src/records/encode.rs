@@ -10,6 +10,8 @@
 //! is bad. A number whose shortest form would need an exponent is not proven either (the
 //! journal's encoder writes those its own way).
 
+use std::borrow::Cow;
+
 use super::rules::{self, proves};
 use super::schema::{Rule, Schema, IMPORTANCE_BAND, TIME_BUCKETS};
 use super::value::Val;
@@ -36,6 +38,40 @@ pub(super) fn order(schema: &Schema) -> Vec<(String, Emit)> {
     keys
 }
 
+/// What an episode's line holds for the fields derived when not given: the day it
+/// occurred (the UTC day it was recorded) and when it became valid (that day's midnight).
+pub(super) struct Derived<'v> {
+    pub(super) occurred: &'v str,
+    pub(super) start: Cow<'v, str>,
+    /// `start` in microseconds since the epoch.
+    start_at: i64,
+}
+
+/// The derived fields of the episode `values` (by slot), proven: `None` when the core
+/// cannot prove the times they come from.
+pub(super) fn derived<'v>(schema: &Schema, values: &'v [Val<'_>]) -> Option<Derived<'v>> {
+    let (fields, slots) = (&schema.fields, &schema.slots);
+    let recorded = values[slots.recorded_at].as_str()?;
+    rules::instant(recorded)?;
+    let occurred: &str = match &values[slots.occurred_at] {
+        Val::Null if fields[slots.occurred_at].default.is_none() => recorded.get(..10)?,
+        v => v.as_str()?,
+    };
+    rules::date(occurred)?;
+    let start = match &values[slots.valid_from] {
+        Val::Null if fields[slots.valid_from].default.is_none() => {
+            Cow::Owned(format!("{occurred}T00:00:00+00:00"))
+        }
+        v => Cow::Borrowed(v.as_str()?),
+    };
+    let start_at = rules::instant(&start)?;
+    Some(Derived {
+        occurred,
+        start,
+        start_at,
+    })
+}
+
 /// The journal line of the episode `values` (by slot), or `None` when the core cannot
 /// prove it. `sparse` marks the fields written only when set; `order` is [`order`]'s.
 pub(super) fn encode(
@@ -50,20 +86,12 @@ pub(super) fn encode(
         return None;
     }
     let slots = &schema.slots;
-    let recorded = values[slots.recorded_at].as_str()?;
-    rules::instant(recorded)?;
-    // The derived fields: the day it was recorded (UTC), and that day's midnight.
-    let occurred: &str = match &values[slots.occurred_at] {
-        Val::Null if fields[slots.occurred_at].default.is_none() => &recorded[..10],
-        v => v.as_str()?,
-    };
-    rules::date(occurred)?;
-    let derived_start = format!("{occurred}T00:00:00+00:00");
-    let start = match &values[slots.valid_from] {
-        Val::Null if fields[slots.valid_from].default.is_none() => derived_start.as_str(),
-        v => v.as_str()?,
-    };
-    let start_at = rules::instant(start)?;
+    let Derived {
+        occurred,
+        start,
+        start_at,
+    } = derived(schema, values)?;
+    let start = start.as_ref();
     for (i, field) in fields.iter().enumerate() {
         if i == slots.occurred_at || i == slots.valid_from {
             continue; // proven above

@@ -20,8 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use super::decode::Decoder;
+use super::decode::{Decoded, Decoder};
 use super::ids;
+use super::rows::{Row, Store};
 use super::rules;
 use super::value::{self, Val};
 
@@ -83,17 +84,34 @@ impl Owners {
     }
 }
 
-/// The items a call admitted: their journal lines end to end, their ids, the first line it
-/// did not admit (the chunk's length when it admitted to the end), the users named in the
-/// block it stopped in that `owners` did not answer for, and how many lines after the first
-/// not admitted no plan or owner makes plain.
+/// The items a call admitted: their journal lines end to end, what decoding those lines
+/// gives (worked out as each line is written, [`Decoder::encode_decoded`]), their ids,
+/// the first line it did not admit (the chunk's length when it admitted to the end), the
+/// users named in the block it stopped in that `owners` did not answer for, and how many
+/// lines after the first not admitted no plan or owner makes plain.
 #[derive(Debug, Default)]
 pub struct Admitted {
     pub lines: Vec<u8>,
+    pub decoded: Decoded,
     pub ids: Vec<String>,
     pub next: usize,
     pub missing: Vec<String>,
     pub unplain: usize,
+}
+
+/// The items of a block admitted on one thread, in order, and the store of their rows.
+#[derive(Default)]
+struct Piece {
+    results: Vec<Result<Plain, Stop>>,
+    store: Store,
+}
+
+/// A plain write: its id, its journal line and the row decoding that line gives (`None`:
+/// the line is deferred).
+struct Plain {
+    id: String,
+    line: Vec<u8>,
+    row: Option<Row>,
 }
 
 /// Why a line is not admitted.
@@ -212,33 +230,51 @@ impl Decoder {
             // Each item of the block as if every one before it is admitted; the first
             // that is not ends the call, and what follows it is asked for again.
             let first = counter + out.ids.len() as u64;
-            let admit = |k: usize| {
-                let text = line(start + k).ok_or(Stop::NotPlain)?;
-                self.plain(text, &items.keys, first + k as u64, plan, owners, &slots)
+            let admit = |mut piece: Piece, k: usize| {
+                let result = line(start + k).ok_or(Stop::NotPlain).and_then(|text| {
+                    let n = first + k as u64;
+                    self.plain(text, &items.keys, n, plan, owners, &slots, &mut piece.store)
+                });
+                piece.results.push(result);
+                piece
             };
-            let block: Vec<Result<(String, Vec<u8>), Stop>> = if end - start >= PARALLEL {
-                crate::pool::install(|| (0..end - start).into_par_iter().map(admit).collect())
+            let pieces: Vec<Piece> = if end - start >= PARALLEL {
+                crate::pool::install(|| {
+                    (0..end - start)
+                        .into_par_iter()
+                        .with_min_len(PARALLEL / 2)
+                        .fold(Piece::default, admit)
+                        .collect()
+                })
             } else {
-                (0..end - start).map(admit).collect()
+                vec![(0..end - start).fold(Piece::default(), admit)]
             };
-            let bytes: usize = block
+            let bytes: usize = pieces
                 .iter()
+                .flat_map(|p| &p.results)
                 .map_while(|r| r.as_ref().ok())
-                .map(|(_, l)| l.len())
+                .map(|p| p.line.len())
                 .sum();
             out.lines.reserve(bytes);
+            let mut block = Vec::with_capacity(end - start);
+            for piece in pieces {
+                let k = out.decoded.add_store(piece.store);
+                block.extend(piece.results.into_iter().map(|r| (k, r)));
+            }
             let mut results = block.into_iter();
-            for result in results.by_ref() {
+            for (k, result) in results.by_ref() {
                 match result {
-                    Ok((id, line)) => {
+                    Ok(Plain { id, line, row }) => {
+                        let at = out.lines.len();
                         out.lines.extend_from_slice(&line);
+                        out.decoded.push(row, at, out.lines.len(), k);
                         out.ids.push(id);
                         out.next += 1;
                     }
                     Err(stop) => {
                         if let Stop::Unanswered(user) = stop {
                             let mut seen = HashSet::new();
-                            let rest = results.filter_map(|r| match r {
+                            let rest = results.filter_map(|(_, r)| match r {
                                 Err(Stop::Unanswered(u)) => Some(u),
                                 _ => None,
                             });
@@ -300,7 +336,9 @@ impl Decoder {
     }
 
     /// The id and journal line of `line` written as a plain write with counter `n` (see
-    /// the module docs), or why not.
+    /// the module docs), with the row decoding that line gives (put in `store`; `None`:
+    /// the line is deferred), or why not.
+    #[allow(clippy::too_many_arguments)]
     fn plain(
         &self,
         line: &str,
@@ -309,7 +347,8 @@ impl Decoder {
         plan: &Plan,
         owners: &Owners,
         slots: &Slots,
-    ) -> Result<(String, Vec<u8>), Stop> {
+        store: &mut Store,
+    ) -> Result<Plain, Stop> {
         let schema = self.schema();
         let (mut values, given) = self.shape(line, keys, slots).ok_or(Stop::NotPlain)?;
         let named = match &values[slots.user] {
@@ -368,7 +407,7 @@ impl Decoder {
                 values[slot] = Val::Num(verdict.cap);
             }
         }
-        let line = self.encode(&values).ok_or(Stop::NotPlain)?;
-        Ok((id, line))
+        let (line, row) = self.encode_row(&values, store).ok_or(Stop::NotPlain)?;
+        Ok(Plain { id, line, row })
     }
 }
