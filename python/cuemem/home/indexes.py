@@ -160,8 +160,9 @@ class Indexes:
         self.cues = CueIndex(list(DIMENSIONS))
         self.salience = salience
         self.ids: list[str] = []
-        # id -> row, built on first use (a 1M-row home opens without it).
-        self._row_of: dict[str, int] | None = {}
+        # id -> row of rows 0 .. _mapped, the rest mapped on first use (:attr:`row_of`).
+        self._row_of: dict[str, int] = {}
+        self._mapped = 0
         self.segments = array("Q")
         self.offsets = array("Q")
         #: Journal position just after the last record applied.
@@ -191,9 +192,13 @@ class Indexes:
 
     @property
     def row_of(self) -> dict[str, int]:
-        """id -> row."""
-        if self._row_of is None:
-            self._row_of = dict(zip(self.ids, range(len(self.ids))))
+        """id -> row. Rows join the map when it is next read, not as they are added: a home
+        opened from its cache, an import or a replay maps nothing until something asks by
+        id (a recall never does; a 1M-row map costs about a second)."""
+        ids, mapped = self.ids, self._mapped
+        if mapped < len(ids):
+            self._row_of.update(zip(ids[mapped:], range(mapped, len(ids))))
+            self._mapped = len(ids)
         return self._row_of
 
     def position(self, row: int) -> Position:
@@ -224,8 +229,6 @@ class Indexes:
             np.frombuffer(batch.confidence, dtype=np.float32),
             np.frombuffer(batch.times, dtype=np.float64),
         )
-        if self._row_of is not None:
-            self._row_of.update(zip(batch.ids, range(start, start + n)))
         self.ids.extend(batch.ids)
         self.segments.extend(batch.segments)
         self.offsets.extend(batch.offsets)
@@ -251,8 +254,6 @@ class Indexes:
         start, n = len(self.ids), hi - lo
         decoded.feed(lo, hi, start, self.cues._inner, self.salience._inner)
         ids = rows.ids
-        if self._row_of is not None:
-            self._row_of.update(zip(ids, range(start, start + n)))
         self.ids.extend(ids)
         self.segments.extend(array("Q", [rows.segment]) * n)
         self.offsets.frombytes(decoded.offsets(lo, hi, rows.base).tobytes())
@@ -385,7 +386,7 @@ class Indexes:
             live = n - len(indexes.lifecycle.retired)
             if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != live:
                 return None, "cached files disagree on the number of rows"
-            indexes._row_of = None
+            indexes._row_of, indexes._mapped = {}, 0
             indexes.segments = array("Q", positions[:, 0].tobytes())
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = _json(read["notes.json"])
