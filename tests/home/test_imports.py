@@ -273,10 +273,15 @@ def test_the_core_takes_a_mapping_only_of_jsons_own_values() -> None:
     assert [_core.item_line(obj) for obj in left] == [None] * len(left)
 
 
-def test_a_file_of_many_chunks_imports_as_python_parsing_does(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("as_read", [1, 256, 10**9])
+def test_a_file_of_many_chunks_imports_as_python_parsing_does(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_read: int,
+) -> None:
     """Lines across many of the core's chunks and blocks, good and bad mixed, users named
-    late, the last line without a newline."""
+    late, the last line without a newline; the runs the core admitted going to the indexes
+    as it read them, or read again (``as_read``: from how many rows on)."""
     monkeypatch.setattr(imports, "_CHUNK", 64 << 10)
+    monkeypatch.setattr(imports, "_AS_READ", as_read)
     rows = []
     for i in range(3000):
         item: dict[str, Any] = {"narrative": f"event {i % 50}", "user_id": f"user-{i % (1 + i // 100)}", "importance": (i % 10) / 10}

@@ -117,6 +117,11 @@ _REMEMBER = rec.Op.REMEMBER
 #: narratives join the indexes and the text index in one pass, in parallel).
 _RUN = 10_000
 
+#: Rows of a run the core admitted that go to the indexes as it read them; a shorter run joins
+#: the waiting one (each hand-over to the indexes and the text index costs more than reading a
+#: few lines again: a file alternating plain and other lines makes many short runs).
+_AS_READ = 256
+
 #: The longest line an imported JSONL file may hold (an episode is a few hundred bytes).
 MAX_LINE = 64 << 20
 
@@ -470,8 +475,9 @@ class _Staging:
     def remembers(self, lines: bytes, offset: int, count: int, decoded: _core.Decoded | None = None) -> None:
         """Stages ``count`` remember records, staged at ``offset`` as ``lines``: they join the
         run waiting for the decoder, or, with what the decoder reads of them (``decoded``,
-        from the core's admission), go to the applier and the text index as they are."""
-        if decoded is not None:
+        from the core's admission) and enough of them (:data:`_AS_READ`), go to the applier
+        and the text index as they are."""
+        if decoded is not None and count >= _AS_READ:
             self.decode()  # what waits goes first
             self.staged += count
             self.feed(self.applier.add_run(lines, 0, offset, decoded))
