@@ -376,3 +376,30 @@ def test_a_notes_cache_of_another_shape_is_rebuilt_not_fatal(tmp_path: Path, bod
     with Memory.open(tmp_path, fsync="never") as mem:
         assert str(mem.open_report.index) == "rebuilt" and mem.open_report.rebuilt_because
         assert len(mem) == 1
+
+
+@pytest.mark.parametrize("where", ["in the same run", "in a later run", "caught up from the cache"])
+def test_a_copied_memory_line_is_skipped_and_the_first_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A person copied a memory's journal line to the end: wherever the replay meets the copy
+    (the run of the first, a later run, a catch-up of the cached indexes), the copy is reported
+    and skipped, and the first stays."""
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        ids = remember(mem, [{"narrative": f"fact number {i}", "actors": ["kim"]} for i in range(6)])
+    segment = min((home / "journal").glob("*.jsonl"))
+    copied = next(line for line in segment.read_bytes().splitlines(keepends=True) if ids[2].encode() in line)
+    if where == "caught up from the cache":
+        with Memory.open(home) as mem:  # the cache saved, then the line copied behind it
+            pass
+    else:
+        shutil.rmtree(home / "index")
+    if where == "in a later run":
+        monkeypatch.setattr("cuemem.store.journal.RUN_BYTES", len(copied) + 1)  # about a line a run
+    with segment.open("ab") as f:
+        f.write(copied)
+    with Memory.open(home) as mem:
+        report = mem.open_report
+        assert [why for _, why in report.skipped_records] == [f"id {ids[2]!r} appears twice in the journal"]
+        assert str(report.index) == ("loaded" if where == "caught up from the cache" else "rebuilt")  # (the copy added nothing)
+        assert len(mem) == 6 and mem.get(ids[2]).narrative == "fact number 2"
+        assert sorted(h.id for h in mem.recall({"actor": "kim"}, k=10, now=NOW).hits) == sorted(ids)
