@@ -367,7 +367,7 @@ class _Staging:
         self.by_action = {"queue": self.queued, "repeat": self.repeated}  # the gate's actions, as their values
         self.taken: set[str] = set()
         self.owners = _core.Owners()  # whose the items the core admits are, by the user they name
-        self.applier = Applier(home.indexes, trusted=True, deferred=True)
+        self.applier = Applier(home.indexes, trusted=True, deferred=True, texts=home.caches.text is not None)
         self.text = TextFeed(home.caches.text) if home.caches.text is not None else None
         self.staged = 0
         # The lines of a run of remember records waiting for the core's decoder, end to end
@@ -394,6 +394,9 @@ class _Staging:
                 raise
             if self.text is not None:
                 self.text.wait()
+                if self.applier.texts:  # the rows of lines the core left to the applier (one it does not prove)
+                    rows, texts = zip(*self.applier.texts)
+                    self.text.add_texts(rows, texts)
             if self.errors and not skip_bad:
                 shown = "; ".join(f"line {n}: {m}" for n, m in self.errors[:5])
                 raise ImportFileError(f"{len(self.errors)} bad item(s) in {source}, nothing imported: {shown}", self.errors)

@@ -196,9 +196,10 @@ class Indexes:
         opened from its cache, an import or a replay maps nothing until something asks by
         id (a recall never does; a 1M-row map costs about a second)."""
         ids, mapped = self.ids, self._mapped
-        if mapped < len(ids):
-            self._row_of.update(zip(ids[mapped:], range(mapped, len(ids))))
-            self._mapped = len(ids)
+        n = len(ids)
+        if mapped < n:
+            self._row_of.update(zip(ids[mapped:n], range(mapped, n)))
+            self._mapped = n
         return self._row_of
 
     def position(self, row: int) -> Position:

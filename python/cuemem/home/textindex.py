@@ -337,6 +337,12 @@ class TextFeed:
         self._batch = Aside(text._add_decoded, decoded, lo, hi, first, text.core, name="cuemem-text-feed")
         text.feeding = self
 
+    def add_texts(self, rows: Sequence[int], texts: Sequence[str]) -> None:
+        """Adds the narratives ``texts`` of ``rows`` once the batches fed are in, on the
+        caller's thread (the rows of lines the core left to the applier)."""
+        self.wait()
+        self._text.add(rows, texts)
+
     def join(self) -> None:
         """Returns once the batch under way is in (its error is kept for :meth:`wait`); from
         the feeding thread itself, at once."""

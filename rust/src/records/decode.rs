@@ -283,8 +283,14 @@ impl Decoder {
             .zip(&self.sparse)
             .map(|(v, &sparse)| (!(sparse && matches!(v, Val::Null))).then(|| v.reborrow()))
             .collect();
-        written[slots.occurred_at] = Some(Val::Str(Cow::Borrowed(derived.occurred)));
-        written[slots.valid_from] = Some(Val::Str(Cow::Borrowed(derived.start.as_ref())));
+        for (slot, value) in [
+            (slots.occurred_at, derived.occurred),
+            (slots.valid_from, derived.start.as_ref()),
+        ] {
+            if written[slot].is_some() {
+                written[slot] = Some(Val::Str(Cow::Borrowed(value)));
+            }
+        }
         let mark = store.mark();
         let row = self.episode(&mut written, None, None, store);
         if row.is_none() {
