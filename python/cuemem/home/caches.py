@@ -73,9 +73,7 @@ class Caches:
             return
         for run, lo, hi, first in decoded:
             self.text.add_decoded(run, lo, hi, first)
-        if texts:
-            rows, narratives = zip(*texts)
-            self.text.add(rows, narratives)
+        self.text.add_pairs(texts)
 
     def feed(self, indexes: Indexes, journal: Journal) -> None:
         """Adds the narratives of the rows the text index lacks, read from the journal."""

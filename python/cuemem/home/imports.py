@@ -393,10 +393,7 @@ class _Staging:
                     self.text.wait(quiet=True)  # the text index is rolled back after this; the error raised is this one
                 raise
             if self.text is not None:
-                self.text.wait()
-                if self.applier.texts:  # the rows of lines the core left to the applier (one it does not prove)
-                    rows, texts = zip(*self.applier.texts)
-                    self.text.add_texts(rows, texts)
+                self.text.finish(self.applier.texts)  # with the rows of lines the core left to the applier
             if self.errors and not skip_bad:
                 shown = "; ".join(f"line {n}: {m}" for n, m in self.errors[:5])
                 raise ImportFileError(f"{len(self.errors)} bad item(s) in {source}, nothing imported: {shown}", self.errors)

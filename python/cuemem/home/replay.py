@@ -123,12 +123,9 @@ def apply_journal(
             feed.wait(quiet=True)  # no thread outlives the call; the error raised is this one
         raise
     if feed is not None:
-        feed.wait()
+        feed.finish(applier.texts)  # with the rows of lines the core left to the applier
     applier.flush()
     if text is not None:
-        if applier.texts:
-            rows, texts = zip(*applier.texts)
-            text.add(rows, texts)
         text.rows = len(indexes)
     if head is not None:
         indexes.head = head

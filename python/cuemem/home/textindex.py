@@ -225,6 +225,13 @@ class TextCache:
             self.core.add(np.asarray(rows, dtype=np.uint32), list(texts))
             self.rows = max(self.rows, int(rows[-1]) + 1)
 
+    def add_pairs(self, pairs: Sequence[tuple[int, str]]) -> None:
+        """Adds ``(row, narrative)`` pairs: the rows an applier read in Python (a line the core
+        does not prove), searchable after the next commit."""
+        if pairs:
+            rows, texts = zip(*pairs)
+            self.add(rows, texts)
+
     def add_decoded(self, decoded: _core.Decoded, lo: int, hi: int, first: int) -> None:
         """Adds the narratives of rows ``lo..hi`` the core decoded, as rows ``first ..``
         (searchable after the next commit)."""
@@ -337,11 +344,11 @@ class TextFeed:
         self._batch = Aside(text._add_decoded, decoded, lo, hi, first, text.core, name="cuemem-text-feed")
         text.feeding = self
 
-    def add_texts(self, rows: Sequence[int], texts: Sequence[str]) -> None:
-        """Adds the narratives ``texts`` of ``rows`` once the batches fed are in, on the
-        caller's thread (the rows of lines the core left to the applier)."""
+    def finish(self, pairs: Sequence[tuple[int, str]]) -> None:
+        """Returns once the batches fed are in (raising their error), having added the
+        ``(row, narrative)`` pairs the applier read in Python (:meth:`TextCache.add_pairs`)."""
         self.wait()
-        self._text.add(rows, texts)
+        self._text.add_pairs(pairs)
 
     def join(self) -> None:
         """Returns once the batch under way is in (its error is kept for :meth:`wait`); from

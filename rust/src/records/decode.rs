@@ -194,6 +194,7 @@ impl Decoder {
     /// the core proves it (the `encode` module); `None` leaves it to the full validator.
     pub fn encode(&self, values: &[Val<'_>]) -> Option<Vec<u8>> {
         super::encode::encode(&self.schema, &self.op, &self.sparse, &self.order, values)
+            .map(|(line, _)| line)
     }
 
     /// The schema it runs.
@@ -272,11 +273,11 @@ impl Decoder {
         values: &[Val<'_>],
         store: &mut Store,
     ) -> Option<(Vec<u8>, Option<Row>)> {
-        let line = self.encode(values)?;
+        let (line, derived) =
+            super::encode::encode(&self.schema, &self.op, &self.sparse, &self.order, values)?;
         // What the decoder reads of the line: each field as written (a sparse one left
         // out when null), the derived ones as the encoder derived them. The salience is
         // read as given: the axes the line holds are the ones worked out from it.
-        let derived = super::encode::derived(&self.schema, values)?;
         let slots = &self.schema.slots;
         let mut written: Vec<Option<Val<'_>>> = values
             .iter()

@@ -49,7 +49,7 @@ pub(super) struct Derived<'v> {
 
 /// The derived fields of the episode `values` (by slot), proven: `None` when the core
 /// cannot prove the times they come from.
-pub(super) fn derived<'v>(schema: &Schema, values: &'v [Val<'_>]) -> Option<Derived<'v>> {
+fn derived<'v>(schema: &Schema, values: &'v [Val<'_>]) -> Option<Derived<'v>> {
     let (fields, slots) = (&schema.fields, &schema.slots);
     let recorded = values[slots.recorded_at].as_str()?;
     rules::instant(recorded)?;
@@ -72,26 +72,23 @@ pub(super) fn derived<'v>(schema: &Schema, values: &'v [Val<'_>]) -> Option<Deri
     })
 }
 
-/// The journal line of the episode `values` (by slot), or `None` when the core cannot
-/// prove it. `sparse` marks the fields written only when set; `order` is [`order`]'s.
-pub(super) fn encode(
+/// The journal line of the episode `values` (by slot) and its derived fields, or `None`
+/// when the core cannot prove it. `sparse` marks the fields written only when set;
+/// `order` is [`order`]'s.
+pub(super) fn encode<'v>(
     schema: &Schema,
     op: &str,
     sparse: &[bool],
     order: &[(String, Emit)],
-    values: &[Val<'_>],
-) -> Option<Vec<u8>> {
+    values: &'v [Val<'_>],
+) -> Option<(Vec<u8>, Derived<'v>)> {
     let fields = &schema.fields;
     if values.len() != fields.len() || sparse.len() != fields.len() {
         return None;
     }
     let slots = &schema.slots;
-    let Derived {
-        occurred,
-        start,
-        start_at,
-    } = derived(schema, values)?;
-    let start = start.as_ref();
+    let derived = derived(schema, values)?;
+    let (occurred, start, start_at) = (derived.occurred, derived.start.as_ref(), derived.start_at);
     for (i, field) in fields.iter().enumerate() {
         if i == slots.occurred_at || i == slots.valid_from {
             continue; // proven above
@@ -184,7 +181,7 @@ pub(super) fn encode(
     line.extend_from_slice(b"},\"op\":");
     string(&mut line, op);
     line.extend_from_slice(b"}\n");
-    Some(line)
+    Some((line, derived))
 }
 
 /// A value as JSON (a proven one: no object but the salience, written by the caller).
