@@ -231,6 +231,9 @@ class Decoder:
         """The journal line of a write's episode (``values``: one per field, in the schema's
         order, None for a field left out) when the core proves every value valid and in the
         form validation leaves it in; None otherwise (the caller validates in full)."""
+    def encode_decoded(self, values: list[object]) -> tuple[bytes, Decoded] | None:
+        """:meth:`encode`'s line, with what :meth:`decode` of that line gives (one row, or the
+        line left to the caller), worked out from the values rather than read back."""
     def decode(self, run: bytes, narratives_only: bool = False) -> Decoded:
         """Decodes whole journal lines (the GIL released); with ``narratives_only`` a row is
         any line of the record kind, with its id and narrative only."""

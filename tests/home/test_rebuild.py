@@ -403,3 +403,46 @@ def test_a_copied_memory_line_is_skipped_and_the_first_kept(tmp_path: Path, monk
         assert str(report.index) == ("loaded" if where == "caught up from the cache" else "rebuilt")  # (the copy added nothing)
         assert len(mem) == 6 and mem.get(ids[2]).narrative == "fact number 2"
         assert sorted(h.id for h in mem.recall({"actor": "kim"}, k=10, now=NOW).hits) == sorted(ids)
+
+
+class _CountingDecoder:
+    """The applier's decoder, counting the runs it is asked to decode."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.runs = inner, 0
+
+    def decode(self, run: bytes, narratives_only: bool = False) -> Any:
+        self.runs += 1
+        return self.inner.decode(run, narratives_only)
+
+
+def test_a_write_the_core_encodes_joins_the_indexes_as_the_core_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``remember`` whose line the core encodes joins the indexes from the core's reading of
+    that line (a row, or the line left to Python: an actor whose fold only Python knows), with
+    no second decoding of the line, and the home saves what a rebuild of its journal saves:
+    tiers, an external write (whose trust the gate lowers, so the core encodes it again), a
+    thread, a stated confidence and time, and a write the core does not encode (metadata)."""
+    from cuemem.home import apply
+
+    counting = _CountingDecoder(apply.DECODER)
+    monkeypatch.setattr(apply, "DECODER", counting)
+    path = tmp_path / "home"
+    with Memory.open(path, fsync="never", user="*") as mem:
+        remember(mem, episodes(20, seed=3))
+        mem.remember("Kept for a day", actors=["acme"], tier="short", now=NOW)
+        mem.remember("Read on a web page", actors=["globex"], origin="external", now=NOW)
+        mem.remember("In a thread", actors=["kim"], thread="t-1", confidence=0.4, occurred_at="2026-05-01", now=NOW)
+        mem.remember("A name folded by Python", actors=["José"], now=NOW)
+        assert counting.runs == 0
+        mem.remember("With metadata", actors=["acme"], metadata={"ticket": 7}, now=NOW)
+        live = answers(mem)
+        found = sorted(h.id for h in mem.recall(text="thread page day name", k=50, now=NOW, include_quarantined=True).hits)
+    incremental = index_bytes(path)
+    rebuilt = rebuild_by_deleting(path)
+    for name in ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "lifecycle.json", "citers.npy"):
+        assert rebuilt[name] == incremental[name], name
+    with Memory.open(path, user="*") as mem:
+        assert answers(mem) == live
+        assert sorted(h.id for h in mem.recall(text="thread page day name", k=50, now=NOW, include_quarantined=True).hits) == found
+        assert len(found) == 4
+        assert mem.recall({"actor": "josé"}, now=NOW).hits[0].record.narrative == "A name folded by Python"

@@ -173,21 +173,27 @@ class Applier:
                 if run:
                     last = positions[run[-1]]
                     if positions[i] != Position(last.segment, last.offset + len(lines[run[-1]])):
-                        fed += self._add_run_of(lines, positions, run)
+                        fed += self._add_run_of(records, lines, positions, run)
                         run = []
                 run.append(i)
             else:
                 if run:
-                    fed += self._add_run_of(lines, positions, run)
+                    fed += self._add_run_of(records, lines, positions, run)
                     run = []
                 self.add(record, positions[i].segment, positions[i].offset)
         if run:
-            fed += self._add_run_of(lines, positions, run)
+            fed += self._add_run_of(records, lines, positions, run)
         return fed
 
-    def _add_run_of(self, lines: Sequence[bytes], positions: Sequence[Position], run: list[int]) -> list[Fed]:
+    def _add_run_of(
+        self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position], run: list[int],
+    ) -> list[Fed]:
         first = positions[run[0]]
-        return self.add_run(lines[run[0]] if len(run) == 1 else b"".join(lines[i] for i in run), first.segment, first.offset)
+        if len(run) > 1:
+            return self.add_run(b"".join(lines[i] for i in run), first.segment, first.offset)
+        # One line: the core's reading of it, when the core encoded it (a live write's episode).
+        record = records[run[0]]
+        return self.add_run(lines[run[0]], first.segment, first.offset, record.decoded if type(record) is rec.Encoded else None)
 
     def add_run(self, data: bytes, segment: int, offset: int, decoded: _core.Decoded | None = None) -> list[Fed]:
         """Applies (or queues) the ``remember`` records this process built, whose journal

@@ -266,26 +266,30 @@ def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: 
 class Admitted:
     """What the gate made of one write: the id to report, its records and the action.
 
-    A write the core encoded ends with the core's journal line of its episode (``line``);
+    A write the core encoded ends with the core's journal line of its episode (``line``)
+    and what the core's decoder reads of that line (``decoded``: the row the indexes take);
     its record (that line read back, :func:`~cuemem.store.records.encoded`) is made only
     when :attr:`records` is read: an import, which needs only the lines (:meth:`parts`),
     reads nothing back.
     """
 
-    __slots__ = ("id", "action", "_records", "_line")
+    __slots__ = ("id", "action", "_records", "_line", "_decoded")
 
-    def __init__(self, id: str, records: list[rec.Record], action: Action, line: bytes | None = None) -> None:
+    def __init__(
+        self, id: str, records: list[rec.Record], action: Action, line: bytes | None = None, decoded: _core.Decoded | None = None,
+    ) -> None:
         self.id = id
         self.action = action
         self._records = records
         self._line = line
+        self._decoded = decoded
 
     @property
     def records(self) -> list[rec.Record]:
         """The journal records that write it, in order."""
         if self._line is not None:
-            self._records = [*self._records, rec.encoded(self._line)]
-            self._line = None
+            self._records = [*self._records, rec.encoded(self._line, self._decoded)]
+            self._line = self._decoded = None
         return self._records
 
     def parts(self) -> tuple[list[rec.Record], bytes | None]:
@@ -458,8 +462,8 @@ class Admission:
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
-        line = None if values is None else DECODER.encode(values)
-        if values is None or line is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
+        encoded = None if values is None else DECODER.encode_decoded(values)
+        if values is None or encoded is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
         # Proven: each value is of its field's type.
         user, origin, confidence = cast(str, values[_USER]), _ORIGIN_OF[values[_ORIGIN]], cast(float, values[_CONFIDENCE])
@@ -469,13 +473,13 @@ class Admission:
         tier_now, confidence_now = trusted(tier, origin, confidence, self.profile, not reviewed)
         if taint or not reviewed or tier_now is not tier or confidence_now != confidence:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
-            line = DECODER.encode(values)
-            if line is None:  # not proven after all (a confidence the core does not write): in full
+            encoded = DECODER.encode_decoded(values)
+            if encoded is None:  # not proven after all (a confidence the core does not write): in full
                 full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
                 # The session's taint was marked above (the batch now knows it): its record stays.
                 return Admitted(full.id, [*marked, *full.records], full.action)
         self._own[cast(str, eid)] = (taint, reviewed)
-        return Admitted(cast(str, eid), marked, _WRITE, line)
+        return Admitted(cast(str, eid), marked, _WRITE, *encoded)
 
     def _check_forgotten(self, user: str, narrative: str) -> None:
         """Raises unless this batch may write ``user``'s memory ``narrative`` (see :meth:`was_forgotten`).

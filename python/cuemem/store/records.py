@@ -140,19 +140,24 @@ def remember(episode: Mapping[str, Any]) -> Record:
 
 
 class Encoded(dict[str, Any]):
-    """A ``remember`` record the core encoded (:meth:`cuemem._core.Decoder.encode`), with
-    its journal line: the record is that line read back, so the journal writes the line."""
+    """A ``remember`` record the core encoded (:meth:`cuemem._core.Decoder.encode_decoded`),
+    with its journal line: the record is that line read back, so the journal writes the
+    line; and with what the core's decoder reads of the line (``decoded``), so the indexes
+    take its row without reading the line again."""
 
-    __slots__ = ("line",)
+    __slots__ = ("line", "decoded")
 
     line: bytes
+    decoded: _core.Decoded | None
 
 
-def encoded(line: bytes) -> Record:
+def encoded(line: bytes, decoded: _core.Decoded | None = None) -> Record:
     """The ``remember`` record of ``line``, a journal line the core encoded from a write's
-    fields (the bytes :func:`remember` of the same episode encodes to)."""
+    fields (the bytes :func:`remember` of the same episode encodes to), and ``decoded``, the
+    decoder's reading of it if the core worked it out."""
     record = Encoded(orjson.loads(line))
     record.line = line
+    record.decoded = decoded
     return record
 
 

@@ -16,6 +16,7 @@ use crate::records::{
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A field as Python declares it: name, rule, optional, limit, choices, required, default (JSON text; None: derived).
 type FieldTuple = (
@@ -48,7 +49,8 @@ fn bad(reason: String) -> CoreError {
 #[pyclass(module = "cuemem._core", name = "Decoder", frozen)]
 pub struct PyDecoder {
     pub(super) inner: Decoder,
-    dimensions: Vec<String>,
+    /// The cue dimensions' names, shared with every run it decodes.
+    dimensions: Arc<[String]>,
 }
 
 #[pymethods]
@@ -99,7 +101,11 @@ impl PyDecoder {
                 });
             }
             let schema = Schema::new(specs, derived, axes)?;
-            let dimensions = schema.dimensions().map(str::to_owned).collect();
+            let dimensions = schema
+                .dimensions()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+                .into();
             Ok(Self {
                 inner: Decoder::new(schema, op, track)?.with_sparse(&sparse.unwrap_or_default())?,
                 dimensions,
@@ -110,7 +116,7 @@ impl PyDecoder {
     /// The cue dimensions, in the schema's order.
     #[getter]
     fn dimensions(&self) -> Vec<String> {
-        self.dimensions.clone()
+        self.dimensions.to_vec()
     }
 
     /// The journal line of a write's episode — `values`, one per field in the schema's
@@ -122,12 +128,20 @@ impl PyDecoder {
         values: &Bound<'py, PyAny>,
     ) -> Option<Bound<'py, PyBytes>> {
         let items: Vec<Bound<'py, PyAny>> = values.cast::<PyList>().ok()?.iter().collect();
-        let mut vals: Vec<Val<'_>> = Vec::with_capacity(items.len());
-        for item in &items {
-            vals.push(val(item)?);
-        }
-        let line = self.inner.encode(&vals)?;
+        let line = self.inner.encode(&vals(&items)?)?;
         Some(PyBytes::new(py, &line))
+    }
+
+    /// [`encode`](Self::encode)'s line with what [`decode`](Self::decode) of that line
+    /// gives, worked out from the values rather than read back (a live write's row).
+    fn encode_decoded<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> Option<(Bound<'py, PyBytes>, PyDecoded)> {
+        let items: Vec<Bound<'py, PyAny>> = values.cast::<PyList>().ok()?.iter().collect();
+        let (line, decoded) = self.inner.encode_decoded(&vals(&items)?)?;
+        Some((PyBytes::new(py, &line), self.wrap(decoded)))
     }
 
     /// The items of a chunk of an import's JSONL lines, each a JSON object of the fields
@@ -153,7 +167,7 @@ impl PyDecoder {
     pub(super) fn wrap(&self, decoded: Decoded) -> PyDecoded {
         PyDecoded {
             inner: decoded,
-            dimensions: self.dimensions.clone(),
+            dimensions: Arc::clone(&self.dimensions),
         }
     }
 }
@@ -162,7 +176,7 @@ impl PyDecoder {
 #[pyclass(module = "cuemem._core", name = "Decoded", frozen)]
 pub struct PyDecoded {
     inner: Decoded,
-    dimensions: Vec<String>,
+    dimensions: Arc<[String]>,
 }
 
 impl PyDecoded {
@@ -213,7 +227,7 @@ impl PyDecoded {
         })?;
         Ok(PyDecoded {
             inner: kept,
-            dimensions: self.dimensions.clone(),
+            dimensions: Arc::clone(&self.dimensions),
         })
     }
 
@@ -336,6 +350,11 @@ impl PyDecoded {
             add_texts(index, &rows, first)
         })
     }
+}
+
+/// The values of a write, each as the core proves it (`None`: one is not proven).
+fn vals<'a>(items: &'a [Bound<'_, PyAny>]) -> Option<Vec<Val<'a>>> {
+    items.iter().map(val).collect()
 }
 
 /// A Python value as the core proves it: None, a bool, a float or an int (not a bool), a
