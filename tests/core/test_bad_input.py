@@ -170,6 +170,27 @@ def test_salience_table_rejects(table: SalienceTable, name: str, call: Callable[
     assert table.live == 6
 
 
+def _refuses_impossible_allocations() -> bool:
+    """Whether this kernel refuses an allocation larger than the machine's memory (its
+    default heuristic overcommit, or none): the table's growth past it is then refused."""
+    try:
+        return Path("/proc/sys/vm/overcommit_memory").read_text().strip() in ("0", "2")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _refuses_impossible_allocations(), reason="this kernel grants any allocation, to kill the process later")
+def test_a_row_the_table_cannot_grow_to_is_refused_not_fatal(table: SalienceTable) -> None:
+    """The table is dense: a row number within uint32 but past any memory (room for every row
+    before it, about 170 GB) is an InvalidValueError and leaves the table as it was, not an
+    allocation failure that aborts the process."""
+    with unchanged(table), pytest.raises(InvalidValueError, match="not enough memory"):
+        table.put([2**32 - 1], [GOOD], [1.0], [T0])
+    assert table.live == 6
+    table.put([7], [GOOD], [1.0], [T0])  # the table still grows as asked
+    assert table.live == 7
+
+
 @pytest.mark.parametrize(
     ("weights", "half_lives"),
     [

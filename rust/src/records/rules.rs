@@ -177,12 +177,19 @@ pub(super) fn proves(rule: &Rule, v: &Val<'_>) -> bool {
     }
 }
 
-/// Every item passing `each`, none repeated.
+/// Every item passing `each`, none repeated (a long list's repeats looked up in a set).
 fn distinct(items: &[std::borrow::Cow<'_, str>], each: impl Fn(&str) -> bool) -> bool {
-    items
-        .iter()
-        .enumerate()
-        .all(|(i, s)| each(s) && !items[..i].contains(s))
+    if !items.iter().all(|s| each(s)) {
+        return false;
+    }
+    if items.len() <= super::decode::FEW_VALUES {
+        return items
+            .iter()
+            .enumerate()
+            .all(|(i, s)| !items[..i].contains(s));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items.iter().all(|s| seen.insert(s.as_ref()))
 }
 
 /// A cue value as a folded dimension holds it (`" ".join(v.casefold().split()) or v`),
@@ -236,6 +243,7 @@ fn uncased(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn civil_days() {
@@ -276,5 +284,21 @@ mod tests {
         assert!(!stripped("a\u{3000}"));
         assert!(label("a b", 3) && !label("a b", 2) && !label("a\u{7}b", 5));
         assert!(id("ep-1.x:y", 128) && !id(".x", 128) && !id("a/b", 128) && !id("", 128));
+    }
+
+    #[test]
+    fn a_list_repeats_no_item_however_long() {
+        let list = |n: usize, last: &str| {
+            let mut items: Vec<Cow<'_, str>> =
+                (0..n).map(|i| Cow::Owned(format!("t{i}"))).collect();
+            items.push(Cow::Owned(last.to_owned()));
+            Val::Strs(items)
+        };
+        for n in [3, 200] {
+            assert!(proves(&Rule::Texts, &list(n, "fresh")), "{n}");
+            assert!(!proves(&Rule::Texts, &list(n, "t1")), "{n}");
+            assert!(!proves(&Rule::Texts, &list(n, " t1")), "{n}");
+            assert!(!proves(&Rule::Ids { max: 128 }, &list(n, "t0")), "{n}");
+        }
     }
 }

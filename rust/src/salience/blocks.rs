@@ -95,6 +95,14 @@ impl BlockMax {
         b
     }
 
+    /// Reserves room for `n_rows` rows; false when the memory cannot be had.
+    pub(super) fn reserve(&mut self, n_rows: usize) -> bool {
+        let n = n_rows.div_ceil(BLOCK_ROWS);
+        self.blocks
+            .try_reserve_exact(n.saturating_sub(self.blocks.len()))
+            .is_ok()
+    }
+
     /// Makes room for `n_rows` rows.
     pub(super) fn grow(&mut self, n_rows: usize) {
         let n = n_rows.div_ceil(BLOCK_ROWS);

@@ -172,6 +172,24 @@ impl SalienceTable {
         };
         let top = rows.iter().copied().max().expect("non-empty") as usize + 1;
         if top > self.rows.len() {
+            // The table is dense: a row far past the end asks for room for every row before
+            // it, which a failed allocation must refuse (a typed error), not abort the process.
+            let more = top - self.rows.len();
+            if self.rows.try_reserve_exact(more).is_err()
+                || self.times.try_reserve_exact(more).is_err()
+                || !self.blocks.reserve(top)
+            {
+                let at = rows
+                    .iter()
+                    .position(|&r| r as usize + 1 == top)
+                    .unwrap_or(0);
+                return Err(CoreError::InvalidValue {
+                    what: "rows",
+                    index: at,
+                    value: (top - 1).to_string(),
+                    reason: "the table cannot grow to hold this row: there is not enough memory for every row before it",
+                });
+            }
             self.rows.resize(top, Row::default());
             self.times.resize(top, 0.0);
             self.blocks.grow(top);
