@@ -179,3 +179,24 @@ def test_an_edit_after_a_rebuild_while_the_writer_is_open_is_caught(tmp_path: Pa
     with Memory.open(tmp_path, fsync="never") as mem:
         assert mem.open_report.index is IndexState.REBUILT and "writer had it open" in (mem.open_report.rebuilt_because or "")
         assert [h.record.narrative for h in mem.recall(text="abZut", k=1, now=NOW).hits] == ["note 4 abZut acme"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("crc3g", None), ("crc32", "12"), ("crc32", 1.5), ("covered", True)])
+def test_a_damaged_segment_entry_vouches_for_nothing(tmp_path: Path, key: str, value: object) -> None:
+    """A segment's entry whose checksum or extent is gone or of the wrong type (one flipped
+    byte in the file) proves nothing: the open rebuilds, the close writes a good fingerprint
+    (it used to fail with a StorageError wrapping a KeyError), and the next open loads."""
+    ids = _home(tmp_path)
+    path = tmp_path / "index" / "journal.json"
+    body = json.loads(path.read_text())
+    (entry,) = body["segments"].values()
+    if value is None:
+        entry[key] = entry.pop("crc32")
+    else:
+        entry[key] = value
+    path.write_text(json.dumps(body))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.REBUILT and "does not cover" in (mem.open_report.rebuilt_because or "")
+        assert len(mem.recall({"actor": "acme"}, k=50, now=NOW).hits) == len(ids) // 2
+    with Memory.open(tmp_path, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED

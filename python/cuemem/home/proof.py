@@ -191,10 +191,10 @@ def save(index_dir: Path, journal: Journal, head: Position, reading: Reading | N
             stat = path.stat()
         except OSError:
             continue
-        old = read.get(name, known.get(name))  # what the replay read, else what the last save covered
-        if isinstance(old, Mapping) and old.get("covered") == length and (old.get("size"), old.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
+        old = _entry(read.get(name, known.get(name)))  # what the replay read, else what the last save covered
+        if old is not None and old["covered"] == length and (old.get("size"), old.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns):
             crc = old["crc32"]  # untouched since the last save
-        elif isinstance(old, Mapping) and isinstance(old.get("crc32"), int) and isinstance(old.get("covered"), int) and 0 <= old["covered"] <= length:
+        elif old is not None and 0 <= old["covered"] <= length:
             # Grown since: the bytes the last save covered must still be those; then carry on over the rest.
             before = _crc(path, 0, old["covered"])
             if before != old["crc32"]:
@@ -205,6 +205,14 @@ def save(index_dir: Path, journal: Journal, head: Position, reading: Reading | N
             crc = _crc(path, 0, length)
         segments[name] = {"covered": length, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": crc}
     _write(index_dir, {"version": _VERSION, "head": [head.segment, head.offset], "segments": segments})
+
+
+def _entry(entry: object) -> Mapping[str, Any] | None:
+    """A segment's entry of a fingerprint, if it has the shape one is written with (what it
+    covers and its checksum, integers): a damaged one vouches for nothing."""
+    if isinstance(entry, Mapping) and type(entry.get("covered")) is int and type(entry.get("crc32")) is int:
+        return entry
+    return None
 
 
 def _write(index_dir: Path, body: Mapping[str, Any]) -> None:
@@ -228,8 +236,8 @@ def check(index_dir: Path, journal_dir: Path, head: Position) -> str | None:
     if gone:
         return f"journal segment {gone[0]} is gone"
     for name, length in _covered(journal_dir, head):
-        entry = recorded.get(name)
-        if not isinstance(entry, Mapping) or entry.get("covered") != length:
+        entry = _entry(recorded.get(name))
+        if entry is None or entry["covered"] != length:
             return f"the journal fingerprint does not cover {name}"
         path = journal_dir / name
         try:
