@@ -61,3 +61,35 @@ def test_a_memory_keeps_its_metadata_and_is_found_by_it(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         assert mem.get(a).metadata == {"crm": "sf-1", "stage": 3, "extra": {"notes": ["x"]}}
         assert mem.open_report.index == "loaded"
+
+
+class _Key(str):
+    """A str subclass whose own ``__str__`` and ``__eq__`` lie: only its text counts."""
+
+    def __str__(self) -> str:
+        return "lie"
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = str.__hash__
+
+
+def test_a_key_of_a_str_subclass_is_read_as_its_text(tmp_path: Path) -> None:
+    """A metadata key that is a str subclass (a StrEnum member) is kept as its plain text on
+    every path that takes metadata — remember, update, a meta cue — not a bare TypeError from
+    the encoder; two keys of one text are a SchemaError."""
+    import enum
+
+    class Field(enum.StrEnum):
+        PROJECT = "project"
+
+    assert metadata({Field.PROJECT: "apollo", _Key("stage"): 3}).to_json() == {"project": "apollo", "stage": 3}
+    with pytest.raises(SchemaError, match="repeats the key 'a'"):
+        metadata({"a": 1, _Key("a"): 2})
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        eid = mem.remember("Apollo kickoff", metadata={Field.PROJECT: "apollo"}, now=date(2026, 1, 1))
+        assert [h.id for h in mem.recall({"meta": {Field.PROJECT: "apollo"}}, now=date(2026, 1, 2)).hits] == [eid]
+        assert [type(k) for k in mem.get(eid).metadata] == [str]
+        updated = mem.update(eid, metadata={"nested": {_Key("b"): 1}}, now=date(2026, 1, 2))
+        assert mem.get(updated).metadata == {"nested": {"b": 1}}

@@ -99,11 +99,20 @@ def _frozen(value: Any, where: str, depth: int) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(_frozen(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
     if isinstance(value, Mapping):
-        return MappingProxyType({_key(k, where): _frozen(v, f"{where}.{k}", depth + 1) for k, v in value.items()})
+        out = {}
+        for k, v in value.items():
+            key = _key(k, where)
+            if key in out:
+                raise SchemaError(f"metadata {where} repeats the key {key!r}", "metadata")
+            out[key] = _frozen(v, f"{where}.{key}", depth + 1)
+        return MappingProxyType(out)
     raise SchemaError(f"metadata {where} is a {type(value).__name__}, not a JSON value", "metadata")
 
 
 def _key(key: object, where: str) -> str:
+    """``key`` as a plain ``str`` (a subclass, such as a ``StrEnum`` member, read as its text), checked."""
+    if isinstance(key, str):
+        key = str.__str__(key)
     if not isinstance(key, str) or not key or len(key) > MAX_KEY or not key.isprintable() or "=" in key:
         raise SchemaError(f"metadata keys are 1-{MAX_KEY} printable characters without '=', got {key!r} in {where}", "metadata")
     return key
