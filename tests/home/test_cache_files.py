@@ -235,3 +235,36 @@ def test_a_cache_file_larger_than_the_journal_is_not_read(base: Path, tmp_path: 
     assert done.stdout.strip() == f"6 {name} does not match its recipe"
     with Memory.open(home, fsync="never") as mem:
         assert mem.open_report.index is IndexState.LOADED and len(mem) == 6
+
+
+@pytest.mark.parametrize("where", ["index", "index/text", "index/text/stem-bigram-v1", "proposals"])
+@pytest.mark.parametrize("kind", ["file", "symlink"])
+def test_something_else_where_a_cache_directory_goes_never_keeps_a_writer_out(base: Path, tmp_path: Path, where: str, kind: str) -> None:
+    """A file or a link where ``index/``, the text index's directories or ``proposals/`` go:
+    a writer opens, recalls by cue and by text, and closes with its cache saved (the next
+    open loads it). What stood at the home's top level is set aside under a name of its own,
+    kept as it was; what stood inside ``index/`` (the home's own cache) is removed. A link's
+    target is never touched."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    path = home / where
+    shutil.rmtree(path)
+    target = tmp_path / "elsewhere"
+    target.write_text("someone's file")
+    if kind == "file":
+        path.write_text("stray")
+    else:
+        path.symlink_to(target)
+    with Memory.open(home, fsync="never") as mem:
+        assert [h.record.narrative for h in mem.recall(text="price", now=NOW).hits][:1] == ["deal 5 lost on price"]
+        assert len(mem.recall({"actor": "acme"}, now=NOW).hits) == 6
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED and mem.open_report.text is IndexState.LOADED
+    assert path.is_dir() and not path.is_symlink() and target.read_text() == "someone's file"
+    aside = home / f"{where}.set-aside-1"
+    if "/" in where:
+        assert not aside.exists()
+    elif kind == "file":
+        assert aside.read_text() == "stray"
+    else:
+        assert aside.is_symlink() and aside.resolve() == target.resolve()

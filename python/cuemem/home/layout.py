@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import errno
+import itertools
+import logging
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StorageError
+
+_log = logging.getLogger("cuemem.home")
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,18 @@ class Layout:
             return False
 
     def create(self) -> None:
-        """Creates the directories (idempotent)."""
+        """Creates the directories (idempotent). Something other than a directory where
+        ``index/`` or ``proposals/`` goes (a file, a link, a FIFO) is set aside under a name
+        of its own first: both hold only what the home rebuilds from the journal, so it is
+        never a reason the home cannot open for writing.
+
+        Raises:
+            OSError: a directory cannot be created, or what stands in the way moved aside.
+        """
+        for d in (self.index, self.proposals):
+            if d.is_symlink() or (d.exists() and not d.is_dir()):
+                aside = next(p for n in itertools.count(1) if not os.path.lexists(p := d.with_name(f"{d.name}.set-aside-{n}")))
+                os.rename(d, aside)
+                _log.warning("%s is not a directory: set aside as %s (the home rebuilds what goes there)", d, aside.name)
         for d in (self.journal, self.notes, self.index, self.proposals):
             d.mkdir(parents=True, exist_ok=True)

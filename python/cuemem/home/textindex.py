@@ -108,7 +108,7 @@ class TextCache:
             cache = cls(_opened(directory, analyzer, True), directory, analyzer, True)
         except CorruptIndexError:  # damaged (a checksum, a panic) or foreign files: a cache, so start over
             shutil.rmtree(directory, ignore_errors=True)
-            cache = cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+            cache = cls(_writable(directory, analyzer), directory, analyzer, True)
         start, why = (None, "the journal changed under it") if distrust else cache._usable_rows(indexes, journal)
         if start is None:
             cache.core = cache._fresh()
@@ -126,7 +126,7 @@ class TextCache:
         """A new, empty writable text index of ``analyzer`` in ``index_dir``, where there is
         none (:func:`~.textswap.replay_target`): a replay from scratch fills it."""
         directory = text_directory(index_dir, analyzer)
-        return cls(_core.TextIndex(directory, analyzer, True), directory, analyzer, True)
+        return cls(_writable(directory, analyzer), directory, analyzer, True)
 
     def _usable_rows(self, indexes: Indexes, journal: Journal) -> tuple[int | None, str]:
         raw = self.core.payload
@@ -150,7 +150,7 @@ class TextCache:
         self.core.close()
         del self._core
         shutil.rmtree(self.directory, ignore_errors=True)
-        return _core.TextIndex(self.directory, self.analyzer, True)
+        return _writable(self.directory, self.analyzer)
 
     def restart(self) -> None:
         """Discards the index: it holds no row now (:meth:`feed` or a replay fills it)."""
@@ -310,7 +310,17 @@ def _opened(directory: Path, analyzer: str, writable: bool) -> _core.TextIndex:
         raise CorruptIndexError(f"cannot list the text index {directory}: {exc}") from None
     if odd is not None:
         raise CorruptIndexError(f"{directory / odd} is not a regular file")
-    return _core.TextIndex(directory, analyzer, writable)
+    return _writable(directory, analyzer) if writable else _core.TextIndex(directory, analyzer, False)
+
+
+def _writable(directory: Path, analyzer: str) -> _core.TextIndex:
+    """A writer's text index in ``directory``, made there if need be: a file, a link or a
+    FIFO standing where the directory (or ``index/text/``) goes is the home's own cache
+    entry, and is removed, not a reason the home cannot open."""
+    for path in (directory.parent, directory):
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink(missing_ok=True)
+    return _core.TextIndex(directory, analyzer, True)
 
 
 def _payload_rows(raw: str | None, analyzer: str) -> int | None:
