@@ -138,3 +138,24 @@ def test_a_link_where_a_proposal_file_goes_is_written_over(tmp_path: Path) -> No
     with Memory.open(home, fsync="never"):
         pass
     assert not path.is_symlink() and path.read_bytes() == original and elsewhere.read_bytes() == b"someone else's file"
+
+
+def test_a_decision_whose_file_cannot_be_written_is_made_and_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A folder standing where a proposal's file goes: ``accept`` still returns (its decision
+    is in the journal, and the merge done), the lagging file is logged, not raised after the
+    commit (a retry used to meet "already accepted" behind a StorageError); once the folder is
+    gone the next open writes the file as decided."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    path.unlink()
+    path.mkdir()
+    with Memory.open(home, fsync="never") as mem, caplog.at_level(logging.WARNING, logger="cuemem.home"):
+        mem.accept(pid, now=T0 + timedelta(days=1))
+        assert [p.id for p in mem.proposals(pending_only=True)] == []
+        assert len(mem.recall(text="discount", now=T0 + timedelta(days=1)).hits) == 1
+    assert any("lag the journal" in r.getMessage() for r in caplog.records)
+    path.rmdir()
+    with Memory.open(home, fsync="never"):
+        pass
+    assert _front(path)["status"] == ProposalStatus.ACCEPTED.value

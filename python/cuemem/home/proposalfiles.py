@@ -12,6 +12,7 @@ reported (:meth:`ProposalFiles.reconcile`) and left alone until its proposal is 
 
 from __future__ import annotations
 
+import logging
 import os
 import stat as stat_mode
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,6 +26,8 @@ from ..store import kinds
 from ..store.fsync import PENDING_SUFFIX, FsyncPolicy, place_files, stage_files
 
 __all__ = ["ProposalFiles"]
+
+_log = logging.getLogger("cuemem.home")
 
 _SUFFIX = ".md"
 
@@ -81,17 +84,26 @@ class ProposalFiles:
     def committed(self, state: LifecycleState, records: Sequence[kinds.TypedRecord], before: Callable[[], None] | None = None) -> None:
         """Rewrites the files of the proposals a commit made or decided, and deletes those
         of the proposals a forget took out (made from what it forgot); ``before`` runs first
-        if any file changes (it waits for the records to be on disk)."""
+        if any file changes (it waits for the records to be on disk, and raises what that
+        wait raises).
+
+        The files are a view of records already committed: one that cannot be written or
+        deleted (the file system refuses, a folder stands where the file goes) is logged,
+        never raised — the call that committed them has happened — and the next writer's
+        open sets the files right (:meth:`reconcile`)."""
         touched = [
             r.id for r in records if isinstance(r, kinds.ProposalRecord) or (isinstance(r, kinds.DecisionRecord) and r.id in state.proposals)
         ]
         forgets = [r for r in records if isinstance(r, kinds.ForgetRecord)]
         if (touched or forgets) and before is not None:
             before()
-        if touched:
-            self.write(proposals_of(state, dict.fromkeys(touched)))
-        for r in forgets:
-            self.remove([pid for pid in r.approvals if pid not in state.proposals])
+        try:
+            if touched:
+                self.write(proposals_of(state, dict.fromkeys(touched)))
+            for r in forgets:
+                self.remove([pid for pid in r.approvals if pid not in state.proposals])
+        except StorageError as exc:
+            _log.warning("%s: the proposal files lag the journal until the next open: %s", self.directory, exc)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Deletes the files of proposals ``ids`` (a forget took them out); missing ones are fine.
