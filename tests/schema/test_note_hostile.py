@@ -6,12 +6,13 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+import memory_limit
 import pytest
 
 from cuemem import Memory
 from cuemem.errors import NoteFormatError, SchemaError
 from cuemem.schema import Note
-from cuemem.schema.note import MAX_FRONT_MATTER
+from cuemem.schema.note import MAX_BODY, MAX_FRONT_MATTER
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 GOOD = Note.create("hello", id="n1", kind="semantic", recorded_at=NOW).to_markdown()
@@ -70,3 +71,33 @@ def test_write_note_refuses_tags_that_are_not_a_list_of_strings(tmp_path: Path, 
         with pytest.raises(SchemaError):
             mem.write_note("n1", "body", sources=tags, now=NOW)  # type: ignore[arg-type]
         assert mem.notes() == [] and not (tmp_path / "notes" / "n1.md").exists()
+
+
+def test_a_body_larger_than_any_note_is_refused_at_write(tmp_path: Path) -> None:
+    """A note's body holds at most MAX_BODY bytes of UTF-8: more is a SchemaError naming it,
+    and nothing is written."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        with pytest.raises(SchemaError) as caught:
+            mem.write_note("huge", "é" * (MAX_BODY // 2 + 1))
+        assert caught.value.field == "body" and mem.notes() == []
+        assert mem.write_note("big", "x" * (1 << 20)).body == "x" * (1 << 20)
+
+
+@pytest.mark.skipif(not memory_limit.AVAILABLE, reason="needs /proc to cap the child's memory")
+def test_a_note_file_larger_than_any_note_is_reported_unread(tmp_path: Path) -> None:
+    """A note file larger than any note cuemem writes (a sparse 4 GiB file) is reported on
+    every open and never read whole: a child whose memory is capped far below its size
+    opens the home; the rest of the home is there."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.remember("Acme wants a discount", now=NOW)
+        mem.write_note("kept", "a real note")
+    with open(home / "notes" / "big.md", "wb") as f:
+        f.truncate(4 << 30)
+    done = memory_limit.open_with_room(home, 1 << 30)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for read_only in (True, False):
+        with Memory.open(home, fsync="never", read_only=read_only) as mem:
+            errors = [str(e) for e in mem.open_report.note_errors]
+            assert any("big.md" in e and "larger than any note; not read" in e for e in errors), errors
+            assert [n.id for n in mem.notes()] == ["kept"] and len(mem) == 1

@@ -139,7 +139,7 @@ class Note:
             id=nid,
             kind=f.choice(Kind, kind, "kind"),
             subject=f.optional_text(subject, "subject"),
-            body=f.text(body, "body", allow_empty=True),
+            body=_body(body),
             sources=f.id_tuple(sources, "sources"),
             confidence=f.unit(confidence, "confidence"),
             valid_from=start,
@@ -251,6 +251,22 @@ class Note:
 
 #: The largest front matter a note may have (a note's fields are a few hundred bytes).
 MAX_FRONT_MATTER = 1 << 20
+#: The largest body a note may have, in UTF-8 bytes.
+MAX_BODY = 32 << 20
+#: The largest note file: no note cuemem writes is larger, so a larger file is refused unread.
+MAX_NOTE_BYTES = MAX_BODY + MAX_FRONT_MATTER + 8
+
+
+def _body(body: object) -> str:
+    """A note's body: text (``fields.text``) of at most :data:`MAX_BODY` bytes.
+
+    Raises:
+        SchemaError: not text, or too large.
+    """
+    text = f.text(body, "body", allow_empty=True)
+    if len(text) > MAX_BODY // 4 and len(text.encode("utf-8")) > MAX_BODY:
+        raise SchemaError(f"a note's body holds at most {MAX_BODY} bytes of UTF-8, got {len(text.encode('utf-8'))}", "body")
+    return text
 
 
 def _front_matter(matter: str, path: str | None) -> Any:

@@ -41,7 +41,7 @@ from typing import NamedTuple
 from .. import _core
 from ..errors import NoteFormatError, NotFoundError, SchemaError, StorageError
 from ..schema.fields import validate_id
-from ..schema.note import Note
+from ..schema.note import MAX_NOTE_BYTES, Note
 from .fsync import PENDING_SUFFIX, FsyncPolicy, final_path, pending_path, place_files, remove_quietly, stage_files, sync_directory
 
 __all__ = ["NoteScan", "NoteStore", "Recovery", "Seen", "SeenRow", "Survey"]
@@ -356,8 +356,8 @@ class NoteStore:
             if name.endswith(_SUFFIX + PENDING_SUFFIX):
                 nid = name[1 : -len(_SUFFIX + PENDING_SUFFIX)]
                 try:
-                    data = path.read_bytes()
-                except OSError:
+                    data = self._bytes(path, nid)
+                except (OSError, NoteFormatError, NotFoundError, StorageError):
                     continue
                 if nid in journaled and hashlib.sha256(data).hexdigest() == journaled[nid]:
                     self._seen.pop(nid, None)
@@ -502,6 +502,7 @@ class NoteStore:
             InvalidIdError: ``id`` is not a valid id.
             NotFoundError: there is no note ``id``.
             StorageError: the file exists but cannot be read.
+            NoteFormatError: the file is larger than any note (not read).
         """
         return hashlib.sha256(self._bytes(self.path_for(id), id)).hexdigest()
 
@@ -538,12 +539,24 @@ class NoteStore:
             raise StorageError(f"cannot list {self._dir}: {exc}") from exc
 
     def _bytes(self, path: Path, id: str) -> bytes:
+        """The bytes of note ``id``'s file at ``path``, read only if it is no larger than
+        any note (:data:`~cuemem.schema.note.MAX_NOTE_BYTES`).
+
+        Raises:
+            NotFoundError: no file. StorageError: it cannot be read.
+            NoteFormatError: it is larger than any note (not read).
+        """
         try:
-            return path.read_bytes()
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                data = b"" if size > MAX_NOTE_BYTES else handle.read(MAX_NOTE_BYTES + 1)
         except FileNotFoundError:
             raise NotFoundError(f"no note {id!r} in {self._dir}") from None
         except OSError as exc:
             raise StorageError(f"cannot read {path}: {exc}") from exc
+        if size > MAX_NOTE_BYTES or len(data) > MAX_NOTE_BYTES:
+            raise NoteFormatError(f"{path}: more than {MAX_NOTE_BYTES} bytes, larger than any note; not read", path=str(path))
+        return data
 
 
 def _parse(data: bytes, path: Path, id: str) -> Note:
