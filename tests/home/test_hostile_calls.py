@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 import pytest
@@ -174,3 +174,46 @@ def test_skip_bad_must_be_a_bool(tmp_path: Path) -> None:
         with pytest.raises(CueTypeError, match="skip_bad_lines must be a bool"):
             mem.import_jsonl(source, skip_bad_lines="no", now=NOW)  # type: ignore[arg-type]
         assert len(mem) == 0
+
+
+class _NoOffset(tzinfo):
+    """A time zone that answers no offset: Python reads such a datetime as naive."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+class _Lying(tzinfo):
+    """A time zone whose offset is no offset (30 hours), or that fails outright."""
+
+    def __init__(self, fails: bool) -> None:
+        self.fails = fails
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        if self.fails:
+            raise KeyError("no such zone")
+        return timedelta(hours=30)
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_time_zone_that_gives_no_valid_offset_is_a_schema_error(tmp_path: Path, fails: bool) -> None:
+    """A datetime whose tzinfo raises or gives 24 hours or more, as ``now`` or as a field, is a
+    SchemaError naming the argument (a bare TypeError or ValueError before); nothing is written.
+    One that answers no offset is naive, and naive is UTC."""
+    bad = datetime(2026, 6, 1, 12, tzinfo=_Lying(fails))
+    with Memory.open(tmp_path, fsync="never") as mem:
+        for name, call in [("now", lambda: mem.remember("x", now=bad)), ("now", lambda: mem.recall({"time": "yesterday"}, now=bad)),
+                           ("now", lambda: mem.import_records([{"narrative": "z"}], now=bad)),
+                           ("occurred_at", lambda: mem.remember("y", occurred_at=bad, now=NOW))]:
+            with pytest.raises(SchemaError, match="no valid offset") as caught:
+                call()
+            assert caught.value.field == name
+        assert len(mem) == 0
+        eid = mem.remember("naive", now=datetime(2026, 6, 1, 12, tzinfo=_NoOffset()))
+        assert mem.get(eid).recorded_at == datetime(2026, 6, 1, 12, tzinfo=timezone.utc)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .. import _scalars
 from ..errors import ClockError, CueTypeError, InvalidArgumentError
-from ..schema.fields import parse_instant, to_datetime
+from ..schema.fields import parse_instant, to_datetime, utc_offset
 
 if TYPE_CHECKING:
     from ..schema import Episode
@@ -64,12 +64,13 @@ def edge_now(now: TimeArg) -> datetime:
 
     Raises:
         CueTypeError: not a datetime, a date or a string.
-        SchemaError: a string that is not one of ``INSTANT_FORMATS`` (names ``now``).
+        SchemaError: a string that is not one of ``INSTANT_FORMATS``, or a datetime whose
+            time zone gives no valid offset (names ``now``).
         InvalidArgumentError: before 1900 or from the year 9000 on.
     """
     if now is None:
         return datetime.now(timezone.utc)
-    if isinstance(now, datetime) and now.tzinfo is not None:
+    if isinstance(now, datetime) and utc_offset(now, "now") is not None:
         at = now  # kept in its own zone: "yesterday" is that zone's yesterday
     elif isinstance(now, str):
         at = parse_instant(now, "now")  # the one reading of a written time; an offset kept

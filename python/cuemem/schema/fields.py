@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ __all__ = [
     "to_date",
     "to_datetime",
     "unit",
+    "utc_offset",
     "validate_id",
 ]
 
@@ -266,13 +267,30 @@ def to_datetime(value: object, field: str) -> datetime:
     raise SchemaError(f"{field} must be a date-time, a date or {INSTANT_FORMATS}, got {type(value).__name__}", field)
 
 
+def utc_offset(value: datetime, field: str) -> timedelta | None:
+    """``value``'s offset from UTC as its ``tzinfo`` gives it (None: naive, which Python also
+    reads a ``tzinfo`` answering None as); a ``tzinfo`` of the caller's that fails or gives
+    no valid offset is the field's error, not its own.
+
+    Raises:
+        SchemaError: the ``tzinfo`` raised, or gave what is no offset (24 hours or more, not a timedelta).
+    """
+    if value.tzinfo is None:
+        return None
+    try:
+        return value.utcoffset()
+    except Exception as exc:  # the caller's tzinfo: any failure of it is a bad value
+        raise SchemaError(f"{field}: its time zone gives no valid offset from UTC ({type(exc).__name__}: {exc})", field) from None
+
+
 def _utc(value: datetime, field: str) -> datetime:
-    if value.tzinfo is None or value.utcoffset() is None:
+    offset = utc_offset(value, field)
+    if offset is None:
         return value.replace(tzinfo=timezone.utc)
     try:
-        return value.astimezone(timezone.utc)
+        return (value.replace(tzinfo=None) - offset).replace(tzinfo=timezone.utc)
     except OverflowError:
-        raise SchemaError(f"{field}: {value.isoformat()} falls outside the range of UTC date-times", field) from None
+        raise SchemaError(f"{field}: {value.replace(tzinfo=None).isoformat()} falls outside the range of UTC date-times", field) from None
 
 
 def text_tuple(value: object, field: str) -> tuple[str, ...]:
