@@ -54,24 +54,39 @@ def strings(value: Any, name: str) -> list[str]:
 
     Raises:
         CueTypeError: ``value`` is a string, not a sequence, or holds a non-string.
+        InvalidArgumentError: a string holds a lone surrogate.
     """
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         raise CueTypeError(f"{name} must be a list of strings, got {type(value).__name__}")
     for item in value:
         if not isinstance(item, str):
             raise CueTypeError(f"{name} must hold strings only, got {type(item).__name__}")
+        if not item.isascii():
+            _unicode(item, name)
     return list(value)
 
 
 def string(value: Any, name: str) -> str:
-    """``value`` if it is a string.
+    """``value`` if it is a string of valid Unicode.
 
     Raises:
-        CueTypeError: it is not.
+        CueTypeError: it is not a string.
+        InvalidArgumentError: it holds a lone surrogate (no UTF-8 text can).
     """
     if not isinstance(value, str):
         raise CueTypeError(f"{name} must be a string, got {type(value).__name__}")
+    if not value.isascii():
+        _unicode(value, name)
     return value
+
+
+def _unicode(value: str, name: str) -> None:
+    """Raises unless ``value`` is valid Unicode text (the core takes UTF-8; the binding's
+    own check says the same of what reaches it unchecked here: a cue mapping)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(f"{name} is not valid Unicode text (a lone surrogate)") from None
 
 
 def callback(value: Any, name: str) -> Any:

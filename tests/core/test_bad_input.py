@@ -244,6 +244,14 @@ INDEX_CASES: list[Case] = [
     ("remove negative row", lambda i: i.remove([-1]), InvalidValueError),
     ("posting unknown dimension", lambda i: i.posting("colour", "red"), UnknownDimensionError),
     ("values unknown dimension", lambda i: i.values("colour"), UnknownDimensionError),
+    ("insert a lone surrogate", lambda i: i.insert("actor", "ac\ud800", u32(1)), InvalidArgumentError),
+    ("insert into a lone surrogate", lambda i: i.insert("\udc00", "acme", u32(1)), InvalidArgumentError),
+    ("insert_values a lone surrogate", lambda i: i.insert_values("actor", ["x", "\ud800"], u32(7, 8)), InvalidArgumentError),
+    ("insert_column a lone surrogate", lambda i: i.insert_column("actor", ["\ud800"], u32(0), u32(7)), InvalidArgumentError),
+    ("withdraw a lone surrogate", lambda i: i.withdraw("actor", "\ud800", u32(1)), InvalidArgumentError),
+    ("posting a lone surrogate", lambda i: i.posting("actor", "\ud800"), InvalidArgumentError),
+    ("values of a lone surrogate", lambda i: i.values("\ud800"), InvalidArgumentError),
+    ("dimensions with a lone surrogate", lambda i: CueIndex(["actor", "\ud800"]), InvalidArgumentError),
 ]
 
 BAD_CUES: list[tuple[str, Any, type[BaseException]]] = [
@@ -257,6 +265,9 @@ BAD_CUES: list[tuple[str, Any, type[BaseException]]] = [
     ("int key", {1: "acme"}, CueTypeError),
     ("a string", "actor", CueTypeError),
     ("a list of pairs", [("actor", "acme")], CueTypeError),
+    ("a lone surrogate", {"actor": "\ud800"}, InvalidArgumentError),
+    ("a lone surrogate in a list", {"actor": ["acme", "\udfff"]}, InvalidArgumentError),
+    ("a lone surrogate as the dimension", {"\ud800": "acme"}, InvalidArgumentError),
 ]
 
 

@@ -11,7 +11,7 @@
 
 use pyo3::exceptions::{PyBaseException, PyImportError};
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyString, PyType};
 
 use crate::error::{catch_panic, CoreError, Result, TextFault};
 
@@ -165,6 +165,17 @@ pub fn type_error(_py: Python<'_>, msg: String) -> PyErr {
 /// (no `invalid argument {name}:` prefix, unlike [`CoreError::InvalidArgument`]).
 pub fn invalid_argument(_py: Python<'_>, msg: String) -> PyErr {
     PyErr::new::<InvalidArgumentError, _>((msg,))
+}
+
+/// The text of a Python `str`, or an `InvalidArgumentError` naming `what` when it is no
+/// valid Unicode (a lone surrogate has no UTF-8), never Python's bare `UnicodeEncodeError`.
+pub fn utf8<'a>(py: Python<'_>, s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
+    s.to_str().map_err(|_| {
+        invalid_argument(
+            py,
+            format!("{what} is not valid Unicode text (a lone surrogate)"),
+        )
+    })
 }
 
 /// `Result<T, CoreError>` -> `PyResult<T>`.

@@ -3,12 +3,13 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use super::errors::type_error;
+use super::errors::{type_error, utf8};
 use crate::cue::{Clause, Query};
 
 fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let what = || format!("a value of cue {dimension:?}");
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(vec![s.to_str()?.to_owned()]);
+        return Ok(vec![utf8(py, s, &what())?.to_owned()]);
     }
     let bad = || {
         type_error(
@@ -29,10 +30,8 @@ fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec
     items
         .map(|item| {
             let item = item?;
-            item.cast::<PyString>()
-                .map_err(|_| bad())?
-                .to_str()
-                .map(str::to_owned)
+            let s = item.cast::<PyString>().map_err(|_| bad())?;
+            utf8(py, s, &what()).map(str::to_owned)
         })
         .collect()
 }
@@ -55,11 +54,10 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
     };
     let mut out = Vec::with_capacity(mapping.len());
     for (k, v) in mapping.iter() {
-        let dimension = k
+        let key = k
             .cast::<PyString>()
-            .map_err(|_| type_error(py, format!("{what} keys must be dimension names (str)")))?
-            .to_str()?
-            .to_owned();
+            .map_err(|_| type_error(py, format!("{what} keys must be dimension names (str)")))?;
+        let dimension = utf8(py, key, &format!("a dimension of {what}"))?.to_owned();
         let values = values(py, &dimension, &v)?;
         out.push(Clause { dimension, values });
     }
