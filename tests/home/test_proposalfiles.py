@@ -159,3 +159,35 @@ def test_a_decision_whose_file_cannot_be_written_is_made_and_said(tmp_path: Path
     with Memory.open(home, fsync="never"):
         pass
     assert _front(path)["status"] == ProposalStatus.ACCEPTED.value
+
+
+def test_a_decided_file_whose_rewrite_failed_is_written_at_the_next_open(tmp_path: Path) -> None:
+    """The rewrite of a decided proposal's file fails after its decision is committed (a folder
+    stands where the rewrite is staged): the call returns, and the next open, which loads the
+    index and replays nothing, still brings the file up to the decision."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    path = home / "proposals" / f"{pid}.md"
+    staged = home / "proposals" / f".{pid}.md.pending"
+    with Memory.open(home, fsync="never") as mem:
+        staged.mkdir()
+        mem.accept(pid, now=T0 + timedelta(days=1))
+        staged.rmdir()
+    assert _front(path)["status"] == ProposalStatus.PENDING.value
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index == "loaded"
+    assert _front(path)["status"] == ProposalStatus.ACCEPTED.value
+
+
+def test_a_folder_where_a_staged_file_goes_is_reported_not_fatal(tmp_path: Path) -> None:
+    """A folder named as a proposal file's staged copy: a writer still opens (it said
+    IsADirectoryError before), and the folder is reported."""
+    home = tmp_path / "h"
+    pid = _proposed(home)
+    staged = home / "proposals" / f".{pid}.md.pending"
+    staged.mkdir()
+    (staged / "inside").write_text("kept")
+    with Memory.open(home, fsync="never") as mem:
+        assert [p.id for p in mem.proposals(pending_only=True)] == [pid]
+        assert any(".md.pending" in problem for problem in mem.open_report.proposal_problems)
+    assert (staged / "inside").read_text() == "kept"

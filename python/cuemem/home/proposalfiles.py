@@ -89,8 +89,9 @@ class ProposalFiles:
 
         The files are a view of records already committed: one that cannot be written or
         deleted (the file system refuses, a folder stands where the file goes) is logged,
-        never raised — the call that committed them has happened — and the next writer's
-        open sets the files right (:meth:`reconcile`)."""
+        never raised — the call that committed them has happened. What was not written is
+        no longer counted as seen, so the next writer's open compares those files with the
+        journal and writes them (:meth:`reconcile`)."""
         touched = [
             r.id for r in records if isinstance(r, kinds.ProposalRecord) or (isinstance(r, kinds.DecisionRecord) and r.id in state.proposals)
         ]
@@ -103,6 +104,8 @@ class ProposalFiles:
             for r in forgets:
                 self.remove([pid for pid in r.approvals if pid not in state.proposals])
         except StorageError as exc:
+            for pid in touched:
+                self.seen.pop(pid, None)
             _log.warning("%s: the proposal files lag the journal until the next open: %s", self.directory, exc)
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -124,8 +127,10 @@ class ProposalFiles:
         alone: files a person edited (pending proposals) and files no proposal owns.
 
         A decided proposal's file is compared with the journal only when this open
-        ``replayed`` records (a crash may have come between a decision and its file);
-        otherwise every file was written after its commit, and only the pending ones,
+        ``replayed`` records (a crash may have come between a decision and its file) or
+        when cuemem has no record of writing it (its write failed after the commit, or the
+        record of what was seen is gone); otherwise every file was written after its
+        commit, and only the pending ones,
         which a person may edit, are read — unless a file's stat is as cuemem last wrote
         or found it (:attr:`seen`; an edit keeping size, mtime, ctime and inode is unseen).
         The stats are taken in the core (:func:`cuemem._core.unseen_entries`), which names
@@ -143,7 +148,10 @@ class ProposalFiles:
             path = self.directory / name
             if name.startswith("."):
                 if name.endswith(_SUFFIX + PENDING_SUFFIX):  # a batch a crash cut short: rewritten below
-                    path.unlink(missing_ok=True)
+                    try:
+                        path.unlink(missing_ok=True)
+                    except OSError as exc:  # a folder, a file system that refuses: said, not fatal
+                        problems.append(f"{path}: cannot remove ({exc.strerror or exc})")
                 continue
             pid = name[: -len(_SUFFIX)]
             try:
@@ -158,8 +166,8 @@ class ProposalFiles:
             if not regular:
                 stale.append(p)  # no file of its own there (a link, a folder): written over
                 continue
-            if not replayed and pid in state.proposal_verdicts:
-                continue
+            if not replayed and pid in state.proposal_verdicts and pid in self.seen:
+                continue  # decided, written by cuemem and changed since by hand: left as it is
             problems.extend(self._compare(p, path, stale))
         try:
             self.write(stale)
