@@ -268,3 +268,19 @@ def test_something_else_where_a_cache_directory_goes_never_keeps_a_writer_out(ba
         assert aside.read_text() == "stray"
     else:
         assert aside.is_symlink() and aside.resolve() == target.resolve()
+
+
+@pytest.mark.parametrize("where", ["index", "proposals"])
+def test_a_cache_directory_linked_to_another_disk_is_used(base: Path, tmp_path: Path, where: str) -> None:
+    """``index/`` or ``proposals/`` moved elsewhere and linked back (a cache on another disk)
+    is used as it is: the link stays, nothing is set aside, and the cache loads."""
+    home = tmp_path / "home"
+    shutil.copytree(base, home, symlinks=True)
+    moved = tmp_path / "other-disk" / where
+    moved.parent.mkdir()
+    shutil.move(home / where, moved)
+    (home / where).symlink_to(moved, target_is_directory=True)
+    with Memory.open(home, fsync="never") as mem:
+        assert mem.open_report.index is IndexState.LOADED
+        assert len(mem.recall({"actor": "acme"}, now=NOW).hits) == 6
+    assert (home / where).is_symlink() and not (home / f"{where}.set-aside-1").exists()

@@ -158,6 +158,11 @@ class Home:
             lock.acquire(timeout=lock_timeout)
         filled = None
         try:
+            if lock is not None:
+                try:
+                    layout.own()
+                except OSError as exc:
+                    raise StorageError(exc.errno or 0, f"cannot create home at {layout.root}: {exc.strerror}") from None
             sharing.prepare(layout)
             journal = Journal(layout.journal, fsync=fsync, writable=not read_only, upstream=sharing.upstream)
             fetched = sharing.pull(journal)

@@ -90,18 +90,36 @@ class Layout:
             return False
 
     def create(self) -> None:
-        """Creates the directories (idempotent). Something other than a directory where
-        ``index/`` or ``proposals/`` goes (a file, a link, a FIFO) is set aside under a name
-        of its own first: both hold only what the home rebuilds from the journal, so it is
-        never a reason the home cannot open for writing.
+        """Creates the directories (idempotent), but for ``index/`` or ``proposals/`` where
+        something else stands: :meth:`own` sets that aside once the writer holds the lock.
+
+        Raises:
+            OSError: a directory cannot be created.
+        """
+        for d in (self.journal, self.notes, self.index, self.proposals):
+            if d in (self.index, self.proposals) and stray(d):
+                continue
+            d.mkdir(parents=True, exist_ok=True)
+
+    def own(self) -> None:
+        """Makes ``index/`` and ``proposals/`` directories (the writer holds the lock): what
+        stands there instead — a file, a link to anything but a directory — is set aside
+        under a name of its own (``index.set-aside-1``, ...), kept as it was. Both hold only
+        what the home rebuilds from the journal, so neither is ever a reason the home cannot
+        open for writing; a link to a directory (a cache kept on another disk) is used.
 
         Raises:
             OSError: a directory cannot be created, or what stands in the way moved aside.
         """
         for d in (self.index, self.proposals):
-            if d.is_symlink() or (d.exists() and not d.is_dir()):
+            if stray(d):
                 aside = next(p for n in itertools.count(1) if not os.path.lexists(p := d.with_name(f"{d.name}.set-aside-{n}")))
                 os.rename(d, aside)
                 _log.warning("%s is not a directory: set aside as %s (the home rebuilds what goes there)", d, aside.name)
-        for d in (self.journal, self.notes, self.index, self.proposals):
-            d.mkdir(parents=True, exist_ok=True)
+            d.mkdir(exist_ok=True)
+
+
+def stray(path: Path) -> bool:
+    """Whether something other than a directory (or a link to one) stands where the
+    directory ``path`` of a home goes."""
+    return os.path.lexists(path) and not path.is_dir()

@@ -42,12 +42,13 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..errors import CorruptIndexError, CuememError
+from ..errors import CorruptIndexError, CuememError, StorageError
 from ..store.journal import Journal, Position
 from ..text.recipe import text_directory, text_recipe
 from .aside import Aside
 from .decoding import DECODER
 from .indexes import Indexes, record_sha
+from .layout import stray
 
 #: Rows handed to the core at a time while (re)building.
 _BATCH = 10_000
@@ -314,12 +315,19 @@ def _opened(directory: Path, analyzer: str, writable: bool) -> _core.TextIndex:
 
 
 def _writable(directory: Path, analyzer: str) -> _core.TextIndex:
-    """A writer's text index in ``directory``, made there if need be: a file, a link or a
-    FIFO standing where the directory (or ``index/text/``) goes is the home's own cache
-    entry, and is removed, not a reason the home cannot open."""
+    """A writer's text index in ``directory``, made there if need be: a file, a FIFO or a
+    link to anything but a directory standing where the directory (or ``index/text/``)
+    goes is the home's own cache entry, and is removed, not a reason the home cannot open.
+
+    Raises:
+        StorageError: it cannot be removed. CuememError: as the core raises.
+    """
     for path in (directory.parent, directory):
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            path.unlink(missing_ok=True)
+        if stray(path):
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise StorageError(exc.errno or 0, f"cannot remove {path}, which stands where the text index goes: {exc.strerror}") from None
     return _core.TextIndex(directory, analyzer, True)
 
 
