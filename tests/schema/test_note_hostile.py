@@ -12,7 +12,7 @@ import pytest
 from cuemem import Memory
 from cuemem.errors import NoteFormatError, SchemaError
 from cuemem.schema import Note
-from cuemem.schema.note import MAX_BODY, MAX_FRONT_MATTER
+from cuemem.schema.note import MAX_FRONT_MATTER, MAX_NOTE_BYTES
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 GOOD = Note.create("hello", id="n1", kind="semantic", recorded_at=NOW).to_markdown()
@@ -73,14 +73,21 @@ def test_write_note_refuses_tags_that_are_not_a_list_of_strings(tmp_path: Path, 
         assert mem.notes() == [] and not (tmp_path / "notes" / "n1.md").exists()
 
 
-def test_a_body_larger_than_any_note_is_refused_at_write(tmp_path: Path) -> None:
-    """A note's body holds at most MAX_BODY bytes of UTF-8: more is a SchemaError naming it,
-    and nothing is written."""
+def test_a_note_larger_than_a_note_file_may_be_is_refused_at_write(tmp_path: Path) -> None:
+    """A note whose file would be larger than any note file is read (MAX_NOTE_BYTES bytes, or
+    front matter past MAX_FRONT_MATTER characters, here of many non-ASCII tags) is a
+    SchemaError, and nothing is written; one at the bound is written and read back."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
-        with pytest.raises(SchemaError) as caught:
-            mem.write_note("huge", "é" * (MAX_BODY // 2 + 1))
-        assert caught.value.field == "body" and mem.notes() == []
-        assert mem.write_note("big", "x" * (1 << 20)).body == "x" * (1 << 20)
+        with pytest.raises(SchemaError, match="a note file holds at most"):
+            mem.write_note("huge", "é" * (MAX_NOTE_BYTES // 2))
+        with pytest.raises(SchemaError, match="front matter"):
+            mem.write_note("tagged", "short", tags=[f"{i:05d}" + "漢" * 100 for i in range(12_000)])
+        assert mem.notes() == []
+        room = MAX_NOTE_BYTES - len(mem.write_note("big", "", kind="semantic", now=NOW).to_file())
+        kept = mem.write_note("big", "x" * room, kind="semantic", now=NOW)
+        assert len(kept.to_file()) == MAX_NOTE_BYTES
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        assert mem.open_report.note_errors == [] and [len(n.body) for n in mem.notes()] == [room]
 
 
 @pytest.mark.skipif(not memory_limit.AVAILABLE, reason="needs /proc to cap the child's memory")
@@ -101,3 +108,17 @@ def test_a_note_file_larger_than_any_note_is_reported_unread(tmp_path: Path) -> 
             errors = [str(e) for e in mem.open_report.note_errors]
             assert any("big.md" in e and "larger than any note; not read" in e for e in errors), errors
             assert [n.id for n in mem.notes()] == ["kept"] and len(mem) == 1
+
+
+def test_a_staged_note_larger_than_any_note_is_dropped_unread(tmp_path: Path) -> None:
+    """A hidden pending note file larger than any note (never one a write staged) is removed
+    at the next writable open, as any pending file the journal does not hold is."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        mem.write_note("kept", "a real note")
+    pending = home / "notes" / ".kept.md.pending"
+    with open(pending, "wb") as f:
+        f.truncate(MAX_NOTE_BYTES + 1)
+    with Memory.open(home, fsync="never") as mem:
+        assert [n.body for n in mem.notes()] == ["a real note"]
+    assert not pending.exists()

@@ -139,7 +139,7 @@ class Note:
             id=nid,
             kind=f.choice(Kind, kind, "kind"),
             subject=f.optional_text(subject, "subject"),
-            body=_body(body),
+            body=f.text(body, "body", allow_empty=True),
             sources=f.id_tuple(sources, "sources"),
             confidence=f.unit(confidence, "confidence"),
             valid_from=start,
@@ -202,6 +202,26 @@ class Note:
 
     def to_markdown(self) -> str:
         """The note as a file: ``---``, YAML front matter of every field but ``body``, ``---``, body."""
+        return f"---\n{self._matter()}---\n{self.body}"
+
+    def to_file(self) -> bytes:
+        """The bytes of the note's file (:meth:`to_markdown`), within the bounds a note file
+        is read with: so every note cuemem writes can be read back.
+
+        Raises:
+            SchemaError: the front matter would be larger than :data:`MAX_FRONT_MATTER`
+                characters, or the file than :data:`MAX_NOTE_BYTES` bytes.
+        """
+        matter = self._matter()
+        if len(matter) > MAX_FRONT_MATTER:
+            raise SchemaError(f"note {self.id!r} would have {len(matter)} characters of front matter; a note holds at most {MAX_FRONT_MATTER}")
+        data = f"---\n{matter}---\n{self.body}".encode("utf-8")
+        if len(data) > MAX_NOTE_BYTES:
+            raise SchemaError(f"note {self.id!r} would be a file of {len(data)} bytes; a note file holds at most {MAX_NOTE_BYTES}", "body")
+        return data
+
+    def _matter(self) -> str:
+        """The YAML front matter: every field but ``body``."""
         front = self.to_json()
         del front["body"]
         matter = render(front)  # PyYAML's bytes without PyYAML, for the values it handles
@@ -209,7 +229,7 @@ class Note:
             import yaml  # type: ignore[import-untyped, unused-ignore]
 
             matter = yaml.dump(front, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False)
-        return f"---\n{matter}---\n{self.body}"
+        return matter
 
     @classmethod
     def from_markdown(cls, text: str, *, path: str | None = None) -> Note:
@@ -251,22 +271,10 @@ class Note:
 
 #: The largest front matter a note may have (a note's fields are a few hundred bytes).
 MAX_FRONT_MATTER = 1 << 20
-#: The largest body a note may have, in UTF-8 bytes.
-MAX_BODY = 32 << 20
-#: The largest note file: no note cuemem writes is larger, so a larger file is refused unread.
-MAX_NOTE_BYTES = MAX_BODY + MAX_FRONT_MATTER + 8
-
-
-def _body(body: object) -> str:
-    """A note's body: text (``fields.text``) of at most :data:`MAX_BODY` bytes.
-
-    Raises:
-        SchemaError: not text, or too large.
-    """
-    text = f.text(body, "body", allow_empty=True)
-    if len(text) > MAX_BODY // 4 and len(text.encode("utf-8")) > MAX_BODY:
-        raise SchemaError(f"a note's body holds at most {MAX_BODY} bytes of UTF-8, got {len(text.encode('utf-8'))}", "body")
-    return text
+#: The largest note file, in bytes: a note that would render larger is refused at write
+#: (:func:`cuemem.store.records.note_bytes`), so a larger file is no note cuemem wrote, and
+#: is refused unread.
+MAX_NOTE_BYTES = 32 << 20
 
 
 def _front_matter(matter: str, path: str | None) -> Any:

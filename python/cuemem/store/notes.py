@@ -229,11 +229,12 @@ class NoteStore:
 
         Raises:
             InvalidIdError: the note's id is not a valid id (nothing is written).
-            SchemaError: the note cannot be encoded as UTF-8 (nothing is written).
+            SchemaError: the note cannot be encoded as UTF-8, or is larger than a note file
+                may be (nothing is written).
             StorageError: the file system refused; the previous file, if any, is intact.
         """
         try:
-            data = note.to_markdown().encode("utf-8")
+            data = note.to_file()
         except UnicodeEncodeError as exc:
             raise SchemaError(f"note {note.id!r} is not valid Unicode text: {exc.reason}") from None
         return self.put([(note.id, data)])[0]
@@ -357,9 +358,11 @@ class NoteStore:
                 nid = name[1 : -len(_SUFFIX + PENDING_SUFFIX)]
                 try:
                     data = self._bytes(path, nid)
-                except (OSError, NoteFormatError, NotFoundError, StorageError):
+                except NoteFormatError:
+                    data = None  # larger than any note: never a recorded one, so it is removed below
+                except (OSError, NotFoundError, StorageError):
                     continue
-                if nid in journaled and hashlib.sha256(data).hexdigest() == journaled[nid]:
+                if data is not None and nid in journaled and hashlib.sha256(data).hexdigest() == journaled[nid]:
                     self._seen.pop(nid, None)
                     try:
                         os.replace(path, final_path(path))

@@ -162,8 +162,12 @@ def encoded(line: bytes, decoded: _core.Decoded | None = None) -> Record:
 
 
 def note_bytes(note: Note) -> bytes:
-    """The file bytes of ``note`` (``Note.create`` admits only valid Unicode text)."""
-    return note.to_markdown().encode("utf-8")
+    """The file bytes of ``note`` (:meth:`Note.to_file <cuemem.schema.Note.to_file>`).
+
+    Raises:
+        SchemaError: the note is larger than a note file may be.
+    """
+    return note.to_file()
 
 
 def note(note: Note) -> Record:
