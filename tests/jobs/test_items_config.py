@@ -29,3 +29,32 @@ def test_distillation_config_is_valid_or_refused(values: dict[str, object]) -> N
     except InvalidArgumentError:
         return
     assert 0 <= c.floor <= 1 and c.min_age_days >= 0 and c.max_sources >= 1 and c.sample >= 1
+
+
+def test_a_time_zone_that_gives_no_valid_offset_is_typed_in_the_job_building_blocks() -> None:
+    """A ``now`` whose tzinfo raises or gives 24 hours or more, handed to a schedule, to
+    consolidation or to distillation, is a SchemaError naming ``now`` (a bare KeyError or
+    ValueError before), read through the one rule the facade uses."""
+    from datetime import datetime, time, timedelta, tzinfo
+
+    import pytest
+
+    from cuemem import Daily, Weekly
+    from cuemem.errors import SchemaError
+    from cuemem.jobs.consolidate import consolidate
+    from cuemem.jobs.distill import plan_rungs
+
+    class Failing(tzinfo):
+        def utcoffset(self, dt: datetime | None) -> timedelta | None:
+            raise KeyError("no such zone")
+
+    class Lying(tzinfo):
+        def utcoffset(self, dt: datetime | None) -> timedelta | None:
+            return timedelta(hours=30)
+
+    for zone in (Failing(), Lying()):
+        now = datetime(2026, 6, 1, 12, tzinfo=zone)
+        for call in (lambda: Daily(time(3)).due(None, now), lambda: Weekly(0, time(3)).next_after(None, now),
+                     lambda: consolidate([], now), lambda: plan_rungs([], now=now)):
+            with pytest.raises(SchemaError, match="no valid offset"):
+                call()

@@ -154,9 +154,10 @@ from langgraph.store.base.embed import EmbeddingsLambda, ensure_embeddings, get_
 from langchain_core.embeddings import Embeddings
 
 from .. import _scalars
-from ..errors import CuememError, InvalidArgumentError
+from ..errors import CuememError, InvalidArgumentError, SchemaError
 from ..home.scope import ALL_USERS, DEFAULT_USER
 from ..lifecycle.extract import plain
+from ..schema.fields import utc_offset
 from ..memory import Memory
 from ..text.weights import TextWeights
 
@@ -632,7 +633,11 @@ def _check_clock(clock: object) -> None:
     """
     if clock is not None:
         probe = clock() if callable(clock) else None
-        if not isinstance(probe, datetime) or probe.utcoffset() is None:
+        try:
+            naive = not isinstance(probe, datetime) or utc_offset(probe, "clock") is None
+        except SchemaError:
+            naive = True  # a time zone that gives no valid offset
+        if naive:
             raise InvalidArgumentError(f"clock must be a callable returning an aware datetime, got {clock!r}")
 
 

@@ -27,6 +27,7 @@ from datetime import date, datetime
 
 from ..errors import CueTypeError
 from ..salience import AXES
+from ..schema.fields import utc_offset
 from .config import ConsolidationConfig
 from ..home.items import CHRONOLOGICAL, Item
 
@@ -130,7 +131,7 @@ def consolidate(items: Iterable[Item], now: datetime, config: ConsolidationConfi
     Raises:
         CueTypeError: ``now`` is not an aware datetime, or an item is not an :class:`Item`.
     """
-    if not isinstance(now, datetime) or now.tzinfo is None:
+    if not isinstance(now, datetime) or utc_offset(now, "now") is None:
         raise CueTypeError(f"now must be an aware datetime, got {now!r}")
     cfg = config if config is not None else ConsolidationConfig()
     groups: dict[tuple[str, str], list[Item]] = {}

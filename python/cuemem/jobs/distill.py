@@ -44,6 +44,7 @@ import numpy.typing as npt
 from ..errors import CueTypeError, ShapeError
 from ..salience import AXES
 from ..schema import Kind, Level
+from ..schema.fields import utc_offset
 from .config import DistillationConfig
 from ..home.items import CHRONOLOGICAL, Item
 from .summarize import ExtractiveSummarizer, Summarizer, SummaryRequest
@@ -203,7 +204,7 @@ def plan_rungs(
         CueTypeError: ``now`` is not an aware datetime, an item is not an :class:`Item`,
             or the summarizer returns something other than text.
     """
-    if not isinstance(now, datetime) or now.tzinfo is None:
+    if not isinstance(now, datetime) or utc_offset(now, "now") is None:
         raise CueTypeError(f"now must be an aware datetime, got {now!r}")
     cfg = config if config is not None else DistillationConfig()
     summarize: Summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()

@@ -14,12 +14,13 @@ from datetime import datetime, time, timedelta, timezone
 
 from .. import _scalars
 from ..errors import CueTypeError, InvalidArgumentError
+from ..schema.fields import utc_offset
 
 __all__ = ["Daily", "Schedule", "Weekly"]
 
 
 def _aware(moment: object, name: str) -> datetime:
-    if not isinstance(moment, datetime) or moment.tzinfo is None:
+    if not isinstance(moment, datetime) or utc_offset(moment, name) is None:
         raise CueTypeError(f"{name} must be an aware datetime, got {moment!r}")
     return moment.astimezone(timezone.utc)
 

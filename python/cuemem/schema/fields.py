@@ -290,7 +290,9 @@ def _utc(value: datetime, field: str) -> datetime:
     try:
         return (value.replace(tzinfo=None) - offset).replace(tzinfo=timezone.utc)
     except OverflowError:
-        raise SchemaError(f"{field}: {value.replace(tzinfo=None).isoformat()} falls outside the range of UTC date-times", field) from None
+        raise SchemaError(
+            f"{field}: {value.replace(tzinfo=None).isoformat()} at UTC offset {offset} falls outside the range of UTC date-times", field,
+        ) from None
 
 
 def text_tuple(value: object, field: str) -> tuple[str, ...]:
