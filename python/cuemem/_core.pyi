@@ -224,6 +224,7 @@ class Decoder:
         op: str,
         track: tuple[str, str, list[str]] | None = None,
         sparse: list[str] | None = None,
+        implied: list[tuple[str, list[str], str, bool]] | None = None,
     ) -> Decoder: ...
     @property
     def dimensions(self) -> list[str]: ...

@@ -14,7 +14,7 @@ from typing import Any
 from .. import _core
 from ..salience import AXES
 from ..schema.enums import BAND_HIGH, BAND_MED, Band, Tier
-from ..schema.spec import FIELDS, core_fields
+from ..schema.spec import FIELDS, IMPLIED, core_fields
 from ..store.records import Op
 from .aside import Aside
 from .cues import CUES, QUARANTINED, TAINTED
@@ -34,12 +34,13 @@ def _cues() -> list[tuple[str, str, list[str], bool, list[tuple[float, str]] | N
     ]
 
 
-#: The compiled decoder of ``remember`` records, tracking the short-term rows; it also
-#: encodes a write's episode into its line (:meth:`~cuemem._core.Decoder.encode`), leaving
-#: out the fields written only when set.
+#: The compiled decoder of ``remember`` records, tracking the short-term rows and proving
+#: only rows that hold what every stored episode holds (:data:`~cuemem.schema.spec.IMPLIED`);
+#: it also encodes a write's episode into its line (:meth:`~cuemem._core.Decoder.encode`),
+#: leaving out the fields written only when set.
 DECODER = _core.Decoder(
     core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)),
-    [f.name for f in FIELDS if f.when_set],
+    [f.name for f in FIELDS if f.when_set], [(a, list(values), b, flag) for a, values, b, flag in IMPLIED],
 )
 
 

@@ -15,7 +15,7 @@ from . import fields as f
 from .enums import Band, Kind, Level, Origin, Outcome, Tier, band_of
 from .metadata import EMPTY, Metadata
 from .metadata import metadata as metadata_of
-from .spec import DERIVED_KEYS, FIELDS, REQUIRED, TYPE_MAX
+from .spec import DERIVED_KEYS, FIELDS, IMPLIED, REQUIRED, TYPE_MAX
 
 __all__ = ["Episode", "Salience"]
 
@@ -287,10 +287,16 @@ class Episode:
 
         Raises:
             SchemaError: ``data`` is not a mapping, holds an unknown key, lacks a required
-                one, has a derived key that disagrees, or breaks a field's rule.
+                one, has a derived key that disagrees, breaks a field's rule, or holds
+                what no stored episode does (:data:`~cuemem.schema.spec.IMPLIED`: an
+                external one not tainted).
         """
         record = f.check_keys(data, allowed=_ALLOWED, required=_REQUIRED, what="episode")
         episode = cls.create(**{k: v for k, v in record.items() if k not in _DERIVED})
+        for name, values, then, holds in IMPLIED:
+            value = getattr(episode, name)
+            if getattr(value, "value", value) in values and getattr(episode, then) is not holds:
+                raise SchemaError(f"a stored episode of {name} {getattr(value, 'value', value)!r} holds {then} {holds}: cuemem writes no other", then)
         if "time_buckets" in record:
             given = record["time_buckets"]
             if not isinstance(given, (list, tuple)) or tuple(given) != episode.time_buckets:

@@ -108,6 +108,13 @@ FIELDS: tuple[Field, ...] = (
 #: The keys a stored episode may hold besides its fields: derived, checked when present.
 DERIVED_KEYS = ("time_buckets", "importance_band")
 
+#: What a stored episode holds whatever its line says: ``(field, values, other field, value)``
+#: — an episode whose field has one of the values holds the other field's value. The write
+#: gate taints every external write (taint is provenance), so a stored external episode
+#: that is not tainted is one cuemem never wrote: a hand-forged line, refused on replay
+#: (by :meth:`Episode.from_json <cuemem.schema.Episode.from_json>` and by the core's decoder).
+IMPLIED: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (("origin", (Origin.EXTERNAL.value,), "taint", True),)
+
 #: The keys an imported item may hold: ``narrative`` and the caller's fields.
 IMPORT_KEYS = frozenset(f.name for f in FIELDS if f.given_by == API)
 

@@ -56,7 +56,7 @@ pub struct PyDecoder {
 #[pymethods]
 impl PyDecoder {
     #[new]
-    #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None))]
+    #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None, implied=None))]
     fn new(
         py: Python<'_>,
         fields: Vec<FieldTuple>,
@@ -65,6 +65,7 @@ impl PyDecoder {
         op: String,
         track: Option<(String, String, Vec<String>)>,
         sparse: Option<Vec<String>>,
+        implied: Option<Vec<(String, Vec<String>, String, bool)>>,
     ) -> PyResult<Self> {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
@@ -107,7 +108,9 @@ impl PyDecoder {
                 .collect::<Vec<_>>()
                 .into();
             Ok(Self {
-                inner: Decoder::new(schema, op, track)?.with_sparse(&sparse.unwrap_or_default())?,
+                inner: Decoder::new(schema, op, track)?
+                    .with_sparse(&sparse.unwrap_or_default())?
+                    .with_implied(implied.unwrap_or_default())?,
                 dimensions,
             })
         })

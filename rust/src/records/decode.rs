@@ -131,6 +131,10 @@ pub struct Decoder {
     /// The keys a stored episode may hold (the fields and the derived keys), sorted: a
     /// record's keys, sorted as cuemem writes them, are found walking it ([`Decoder::key`]).
     keys: Vec<(String, Emit)>,
+    /// `(slot, values, slot, flag)`: an episode whose first field holds one of the values
+    /// holds the flag in the second ([`Decoder::with_implied`]); one that does not is left
+    /// to the full validator, which refuses it.
+    implied: Vec<(usize, Vec<String>, usize, bool)>,
 }
 
 impl Decoder {
@@ -174,7 +178,33 @@ impl Decoder {
             sparse,
             order,
             keys,
+            implied: Vec::new(),
         })
+    }
+
+    /// The same decoder, proving a row only when it holds what `implied` says every stored
+    /// episode holds: `(field, values, other field, flag)`, an episode whose field has one
+    /// of the values holds the flag in the other field (an external memory is tainted).
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidArgument`] when a name is not a field of the schema.
+    pub fn with_implied(
+        mut self,
+        implied: Vec<(String, Vec<String>, String, bool)>,
+    ) -> Result<Decoder> {
+        for (field, values, then, flag) in implied {
+            let slot = |name: &str| {
+                self.schema
+                    .slot(name)
+                    .ok_or_else(|| CoreError::InvalidArgument {
+                        name: "implied",
+                        reason: format!("the schema declares no field {name:?}"),
+                    })
+            };
+            let (a, b) = (slot(&field)?, slot(&then)?);
+            self.implied.push((a, values, b, flag));
+        }
+        Ok(self)
     }
 
     /// The same decoder, whose encoded writes leave out the fields `names` when they are null.
@@ -418,6 +448,14 @@ impl Decoder {
             }
         }
         let get = |slot: usize| values[slot].as_ref();
+        for (slot, among, then, flag) in &self.implied {
+            let holds = |v: &str| among.iter().any(|m| m == v);
+            if get(*slot).and_then(Val::as_str).is_some_and(holds)
+                && !matches!(get(*then), Some(Val::Bool(b)) if b == flag)
+            {
+                return None;
+            }
+        }
         let id = get(slots.id)?.as_str()?;
         // Absent, occurred_at would be derived from recorded_at: left to the validator.
         let occurred = get(slots.occurred_at)?.as_str()?;
