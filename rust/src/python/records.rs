@@ -38,6 +38,9 @@ type CueTuple = (
     Option<(String, String)>,
 );
 
+/// What every stored episode holds, as Python declares it: field, values, other field, flag.
+type ImpliedTuple = (String, Vec<String>, String, bool);
+
 fn bad(reason: String) -> CoreError {
     CoreError::InvalidArgument {
         name: "schema",
@@ -57,6 +60,7 @@ pub struct PyDecoder {
 impl PyDecoder {
     #[new]
     #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None, implied=None))]
+    #[allow(clippy::too_many_arguments)] // the Python constructor's parameters, each a part of the schema
     fn new(
         py: Python<'_>,
         fields: Vec<FieldTuple>,
@@ -65,7 +69,7 @@ impl PyDecoder {
         op: String,
         track: Option<(String, String, Vec<String>)>,
         sparse: Option<Vec<String>>,
-        implied: Option<Vec<(String, Vec<String>, String, bool)>>,
+        implied: Option<Vec<ImpliedTuple>>,
     ) -> PyResult<Self> {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
