@@ -85,6 +85,8 @@ def test_a_key_of_a_str_subclass_is_read_as_its_text(tmp_path: Path) -> None:
         PROJECT = "project"
 
     assert metadata({Field.PROJECT: "apollo", _Key("stage"): 3}).to_json() == {"project": "apollo", "stage": 3}
+    assert [type(v) for v in metadata({"k": _Key("v"), "list": [_Key("w")]}).values()] == [str, tuple]
+    assert meta_cues(metadata({"k": _Key("v")})) == ["k=v"]
     with pytest.raises(SchemaError, match="repeats the key 'a'"):
         metadata({"a": 1, _Key("a"): 2})
     with Memory.open(tmp_path / "h", fsync="never") as mem:

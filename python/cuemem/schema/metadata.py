@@ -72,12 +72,14 @@ class Metadata(Mapping[str, Any]):
 
 def _frozen(value: Any, where: str, depth: int) -> Any:
     """``value`` checked as JSON and made immutable (lists become tuples, objects read-only views)."""
-    if value is None or isinstance(value, str):
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise SchemaError(f"metadata {where} is not valid Unicode text", "metadata") from None
+    if value is None:
+        return value
+    if isinstance(value, str):
+        value = str.__str__(value)  # a subclass (a StrEnum member) as its plain text, as keys are
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SchemaError(f"metadata {where} is not valid Unicode text", "metadata") from None
         return value
     # numpy's scalars as Python's (the one rule of each kind, :mod:`cuemem._scalars`): what the journal's encoder writes
     flag = as_bool(value)
