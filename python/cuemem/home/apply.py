@@ -252,7 +252,7 @@ class Applier:
 
     def _row(self, record: Mapping[str, Any]) -> IndexRow:
         """The index row of a ``remember`` record; an untrusted one is validated in full
-        (:meth:`Episode.from_json`), so that replay indexes exactly what :meth:`Home.get` reads.
+        (:meth:`Episode.from_stored`), so that replay indexes exactly what :meth:`Home.get` reads.
 
         Raises:
             SchemaError: the stored episode breaks the schema, or its id is taken.
@@ -263,8 +263,9 @@ class Applier:
         if not isinstance(stored, Mapping):
             raise SchemaError("a remember record holds no episode", "episode")
         # The one validation get() reads it back with, shapes and values alike (a unit out of
-        # [0, 1], a non-finite number, a time that is none): what it refuses is never indexed.
-        row = IndexRow.of(Episode.from_json(stored))
+        # [0, 1], a non-finite number, a time that is none), and what every stored episode
+        # holds (an external one is tainted): what it refuses is never indexed.
+        row = IndexRow.of(Episode.from_stored(stored))
         if row.id in self._indexes.row_of or row.id in self._ids:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row

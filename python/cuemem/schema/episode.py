@@ -287,16 +287,10 @@ class Episode:
 
         Raises:
             SchemaError: ``data`` is not a mapping, holds an unknown key, lacks a required
-                one, has a derived key that disagrees, breaks a field's rule, or holds
-                what no stored episode does (:data:`~cuemem.schema.spec.IMPLIED`: an
-                external one not tainted).
+                one, has a derived key that disagrees, or breaks a field's rule.
         """
         record = f.check_keys(data, allowed=_ALLOWED, required=_REQUIRED, what="episode")
         episode = cls.create(**{k: v for k, v in record.items() if k not in _DERIVED})
-        for name, values, then, holds in IMPLIED:
-            value = getattr(episode, name)
-            if getattr(value, "value", value) in values and getattr(episode, then) is not holds:
-                raise SchemaError(f"a stored episode of {name} {getattr(value, 'value', value)!r} holds {then} {holds}: cuemem writes no other", then)
         if "time_buckets" in record:
             given = record["time_buckets"]
             if not isinstance(given, (list, tuple)) or tuple(given) != episode.time_buckets:
@@ -305,6 +299,24 @@ class Episode:
             raise SchemaError(
                 f"importance_band {record['importance_band']!r} disagrees with importance {episode.importance}", "importance_band"
             )
+        return episode
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> Episode:
+        """The episode a journal line holds: :meth:`from_json`, and what every stored episode
+        holds whatever its writer said (:data:`~cuemem.schema.spec.IMPLIED`: the write gate
+        taints every external write, so an external episode not tainted is a line cuemem
+        never wrote).
+
+        Raises:
+            SchemaError: as :meth:`from_json`, or the episode breaks what every stored one holds.
+        """
+        episode = cls.from_json(data)
+        for name, values, then, holds in IMPLIED:
+            value = getattr(episode, name)
+            value = getattr(value, "value", value)
+            if value in values and getattr(episode, then) is not holds:
+                raise SchemaError(f"a stored episode of {name} {value!r} holds {then} {holds}: cuemem writes no other", then)
         return episode
 
 

@@ -112,7 +112,7 @@ DERIVED_KEYS = ("time_buckets", "importance_band")
 #: — an episode whose field has one of the values holds the other field's value. The write
 #: gate taints every external write (taint is provenance), so a stored external episode
 #: that is not tainted is one cuemem never wrote: a hand-forged line, refused on replay
-#: (by :meth:`Episode.from_json <cuemem.schema.Episode.from_json>` and by the core's decoder).
+#: (by :meth:`Episode.from_stored <cuemem.schema.Episode.from_stored>` and by the core's decoder).
 IMPLIED: tuple[tuple[str, tuple[str, ...], str, bool], ...] = (("origin", (Origin.EXTERNAL.value,), "taint", True),)
 
 #: The keys an imported item may hold: ``narrative`` and the caller's fields.

@@ -1,7 +1,6 @@
 //! Decoding runs of journal lines into index rows, in parallel, proving what it keeps.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use rayon::prelude::*;
 
@@ -17,10 +16,6 @@ const PARALLEL_LINES: usize = 512;
 
 /// Fields up to which a line's values are held on the stack.
 const STACK_FIELDS: usize = 32;
-
-/// Up to this many values in a list, a repeat is looked for among the values before it;
-/// past it, in a set (a list of many thousands stays linear).
-pub(super) const FEW_VALUES: usize = 16;
 
 /// What a line of the run became.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -519,23 +514,7 @@ impl Decoder {
                 }
                 Derive::Values => {
                     if let Some(Val::Strs(items)) = field(0) {
-                        if cue.folded && items.len() > FEW_VALUES {
-                            // Many values: each fold is looked up in a set, not among
-                            // every fold before it (the same first of each fold is kept).
-                            let mut seen = HashSet::with_capacity(items.len());
-                            let mut folded = String::new();
-                            for s in items {
-                                folded.clear();
-                                rules::fold_into(s, &mut folded)?;
-                                if seen.insert(folded.clone()) {
-                                    store.cue(d as u16, &folded, false, first)?;
-                                }
-                            }
-                        } else {
-                            for s in items {
-                                push(s)?;
-                            }
-                        }
+                        store.cue_list(d as u16, items, cue.folded)?;
                     }
                 }
                 Derive::Buckets => {

@@ -5,6 +5,8 @@
 //! decoded apart, so decoding a line allocates nothing of its own and dropping a run
 //! frees a handful of buffers, not a dozen per row. [`RowRef`] reads a row through its store.
 
+use std::collections::HashSet;
+
 use super::rules;
 
 /// Bytes, or items, `.0 .. .1` of a store's buffer.
@@ -69,6 +71,35 @@ impl Store {
             self.text.truncate(from);
         } else {
             self.cues.push((d, (from, self.text.len())));
+        }
+        Some(())
+    }
+
+    /// Adds `values` as cues of dimension `d`, each as [`Store::cue`] adds one: folded, and
+    /// each fold once, when `folded` (a long list's folds looked up in a set, not among
+    /// every fold before it). `None` when the core cannot be sure of a fold.
+    pub(super) fn cue_list<S: AsRef<str>>(
+        &mut self,
+        d: u16,
+        values: &[S],
+        folded: bool,
+    ) -> Option<()> {
+        let first = self.cues.len();
+        if !folded || values.len() <= rules::FEW_VALUES {
+            for v in values {
+                self.cue(d, v.as_ref(), folded, first)?;
+            }
+            return Some(());
+        }
+        let mut seen = HashSet::with_capacity(values.len());
+        let mut fold = String::new();
+        for v in values {
+            fold.clear();
+            rules::fold_into(v.as_ref(), &mut fold)?;
+            if seen.insert(fold.clone()) {
+                let span = self.put(&fold);
+                self.cues.push((d, span));
+            }
         }
         Some(())
     }

@@ -177,12 +177,16 @@ pub(super) fn proves(rule: &Rule, v: &Val<'_>) -> bool {
     }
 }
 
+/// Up to this many values in a list, a repeat is looked for among the values before it;
+/// past it, in a set (a list of many thousands stays linear).
+pub(super) const FEW_VALUES: usize = 16;
+
 /// Every item passing `each`, none repeated (a long list's repeats looked up in a set).
 fn distinct(items: &[std::borrow::Cow<'_, str>], each: impl Fn(&str) -> bool) -> bool {
     if !items.iter().all(|s| each(s)) {
         return false;
     }
-    if items.len() <= super::decode::FEW_VALUES {
+    if items.len() <= FEW_VALUES {
         return items
             .iter()
             .enumerate()
