@@ -46,6 +46,8 @@ class Recorded(Protocol):
 
 __all__ = ["EARLIEST_NOW", "LATEST_NOW", "MAX_LEAP", "Clock", "Recorded", "TimeArg", "edge_now"]
 
+_UTC = timezone.utc
+
 #: The farthest a destructive call's ``now`` may lie past the home's clock unacknowledged.
 MAX_LEAP = timedelta(days=366)
 
@@ -70,8 +72,8 @@ def edge_now(now: TimeArg) -> datetime:
     """
     if now is None:
         return datetime.now(timezone.utc)
-    if isinstance(now, datetime) and utc_offset(now, "now") is not None:
-        at = now  # kept in its own zone: "yesterday" is that zone's yesterday
+    if isinstance(now, datetime) and (now.tzinfo is _UTC or utc_offset(now, "now") is not None):
+        at = now  # kept in its own zone: "yesterday" is that zone's yesterday (UTC, the usual one, asks nothing)
     elif isinstance(now, str):
         at = parse_instant(now, "now")  # the one reading of a written time; an offset kept
     elif isinstance(now, date):

@@ -284,15 +284,19 @@ def utc_offset(value: datetime, field: str) -> timedelta | None:
 
 
 def _utc(value: datetime, field: str) -> datetime:
+    if value.tzinfo is timezone.utc:
+        return value  # the usual zone: nothing to ask of it
     offset = utc_offset(value, field)
     if offset is None:
         return value.replace(tzinfo=timezone.utc)
     try:
-        return (value.replace(tzinfo=None) - offset).replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
     except OverflowError:
         raise SchemaError(
             f"{field}: {value.replace(tzinfo=None).isoformat()} at UTC offset {offset} falls outside the range of UTC date-times", field,
         ) from None
+    except Exception as exc:  # the caller's tzinfo, failing when asked again
+        raise SchemaError(f"{field}: its time zone gives no valid offset from UTC ({type(exc).__name__}: {exc})", field) from None
 
 
 def text_tuple(value: object, field: str) -> tuple[str, ...]:
