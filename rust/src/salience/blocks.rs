@@ -99,7 +99,7 @@ impl BlockMax {
     pub(super) fn reserve(&mut self, n_rows: usize) -> bool {
         let n = n_rows.div_ceil(BLOCK_ROWS);
         self.blocks
-            .try_reserve_exact(n.saturating_sub(self.blocks.len()))
+            .try_reserve(n.saturating_sub(self.blocks.len()))
             .is_ok()
     }
 

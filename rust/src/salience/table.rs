@@ -174,9 +174,11 @@ impl SalienceTable {
         if top > self.rows.len() {
             // The table is dense: a row far past the end asks for room for every row before
             // it, which a failed allocation must refuse (a typed error), not abort the process.
+            // (Reserved as a push reserves: growing by doubling, so a row at a time is not a
+            // copy of the table each time.)
             let more = top - self.rows.len();
-            if self.rows.try_reserve_exact(more).is_err()
-                || self.times.try_reserve_exact(more).is_err()
+            if self.rows.try_reserve(more).is_err()
+                || self.times.try_reserve(more).is_err()
                 || !self.blocks.reserve(top)
             {
                 let at = rows
