@@ -167,13 +167,18 @@ pub fn invalid_argument(_py: Python<'_>, msg: String) -> PyErr {
     PyErr::new::<InvalidArgumentError, _>((msg,))
 }
 
-/// The text of a Python `str`, or an `InvalidArgumentError` naming `what` when it is no
-/// valid Unicode (a lone surrogate has no UTF-8), never Python's bare `UnicodeEncodeError`.
-pub fn utf8<'a>(py: Python<'_>, s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
+/// The text of a Python `str`, or an `InvalidArgumentError` naming `what()` when it is no
+/// valid Unicode (a lone surrogate has no UTF-8), never Python's bare `UnicodeEncodeError`;
+/// `what` is called only then (a recall reads every cue value through here).
+pub fn utf8<'a>(
+    py: Python<'_>,
+    s: &'a Bound<'_, PyString>,
+    what: impl FnOnce() -> String,
+) -> PyResult<&'a str> {
     s.to_str().map_err(|_| {
         invalid_argument(
             py,
-            format!("{what} is not valid Unicode text (a lone surrogate)"),
+            format!("{} is not valid Unicode text (a lone surrogate)", what()),
         )
     })
 }

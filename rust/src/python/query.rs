@@ -9,7 +9,7 @@ use crate::cue::{Clause, Query};
 fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let what = || format!("a value of cue {dimension:?}");
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(vec![utf8(py, s, &what())?.to_owned()]);
+        return Ok(vec![utf8(py, s, what)?.to_owned()]);
     }
     let bad = || {
         type_error(
@@ -31,7 +31,7 @@ fn values(py: Python<'_>, dimension: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec
         .map(|item| {
             let item = item?;
             let s = item.cast::<PyString>().map_err(|_| bad())?;
-            utf8(py, s, &what()).map(str::to_owned)
+            utf8(py, s, what).map(str::to_owned)
         })
         .collect()
 }
@@ -57,7 +57,7 @@ fn clauses(py: Python<'_>, cues: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<
         let key = k
             .cast::<PyString>()
             .map_err(|_| type_error(py, format!("{what} keys must be dimension names (str)")))?;
-        let dimension = utf8(py, key, &format!("a dimension of {what}"))?.to_owned();
+        let dimension = utf8(py, key, || format!("a dimension of {what}"))?.to_owned();
         let values = values(py, &dimension, &v)?;
         out.push(Clause { dimension, values });
     }
