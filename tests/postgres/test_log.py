@@ -146,6 +146,9 @@ def test_the_one_statement_commit_fills_the_projection_as_copy_does(pg_dsn: str,
     assert len(rows) == 2 and rows[0][:2] == (one, 1) and rows[1][1] > 1
     assert rows[0][2:] == rows[1][2:]
     assert rows[0][2:6] == ('said "hi" \\ {x}\ufffd', fields["actors"], fields["tags"], datetime(2026, 10, 1, tzinfo=timezone.utc))
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        lines = [r[0] for r in conn.execute("SELECT line FROM rows.records ORDER BY seq")]
+    assert "".join(lines).encode("utf-8") == journal_bytes(tmp_path / "c")  # the log holds the cache's lines byte for byte
 
 
 def test_accepting_a_quarantined_record_marks_its_projected_row_reviewed(pg_dsn: str, tmp_path: Path) -> None:

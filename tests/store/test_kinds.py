@@ -177,6 +177,17 @@ def test_what_is_not_a_record_is_refused() -> None:
     assert (wrong.value.kind, wrong.value.field) == ("retire", "op")
 
 
+@pytest.mark.parametrize("op", [rec.Op.REMEMBER, rec.Op.APPROVAL], ids=str)
+def test_a_reader_of_checked_records_may_leave_the_episode_s_schema_to_the_applier(op: rec.Op) -> None:
+    """``episodes=False`` (the views told of a catch-up): every field is still checked, an episode only as an object."""
+    broken = {**MADE[op], "episode": {**MADE[op]["episode"], "importance": 7.0}}
+    assert _refused(broken, op, "episode").field == "episode.importance"
+    assert kinds.parse(broken, episodes=False).episode["importance"] == 7.0
+    for field, value in (("episode", ["not", "an", "object"]), ("op", "remembered")):
+        with pytest.raises(MalformedRecordError):
+            kinds.parse({**MADE[op], field: value}, episodes=False)
+
+
 @pytest.mark.parametrize("op", sorted(kinds.CHECKED_OPS, key=str), ids=str)
 def test_checked_builds_a_record_again_by_its_constructor(op: rec.Op) -> None:
     """What a proposal or an intent may commit is rebuilt: equal to what its constructor made."""

@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -229,10 +228,7 @@ class Mirror:
 
     def files(self, fetched: Fetched) -> list[tuple[str, bytes]]:
         """The note files the lines of ``fetched`` write (the notes other processes wrote)."""
-        if not fetched.runs and not fetched.lines:
-            return []
-        in_runs = (line for run in fetched.runs for _, line in lines_holding(run.data, [_NOTE_LINE]))
-        return self.note_files(_records(chain(in_runs, (line for _, line in fetched.lines if _NOTE_LINE in line))))
+        return self.note_files(_records(_fetched_holding(fetched, [_NOTE_LINE])))
 
     @staticmethod
     def note_files(records: Iterable[dict[str, Any]]) -> list[tuple[str, bytes]]:
@@ -272,9 +268,11 @@ class Mirror:
             home.guard.defer(lambda: journal.wait_synced(ticket))
         count = 0
         if home.indexes.head != journal.head():
-            # Everything the journal holds beyond the indexes (a catch-up that failed midway included):
-            # of it, the records whose files follow them here (notes, proposals) are kept aside.
-            records = [r for r in _records(_filed_lines(journal, home.indexes.head)) if rec.op_of(r) in _FILED]
+            # Everything the journal holds beyond the indexes (a catch-up that failed midway included:
+            # read back from the journal; else what was fetched, in memory): of it, the records whose
+            # files follow them here (notes, proposals) are kept aside.
+            lines = _filed_lines(journal, home.indexes.head) if behind else _fetched_holding(fetched, _FILED_LINES)
+            records = [r for r in _records(lines) if rec.op_of(r) in _FILED]
             if records:
                 home.settle()  # a file is placed only once its line is on disk
             count = home.follow(self.note_files(records), _as_written(self.proposal_records(records)))
@@ -475,6 +473,16 @@ def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
         yield from (line for _, line in lines_holding(run.data, _FILED_LINES))
 
 
+def _fetched_holding(fetched: Fetched, needles: Sequence[bytes]) -> Iterator[bytes]:
+    """The lines of ``fetched``, as a mirror places them, holding any of ``needles`` (a byte search)."""
+    for run in fetched.runs:
+        yield from (line for _, line in lines_holding(run.data, needles))
+    for _, raw in fetched.lines:
+        line = one_line(raw)
+        if any(needle in line for needle in needles):
+            yield line
+
+
 def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
     """The records among ``lines`` that parse as JSON objects (the applier reports the rest)."""
     out = []
@@ -501,10 +509,11 @@ def _as_written(records: Iterable[rec.Record]) -> list[kinds.TypedRecord]:
 
 
 def _typed(lines: Iterable[bytes]) -> list[kinds.TypedRecord] | None:
-    """The records of ``lines`` as :func:`~cuemem.store.kinds.parse` reads them, or None
-    (anything) when one is not a record cuemem writes."""
+    """The records of ``lines`` as :func:`~cuemem.store.kinds.parse` reads them for the
+    views (their episodes are the applier's to check), or None (anything) when one is not a
+    record cuemem writes."""
     try:
-        return [kinds.parse(r) for r in (orjson.loads(line) for line in lines)]
+        return [kinds.parse(r, episodes=False) for r in (orjson.loads(line) for line in lines)]
     except (orjson.JSONDecodeError, MalformedRecordError):
         return None
 

@@ -340,7 +340,9 @@ class RecordLog:
 
     def _one_statement(self, lines: Sequence[tuple[Position, bytes]]) -> tuple[list[str | None], str] | None:
         """The ops of ``lines`` and their ``episodes`` rows as JSON, when they make nothing else
-        (no projection statement); else None (the transaction's path)."""
+        (no projection statement) and each is one line; else None (the transaction's path)."""
+        if any(line.count(b"\n") != 1 or not line.endswith(b"\n") for _, line in lines):
+            return None  # the statement sends the lines as one text, cut at each newline
         ops: list[str | None] = []
         episodes: list[dict[str, Any]] = []
         for i, (_, line) in enumerate(lines):
@@ -368,7 +370,7 @@ class RecordLog:
         params = {
             "seq": seq, "offset": first.offset, "segment": first.segment, "log": self.log,
             "seqs": list(range(seq + 1, end + 1)), "segments": [p.segment for p, _ in lines], "offsets": [p.offset for p, _ in lines],
-            "ops": ops, "lines": [line.decode("utf-8") for _, line in lines], "episodes": episodes,
+            "ops": ops, "lines": b"".join(line for _, line in lines).decode("utf-8"), "episodes": episodes,
             "channel": self._channel, "payload": f"{self.log} {end}",
         }
         try:
@@ -398,8 +400,9 @@ class RecordLog:
             "OR (l.segment = %(segment)s AND l.e = %(offset)s) OR (%(segment)s = l.segment + 1 AND %(offset)s = 0), false) AS ok, "
             "l.seq AS last_seq, l.segment AS last_segment, l.e AS last_end FROM c LEFT JOIN LATERAL "
             "(SELECT seq, segment, \"offset\" + octet_length(line) AS e FROM {s}.records WHERE log = %(log)s ORDER BY seq DESC LIMIT 1) l ON true), "
-            "r AS (INSERT INTO {s}.records (log, seq, segment, \"offset\", op, line) SELECT %(log)s, u.seq, u.segment, u.o, u.op, u.line "
-            "FROM ok, unnest(%(seqs)s::bigint[], %(segments)s::integer[], %(offsets)s::bigint[], %(ops)s::text[], %(lines)s::text[]) "
+            "r AS (INSERT INTO {s}.records (log, seq, segment, \"offset\", op, line) SELECT %(log)s, u.seq, u.segment, u.o, u.op, u.line || E'\\n' "
+            "FROM ok, unnest(%(seqs)s::bigint[], %(segments)s::integer[], %(offsets)s::bigint[], %(ops)s::text[], "
+            "string_to_array(left(%(lines)s::text, -1), E'\\n')) "
             "AS u(seq, segment, o, op, line) WHERE ok.ok), "
             "e AS (INSERT INTO {s}.episodes ({columns}) SELECT {values} FROM ok, "
             "jsonb_populate_recordset(NULL::{s}.episodes, %(episodes)s::jsonb) AS p WHERE ok.ok) "

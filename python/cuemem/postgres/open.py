@@ -84,7 +84,7 @@ def open_shared(
     if isinstance(mirror.seeded, snapshots.Restored):
         _unproved(home, mirror.seeded, log.shown)
     if follow:
-        follower = Follower(target, log.channel, log.log, lambda: log.seq, lambda: _wake(home, follower))
+        follower = Follower(target, log.channel, log.log, lambda: log.seq, lambda seq: _wake(home, follower, log, seq))
         mirror.on_close.append(follower.stop)
         follower.start()
     return home
@@ -128,12 +128,14 @@ def _unproved(home: Home, snapshot: snapshots.Restored, shown: str) -> None:
         )
 
 
-def _wake(home: Home, follower: Follower) -> None:
-    """Catches ``home`` up (from the follower's thread), unless it is closed or closing."""
+def _wake(home: Home, follower: Follower, log: RecordLog, seq: int | None) -> None:
+    """Catches ``home`` up (from the follower's thread) unless it is closed or closing, or
+    its mirror holds ``seq`` by the time the guard is free (None: whatever the log holds) —
+    the handle's own commit, or a write call's catch-up, took it in meanwhile."""
     while not follower.stopped:
         if home.guard.acquire(timeout=0.2):
             try:
-                if not home.closed:
+                if not home.closed and (seq is None or seq > log.seq):
                     home.refresh()
             finally:
                 home.guard.release()

@@ -292,14 +292,14 @@ _R = TypeVar("_R", RememberRecord, NoteRecord, VersionRecord, ApprovalRecord, De
 
 
 @overload
-def parse(raw: Mapping[str, Any], *, trusted: bool = False) -> TypedRecord: ...
+def parse(raw: Mapping[str, Any], *, trusted: bool = False, episodes: bool = True) -> TypedRecord: ...
 
 
 @overload
-def parse(raw: Mapping[str, Any], kind: type[_R], *, trusted: bool = False) -> _R: ...
+def parse(raw: Mapping[str, Any], kind: type[_R], *, trusted: bool = False, episodes: bool = True) -> _R: ...
 
 
-def parse(raw: Mapping[str, Any], kind: type[Any] | None = None, *, trusted: bool = False) -> Any:
+def parse(raw: Mapping[str, Any], kind: type[Any] | None = None, *, trusted: bool = False, episodes: bool = True) -> Any:
     """The typed record ``raw`` is: checked against what :mod:`.records` writes, unless
     ``trusted`` (a record this process just built: its fields are read, not checked).
 
@@ -307,6 +307,9 @@ def parse(raw: Mapping[str, Any], kind: type[Any] | None = None, *, trusted: boo
         raw: A record as read back from the journal (decoded JSON) or as a constructor built it.
         kind: The class the record must be (any kind if None).
         trusted: Read the fields without checking them.
+        episodes: Check an episode against the schema in full (False: only that it is an
+            object — for a reader that looks at records the applier checks, such as a view
+            told what a catch-up brought).
 
     Raises:
         MalformedRecordError: it is not a record cuemem writes, or not one of ``kind``
@@ -321,7 +324,7 @@ def parse(raw: Mapping[str, Any], kind: type[Any] | None = None, *, trusted: boo
         raise MalformedRecordError(f"not a record cuemem writes: its op is {_shown(value)}", value if isinstance(value, str) else None, "op")
     if kind is not None and op is not kind.op:
         raise MalformedRecordError(f"{_a(op)} record where {_a(kind.op)} record belongs", op.value, "op")
-    return _PARSERS[op](_Fields(raw, op, not trusted))
+    return _PARSERS[op](_Fields(raw, op, not trusted, episodes))
 
 
 def checked(raw: Mapping[str, Any], allowed: Collection[Op] | None = None) -> TypedRecord:
@@ -402,12 +405,14 @@ class _Fields:
     """The fields of one record of kind ``op``, each checked (unless ``check`` is False)
     as it is read; what is wrong raises naming the kind and the field."""
 
-    __slots__ = ("raw", "op", "check")
+    __slots__ = ("raw", "op", "check", "episodes")
 
-    def __init__(self, raw: Mapping[str, Any], op: Op, check: bool) -> None:
+    def __init__(self, raw: Mapping[str, Any], op: Op, check: bool, episodes: bool = True) -> None:
         self.raw = raw
         self.op = op
         self.check = check
+        #: Whether an episode is checked against the schema (see :func:`parse`).
+        self.episodes = check and episodes
 
     def bad(self, name: str, problem: str) -> MalformedRecordError:
         return MalformedRecordError(f"{_a(self.op)} record's {name} {problem}", self.op.value, name)
@@ -478,7 +483,7 @@ def _shown(value: object) -> str:
 
 def _remember(f: _Fields) -> RememberRecord:
     episode = f.mapping("episode")
-    if f.check:
+    if f.episodes:
         _episode(f.op, episode)
     return RememberRecord(episode)
 
@@ -496,7 +501,7 @@ def _approval(f: _Fields) -> ApprovalRecord:
         f.text("id"), f.one_of("reason", APPROVAL_REASONS), f.text("subject"), f.optional_text("supersedes"), f.mapping("episode"),
         f.instant("requested_at"), f.instant("expires_at"),
     )
-    if f.check and _episode(f.op, record.episode).id != record.id:
+    if f.episodes and _episode(f.op, record.episode).id != record.id:
         raise f.bad("episode", f"is not the episode of its own id {record.id!r}")
     return record
 
