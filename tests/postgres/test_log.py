@@ -151,6 +151,33 @@ def test_the_one_statement_commit_fills_the_projection_as_copy_does(pg_dsn: str,
     assert "".join(lines).encode("utf-8") == journal_bytes(tmp_path / "c")  # the log holds the cache's lines byte for byte
 
 
+@pytest.mark.parametrize("when", ["statement", "commit"])
+def test_a_last_commit_the_server_refuses_writes_nothing_and_the_handle_goes_on(pg_dsn: str, tmp_path: Path, when: str) -> None:
+    """A call's last commit sends its COMMIT, the unlock and the flush in one round trip: refused by the statement or
+    at COMMIT (a deferred trigger), the call raises, neither the log nor the cache holds the line, and the lock is free."""
+    home = address(pg_dsn, f"refused_{when}")
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        kept = a.remember("before the trigger", actors=["x"], now=NOW)
+        deferred = "CONSTRAINT TRIGGER refuse AFTER INSERT ON {s}.records DEFERRABLE INITIALLY DEFERRED"
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(
+                f"CREATE FUNCTION refused_{when}.refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN IF NEW.line LIKE '%poison%' THEN RAISE EXCEPTION 'refused by a trigger'; END IF; RETURN NEW; END $$"
+            )
+            trigger = deferred.format(s=f"refused_{when}") if when == "commit" else f"TRIGGER refuse BEFORE INSERT ON refused_{when}.records"
+            conn.execute(f"CREATE {trigger} FOR EACH ROW EXECUTE FUNCTION refused_{when}.refuse()")
+        before = journal_bytes(tmp_path / "a")
+        with pytest.raises(SharedHomeError, match="refused by a trigger"):
+            a.remember("poison", actors=["x"], now=NOW)
+        assert journal_bytes(tmp_path / "a") == before and len(a) == 1
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            assert conn.execute(f"SELECT count(*) FROM refused_{when}.records WHERE line LIKE '%%poison%%'").fetchone() == (0,)
+        other = b.remember("the lock went on", actors=["y"], now=NOW)  # b takes the lock a let go
+        again = a.remember("after the refusal", actors=["x"], now=NOW)
+        assert set(a.ids()) == {kept, other, again} and b.refresh() == 1
+    assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+
+
 def test_accepting_a_quarantined_record_marks_its_projected_row_reviewed(pg_dsn: str, tmp_path: Path) -> None:
     """A tainted session's write lands unreviewed in ``episodes``; a person's acceptance makes it reviewed, and only it."""
     with Memory.open(address(pg_dsn, "review"), cache=tmp_path / "c", follow=False) as mem:

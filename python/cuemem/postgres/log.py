@@ -18,7 +18,9 @@ catches up from:
   (``synchronous_commit`` off for that transaction: it is visible at once, in log order);
   :meth:`release` lets the next writer in, then waits for the server to flush its WAL
   through everything this handle committed (a transactional ``pg_logical_emit_message``
-  committed synchronously: its flush covers every earlier commit). Writers thus decide
+  committed synchronously: its flush covers every earlier commit). A call whose last
+  commit is one statement sends both in that commit's round trip, after its transaction:
+  the lock goes on as soon as the commit is in, not once this process has read it. Writers thus decide
   while another waits for the disk, and one flush serves several of them; a write call
   still returns only once its records are on the server's disk. A record on the log is
   on disk whenever any later one is (one WAL, in order), so no acknowledged write ever
@@ -67,6 +69,8 @@ _log = logging.getLogger("cuemem.home")
 AHEAD = 1_000
 #: Most lines :meth:`RecordLog.publish` commits as one statement (more: ``COPY`` in a transaction).
 ONE_STATEMENT = 2_000
+#: The statement that lets the writers' lock go.
+_UNLOCK = "SELECT pg_advisory_unlock(%s)"
 #: The statement that makes the server flush its WAL through every commit before it (see the module docstring).
 _FLUSH = "SELECT pg_logical_emit_message(true, 'cuemem', '')"
 #: The columns of ``episodes`` as :data:`~.projection.EPISODE_COLUMNS` fills them, for the one-statement commit.
@@ -280,7 +284,7 @@ class RecordLog:
         conn = self._conn
         try:
             with _pipeline(conn):
-                conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+                conn.execute(_UNLOCK, (self._key,))
                 if flush:
                     conn.execute(_FLUSH)
         except psycopg.Error as exc:
@@ -332,11 +336,11 @@ class RecordLog:
         handover, self._handover = self._handover, False
         batch = self._one_statement(lines) if 0 < len(lines) <= ONE_STATEMENT and self._forget is None else None
         if batch is not None:
-            self._commit_statement(lines, *batch)
+            self._commit_statement(lines, *batch, handover=handover)
         else:
             self._commit(lambda: iter(lines))
-        if handover:
-            self._hand_over()
+            if handover:
+                self._hand_over()
 
     def _one_statement(self, lines: Sequence[tuple[Position, bytes]]) -> tuple[list[str | None], str] | None:
         """The ops of ``lines`` and their ``episodes`` rows as JSON, when they make nothing else
@@ -360,9 +364,12 @@ class RecordLog:
         except orjson.JSONEncodeError:
             return None
 
-    def _commit_statement(self, lines: Sequence[tuple[Position, bytes]], ops: list[str | None], episodes: str) -> None:
+    def _commit_statement(self, lines: Sequence[tuple[Position, bytes]], ops: list[str | None], episodes: str, *, handover: bool) -> None:
         """Commits ``lines`` and their ``episodes`` rows as one statement (its own transaction):
-        one round trip, the checks of :meth:`_commit` inside it."""
+        one round trip, the checks of :meth:`_commit` inside it. With ``handover`` the same
+        round trip then lets the lock go and waits for the flush (:meth:`release`'s
+        statements, after the commit's own transaction): the next writer need not wait for
+        this process to read the commit's result before it may take the lock."""
         conn = self._holding()
         grouped = self._grouping(conn)
         seq, first = self.seq, lines[0][0]
@@ -373,13 +380,40 @@ class RecordLog:
             "ops": ops, "lines": b"".join(line for _, line in lines).decode("utf-8"), "episodes": episodes,
             "channel": self._channel, "payload": f"{self.log} {end}",
         }
+        statement = self._statement(f"commit-{grouped}", lambda: self._commit_sql(grouped))
+        cur: psycopg.Cursor[Any] | None = None
+        ended: psycopg.Cursor[Any] | None = None
         try:
-            row = conn.execute(self._statement(f"commit-{grouped}", lambda: self._commit_sql(grouped)), params).fetchone()
+            if handover:
+                with _pipeline(conn):  # the commit's transaction ends before the lock goes on
+                    conn.execute("BEGIN")
+                    cur = conn.execute(statement, params)
+                    ended = conn.execute("COMMIT")
+                    conn.execute(_UNLOCK, (self._key,))
+                    if grouped:
+                        conn.execute(_FLUSH)
+            else:
+                cur = conn.execute(statement, params)
+            row = cur.fetchone()
         except psycopg.Error as exc:
             if isinstance(exc, psycopg.OperationalError):
                 raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
-            raise self._failed(exc, "committing records") from None
+            _end_transaction(conn)
+            row = _result(cur)
+            if row is None or not row[0] or not _committed(ended):
+                raise self._failed(exc, "committing records") from None
+            # Committed, then letting the lock go or the flush failed: the call's end lets it go again and raises
+            # (what release raises; the mirror must still write the lines).
+            failed = self._failed(exc, "releasing the writers' lock")
+            self._owed = SharedHomeError(
+                f"{failed}: what this call wrote is committed to the shared home, but whether its server's disk holds it is "
+                "unknown (the next catch-up shows it)"
+            )
+            handover, grouped = False, True
         assert row is not None
+        if handover:  # the lock went on whatever the commit's outcome
+            self._held = self._handover = False
+            self._ahead = None
         if not row[0]:
             last = None if row[1] is None else (row[1], row[2], row[3])
             self._check_ends(last, seq)
@@ -387,7 +421,8 @@ class RecordLog:
             raise SharedHomeError(f"the shared home {self.shown} refused the commit at {first}: nothing was written")
         self.seq = end
         self._tail = (end, lines[-1][1])
-        self._unflushed = self._unflushed or grouped
+        # After a hand-over the flush covered every commit of this handle's (none is owed when not grouped).
+        self._unflushed = not handover and (self._unflushed or grouped)
 
     def _commit_sql(self, grouped: bool) -> sql.Composed:
         """The one statement of :meth:`_commit_statement`: the checks, the lines, their
@@ -763,6 +798,30 @@ def _projected(schema: str, log: str, seq: int, line: bytes) -> tuple[str | None
     if op is _REMEMBER:
         return _REMEMBER.value, projection.episode_row(log, seq, record), []
     return None if op is None else op.value, None, list(projection.statements(schema, log, seq, record, op))
+
+
+def _committed(cur: psycopg.Cursor[Any] | None) -> bool:
+    """Whether ``cur``'s ``COMMIT`` ran and committed before the pipeline failed."""
+    return cur is not None and cur.pgresult is not None and cur.pgresult.status == psycopg.pq.ExecStatus.COMMAND_OK and cur.statusmessage == "COMMIT"
+
+
+def _end_transaction(conn: psycopg.Connection[Any]) -> None:
+    """Rolls back a transaction a failed pipeline left open (its later statements were skipped)."""
+    if conn.info.transaction_status in (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR):
+        try:
+            conn.execute("ROLLBACK")
+        except psycopg.Error:
+            conn.close()  # the next call connects again (the lock goes with the session)
+
+
+def _result(cur: psycopg.Cursor[Any] | None) -> tuple[Any, ...] | None:
+    """The row ``cur``'s statement returned, if its result came before the pipeline failed."""
+    if cur is None or cur.pgresult is None or cur.pgresult.status != psycopg.pq.ExecStatus.TUPLES_OK:
+        return None
+    try:
+        return cur.fetchone()
+    except psycopg.Error:
+        return None
 
 
 def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
