@@ -475,7 +475,9 @@ class Home:
         Returns how many episodes."""
         if files:
             self.notes.files.place(self.notes.files.stage(files))
-        count = apply_journal(self.indexes, self.journal, self.indexes.head)
+        text = self.caches.text
+        # The text index takes the narratives in the same pass when it holds every row (else it reads them after).
+        count = apply_journal(self.indexes, self.journal, self.indexes.head, text=text if text is not None and text.rows == len(self.indexes) else None)
         self.caches.feed(self.indexes, self.journal)
         if self.proposal_files is not None:
             self.proposal_files.committed(self.indexes.lifecycle, proposals)

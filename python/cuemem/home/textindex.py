@@ -52,6 +52,8 @@ from .layout import stray
 
 #: Rows handed to the core at a time while (re)building.
 _BATCH = 10_000
+#: Fewest rows :class:`TextFeed` feeds on a thread of its own (fewer are fed in turn).
+ASIDE_ROWS = 256
 
 #: The lock file the text index's writer holds (tantivy's, taken with ``flock``).
 WRITER_LOCK = ".tantivy-writer.lock"
@@ -356,9 +358,14 @@ class TextFeed:
 
     def add(self, decoded: _core.Decoded, lo: int, hi: int, first: int) -> None:
         """Feeds the narratives of rows ``lo..hi`` of ``decoded`` as rows ``first ..``, once the
-        batch before is in; the error of the batch before is raised here."""
+        batch before is in; the error of the batch before is raised here. Fewer than
+        :data:`ASIDE_ROWS` rows are fed in turn (a thread would cost more than they do: a
+        catch-up of a few lines)."""
         self.wait()
         text = self._text
+        if hi - lo < ASIDE_ROWS:
+            text._add_decoded(decoded, lo, hi, first, text.core)
+            return
         self._batch = Aside(text._add_decoded, decoded, lo, hi, first, text.core, name="cuemem-text-feed")
         text.feeding = self
 
