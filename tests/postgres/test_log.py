@@ -157,7 +157,7 @@ def test_a_last_commit_the_server_refuses_writes_nothing_and_the_handle_goes_on(
     at COMMIT (a deferred trigger), the call raises, neither the log nor the cache holds the line, and the lock is free."""
     home = address(pg_dsn, f"refused_{when}")
     with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
-        kept = a.remember("before the trigger", actors=["x"], now=NOW)
+        kept = [a.remember(f"before the trigger {i}", actors=["x"], now=NOW) for i in range(5)]  # the 6th, refused, is prepared
         deferred = "CONSTRAINT TRIGGER refuse AFTER INSERT ON {s}.records DEFERRABLE INITIALLY DEFERRED"
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(
@@ -169,12 +169,35 @@ def test_a_last_commit_the_server_refuses_writes_nothing_and_the_handle_goes_on(
         before = journal_bytes(tmp_path / "a")
         with pytest.raises(SharedHomeError, match="refused by a trigger"):
             a.remember("poison", actors=["x"], now=NOW)
-        assert journal_bytes(tmp_path / "a") == before and len(a) == 1
+        assert journal_bytes(tmp_path / "a") == before and len(a) == 5
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             assert conn.execute(f"SELECT count(*) FROM refused_{when}.records WHERE line LIKE '%%poison%%'").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").fetchone() == (0,)  # no lock left behind
         other = b.remember("the lock went on", actors=["y"], now=NOW)  # b takes the lock a let go
-        again = a.remember("after the refusal", actors=["x"], now=NOW)
-        assert set(a.ids()) == {kept, other, again} and b.refresh() == 1
+        again = [a.remember(f"after the refusal {i}", actors=["x"], now=NOW) for i in range(3)]
+        assert set(a.ids()) == {*kept, other, *again} and b.refresh() == 3
+    assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
+
+
+def test_a_connection_lost_at_the_flush_after_the_commit_keeps_the_write(pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commit is in (its COMMIT answered), then the connection breaks while the flush is waited for: the call
+    raises that the server's disk may not hold it, yet the cache holds the line the log holds, and no lock is left."""
+    from cuemem.postgres import log as log_module
+
+    home = address(pg_dsn, "lost_flush")
+    with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
+        a.remember("first", actors=["x"], now=NOW)
+        monkeypatch.setattr(log_module, "_FLUSH", "SELECT pg_terminate_backend(pg_backend_pid())")
+        with pytest.raises(SharedHomeError, match="disk.* is unknown"):
+            a.remember("second", actors=["x"], now=NOW)
+        monkeypatch.undo()
+        assert sorted(a.get(i).narrative for i in a.ids()) == ["first", "second"]  # what the log holds, the cache took
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            assert conn.execute("SELECT count(*) FROM lost_flush.records").fetchone() == (2,)
+            assert conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").fetchone() == (0,)
+        b.remember("b after", actors=["y"], now=NOW)
+        a.remember("third", actors=["x"], now=NOW)
+        assert b.refresh() == 1 and len(a) == len(b) == 4
     assert journal_bytes(tmp_path / "a") == journal_bytes(tmp_path / "b")
 
 

@@ -181,6 +181,13 @@ class RecordLog:
                 self._held = False
         return SharedHomeError(f"{doing} on the shared home {self.shown} failed: {why(exc)}")
 
+    def _drop(self) -> None:
+        """Closes the connection (any lock it held goes with its session); the next call connects again."""
+        conn, self._conn = self._conn, None
+        self._held = False
+        if conn is not None:
+            conn.close()
+
     def close(self) -> None:
         """Releases the lock (if held) and closes the connection. Idempotent."""
         conn, self._conn = self._conn, None
@@ -289,6 +296,7 @@ class RecordLog:
                     conn.execute(_FLUSH)
         except psycopg.Error as exc:
             failed = self._failed(exc, "releasing the writers' lock")
+            self._drop()  # whether the unlock ran is not known: the lock goes with the session
             if flush:
                 raise SharedHomeError(
                     f"{failed}: what this call wrote is committed to the shared home, but whether its server's disk holds it is "
@@ -345,7 +353,7 @@ class RecordLog:
     def _one_statement(self, lines: Sequence[tuple[Position, bytes]]) -> tuple[list[str | None], str] | None:
         """The ops of ``lines`` and their ``episodes`` rows as JSON, when they make nothing else
         (no projection statement) and each is one line; else None (the transaction's path)."""
-        if any(line.count(b"\n") != 1 or not line.endswith(b"\n") for _, line in lines):
+        if any(len(line) < 2 or line.count(b"\n") != 1 or not line.endswith(b"\n") for _, line in lines):
             return None  # the statement sends the lines as one text, cut at each newline
         ops: list[str | None] = []
         episodes: list[dict[str, Any]] = []
@@ -385,26 +393,30 @@ class RecordLog:
         ended: psycopg.Cursor[Any] | None = None
         try:
             if handover:
-                with _pipeline(conn):  # the commit's transaction ends before the lock goes on
-                    conn.execute("BEGIN")
+                # The commit's transaction ends before the lock goes on. Not prepared: a statement the server
+                # skipped after a failed COMMIT would be one psycopg believes prepared, and fails ever after.
+                with _pipeline(conn):
+                    conn.execute("BEGIN", prepare=False)
                     cur = conn.execute(statement, params)
-                    ended = conn.execute("COMMIT")
-                    conn.execute(_UNLOCK, (self._key,))
+                    ended = conn.execute("COMMIT", prepare=False)
+                    conn.execute(_UNLOCK, (self._key,), prepare=False)
                     if grouped:
-                        conn.execute(_FLUSH)
+                        conn.execute(_FLUSH, prepare=False)
             else:
                 cur = conn.execute(statement, params)
             row = cur.fetchone()
         except psycopg.Error as exc:
-            if isinstance(exc, psycopg.OperationalError):
-                raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
-            _end_transaction(conn)
             row = _result(cur)
             if row is None or not row[0] or not _committed(ended):
+                if isinstance(exc, psycopg.OperationalError):
+                    raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
+                _end_transaction(conn)
                 raise self._failed(exc, "committing records") from None
-            # Committed, then letting the lock go or the flush failed: the call's end lets it go again and raises
-            # (what release raises; the mirror must still write the lines).
+            # Committed, then letting the lock go or the flush failed. Whether the lock went on is not known: the
+            # connection goes, and the lock with its session; the call's end waits for the flush on a new one and
+            # raises (what release raises; the mirror must still write the lines).
             failed = self._failed(exc, "releasing the writers' lock")
+            self._drop()
             self._owed = SharedHomeError(
                 f"{failed}: what this call wrote is committed to the shared home, but whether its server's disk holds it is "
                 "unknown (the next catch-up shows it)"
