@@ -187,7 +187,9 @@ def test_a_connection_lost_at_the_flush_after_the_commit_keeps_the_write(pg_dsn:
     home = address(pg_dsn, "lost_flush")
     with Memory.open(home, cache=tmp_path / "a", follow=False) as a, Memory.open(home, cache=tmp_path / "b", follow=False) as b:
         a.remember("first", actors=["x"], now=NOW)
-        monkeypatch.setattr(log_module, "_FLUSH", "SELECT pg_terminate_backend(pg_backend_pid())")
+        killed = "SELECT pg_terminate_backend(pg_backend_pid()) WHERE %s IS NOT NULL"  # in place of the unlock and the flush
+        monkeypatch.setattr(log_module, "_FLUSH", killed.replace(" WHERE %s IS NOT NULL", ""))
+        monkeypatch.setattr(log_module, "_UNLOCK_FLUSH", killed)
         with pytest.raises(SharedHomeError, match="disk.* is unknown"):
             a.remember("second", actors=["x"], now=NOW)
         monkeypatch.undo()

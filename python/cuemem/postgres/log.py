@@ -73,6 +73,8 @@ ONE_STATEMENT = 2_000
 _UNLOCK = "SELECT pg_advisory_unlock(%s)"
 #: The statement that makes the server flush its WAL through every commit before it (see the module docstring).
 _FLUSH = "SELECT pg_logical_emit_message(true, 'cuemem', '')"
+#: Both, as one statement: the lock goes, then its transaction's synchronous commit waits for the flush.
+_UNLOCK_FLUSH = "SELECT pg_advisory_unlock(%s), pg_logical_emit_message(true, 'cuemem', '')"
 #: The columns of ``episodes`` as :data:`~.projection.EPISODE_COLUMNS` fills them, for the one-statement commit.
 _EPISODES = sql.SQL(", ").join(map(sql.Identifier, projection.EPISODE_COLUMNS))
 _FROM_JSON = sql.SQL(", ").join(sql.SQL("p.{}").format(sql.Identifier(c)) for c in projection.EPISODE_COLUMNS)
@@ -290,10 +292,7 @@ class RecordLog:
         assert self._conn is not None
         conn = self._conn
         try:
-            with _pipeline(conn):
-                conn.execute(_UNLOCK, (self._key,))
-                if flush:
-                    conn.execute(_FLUSH)
+            conn.execute(_UNLOCK_FLUSH if flush else _UNLOCK, (self._key,))
         except psycopg.Error as exc:
             failed = self._failed(exc, "releasing the writers' lock")
             self._drop()  # whether the unlock ran is not known: the lock goes with the session
@@ -399,9 +398,7 @@ class RecordLog:
                     conn.execute("BEGIN", prepare=False)
                     cur = conn.execute(statement, params)
                     ended = conn.execute("COMMIT", prepare=False)
-                    conn.execute(_UNLOCK, (self._key,), prepare=False)
-                    if grouped:
-                        conn.execute(_FLUSH, prepare=False)
+                    conn.execute(_UNLOCK_FLUSH if grouped else _UNLOCK, (self._key,), prepare=False)
             else:
                 cur = conn.execute(statement, params)
             row = cur.fetchone()
