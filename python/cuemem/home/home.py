@@ -475,9 +475,9 @@ class Home:
         Returns how many episodes."""
         if files:
             self.notes.files.place(self.notes.files.stage(files))
-        text = self.caches.text
         # The text index takes the narratives in the same pass when it holds every row (else it reads them after).
-        count = apply_journal(self.indexes, self.journal, self.indexes.head, text=text if text is not None and text.rows == len(self.indexes) else None)
+        text = self.caches.text if self.caches.text is not None and self.caches.text.rows == len(self.indexes) else None
+        count = apply_journal(self.indexes, self.journal, self.indexes.head, text=text)
         self.caches.feed(self.indexes, self.journal)
         if self.proposal_files is not None:
             self.proposal_files.committed(self.indexes.lifecycle, proposals)

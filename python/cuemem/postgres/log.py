@@ -406,7 +406,8 @@ class RecordLog:
             row = _result(cur)
             if row is None or not row[0] or not _committed(ended):
                 if isinstance(exc, psycopg.OperationalError):
-                    raise self._failed(exc, "committing records (the connection broke: whether they were committed shows at the next catch-up)") from None
+                    broke = "committing records (the connection broke: whether they were committed shows at the next catch-up)"
+                    raise self._failed(exc, broke) from None
                 _end_transaction(conn)
                 raise self._failed(exc, "committing records") from None
             # Committed, then letting the lock go or the flush failed. Whether the lock went on is not known: the

@@ -90,3 +90,18 @@ def test_time_calls_runs_before_once_per_call_and_untimed() -> None:
     assert calls == ["before", "call"] * 8
     assert latency.rounds == 2 and len(latency.ns) == 8
     assert latency.ns.max() < 20_000_000
+
+
+def test_time_paths_times_each_path_in_a_pass_of_its_own_turning_the_order_by_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each pass ends with the loop's collection, so each starts after one; the path that starts a round turns."""
+    from cuemem.lab.bench import timing
+
+    calls: list[str] = []
+    monkeypatch.setattr(timing.gc, "collect", lambda: calls.append("collect"))
+    paths = {name: (lambda item, name=name: calls.append(f"{name}{item}")) for name in ("a", "b", "c")}
+    latency = timing.time_paths(paths, [1, 2], rounds=4)
+    passes = " ".join(calls).split(" collect")
+    assert [p.strip() for p in passes if p.strip()] == [
+        "a1 a2", "b1 b2", "c1 c2", "b1 b2", "c1 c2", "a1 a2", "c1 c2", "a1 a2", "b1 b2", "a1 a2", "b1 b2", "c1 c2",
+    ]
+    assert {name: (lat.rounds, len(lat.ns)) for name, lat in latency.items()} == {"a": (4, 8), "b": (4, 8), "c": (4, 8)}

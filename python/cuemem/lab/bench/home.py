@@ -38,7 +38,7 @@ from cuemem.lab.bench.agreement import DisagreementError
 from cuemem.lab.bench.corpus import AXES, DIMENSIONS, Corpus
 from cuemem.lab.bench.progress import Bars
 from cuemem.lab.bench.queries import K, NOW, Query
-from cuemem.lab.bench.timing import Latency, time_calls
+from cuemem.lab.bench.timing import Latency, time_calls, time_paths
 from cuemem.errors import CuememError, InvalidArgumentError
 from cuemem.home.cues import DIMENSIONS as HOME_DIMENSIONS
 from cuemem.memory import Memory
@@ -377,15 +377,9 @@ def _corpus_index(corpus: Corpus) -> cuemem.CueIndex:
 def _time_recall(
     mem: Memory, queries: Sequence[Query], now: datetime, rounds: int, budget_s: float, bars: Bars
 ) -> dict[str, Any]:
-    """Time the query mix through ``Memory.recall`` and through the core on the same indexes.
-
-    Each round runs the whole mix through one path, then through the other, so both see
-    the same machine conditions round by round, and neither finds the caches warmed by the
-    other running the same query just before. Each pass is a timing loop of its own, so
-    each starts after the loop's collection, which leaves the caches cold (a pass right
-    after it ran 7–10 µs a call slower than the next at 1M episodes: timing both paths in
-    one loop made the first path pay for it alone); the order alternates from round to round.
-    """
+    """Time the query mix through ``Memory.recall`` and through the core on the same indexes,
+    each in passes of its own, round by round (:func:`~.timing.time_paths`: at 1M episodes a
+    pass right after the timing loop's collection ran 7–10 µs a call slower than the next)."""
     cues_index, salience = mem._home.indexes.cues, mem._home.indexes.salience
 
     def through_memory(q: Query) -> object:
@@ -395,24 +389,17 @@ def _time_recall(
         return cuemem.recall(cues_index, salience, q.cues, now=NOW, k=K, exclude=q.exclude)
 
     label = "time Memory / core recall"
-    step = bars.add(label, rounds * 2 * len(queries))
-    passes: dict[str, list[np.ndarray]] = {"memory": [], "core": []}
-    paths = [("memory", through_memory), ("core", through_core)]
-    start = time.perf_counter()
-    done = 0
-    while done < rounds and (done == 0 or time.perf_counter() - start < budget_s):
-        for name, call in paths if done % 2 == 0 else paths[::-1]:
-            passes[name].append(time_calls(call, queries, rounds=1, on_call=step).ns)
-        done += 1
+    paths = {"memory": through_memory, "core": through_core}
+    latency = time_paths(paths, queries, rounds=rounds, budget_s=budget_s, on_call=bars.add(label, rounds * 2 * len(queries)))
     bars.finish(label)
     row: dict[str, Any] = {}
-    for name, ns in ((name, np.concatenate(passes[name])) for name in ("memory", "core")):
+    for name, ns in ((name, latency[name].ns) for name in paths):
         row[f"{name}_p50_us"] = round(float(np.percentile(ns, 50)) / 1_000, 3)
         row[f"{name}_p99_us"] = round(float(np.percentile(ns, 99)) / 1_000, 3)
     row["p50_ratio"] = _ratio(row["memory_p50_us"], row["core_p50_us"])
     row["p99_ratio"] = _ratio(row["memory_p99_us"], row["core_p99_us"])
     row["queries"] = len(queries)
-    row["rounds"] = done
+    row["rounds"] = latency["memory"].rounds
     return row
 
 

@@ -70,7 +70,7 @@ from cuemem.lab.bench.home import episode_records, now_datetime, write_jsonl
 from cuemem.lab.bench.machine import describe_machine
 from cuemem.lab.bench.queries import K, NOW, Query, make_queries
 from cuemem.lab.bench.tables import fit_width, number_cell, ratio_cell, titled_table
-from cuemem.lab.bench.timing import time_calls
+from cuemem.lab.bench.timing import time_paths
 from cuemem.errors import InvalidArgumentError
 from cuemem.memory import Memory
 
@@ -337,16 +337,15 @@ def _recall(dsn: str, schema: str, address: str, tmp: Path, queries: Sequence[Qu
             first[name] = round((clock() - t) / 1e3, 1)
             answers[name] += [call(i) for i in range(1, len(queries))]
         check = _check(queries, answers)
-        # The two homes round after round, interleaved (the same machine conditions for both);
-        # the SQL apart, so that its rounds, far slower, do not use up the homes' budget.
+        # The two homes round after round, in passes of their own (the same machine conditions for
+        # both); the SQL apart, so that its rounds, far slower, do not use up the homes' budget.
         samples: dict[str, np.ndarray] = {}
         done: dict[str, int] = {}
+        indices = list(range(len(queries)))
         for group in (("pg_home", "embedded"), ("sql",)):
-            pairs = [(name, i) for name in group for i in range(len(queries))]
-            latency = time_calls(lambda pair: systems[pair[0]](pair[1]), pairs, rounds=rounds, budget_s=budget_s)
-            by = latency.ns.reshape(latency.rounds, len(group), len(queries))
-            for j, name in enumerate(group):
-                samples[name], done[name] = by[:, j].reshape(-1), latency.rounds
+            timed = time_paths({name: systems[name] for name in group}, indices, rounds=rounds, budget_s=budget_s)
+            for name in group:
+                samples[name], done[name] = timed[name].ns, timed[name].rounds
     finally:
         conn.close()
         pg_home.close()

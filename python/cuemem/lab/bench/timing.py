@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -79,6 +79,34 @@ def time_calls(
         if was_enabled:
             gc.enable()
     return Latency(ns=np.array(samples, dtype=np.int64), rounds=done)
+
+
+def time_paths(
+    paths: Mapping[str, Callable[[T], object]],
+    items: Sequence[T],
+    *,
+    rounds: int = 5,
+    budget_s: float = 30.0,
+    on_call: Callable[[], None] | None = None,
+) -> dict[str, Latency]:
+    """Time each of ``paths`` over ``items``, round after round, on the same machine conditions.
+
+    Each round times every path over all items in a pass of its own (:func:`time_calls`,
+    one round), so each pass starts after the loop's collection, which leaves the caches
+    cold: a path timed right after another in one loop would find the caches the first one
+    warmed, and the first would pay for the collection alone. The order of the paths turns
+    from round to round. Rounds stop early, after at least one, once ``budget_s`` is spent.
+    """
+    names = list(paths)
+    samples: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    start = time.perf_counter()
+    done = 0
+    while done < rounds and (done == 0 or time.perf_counter() - start < budget_s):
+        turn = done % len(names)
+        for name in names[turn:] + names[:turn]:
+            samples[name].append(time_calls(paths[name], items, rounds=1, on_call=on_call).ns)
+        done += 1
+    return {name: Latency(ns=np.concatenate(samples[name]), rounds=done) for name in names}
 
 
 def summary_us(ns: Sequence[int] | np.ndarray) -> dict[str, float]:
