@@ -474,13 +474,13 @@ def _filed_lines(journal: Journal, start: Position) -> Iterator[bytes]:
 
 
 def _fetched_holding(fetched: Fetched, needles: Sequence[bytes]) -> Iterator[bytes]:
-    """The lines of ``fetched``, as a mirror places them, holding any of ``needles`` (a byte search)."""
-    for run in fetched.runs:
-        yield from (line for _, line in lines_holding(run.data, needles))
-    for _, raw in fetched.lines:
-        line = one_line(raw)
-        if any(needle in line for needle in needles):
-            yield line
+    """The lines of ``fetched``, as a mirror places them, holding any of ``needles`` (a byte
+    search over each run, and over the lines read one by one, joined)."""
+    runs = [run.data for run in fetched.runs]
+    if fetched.lines:
+        runs.append(b"".join(one_line(raw) for _, raw in fetched.lines))
+    for data in runs:
+        yield from (line for _, line in lines_holding(data, needles))
 
 
 def _records(lines: Iterable[bytes]) -> list[dict[str, Any]]:

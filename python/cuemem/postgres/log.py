@@ -352,11 +352,11 @@ class RecordLog:
     def _one_statement(self, lines: Sequence[tuple[Position, bytes]]) -> tuple[list[str | None], str] | None:
         """The ops of ``lines`` and their ``episodes`` rows as JSON, when they make nothing else
         (no projection statement) and each is one line; else None (the transaction's path)."""
-        if any(len(line) < 2 or line.count(b"\n") != 1 or not line.endswith(b"\n") for _, line in lines):
-            return None  # the statement sends the lines as one text, cut at each newline
         ops: list[str | None] = []
         episodes: list[dict[str, Any]] = []
         for i, (_, line) in enumerate(lines):
+            if len(line) < 2 or line.find(b"\n") != len(line) - 1:
+                return None  # the statement sends the lines as one text, cut at each newline
             op, episode, others = _projected(self.target.schema, self.log, self.seq + i + 1, line)
             if others:
                 return None
