@@ -304,6 +304,18 @@ class Decoded:
         """Adds rows ``lo..hi`` as rows ``first ..`` of the cue index and the salience table."""
     def feed_text(self, lo: int, hi: int, first: int, text: TextIndex) -> None:
         """Adds their narratives as documents of rows ``first ..``."""
+    def claim_ids(self, lo: int, hi: int, seen: Seen) -> bool:
+        """Takes the ids of rows ``lo..hi`` as met by ``seen`` if none may have been; whether it did."""
+
+@final
+class Seen:
+    """The ids a replay has met, as seeded hashes: a hash never met proves an id new; one
+    met means it may repeat, which the caller's exact check decides."""
+
+    def __new__(cls) -> Seen: ...
+    def __len__(self) -> int: ...
+    def add(self, id: bytes) -> None:
+        """Takes ``id`` (its UTF-8 bytes) as met."""
 
 @final
 class TextIndex:

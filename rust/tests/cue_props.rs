@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cuemem_core::cue::{CueIndex, Query};
+use cuemem_core::cue::{CueIndex, Query, GROUPED_FROM};
 use cuemem_core::CoreError;
 use proptest::prelude::*;
 
@@ -319,12 +319,13 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// insert_rows (a row's cues straight to their postings) leaves the index a column
-    /// insert per dimension leaves, to the byte, over an index already written to.
+    /// insert_rows leaves the index a column insert per dimension leaves, to the byte, over
+    /// an index already written to: a few rows' cues straight to their postings, a batch of
+    /// `GROUPED_FROM` rows or more gathered by posting first.
     #[test]
     fn inserting_rows_equals_inserting_each_dimensions_column(
         ws in writes(),
-        rows in prop::collection::vec(prop::collection::vec((0..3u16, 0..4usize), 0..6), 0..30),
+        rows in prop::collection::vec(prop::collection::vec((0..3u16, 0..4usize), 0..6), 0..(3 * GROUPED_FROM)),
         first in 0..400u32,
     ) {
         let (mut by_rows, _, _) = build(&ws, &[]);

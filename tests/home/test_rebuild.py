@@ -405,6 +405,37 @@ def test_a_copied_memory_line_is_skipped_and_the_first_kept(tmp_path: Path, monk
         assert sorted(h.id for h in mem.recall({"actor": "kim"}, k=10, now=NOW).hits) == sorted(ids)
 
 
+def test_ids_the_replay_s_hashes_cannot_prove_new_are_checked_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild proves a run's ids new by their hashes; where every hash was met already (as
+    when two ids share one), each line goes through the applier's exact check instead, and the
+    rebuilt indexes are those a rebuild without that doubt makes, byte for byte."""
+    from cuemem import _core
+    from cuemem.home import apply
+
+    home = tmp_path / "home"
+    with Memory.open(home, user="*") as mem:
+        ids = remember(mem, episodes(40))
+    with Memory.open(home, user="*") as mem:
+        mem.rebuild()
+    expected = {name: (home / "index" / name).read_bytes() for name in INDEX_FILES if name != "journal.json"}
+    real = _core.Seen
+
+    def doubting() -> Any:
+        seen = real()
+        for i in ids:
+            seen.add(i.encode())
+        return seen
+
+    added: list[str] = []
+    add = apply.Applier.add
+    monkeypatch.setattr(_core, "Seen", doubting)
+    monkeypatch.setattr(apply.Applier, "add", lambda self, record, *a: (added.append(record["op"]), add(self, record, *a))[1])
+    with Memory.open(home, user="*") as mem:
+        assert mem.rebuild() == 40
+    assert added.count("remember") == 40
+    assert {name: (home / "index" / name).read_bytes() for name in expected} == expected
+
+
 class _CountingDecoder:
     """The applier's decoder, counting the runs it is asked to decode."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -621,6 +621,47 @@ class JournalMachineLong(JournalMachine):
 
 TestJournalMachineLong = pytest.mark.slow(JournalMachineLong.TestCase)
 TestJournalMachineLong.settings = settings(stateful_step_count=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    segments=st.lists(st.lists(st.integers(1, 300), max_size=12), min_size=1, max_size=3),
+    torn=st.integers(0, 200),
+    buffer=st.sampled_from([1, 7, 64, 257]),
+    skip=st.integers(0, 3),
+)
+def test_runs_are_the_committed_lines_in_whole_lines_whatever_their_length(
+    segments: list[list[int]], torn: int, buffer: int, skip: int,
+) -> None:
+    """Runs hand over every committed line from a line's start, in order, each run whole lines
+    of one segment at its offset, whatever the lines' lengths against the read buffer (a line
+    longer than it, many times over); a torn tail is left out and reported with its size."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(journal_module, "RUN_BYTES", buffer)
+        directory = Path(tmp) / "journal"
+        directory.mkdir()
+        lines = [[b"x" * (n - 1) + b"\n" for n in lengths] for lengths in segments]
+        for i, seg in enumerate(lines):
+            tail = b"y" * torn if i == len(lines) - 1 else b""
+            (directory / segment_name(i + 1)).write_bytes(b"".join(seg) + tail)
+        start = Position(1, sum(map(len, lines[0][:skip])))
+        journal = Journal(directory)
+        runs = list(journal.runs(start))
+        for i, seg in enumerate(lines):
+            got = [r for r in runs if r.segment == i + 1]
+            begin = start.offset if i == 0 else 0
+            assert b"".join(r.data for r in got) == b"".join(seg)[begin:]
+            offset = begin
+            for r in got:
+                assert r.offset == offset and r.data.endswith(b"\n")
+                offset += len(r.data)
+        assert [r.segment for r in runs] == sorted(r.segment for r in runs)
+        problems = journal.problems
+        if torn:
+            at = Position(len(lines), sum(map(len, lines[-1])))
+            assert [(p.position, p.kind, p.detail) for p in problems] == [(at, ProblemKind.TORN, f"{torn} bytes with no line end")]
+        else:
+            assert problems == []
 
 
 def test_placing_writes_whole_runs_at_the_head_and_at_later_segments(tmp_path: Path) -> None:

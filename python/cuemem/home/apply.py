@@ -59,7 +59,7 @@ class Applier:
         texts: Keep ``(row, narrative)`` of every row :meth:`add` adds in :attr:`texts`.
     """
 
-    __slots__ = ("_indexes", "_trusted", "_deferred", "_steps", "_batch", "_short", "_ids", "_next_row", "_keep_texts", "texts")
+    __slots__ = ("_indexes", "_trusted", "_deferred", "_steps", "_batch", "_short", "_ids", "_seen", "_next_row", "_keep_texts", "texts")
 
     def __init__(self, indexes: Indexes, *, trusted: bool, deferred: bool = False, texts: bool = False) -> None:
         self._indexes = indexes
@@ -70,6 +70,10 @@ class Applier:
         self._batch: Batch | None = None
         self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
         self._ids: set[str] = set()
+        # A replay into indexes of no rows (a rebuild) proves a run's ids new by their hashes
+        # (every id of the indexes passes through this applier, so all are in it), which
+        # leaves the id -> row map to be made when first asked for; otherwise by that map.
+        self._seen = _core.Seen() if not trusted and not deferred and not len(indexes) else None
         self._next_row = len(indexes)
         self._keep_texts = texts
         #: ``(row, narrative)`` of every row added (with ``texts=True``), for the text index.
@@ -90,6 +94,7 @@ class Applier:
             self._batch.add(row, segment, offset)
             if not self._trusted:
                 self._ids.add(row.id)
+                self._see(row.id)
             episode = record["episode"]
             if episode.get("tier") == "short":
                 self._short.append((len(self._steps) - 1, episode))
@@ -112,6 +117,7 @@ class Applier:
                 self._steps.append(self._batch)
             self._batch.add(IndexRow(eid, {}, _NO_AXES, 0.0, 0.0), segment, offset)
             self._ids.add(eid)
+            self._see(eid)
             self._next_row += 1
             self._batch = None
             self._steps.append((record, segment, offset))
@@ -130,14 +136,38 @@ class Applier:
             except MalformedRecordError as exc:
                 self._indexes.skipped.append((Position(segment, offset), str(exc)))
 
+    def _see(self, id: str) -> None:
+        """Takes ``id``, of a row added one by one, as met by the replay's hashes."""
+        if self._seen is not None:
+            self._seen.add(id.encode("utf-8", "surrogatepass"))
+
     @property
     def next_row(self) -> int:
         """The row the next episode added gets."""
         return self._next_row
 
-    def fresh(self, ids: list[str]) -> bool:
-        """Whether none of ``ids`` repeats, among themselves or in what is applied or waiting."""
-        return len(set(ids)) == len(ids) and self._indexes.row_of.keys().isdisjoint(ids) and self._ids.isdisjoint(ids)
+    def add_fresh(self, rows: DecodedRows) -> bool:
+        """Applies rows the core decoded and proved valid, as :meth:`add_decoded` does, if
+        none of their ids repeats, among themselves or in what is applied; else applies
+        nothing and returns False (the caller then hands their lines to :meth:`add`, which
+        says which id repeats). For an applier that is not deferred (a replay): what is
+        waiting is applied first, so the ids are checked against every row as they are mapped."""
+        if self._deferred:
+            raise ValueError("a deferred applier takes decoded rows through add_decoded")
+        if self._steps:
+            self.flush()
+        if self._seen is not None:
+            # A hash met may be another id's: the lines then go to add(), which checks exactly.
+            if not rows.decoded.claim_ids(rows.lo, rows.hi, self._seen):
+                return False
+        elif not self._indexes.claim(rows.ids):
+            return False
+        try:
+            self.add_decoded(rows)
+        except BaseException:
+            self._indexes.unclaim()
+            raise
+        return True
 
     def add_decoded(self, rows: DecodedRows) -> None:
         """Applies (or queues) rows the core decoded and proved valid (:mod:`.decoding`),
@@ -151,11 +181,11 @@ class Applier:
         )
         for i, kept in rows.decoded.tracked(rows.lo, rows.hi):
             self._short.append((step, {**dict(zip(SHORT_KEPT, kept)), "tier": _SHORT}))
-        if not self._trusted:
-            self._ids.update(rows.ids)
         self._next_row += rows.hi - rows.lo
         if not self._deferred:
-            self.flush()
+            self.flush()  # (so no id waits to be checked against)
+        elif not self._trusted:
+            self._ids.update(rows.ids)
 
     def add_written(
         self, records: Sequence[Mapping[str, Any]], lines: Sequence[bytes], positions: Sequence[Position],

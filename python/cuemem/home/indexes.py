@@ -202,6 +202,26 @@ class Indexes:
             self._mapped = n
         return self._row_of
 
+    def claim(self, ids: list[str]) -> bool:
+        """Maps ``ids`` to the rows the next :meth:`extend_decoded` appends (``len(self)``
+        on), if none repeats among them or names a row mapped already; else maps none and
+        says so. The map is checked and written in one pass: a replay's rows each cost one
+        insertion, not a lookup and then an insertion. The caller appends those rows next."""
+        row_of = self.row_of  # every row so far mapped
+        start, before = len(self.ids), len(row_of)
+        row_of.update(zip(ids, range(start, start + len(ids))))
+        if len(row_of) == before + len(ids):
+            self._mapped = start + len(ids)
+            return True
+        self._row_of, self._mapped = {}, 0  # an id repeats: the map is made again from the rows on next use
+        return False
+
+    def unclaim(self) -> None:
+        """Drops what :meth:`claim` mapped beyond the rows appended (the map is made again
+        from the rows on next use)."""
+        if self._mapped > len(self.ids):
+            self._row_of, self._mapped = {}, 0
+
     def position(self, row: int) -> Position:
         """Where row ``row``'s record starts in the journal."""
         return Position(int(self.segments[row]), int(self.offsets[row]))
@@ -321,7 +341,7 @@ class Indexes:
             recipe_path.unlink()  # the files below are about to change
         self.cues.save(directory / "cue.idx")
         self.salience.save(directory / "salience.tbl")
-        write_atomic(directory / "rows.ids", "".join(f"{i}\n" for i in self.ids).encode())
+        write_atomic(directory / "rows.ids", ("\n".join(self.ids) + "\n").encode() if self.ids else b"")
         positions = np.stack([np.frombuffer(self.segments, dtype=np.uint64), np.frombuffer(self.offsets, dtype=np.uint64)], axis=1) if self.ids else np.zeros((0, 2), np.uint64)
         write_atomic(directory / "rows.npy", _npy_bytes(positions))
         notes = {k: list(v) for k, v in sorted(self.notes.items())}

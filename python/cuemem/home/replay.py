@@ -103,11 +103,10 @@ def apply_journal(
                 reading.add(run.segment, run.offset, run.data)
             for is_rows, a, b in decoded.plan():
                 if is_rows:
-                    ids = decoded.ids(a, b)
-                    if applier.fresh(ids):
+                    first = applier.next_row
+                    if applier.add_fresh(DecodedRows(decoded, a, b, decoded.ids(a, b), run.segment, run.offset)):
                         if feed is not None:
-                            feed.add(decoded, a, b, applier.next_row)
-                        applier.add_decoded(DecodedRows(decoded, a, b, ids, run.segment, run.offset))
+                            feed.add(decoded, a, b, first)
                         head = Position(run.segment, run.offset + decoded.spans(b - 1, b)[0][1])
                         continue
                     lines = decoded.spans(a, b)  # an id repeats: the applier says which

@@ -947,25 +947,33 @@ class Journal:
         offset = start.offset
         if not self._path(start.segment).exists():
             segment, offset = self._next_segment(start.segment), 0
+        # Read into one buffer and copied out once a run: a fresh block per read, joined to
+        # the line begun in the last one and cut at a line end, copied each run three times.
+        buffer = bytearray(RUN_BYTES)
         while segment is not None:
             path = self._path(segment)
             try:
-                with open(path, "rb") as f:
+                with open(path, "rb", buffering=0) as f:
                     f.seek(offset)
-                    pos, carry = offset, b""
+                    pos, held = offset, 0  # held: the bytes of a line begun, at the buffer's start
                     while True:
-                        block = f.read(RUN_BYTES)
-                        if not block:
-                            if carry:
+                        if held == len(buffer):  # a line longer than the buffer
+                            buffer.extend(bytes(len(buffer)))
+                        got = f.readinto(memoryview(buffer)[held:])
+                        if not got:
+                            if held:
                                 here = Position(segment, pos)
-                                self._problems[here] = Problem(here, ProblemKind.TORN, f"{len(carry)} bytes with no line end")
+                                self._problems[here] = Problem(here, ProblemKind.TORN, f"{held} bytes with no line end")
                             break
-                        data = carry + block if carry else block
-                        cut = data.rfind(_NEWLINE) + 1
-                        carry = data[cut:]
+                        end = held + got
+                        cut = buffer.rfind(_NEWLINE, held, end) + 1
                         if cut:
-                            yield Run(segment, pos, data[:cut] if carry else data)
+                            yield Run(segment, pos, bytes(memoryview(buffer)[:cut]))
                             pos += cut
+                            buffer[: end - cut] = memoryview(buffer)[cut:end]
+                            held = end - cut
+                        else:
+                            held = end
             except OSError as exc:
                 raise StorageError(f"cannot read {path}: {exc}") from exc
             segment, offset = self._next_segment(segment), 0

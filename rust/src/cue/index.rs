@@ -3,11 +3,15 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
 use roaring::RoaringBitmap;
 
 use super::dimension::{add_sorted, Dimension};
 use super::query::{Clause, Pruned, Query};
 use crate::error::{CoreError, Result};
+
+/// Rows from which [`CueIndex::insert_rows`] gathers a batch by posting before adding it.
+pub const GROUPED_FROM: usize = 64;
 
 /// Dimension -> value -> posting list over dense `u32` rows.
 ///
@@ -163,9 +167,11 @@ impl CueIndex {
 
     /// Adds rows `first`, `first + 1`, … with their cues: `rows[i]` holds the
     /// `(dimension, value)` pairs of row `first + i`, each dimension by its place in
-    /// `dimensions` (names this index declares). Each cue goes straight to its posting list
-    /// (one lookup, one insert), with no grouping pass: what a write of one row and a
-    /// replay's batch alike cost per cue. A row with a cue becomes live.
+    /// `dimensions` (names this index declares). A few rows (a write's) go cue by cue
+    /// straight to their posting lists (one lookup, one insert, no grouping pass); a batch
+    /// of at least [`GROUPED_FROM`] rows (a replay's, an import's) is gathered by posting
+    /// first, each posting then appended to once. Either way the values are interned in the
+    /// order met and the postings are the same. A row with a cue becomes live.
     ///
     /// Validates everything before changing anything: on error the index is as it was.
     ///
@@ -199,6 +205,10 @@ impl CueIndex {
                 });
             }
         }
+        if rows.len() >= GROUPED_FROM {
+            self.insert_grouped(&dims, rows, first);
+            return Ok(());
+        }
         for (i, cues) in rows.iter().enumerate() {
             let row = first + i as u32;
             for (d, v) in cues.iter() {
@@ -209,6 +219,51 @@ impl CueIndex {
             }
         }
         Ok(())
+    }
+
+    /// [`insert_rows`](Self::insert_rows) of a batch (checked): every cue interned in the
+    /// order met and its row gathered under its posting (a counting sort keeps each
+    /// posting's rows in order), then each posting appended to once. An insertion searches
+    /// its posting; an append of rows past its end does not.
+    fn insert_grouped<V: AsRef<str>>(&mut self, dims: &[usize], rows: &[&[(u16, V)]], first: u32) {
+        let mut group_of: HashMap<(usize, u32), u32, RandomState> = HashMap::default();
+        let mut postings: Vec<(usize, u32)> = Vec::new();
+        let mut members: Vec<(u32, u32)> = Vec::with_capacity(rows.iter().map(|r| r.len()).sum());
+        let mut live: Vec<u32> = Vec::with_capacity(rows.len());
+        for (i, cues) in rows.iter().enumerate() {
+            let row = first + i as u32;
+            for (d, v) in cues.iter() {
+                let dim = dims[*d as usize];
+                let id = self.dims[dim].intern(v.as_ref());
+                let group = *group_of.entry((dim, id)).or_insert_with(|| {
+                    postings.push((dim, id));
+                    postings.len() as u32 - 1
+                });
+                members.push((group, row));
+            }
+            if !cues.is_empty() {
+                live.push(row);
+            }
+        }
+        let mut starts = vec![0usize; postings.len() + 1];
+        for &(g, _) in &members {
+            starts[g as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut cursor = starts.clone();
+        let mut grouped = vec![0u32; members.len()];
+        for &(g, r) in &members {
+            grouped[cursor[g as usize]] = r;
+            cursor[g as usize] += 1;
+        }
+        for (g, &(dim, id)) in postings.iter().enumerate() {
+            // A row holding a value twice (an actor named twice) is one row of its posting.
+            let group = sorted_unique(&mut grouped[starts[g]..starts[g + 1]]);
+            self.dims[dim].add_sorted(id, group);
+        }
+        add_sorted(&mut self.live, &live);
     }
 
     /// Batch insert with one value per posting: row `rows[i]` gets `values[i]`.

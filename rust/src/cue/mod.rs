@@ -22,7 +22,7 @@ mod persist;
 mod query;
 
 pub use dimension::Dimension;
-pub use index::{CueIndex, IndexStats};
+pub use index::{CueIndex, IndexStats, GROUPED_FROM};
 pub use mine::{CueSet, Mined};
 pub(crate) use persist::write_atomic;
 pub use query::{Clause, Pruned, Query};

@@ -56,6 +56,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recall::recall, m)?)?;
     m.add_class::<records::PyDecoder>()?;
     m.add_class::<records::PyDecoded>()?;
+    m.add_class::<records::PySeen>()?;
     m.add_class::<items::PyItems>()?;
     m.add_class::<items::PyItemPlan>()?;
     m.add_class::<items::PyOwners>()?;

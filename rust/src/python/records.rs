@@ -12,7 +12,7 @@ use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
     add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line,
-    RowRef, Rule, Schema, Val,
+    RowRef, Rule, Schema, Seen, Val,
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -341,6 +341,23 @@ impl PyDecoded {
         })
     }
 
+    /// Takes the ids of rows `lo..hi` as met by `seen` if none of them may have been (see
+    /// `Seen.claim`); returns whether it did.
+    fn claim_ids(
+        &self,
+        py: Python<'_>,
+        lo: usize,
+        hi: usize,
+        seen: &Bound<'_, PySeen>,
+    ) -> PyResult<bool> {
+        let rows = guarded(py, "claiming decoded ids", || self.rows(lo, hi))?;
+        let mut seen = seen.borrow_mut();
+        let inner = &mut seen.inner;
+        detached(py, "claiming decoded ids", || {
+            Ok(inner.claim(rows.iter().map(|r| r.id().as_bytes())))
+        })
+    }
+
     /// Adds the narratives of rows `lo..hi` as documents of rows `first ..` of `text`.
     fn feed_text(
         &self,
@@ -401,4 +418,29 @@ fn val<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Val<'a>> {
         return Some(Val::Object(members));
     }
     None
+}
+
+/// The ids a replay has met, as seeded hashes (`records::Seen`): a hash never met proves
+/// an id new; one met means it may repeat, which the caller's exact check decides.
+#[pyclass(module = "cuemem._core", name = "Seen")]
+#[derive(Default)]
+pub struct PySeen {
+    inner: Seen,
+}
+
+#[pymethods]
+impl PySeen {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Takes `id` (its UTF-8 bytes) as met.
+    fn add(&mut self, id: &[u8]) {
+        self.inner.add(id);
+    }
 }

@@ -25,6 +25,7 @@ mod items;
 mod rows;
 mod rules;
 mod schema;
+mod seen;
 mod value;
 
 pub use value::Val;
@@ -35,3 +36,4 @@ pub use ids::{content_hash, episode_id};
 pub use items::{Admitted, Items, Owners, Plan, Verdict};
 pub use rows::RowRef;
 pub use schema::{CueSpec, Derive, FieldSpec, Rule, Schema};
+pub use seen::Seen;

@@ -88,7 +88,7 @@ impl BlockMax {
         b.grow(rows.len());
         for (r, row) in rows.iter().enumerate() {
             if row.is_live() {
-                b.note(r, row, epoch(r));
+                b.note(r, row, epoch(r), false);
             }
         }
         b.refresh(0);
@@ -111,9 +111,11 @@ impl BlockMax {
         }
     }
 
-    /// Covers `row`, written at row `r` in `epoch`: widens its block's span or records it as protected.
+    /// Covers `row`, written at row `r` in `epoch`: widens its block's span or records it as
+    /// protected. `was_live`: row `r` held a live row before (only such a row can be protected:
+    /// a row that is no longer live was forgotten).
     #[inline]
-    pub(super) fn note(&mut self, r: usize, row: &Row, epoch: i64) {
+    pub(super) fn note(&mut self, r: usize, row: &Row, epoch: i64, was_live: bool) {
         if !row.is_live() {
             return;
         }
@@ -121,7 +123,9 @@ impl BlockMax {
             self.protected.insert(r as u32);
             return;
         }
-        self.protected.remove(r as u32);
+        if was_live {
+            self.protected.remove(r as u32);
+        }
         let mut one = Span {
             max: row.0,
             lo: epoch,

@@ -213,12 +213,13 @@ impl SalienceTable {
                 };
             }
             row.0[7] = Row::state(confidence[i], protected);
-            if !self.rows[r].is_live() {
+            let was_live = self.rows[r].is_live();
+            if !was_live {
                 self.live += 1;
             }
             self.rows[r] = row;
             self.times[r] = times[i];
-            self.blocks.note(r, &row, epoch);
+            self.blocks.note(r, &row, epoch, was_live);
             if !protected {
                 self.epoch_lo = self.epoch_lo.min(epoch);
                 self.epoch_hi = self.epoch_hi.max(epoch);
@@ -316,7 +317,7 @@ fn check_unit(what: &'static str, values: &[f32]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::axes::DAY;
+    use super::super::axes::{DAY, IMPORTANCE};
     use super::*;
 
     fn table_with(axes: [f32; 7], t: f64) -> SalienceTable {
@@ -333,6 +334,21 @@ mod tests {
             assert!((g - want).abs() < 1e-6);
         }
         assert!(!got.protected);
+    }
+
+    #[test]
+    fn a_row_written_again_is_protected_as_its_last_write_says() {
+        let mut protected = [0.1; 7];
+        protected[IMPORTANCE] = 0.9;
+        let mut tab = table_with(protected, 1.0e9);
+        tab.put(&[1], &protected, &[1.0], &[1.0e9]).unwrap();
+        assert_eq!(tab.blocks.protected().iter().collect::<Vec<_>>(), [0, 1]);
+        tab.put(&[0], &[0.1; 7], &[1.0], &[1.0e9]).unwrap(); // live, no longer protected
+        tab.remove(&[1]); // removed: not protected, and written again as it was
+        assert_eq!(tab.blocks.protected().iter().count(), 0);
+        tab.put(&[1], &protected, &[1.0], &[1.0e9]).unwrap();
+        assert_eq!(tab.blocks.protected().iter().collect::<Vec<_>>(), [1]);
+        assert!(!tab.get(0).unwrap().protected && tab.get(1).unwrap().protected);
     }
 
     #[test]
