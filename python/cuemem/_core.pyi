@@ -29,6 +29,7 @@ __all__ = [
     "content_hash",
     "item_line",
     "Decoded",
+    "Seen",
     "TextIndex",
     "TextRecall",
     "text_recall",
