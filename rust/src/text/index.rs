@@ -384,7 +384,7 @@ impl TextIndex {
         }
         index
             .tokenizers()
-            .register(analyzer.name(), analyzer.build());
+            .register(analyzer.name(), analyzer.for_documents());
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -411,7 +411,7 @@ impl TextIndex {
             analyzer,
             pending: 0,
             queued: Vec::new(),
-            tail: Tail::new(analyzer.build()),
+            tail: Tail::new(analyzer.for_documents()),
             segments: Mutex::new(HashMap::new()),
             proof: Mutex::new(proof),
         })

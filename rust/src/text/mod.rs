@@ -12,6 +12,7 @@ mod erase;
 mod fault;
 mod index;
 mod readonly;
+mod stem;
 mod tail;
 mod tokenize;
 
