@@ -436,6 +436,44 @@ def test_ids_the_replay_s_hashes_cannot_prove_new_are_checked_exactly(tmp_path: 
     assert {name: (home / "index" / name).read_bytes() for name in expected} == expected
 
 
+@pytest.mark.parametrize("where", ["rebuilt", "caught up"])
+@pytest.mark.parametrize("deferred_first", [True, False], ids=["deferred line first", "proved line first"])
+def test_an_id_met_on_a_line_left_to_python_and_in_a_run_the_core_proves_is_kept_once(
+    tmp_path: Path, where: str, deferred_first: bool,
+) -> None:
+    """A memory's line copied with metadata (a line the core leaves to the applier) beside its
+    plain line (one the core proves in a run): whichever comes first is kept and the other
+    skipped as a repeat, whether the replay rebuilds (ids proved by hashes) or catches up a cache
+    (ids proved by the map)."""
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        ids = remember(mem, [{"narrative": f"fact number {i}", "actors": ["kim"]} for i in range(6)])
+    segment = min((home / "journal").glob("*.jsonl"))
+    lines = segment.read_bytes().splitlines(keepends=True)
+    plain = next(line for line in lines if ids[2].encode() in line)
+    record = json.loads(plain)
+    record["episode"]["metadata"] = {"k": "v"}
+    with_metadata = json.dumps(record, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+    rest = [line for line in lines if line is not plain]
+    first, second = (with_metadata, plain) if deferred_first else (plain, with_metadata)
+    # A memory of a new id after them: the run the core proves goes on past the repeat.
+    after = lines[0].replace(ids[0].encode(), b"ep-00000000000000aa")
+    if where == "caught up":
+        segment.write_bytes(rest[0])
+        shutil.rmtree(home / "index")
+        with Memory.open(home):
+            pass  # the cache holds the first line
+        with segment.open("ab") as f:
+            f.write(b"".join(rest[1:]) + first + second + after)
+    else:
+        segment.write_bytes(b"".join(rest) + first + second + after)
+        shutil.rmtree(home / "index")
+    with Memory.open(home) as mem:
+        assert [why for _, why in mem.open_report.skipped_records] == [f"id {ids[2]!r} appears twice in the journal"]
+        assert len(mem) == 7 and mem.ids().count(ids[2]) == 1
+        assert (mem.get(ids[2]).metadata or None) == ({"k": "v"} if deferred_first else None)
+
+
 class _CountingDecoder:
     """The applier's decoder, counting the runs it is asked to decode."""
 

@@ -205,16 +205,14 @@ class Indexes:
     def claim(self, ids: list[str]) -> bool:
         """Maps ``ids`` to the rows the next :meth:`extend_decoded` appends (``len(self)``
         on), if none repeats among them or names a row mapped already; else maps none and
-        says so. The map is checked and written in one pass: a replay's rows each cost one
-        insertion, not a lookup and then an insertion. The caller appends those rows next."""
+        says so (the map untouched). The caller appends those rows next."""
         row_of = self.row_of  # every row so far mapped
-        start, before = len(self.ids), len(row_of)
+        if len(set(ids)) != len(ids) or not row_of.keys().isdisjoint(ids):
+            return False
+        start = len(self.ids)
         row_of.update(zip(ids, range(start, start + len(ids))))
-        if len(row_of) == before + len(ids):
-            self._mapped = start + len(ids)
-            return True
-        self._row_of, self._mapped = {}, 0  # an id repeats: the map is made again from the rows on next use
-        return False
+        self._mapped = start + len(ids)
+        return True
 
     def unclaim(self) -> None:
         """Drops what :meth:`claim` mapped beyond the rows appended (the map is made again

@@ -970,8 +970,10 @@ class Journal:
                         if cut:
                             yield Run(segment, pos, bytes(memoryview(buffer)[:cut]))
                             pos += cut
-                            buffer[: end - cut] = memoryview(buffer)[cut:end]
                             held = end - cut
+                            buffer[:held] = memoryview(buffer)[cut:end]
+                            if len(buffer) > RUN_BYTES:  # grown for a long line, now read: back towards the usual size
+                                del buffer[max(RUN_BYTES, 2 * held) :]
                         else:
                             held = end
             except OSError as exc:

@@ -135,20 +135,10 @@ impl CueIndex {
                 reason: "code has no value",
             });
         }
-        // Counting sort of rows by code.
-        let mut starts = vec![0usize; values.len() + 1];
-        for &c in codes {
-            starts[c as usize + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        let mut cursor = starts.clone();
-        let mut grouped = vec![0u32; rows.len()];
-        for (&c, &r) in codes.iter().zip(rows) {
-            grouped[cursor[c as usize]] = r;
-            cursor[c as usize] += 1;
-        }
+        let (starts, mut grouped) = group_by_code(
+            codes.iter().copied().zip(rows.iter().copied()),
+            values.len(),
+        );
         let dim = &mut self.dims[d];
         for (code, value) in values.iter().enumerate() {
             let group = &mut grouped[starts[code]..starts[code + 1]];
@@ -245,19 +235,7 @@ impl CueIndex {
                 live.push(row);
             }
         }
-        let mut starts = vec![0usize; postings.len() + 1];
-        for &(g, _) in &members {
-            starts[g as usize + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        let mut cursor = starts.clone();
-        let mut grouped = vec![0u32; members.len()];
-        for &(g, r) in &members {
-            grouped[cursor[g as usize]] = r;
-            cursor[g as usize] += 1;
-        }
+        let (starts, mut grouped) = group_by_code(members.iter().copied(), postings.len());
         for (g, &(dim, id)) in postings.iter().enumerate() {
             // A row holding a value twice (an actor named twice) is one row of its posting.
             let group = sorted_unique(&mut grouped[starts[g]..starts[g + 1]]);
@@ -472,6 +450,28 @@ impl CueIndex {
 }
 
 /// Sorts and dedups in place; returns the unique prefix.
+/// The rows of `(code, row)` pairs grouped by code, each group in the order given (a
+/// counting sort): group `c` is `grouped[starts[c]..starts[c + 1]]`, for codes below `codes`.
+fn group_by_code(
+    pairs: impl Iterator<Item = (u32, u32)> + Clone,
+    codes: usize,
+) -> (Vec<usize>, Vec<u32>) {
+    let mut starts = vec![0usize; codes + 1];
+    for (c, _) in pairs.clone() {
+        starts[c as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut cursor = starts.clone();
+    let mut grouped = vec![0u32; starts[codes]];
+    for (c, r) in pairs {
+        grouped[cursor[c as usize]] = r;
+        cursor[c as usize] += 1;
+    }
+    (starts, grouped)
+}
+
 fn sorted_unique(rows: &mut [u32]) -> &[u32] {
     if !rows.windows(2).all(|w| w[0] < w[1]) {
         rows.sort_unstable();
