@@ -79,6 +79,8 @@ __all__ = ["MAX_SEGMENT", "Entry", "Journal", "Position", "Problem", "ProblemKin
 
 #: How much of a segment :meth:`Journal.runs` reads at a time.
 RUN_BYTES = 8 << 20
+#: The least its buffer holds (more lines may land while it reads).
+MIN_RUN_BUFFER = 64 << 10
 
 _SEGMENT_RE = re.compile(r"^([0-9]{6,})\.jsonl$")
 #: The largest segment number: a ``<digits>.jsonl`` numbered past it is not a segment (the index keeps a
@@ -949,12 +951,17 @@ class Journal:
             segment, offset = self._next_segment(start.segment), 0
         # Read into one buffer and copied out once a run: a fresh block per read, joined to
         # the line begun in the last one and cut at a line end, copied each run three times.
-        buffer = bytearray(RUN_BYTES)
+        # The buffer is as large as what is left to read, up to RUN_BYTES: a catch-up of a few
+        # lines does not zero megabytes.
+        buffer = bytearray()
         while segment is not None:
             path = self._path(segment)
             try:
                 with open(path, "rb", buffering=0) as f:
                     f.seek(offset)
+                    usual = min(RUN_BYTES, max(os.fstat(f.fileno()).st_size - offset, MIN_RUN_BUFFER))
+                    if len(buffer) != usual:
+                        buffer = bytearray(usual)
                     pos, held = offset, 0  # held: the bytes of a line begun, at the buffer's start
                     while True:
                         if held == len(buffer):  # a line longer than the buffer
@@ -972,8 +979,8 @@ class Journal:
                             pos += cut
                             held = end - cut
                             buffer[:held] = memoryview(buffer)[cut:end]
-                            if len(buffer) > RUN_BYTES:  # grown for a long line, now read: back towards the usual size
-                                del buffer[max(RUN_BYTES, 2 * held) :]
+                            if len(buffer) > usual:  # grown for a long line, now read: back towards the usual size
+                                del buffer[max(usual, 2 * held) :]
                         else:
                             held = end
             except OSError as exc:
