@@ -178,7 +178,7 @@ impl Analyzer {
     }
 
     /// The same analyzer for documents: the same terms, each English word's stem remembered
-    /// once met ([`CachedStemmer`]), for a reader of many texts.
+    /// once met (`stem.rs`), for a reader of many texts.
     pub fn for_documents(self) -> TextAnalyzer {
         self.with_stemmer(CachedStemmer::english())
     }
