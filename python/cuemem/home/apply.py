@@ -171,9 +171,10 @@ class Applier:
 
     def add_decoded(self, rows: DecodedRows) -> None:
         """Applies (or queues) rows the core decoded and proved valid (:mod:`.decoding`),
-        whose ids are new (this process wrote them, or :meth:`add_fresh` proved it). A deferred applier (an import, which holds every row
-        until its stage commits) keeps them without their narratives, which the text index
-        has by then, so the run's decoded form is freed at once."""
+        whose ids are new (this process wrote them, or :meth:`add_fresh` proved it). A
+        deferred applier (an import, which holds every row until its stage commits) keeps
+        them without their narratives, which the text index has by then, so the run's
+        decoded form is freed at once."""
         self._batch = None
         step = len(self._steps)
         self._steps.append(
