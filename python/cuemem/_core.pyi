@@ -314,7 +314,6 @@ class Seen:
     met means it may repeat, which the caller's exact check decides."""
 
     def __new__(cls) -> Seen: ...
-    def __len__(self) -> int: ...
     def add(self, id: bytes) -> None:
         """Takes ``id`` (its UTF-8 bytes) as met."""
 

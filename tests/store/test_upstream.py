@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuemem.store.upstream import one_line
+from cuemem.store.upstream import is_one_line, one_line
 
 
 @pytest.mark.parametrize(
@@ -25,3 +25,12 @@ def test_a_row_becomes_one_line_of_its_length(row: bytes, line: bytes) -> None:
     assert got == line and (len(got) == len(row) or not row)
     if row == line:
         assert got is row
+
+
+@pytest.mark.parametrize(
+    ("data", "one"),
+    [(b'{"op":"job"}\n', True), (b"\n", True), (b"", False), (b"a", False), (b"a\nb\n", False), (b"a\nb", False), (b"\n\n", False)],
+)
+def test_one_line_is_one_newline_at_the_end(data: bytes, one: bool) -> None:
+    """The rule the journal's placing and the shared log's one-statement commit check a line by."""
+    assert is_one_line(data) is one

@@ -57,7 +57,7 @@ from psycopg.pq import Format
 from ..errors import HomeLockedError, InvalidArgumentError, ScopeError, SharedHomeError
 from ..store import records as rec
 from ..store.journal import Position
-from ..store.upstream import Fetched, Run, one_line
+from ..store.upstream import Fetched, Run, is_one_line, one_line
 from . import projection, schema, snapshots
 from .target import Target
 
@@ -355,7 +355,7 @@ class RecordLog:
         ops: list[str | None] = []
         episodes: list[dict[str, Any]] = []
         for i, (_, line) in enumerate(lines):
-            if len(line) < 2 or line.find(b"\n") != len(line) - 1:
+            if len(line) < 2 or not is_one_line(line):
                 return None  # the statement sends the lines as one text, cut at each newline
             op, episode, others = _projected(self.target.schema, self.log, self.seq + i + 1, line)
             if others:

@@ -70,7 +70,7 @@ from .groupsync import GroupSync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
 from .records import Encoded
-from .upstream import Upstream
+from .upstream import Upstream, is_one_line
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -386,7 +386,7 @@ class Journal:
         """
         end = self._ready_to_place()
         for position, line in lines:
-            end = _placed_end(end, position, line, "line", "one line", _one_line)
+            end = _placed_end(end, position, line, "line", "one line", is_one_line)
         self._write_placed(lines)
         if not defer:
             self.wait_synced(self._owed)
@@ -1218,11 +1218,6 @@ def _rfind_newline(f: BinaryIO, end: int) -> int:
             return begin + found
         end = begin
     return -1
-
-
-def _one_line(data: bytes) -> bool:
-    """Whether ``data`` (``\n``-terminated) holds no other newline."""
-    return _NEWLINE not in data[:-1]
 
 
 def _placed_end(

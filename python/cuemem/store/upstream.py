@@ -19,7 +19,7 @@ from typing import Protocol
 
 from .position import Position
 
-__all__ = ["Fetched", "Run", "SharedLog", "Upstream", "one_line"]
+__all__ = ["Fetched", "Run", "SharedLog", "Upstream", "is_one_line", "one_line"]
 
 
 class Upstream(Protocol):
@@ -82,10 +82,16 @@ class Fetched:
     runs: list[Run] = field(default_factory=list)
 
 
+def is_one_line(line: bytes) -> bool:
+    """Whether ``line`` is one ``\n``-terminated line: its one newline is its last byte
+    (found without copying the line)."""
+    return bool(line) and line.find(b"\n") == len(line) - 1
+
+
 def one_line(line: bytes) -> bytes:
     """``line`` as one ``\n``-terminated line of its length (a row written by hand into a
     shared log may not be one): inner newlines become spaces, the last byte a newline."""
-    if line and line.find(b"\n") == len(line) - 1:  # its one newline is its last byte (no copy of it looked at)
+    if is_one_line(line):
         return line
     body = line[:-1].replace(b"\n", b" ") if line else b""
     return body + b"\n"

@@ -449,7 +449,6 @@ impl CueIndex {
     }
 }
 
-/// Sorts and dedups in place; returns the unique prefix.
 /// The rows of `(code, row)` pairs grouped by code, each group in the order given (a
 /// counting sort): group `c` is `grouped[starts[c]..starts[c + 1]]`, for codes below `codes`.
 fn group_by_code(
@@ -472,6 +471,7 @@ fn group_by_code(
     (starts, grouped)
 }
 
+/// Sorts and dedups in place; returns the unique prefix.
 fn sorted_unique(rows: &mut [u32]) -> &[u32] {
     if !rows.windows(2).all(|w| w[0] < w[1]) {
         rows.sort_unstable();

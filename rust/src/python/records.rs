@@ -435,10 +435,6 @@ impl PySeen {
         Self::default()
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.len()
-    }
-
     /// Takes `id` (its UTF-8 bytes) as met.
     fn add(&mut self, id: &[u8]) {
         self.inner.add(id);

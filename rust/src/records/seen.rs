@@ -22,15 +22,6 @@ impl Seen {
         Self::default()
     }
 
-    /// How many ids were taken.
-    pub fn len(&self) -> usize {
-        self.hashes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.hashes.is_empty()
-    }
-
     /// Takes every id of `ids` as met if none of them may have been, among themselves or
     /// before; returns whether it did. When it did not, nothing changed.
     pub fn claim<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> bool {
@@ -68,6 +59,6 @@ mod tests {
         assert!(seen.claim([&b"d"[..]]));
         seen.add(b"e");
         assert!(!seen.claim([&b"e"[..]]));
-        assert_eq!(seen.len(), 5);
+        assert_eq!(seen.hashes.len(), 5);
     }
 }

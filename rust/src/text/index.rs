@@ -411,7 +411,7 @@ impl TextIndex {
             analyzer,
             pending: 0,
             queued: Vec::new(),
-            tail: Tail::new(analyzer.for_documents()),
+            tail: Tail::new(analyzer.build()), // no stem memory: it would keep an erased text's words
             segments: Mutex::new(HashMap::new()),
             proof: Mutex::new(proof),
         })

@@ -7,11 +7,13 @@
 //! stemming it. Its stems are the ones tantivy's `Stemmer` gives: the same crate's
 //! algorithm, whose stem depends on the word alone.
 //!
-//! It reads documents only ([`Analyzer::for_documents`]): an indexing thread, or a text
-//! index's tail, meets the same words many times. A query's few words are stemmed by
-//! tantivy's own filter ([`Analyzer::build`]), which remembers nothing and so allocates
-//! nothing for them. The memory belongs to one analyzer: a clone (tantivy clones an
-//! analyzer for each indexing thread) starts empty, so no lock is taken. The words kept
+//! It reads the documents a writer indexes only ([`Analyzer::for_documents`]): an indexing
+//! thread meets the same words many times, and its memory goes with the segment it builds,
+//! at the next commit (an erasure commits, so no erased text's words outlive it). A query's
+//! few words, and the tail's documents, are stemmed by tantivy's own filter
+//! ([`Analyzer::build`]), which remembers nothing. The memory belongs to one analyzer: a
+//! clone (tantivy clones an analyzer for each segment it writes) starts empty, so no lock
+//! is taken. The words kept
 //! are the first ones met, which in any text are mostly the frequent ones; a word past
 //! the limit is stemmed each time, as without the memory. Its hash is seeded per
 //! process ([`foldhash`]), so no text can be written to make the lookups collide.
