@@ -39,7 +39,9 @@ __all__ = [
     "unseen_entries",
     "write_pending",
     "place_pending",
-    "Syncer",
+    "write_all",
+    "GroupSync",
+    "group_syncs",
     "count",
 ]
 
@@ -465,20 +467,33 @@ def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[
     file's ``(size, mtime_ns, ctime_ns, inode)``, or None where its stat failed. Raises
     StorageError naming the pending file whose rename failed."""
 
+def write_all(fd: int, data: bytes | bytearray) -> None:
+    """Writes every byte of ``data`` to the open descriptor ``fd``, keeping the GIL for a short
+    write (POSIX only). Raises StorageError when ``write(2)`` fails (a prefix may be written),
+    CueTypeError for anything but bytes or bytearray."""
+
 def count(value: int, name: str) -> int:
     """A count (``k``, ``pool``, ``limit``, ``min_support``...): at least 1, capped at 2**32 - 1.
     Raises CueTypeError for anything but a Python int (a bool, a numpy integer), and
     InvalidArgumentError below 1."""
 
 @final
-class Syncer:
-    """Syncs descriptors on a thread of the core's own, which needs no GIL (see
-    ``cuemem.store.groupsync``). One job is queued or running at a time; job numbers rise."""
+class GroupSync:
+    """One journal's group commit (see ``cuemem.store.groupsync``): a worker thread of the core's
+    own, which needs no GIL, syncs the open segment whenever a ticket is unsynced."""
 
     def __init__(self) -> None: ...
-    def start(self, fd: int, job: int) -> tuple[int, str] | None:
-        """Takes ``fd`` (closed here, synced or not) and syncs it as job ``job`` on the worker;
-        returns at once. None when handed over, else ``(errno, message)`` of why not. Unix only."""
-    def wait(self, job: int) -> tuple[int, str] | None:
-        """Waits without the GIL until job ``job`` has finished: None when it synced, else
-        ``(errno, message)`` of its failure."""
+    def written(self, fd: int) -> int:
+        """A ticket for bytes just written to the open segment ``fd``; their sync starts at once.
+        Raises StorageError: an earlier sync failed, or ``fd`` cannot be duplicated."""
+    def wait(self, ticket: int) -> None:
+        """Returns, the GIL released while it waits, once ``ticket``'s bytes are on disk.
+        Raises StorageError: the sync covering it failed, or an earlier one did."""
+    def flush(self) -> None:
+        """Syncs every ticket, then lets the segment go (before its descriptor is closed).
+        Raises StorageError: a sync failed, now or earlier."""
+    def check(self) -> None:
+        """Raises StorageError if an earlier sync failed."""
+
+def group_syncs() -> int:
+    """How many syncs the group commits of this process have made so far."""

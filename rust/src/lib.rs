@@ -10,7 +10,7 @@
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //! [`records`] decodes runs of journal lines into index rows under the schema Python declares.
-//! [`syncer`] syncs the journal on a thread of its own while a write applies its records.
+//! [`groupsync`] syncs the journal on a thread of its own: one sync for every append waiting.
 //!
 //! Invariants: no wall clock (every time-dependent call takes `now`); bad input is a
 //! [`CoreError`] and leaves the structure unchanged; saved files are canonical, so the
@@ -20,12 +20,12 @@ pub(crate) mod codec;
 pub mod cue;
 pub mod error;
 pub mod files;
+pub mod groupsync;
 pub(crate) mod pool;
 pub(crate) mod rank;
 pub mod recall;
 pub mod records;
 pub mod salience;
-pub mod syncer;
 pub mod text;
 pub mod thread;
 pub mod vector;

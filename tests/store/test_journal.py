@@ -349,13 +349,12 @@ def test_reopening_a_clean_journal_changes_no_bytes(journal: Journal, jdir: Path
 def test_a_failed_write_is_sealed_before_the_next_append(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
     """A write that dies half-way leaves a fragment the next append seals instead of extending."""
     journal.append([{"i": 0}])
-    real_write = os.write
 
-    def half_then_full_disk(fd: int, data: bytes) -> int:
-        real_write(fd, bytes(data[: len(data) // 2]))
+    def half_then_full_disk(fd: int, data: bytes | bytearray) -> None:
+        os.write(fd, bytes(data[: len(data) // 2]))
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "write", half_then_full_disk)
+    monkeypatch.setattr(journal_module, "_write_all", half_then_full_disk)
     with pytest.raises(StorageError):
         journal.append([{"i": 1, "pad": "x" * 30}])
     monkeypatch.undo()
@@ -450,25 +449,19 @@ def test_both_policies_are_durable_across_close_and_reopen(jdir: Path, policy: F
 
 def test_always_fsyncs_once_per_append_and_never_not_at_all(jdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ALWAYS is one grouped fsync per append (plus the directory on a new segment); NEVER none."""
-    calls: list[int] = []
-    real_fsync = os.fsync
+    from cuemem.store.fsync import sync_counts
 
-    def counting_fsync(fd: int) -> None:
-        calls.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counting_fsync)
     with Journal(jdir, fsync=FsyncPolicy.ALWAYS, writable=True) as j:
-        calls.clear()
+        before = sync_counts()[0]
         j.append([{"i": i} for i in range(50)])
-        assert len(calls) == 2  # the new segment's directory entry, then the batch
-        calls.clear()
+        assert sync_counts()[0] - before == 2  # the new segment's directory entry, then the batch
+        before = sync_counts()[0]
         j.append([{"i": i} for i in range(50)])
-        assert len(calls) == 1
-    calls.clear()
+        assert sync_counts()[0] - before == 1
+    before = sync_counts()[0]
     with Journal(jdir, fsync=FsyncPolicy.NEVER, writable=True) as j:
         j.append([{"i": 0}])
-    assert calls == []
+    assert sync_counts()[0] == before
 
 
 # -- head and digest --------------------------------------------------------------

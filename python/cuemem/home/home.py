@@ -387,7 +387,6 @@ class Home:
         finally:
             if defer and journal.owed != owed:
                 ticket = journal.owed
-                journal.start_sync()  # the disk works while the records are applied below
                 self.guard.defer(lambda: journal.wait_synced(ticket))
         try:
             if staged:

@@ -52,25 +52,25 @@ from ..errors import InvalidArgumentError, StorageError
 
 __all__ = [
     "BACKGROUND_SYNC", "FsyncPolicy", "final_path", "handed_syncs", "pending_path", "place_files", "remove_quietly", "replace_file", "stage_files", "sync", "sync_counts",
-    "sync_directory", "sync_later", "synced", "write_atomic",
+    "sync_directory", "write_atomic",
 ]
 
-#: Flushes made so far in this process: [fsync calls, syncfs calls].
+#: Flushes made so far in this process by this module: [fsync calls, syncfs calls].
 _COUNTS = [0, 0]
-#: Of those fsync calls, the ones handed to the core's syncer thread (:func:`sync_later`).
-_HANDED = [0]
 
 
 def sync_counts() -> tuple[int, int]:
-    """How many flushes this process asked the file system for so far, through this module:
-    ``(fsync calls, syncfs calls)``; subtract two readings to count what one write cost."""
-    return _COUNTS[0], _COUNTS[1]
+    """How many flushes this process asked the file system for so far: ``(fsync calls, syncfs
+    calls)``, this module's and the journal's group commit's (:func:`handed_syncs`); subtract
+    two readings to count what one write cost."""
+    return _COUNTS[0] + _core.group_syncs(), _COUNTS[1]
 
 
 def handed_syncs() -> int:
-    """How many of :func:`sync_counts`' fsync calls so far were made on the core's syncer
-    thread (:func:`sync_later`), where ``os.fsync`` is not the function that makes them."""
-    return _HANDED[0]
+    """How many of :func:`sync_counts`' fsync calls so far were made by the journal's group
+    commit on the core's thread (:mod:`~cuemem.store.groupsync`), where ``os.fsync`` is not the
+    function that makes them."""
+    return _core.group_syncs()
 
 
 class FsyncPolicy(str, Enum):
@@ -106,34 +106,9 @@ def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
 
 
 
-#: Whether a file can be synced on the core's syncer thread here (POSIX descriptors).
+#: Whether the journal's group commit can sync on the core's thread here (POSIX descriptors).
 BACKGROUND_SYNC = os.name == "posix"
 
-
-def sync_later(syncer: _core.Syncer, fd: int, job: int) -> bool:
-    """Hands ``fd`` to ``syncer``, to be synced as job ``job`` on the core's thread (which
-    needs no GIL, so the disk works while the caller's Python runs), and returns at once.
-    ``fd`` is the syncer's from here: it is closed after its sync, or at once when it cannot
-    be handed over (no thread to be had); False then, and the caller syncs another way.
-    Wait for the outcome with :func:`synced`. Only where :data:`BACKGROUND_SYNC`."""
-    if syncer.start(fd, job) is not None:
-        return False
-    _COUNTS[0] += 1
-    _HANDED[0] += 1
-    return True
-
-
-def synced(syncer: _core.Syncer, job: int) -> None:
-    """Returns once job ``job`` of ``syncer`` (:func:`sync_later`) has finished, waiting
-    without the GIL.
-
-    Raises:
-        StorageError: the file system refused that sync.
-    """
-    failure = syncer.wait(job)
-    if failure is not None:
-        code, message = failure
-        raise StorageError(code, f"fsync failed: {message}")
 
 #: Whether directories can be opened and fsynced here (not on Windows).
 DIRECTORY_SYNC = os.name != "nt"

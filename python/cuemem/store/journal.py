@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from .. import _scalars
+from .. import _core, _scalars
 from ..errors import (
     CorruptRecordError,
     CueTypeError,
@@ -66,7 +66,7 @@ from ..errors import (
     StorageError,
 )
 from .flusher import Flusher
-from .groupsync import GroupSync
+from .groupsync import GroupSyncLike, group_sync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
 from .records import Encoded
@@ -204,7 +204,7 @@ class Journal:
         #: Syncs the appends of ``fsync="interval"`` within its window (None under the other policies).
         self._flusher = Flusher() if policy is FsyncPolicy.INTERVAL and writable else None
         #: Syncs the appends of ``fsync="always"``, one sync for every append waiting at once.
-        self._group = GroupSync() if policy is FsyncPolicy.ALWAYS and writable else None
+        self._group: GroupSyncLike | None = group_sync() if policy is FsyncPolicy.ALWAYS and writable else None
         #: The ticket of the last append's bytes (0: none), for :meth:`wait_synced`.
         self._owed = 0
         #: The writer's own head after its last append (it alone appends: the lock).
@@ -337,12 +337,6 @@ class Journal:
         """
         if self._group is not None and ticket:
             self._group.wait(ticket)
-
-    def start_sync(self) -> None:
-        """Starts syncing the appends made so far in the background (under ``ALWAYS``; nothing
-        otherwise), for a caller that has work to do before it waits (:meth:`wait_synced`)."""
-        if self._group is not None:
-            self._group.start()
 
     def _settle(self) -> None:
         """Syncs what waits for a sync, before the open segment's descriptor is closed."""
@@ -1300,11 +1294,19 @@ class _RunWriter:
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
-    """Writes every byte of ``data`` (``os.write`` may write less than asked)."""
+    """Writes every byte of ``data`` (``os.write`` may write less than asked): the core's write
+    where there is one, which keeps the GIL for a short append (see ``_core.write_all``)."""
+    if _CORE_WRITE is not None:
+        _CORE_WRITE(fd, data)
+        return
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+#: The core's write of a whole buffer (POSIX descriptors), else None.
+_CORE_WRITE = getattr(_core, "write_all", None)
 
 
 def _read_at(fd: int, n: int, offset: int) -> bytes:

@@ -156,6 +156,28 @@ where
     py.detach(move || catch_panic(what, f)).or_raise(py)
 }
 
+/// Rows of a batch from which a call lets the GIL go ([`detached_if`]).
+pub const DETACH_ROWS: usize = 64;
+
+/// Bytes of a batch from which a call lets the GIL go ([`detached_if`]).
+pub const DETACH_BYTES: usize = 64 * 1024;
+
+/// [`detached`] when `release` (the work is long enough to be worth it), [`guarded`] otherwise.
+/// A call of a few microseconds that lets the GIL go hands it to a waiting thread, and then
+/// waits to get it back: with several threads writing to one handle, each small step of a
+/// write (its row's cues, its salience, its text) had become such a handoff.
+pub fn detached_if<T, F>(py: Python<'_>, release: bool, what: &'static str, f: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> Result<T>,
+    T: Send,
+{
+    if release {
+        detached(py, what, f)
+    } else {
+        guarded(py, what, f)
+    }
+}
+
 /// A wrong Python type at the boundary (including a wrong numpy dtype).
 pub fn type_error(_py: Python<'_>, msg: String) -> PyErr {
     PyErr::new::<CueTypeError, _>((msg,))

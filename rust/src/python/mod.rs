@@ -9,12 +9,12 @@ mod arrays;
 mod cue;
 mod errors;
 mod files;
+mod groupsync;
 mod items;
 mod query;
 mod recall;
 mod records;
 mod salience;
-mod syncer;
 mod text;
 mod thread;
 mod vector;
@@ -72,7 +72,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
     m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
-    m.add_class::<syncer::PySyncer>()?;
+    #[cfg(unix)]
+    m.add_function(wrap_pyfunction!(files::write_all, m)?)?;
+    m.add_class::<groupsync::PyGroupSync>()?;
+    m.add_function(wrap_pyfunction!(groupsync::group_syncs, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::count_py, m)?)?;
     Ok(())
 }

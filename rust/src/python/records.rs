@@ -5,7 +5,7 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 
 use super::cue::PyCueIndex;
-use super::errors::{detached, guarded};
+use super::errors::{detached, detached_if, guarded, DETACH_BYTES, DETACH_ROWS};
 use super::items::PyItems;
 use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
@@ -162,9 +162,12 @@ impl PyDecoder {
     #[pyo3(signature = (run, narratives_only=false))]
     fn decode(&self, py: Python<'_>, run: &[u8], narratives_only: bool) -> PyResult<PyDecoded> {
         let inner = &self.inner;
-        let decoded = detached(py, "decoding journal lines", || {
-            Ok(inner.decode(run, narratives_only))
-        })?;
+        let decoded = detached_if(
+            py,
+            run.len() >= DETACH_BYTES,
+            "decoding journal lines",
+            || Ok(inner.decode(run, narratives_only)),
+        )?;
         Ok(self.wrap(decoded))
     }
 }
@@ -327,16 +330,17 @@ impl PyDecoded {
     ) -> PyResult<()> {
         let rows = guarded(py, "feeding decoded rows", || self.rows(lo, hi))?;
         let dimensions = &self.dimensions;
+        let release = rows.len() >= DETACH_ROWS;
         {
             let mut cues = cues.borrow_mut();
             let index = &mut cues.inner;
-            detached(py, "indexing decoded cues", || {
+            detached_if(py, release, "indexing decoded cues", || {
                 index_cues(index, dimensions, &rows, first)
             })?;
         }
         let mut salience = salience.borrow_mut();
         let table = &mut salience.inner;
-        detached(py, "putting decoded salience", || {
+        detached_if(py, release, "putting decoded salience", || {
             put_salience(table, &rows, first)
         })
     }
@@ -353,9 +357,12 @@ impl PyDecoded {
         let rows = guarded(py, "claiming decoded ids", || self.rows(lo, hi))?;
         let mut seen = seen.borrow_mut();
         let inner = &mut seen.inner;
-        detached(py, "claiming decoded ids", || {
-            Ok(inner.claim(rows.iter().map(|r| r.id().as_bytes())))
-        })
+        detached_if(
+            py,
+            rows.len() >= DETACH_ROWS,
+            "claiming decoded ids",
+            || Ok(inner.claim(rows.iter().map(|r| r.id().as_bytes()))),
+        )
     }
 
     /// Adds the narratives of rows `lo..hi` as documents of rows `first ..` of `text`.
@@ -370,9 +377,12 @@ impl PyDecoded {
         let rows = guarded(py, "feeding decoded narratives", || self.rows(lo, hi))?;
         let mut text = text.borrow_mut();
         let index = &mut text.inner;
-        detached(py, "indexing decoded narratives", || {
-            add_texts(index, &rows, first)
-        })
+        detached_if(
+            py,
+            rows.len() >= DETACH_ROWS,
+            "indexing decoded narratives",
+            || add_texts(index, &rows, first),
+        )
     }
 }
 

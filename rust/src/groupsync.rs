@@ -1,0 +1,535 @@
+//! Group commit: one `fsync` of the journal's open segment serves every append waiting for it.
+//!
+//! A writer appends its lines, takes a ticket ([`GroupSync::written`]) and, once it has done
+//! whatever follows its append (a commit applies its records to the indexes), waits for that
+//! ticket ([`GroupSync::wait`]). The syncs are made by a worker of the group's own, a plain OS
+//! thread that needs nothing of its callers (no interpreter lock): whenever a ticket is unsynced
+//! it syncs the segment, and each sync covers every ticket handed out before it began. So the
+//! disk works from the moment a line is appended, while the writer goes on; while one sync runs
+//! the other writers append, and the next sync, which starts as soon as the last one ends,
+//! covers them all. No writer leads a sync, so none has to be scheduled for the next to start.
+//!
+//! The worker syncs its own duplicate of the open segment's descriptor, made by the first ticket
+//! after a [`GroupSync::flush`]; the writer flushes before it closes a segment (a rotation, a
+//! rewind, a close), so a sync never meets a closed or reused descriptor.
+//!
+//! A sync that fails fails every ticket it had not covered, and every later one: what the kernel
+//! kept of those bytes is unknown, so the writer appends no more ([`GroupSync::check`] before a
+//! write). A ticket an earlier sync covered stays good. The worker is spawned by the first
+//! ticket, ends after [`IDLE`] without one (the next ticket spawns another), and ends when the
+//! group is dropped. Every sync made is counted for the process ([`syncs_made`]).
+
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+/// How long the worker waits for a ticket before it ends.
+pub const IDLE: Duration = Duration::from_secs(2);
+
+/// What a failed sync reports: the OS error number (0 if none) and its message.
+pub type Failure = (i32, String);
+
+/// The syncs every group of this process has made.
+static SYNCS: AtomicU64 = AtomicU64::new(0);
+
+/// How many syncs the groups of this process have made so far.
+pub fn syncs_made() -> u64 {
+    SYNCS.load(Ordering::Relaxed)
+}
+
+/// How a sync is made: `fsync(2)` of the file (a test slows it or fails it).
+type SyncFn = fn(&File) -> io::Result<()>;
+
+/// The tickets of one journal's appends and the worker that syncs them (see the module docs).
+pub struct GroupSync {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes the worker: a ticket was handed out, or the group dropped.
+    work: Condvar,
+    /// Wakes the waiters of a sync as it ends, by the parity of its number: a sync's end wakes
+    /// the waiters it covered (and a flush), not those appended meanwhile, whom the next covers.
+    done: [Condvar; 2],
+    sync: SyncFn,
+}
+
+#[derive(Default)]
+struct State {
+    /// The segment the unsynced tickets are in: the caller's name for it (its descriptor) and
+    /// the worker's duplicate.
+    segment: Option<(i64, Arc<File>)>,
+    /// Tickets handed out.
+    written: u64,
+    /// Tickets on disk.
+    synced: u64,
+    /// The worker is inside a sync (the segment's duplicate is in use).
+    syncing: bool,
+    /// Syncs started, the running one included (its number).
+    started: u64,
+    /// The last ticket the running sync covers.
+    target: u64,
+    /// The first sync that failed: no ticket after [`State::synced`] will be.
+    failed: Option<Failure>,
+    /// A worker thread is alive.
+    worker: bool,
+    /// The group was dropped: the worker ends once nothing is left to sync.
+    closed: bool,
+}
+
+impl State {
+    /// Whether a ticket waits for a sync the worker can make.
+    fn owed(&self) -> bool {
+        self.failed.is_none() && self.synced < self.written && self.segment.is_some()
+    }
+
+    /// The number of the sync that covers `ticket` (an unsynced one): the running sync if it
+    /// does, else the next.
+    fn covering(&self, ticket: u64) -> u64 {
+        if self.syncing && ticket <= self.target {
+            self.started
+        } else {
+            self.started + 1
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while holding the lock; a poisoned one still holds consistent state.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits for the end of the sync that covers `ticket` (or of any, for a failure).
+    fn wait_for<'a>(&self, state: MutexGuard<'a, State>, ticket: u64) -> MutexGuard<'a, State> {
+        let parity = (state.covering(ticket) % 2) as usize;
+        self.done[parity]
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for GroupSync {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GroupSync {
+    /// A group with no ticket and no worker yet.
+    pub fn new() -> Self {
+        Self::with_sync(sync_file)
+    }
+
+    fn with_sync(sync: SyncFn) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                work: Condvar::new(),
+                done: [Condvar::new(), Condvar::new()],
+                sync,
+            }),
+        }
+    }
+
+    /// A ticket for bytes just written to the segment `segment` names (the writer's descriptor);
+    /// the worker starts syncing them at once. `duplicate` opens the worker's own handle on the
+    /// segment; it is called when the group holds none (the first ticket after a flush).
+    ///
+    /// # Errors
+    /// An earlier sync failed (its failure); `duplicate` failed, or no thread could be spawned
+    /// (no ticket is handed out then, and a later one may still be); `segment` is not the one
+    /// the unsynced tickets are in (the writer changed segments without a flush).
+    pub fn written(
+        &self,
+        segment: i64,
+        duplicate: impl FnOnce() -> io::Result<File>,
+    ) -> Result<u64, Failure> {
+        let mut state = self.shared.lock();
+        if let Some(failure) = &state.failed {
+            return Err(failure.clone());
+        }
+        match &state.segment {
+            Some((held, _)) if *held == segment => {}
+            Some(_) if state.syncing || state.synced < state.written => {
+                return Err((
+                    0,
+                    "a new segment before the tickets of the last one were synced".to_owned(),
+                ));
+            }
+            _ => {
+                let file = duplicate().map_err(|e| failure(&e))?;
+                state.segment = Some((segment, Arc::new(file)));
+            }
+        }
+        if !state.worker {
+            let shared = Arc::clone(&self.shared);
+            thread::Builder::new()
+                .name("cuemem-syncer".into())
+                .spawn(move || work(&shared))
+                .map_err(|e| failure(&e))?;
+            state.worker = true;
+        }
+        state.written += 1;
+        self.shared.work.notify_one();
+        Ok(state.written)
+    }
+
+    /// Blocks until `ticket`'s bytes are on disk: `Ok`, or the failure of the sync that should
+    /// have covered them (or of an earlier one). A ticket never handed out counts as the last one.
+    ///
+    /// # Errors
+    /// The sync covering `ticket` failed, or an earlier one did.
+    pub fn wait(&self, ticket: u64) -> Result<(), Failure> {
+        let mut state = self.shared.lock();
+        let ticket = ticket.min(state.written);
+        loop {
+            if state.synced >= ticket {
+                return Ok(());
+            }
+            if let Some(failure) = &state.failed {
+                return Err(failure.clone());
+            }
+            state = self.shared.wait_for(state, ticket);
+        }
+    }
+
+    /// [`GroupSync::wait`]'s answer if it needs no waiting: `ticket` is synced, or a sync failed.
+    pub fn try_wait(&self, ticket: u64) -> Option<Result<(), Failure>> {
+        let state = self.shared.lock();
+        if state.synced >= ticket.min(state.written) {
+            Some(Ok(()))
+        } else {
+            state.failed.clone().map(Err)
+        }
+    }
+
+    /// Waits until every ticket is synced, then lets the segment go (call it before the
+    /// segment's descriptor is closed). The duplicate's `close(2)` is checked: a file system
+    /// may report a write-back error there, and it fails the group as a sync would.
+    ///
+    /// # Errors
+    /// A sync failed (now or earlier), or the close did.
+    pub fn flush(&self) -> Result<(), Failure> {
+        let mut state = self.shared.lock();
+        while state.syncing || state.owed() {
+            let last = state.written;
+            state = self.shared.wait_for(state, last);
+        }
+        if let Some((_, file)) = state.segment.take() {
+            if let Err(e) = close(file) {
+                if state.failed.is_none() {
+                    state.failed = Some(failure(&e));
+                }
+            }
+        }
+        match &state.failed {
+            Some(failure) => Err(failure.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// The failure of an earlier sync, if one failed (call it before writing a byte).
+    ///
+    /// # Errors
+    /// That failure.
+    pub fn check(&self) -> Result<(), Failure> {
+        match &self.shared.lock().failed {
+            Some(failure) => Err(failure.clone()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for GroupSync {
+    fn drop(&mut self) {
+        // `try_lock`: in a forked child the lock may be held by a thread that does not
+        // exist there; its worker does not exist either, so there is no one to tell.
+        if let Ok(mut state) = self.shared.state.try_lock() {
+            state.closed = true;
+            self.shared.work.notify_one();
+        }
+    }
+}
+
+/// The worker: syncs while a ticket is owed, each sync covering every ticket handed out before
+/// it began; ends when idle for [`IDLE`], or once the group is dropped and nothing is owed.
+fn work(shared: &Shared) {
+    let mut state = shared.lock();
+    loop {
+        if state.owed() {
+            let target = state.written;
+            let file = state.segment.as_ref().map(|(_, f)| Arc::clone(f));
+            state.syncing = true;
+            state.started += 1;
+            state.target = target;
+            let number = state.started;
+            drop(state);
+            let outcome = file.map_or(Ok(()), |f| (shared.sync)(&f));
+            SYNCS.fetch_add(1, Ordering::Relaxed);
+            state = shared.lock();
+            state.syncing = false;
+            match outcome {
+                Ok(()) => {
+                    state.synced = state.synced.max(target);
+                    shared.done[(number % 2) as usize].notify_all();
+                }
+                Err(e) => {
+                    // Every waiter learns of it, whichever sync it waited for.
+                    state.failed = Some(failure(&e));
+                    shared.done.iter().for_each(Condvar::notify_all);
+                }
+            }
+            continue;
+        }
+        if state.closed {
+            break;
+        }
+        let (next, timeout) = shared
+            .work
+            .wait_timeout(state, IDLE)
+            .unwrap_or_else(PoisonError::into_inner);
+        state = next;
+        if timeout.timed_out() && !state.owed() {
+            break;
+        }
+    }
+    state.worker = false;
+}
+
+fn failure(e: &io::Error) -> Failure {
+    (e.raw_os_error().unwrap_or(0), e.to_string())
+}
+
+/// `fsync(2)` of `file`'s descriptor: what Python's `os.fsync` does (Rust's `sync_all` is
+/// `F_FULLFSYNC` on Apple systems, which Python's is not).
+#[cfg(unix)]
+fn sync_file(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::raw::c_int;
+    extern "C" {
+        fn fsync(fd: c_int) -> c_int;
+    }
+    // SAFETY: the descriptor belongs to `file`, which is open for the whole call.
+    if unsafe { fsync(file.as_raw_fd()) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `sync_all`.
+#[cfg(not(unix))]
+fn sync_file(file: &File) -> io::Result<()> {
+    file.sync_all()
+}
+
+/// Closes the segment's duplicate, checked (unchecked, by the drop, if the worker still holds it).
+#[cfg(unix)]
+fn close(file: Arc<File>) -> io::Result<()> {
+    use std::os::fd::IntoRawFd;
+    use std::os::raw::c_int;
+    extern "C" {
+        fn close(fd: c_int) -> c_int;
+    }
+    let Ok(file) = Arc::try_unwrap(file) else {
+        return Ok(());
+    };
+    let fd = file.into_raw_fd();
+    // SAFETY: `fd` was just taken out of the `File` that owned it; it is closed once, here.
+    if unsafe { close(fd) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(unix))]
+fn close(file: Arc<File>) -> io::Result<()> {
+    drop(file);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    fn file(dir: &tempfile::TempDir, name: &str) -> File {
+        File::options()
+            .create(true)
+            .append(true)
+            .open(dir.path().join(name))
+            .unwrap()
+    }
+
+    fn twin(f: &File) -> impl FnOnce() -> io::Result<File> + '_ {
+        move || f.try_clone()
+    }
+
+    /// Waits (up to 5 s) until `done` holds of the group's state.
+    fn eventually(group: &GroupSync, done: impl Fn(&State) -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if done(&group.shared.lock()) {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        false
+    }
+
+    #[test]
+    fn a_ticket_is_synced_without_anyone_waiting_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = file(&dir, "j");
+        f.write_all(b"line\n").unwrap();
+        let group = GroupSync::with_sync(slow);
+        let ticket = group.written(1, twin(&f)).unwrap();
+        assert_eq!(group.try_wait(ticket), None); // 50 ms to go
+        assert!(eventually(&group, |s| s.synced >= ticket));
+        assert_eq!(group.try_wait(ticket), Some(Ok(())));
+        assert_eq!(group.wait(ticket), Ok(()));
+        assert_eq!(group.flush(), Ok(()));
+        assert!(group.shared.lock().segment.is_none());
+    }
+
+    /// The end of the file at the start of each sync, for the sharing test's slow sync.
+    static COVERED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+    fn slow_recorded(f: &File) -> io::Result<()> {
+        let size = f.metadata()?.len();
+        thread::sleep(Duration::from_millis(3));
+        sync_file(f)?;
+        COVERED.lock().unwrap().push(size);
+        Ok(())
+    }
+
+    #[test]
+    fn every_wait_returns_after_a_sync_that_covers_its_bytes_and_waiters_share_syncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = Mutex::new(file(&dir, "j"));
+        let group = GroupSync::with_sync(slow_recorded);
+        let short = Mutex::new(Vec::new());
+        thread::scope(|scope| {
+            for n in 0..8 {
+                let (f, group, short) = (&f, &group, &short);
+                scope.spawn(move || {
+                    for i in 0..10 {
+                        let (end, ticket) = {
+                            let mut f = f.lock().unwrap(); // the journal's writer: one append at a time
+                            writeln!(f, "{n} {i}").unwrap();
+                            let end = f.metadata().unwrap().len();
+                            (end, group.written(7, twin(&f)).unwrap())
+                        };
+                        group.wait(ticket).unwrap();
+                        let covered = COVERED.lock().unwrap().iter().copied().max();
+                        if covered.unwrap_or(0) < end {
+                            short.lock().unwrap().push((n, i));
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(short.into_inner().unwrap(), vec![]);
+        let syncs = COVERED.lock().unwrap().len();
+        assert!(syncs < 80 / 2, "{syncs} syncs for 80 tickets");
+    }
+
+    static BROKEN: AtomicBool = AtomicBool::new(false);
+
+    fn breakable(f: &File) -> io::Result<()> {
+        if BROKEN.load(Ordering::SeqCst) {
+            return Err(io::Error::from_raw_os_error(5));
+        }
+        sync_file(f)
+    }
+
+    #[test]
+    fn a_failed_sync_fails_its_waiters_and_later_writes_not_earlier_tickets() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(&dir, "j");
+        let group = GroupSync::with_sync(breakable);
+        let first = group.written(1, twin(&f)).unwrap();
+        assert_eq!(group.wait(first), Ok(()));
+        BROKEN.store(true, Ordering::SeqCst);
+        let second = group.written(1, twin(&f)).unwrap();
+        let failure = group.wait(second).unwrap_err();
+        assert_eq!(failure.0, 5);
+        assert_eq!(group.written(1, twin(&f)).unwrap_err().0, 5);
+        assert_eq!(group.check().unwrap_err().0, 5);
+        assert_eq!(group.wait(first), Ok(())); // on disk before the failure
+        assert_eq!(group.try_wait(first), Some(Ok(())));
+        assert_eq!(group.try_wait(second).map(|r| r.unwrap_err().0), Some(5));
+        assert_eq!(group.flush().unwrap_err().0, 5);
+    }
+
+    fn slow(f: &File) -> io::Result<()> {
+        thread::sleep(Duration::from_millis(50));
+        sync_file(f)
+    }
+
+    #[test]
+    fn a_new_segment_is_taken_only_once_the_last_ones_tickets_are_synced() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (file(&dir, "a"), file(&dir, "b"));
+        let group = GroupSync::with_sync(slow);
+        let ticket = group.written(1, twin(&a)).unwrap();
+        let refused = group.written(2, twin(&b)).unwrap_err();
+        assert!(refused.1.contains("new segment"), "{refused:?}");
+        assert_eq!(group.flush(), Ok(()));
+        assert_eq!(group.wait(ticket), Ok(()));
+        let next = group.written(2, twin(&b)).unwrap();
+        assert_eq!(group.wait(next), Ok(()));
+        assert_eq!(group.wait(next + 5), Ok(())); // never handed out: the last one's
+    }
+
+    #[test]
+    fn a_descriptor_that_cannot_be_duplicated_hands_out_no_ticket_and_blocks_no_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(&dir, "j");
+        let group = GroupSync::new();
+        let refused = group
+            .written(1, || Err(io::Error::from_raw_os_error(24)))
+            .unwrap_err();
+        assert_eq!(refused.0, 24);
+        assert_eq!(group.check(), Ok(()));
+        let ticket = group.written(1, twin(&f)).unwrap();
+        assert_eq!(ticket, 1);
+        assert_eq!(group.wait(ticket), Ok(()));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_failed_fsync_reports_the_os_error() {
+        // fsync of a pipe is EINVAL on Linux.
+        let (reader, writer) = std::io::pipe().unwrap();
+        let writer = File::from(std::os::fd::OwnedFd::from(writer));
+        let group = GroupSync::new();
+        let ticket = group.written(3, twin(&writer)).unwrap();
+        assert_eq!(group.wait(ticket).map_err(|f| f.0), Err(22));
+        drop(reader);
+    }
+
+    #[test]
+    fn the_worker_ends_when_the_group_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(&dir, "j");
+        let group = GroupSync::new();
+        let ticket = group.written(1, twin(&f)).unwrap();
+        assert_eq!(group.wait(ticket), Ok(()));
+        let shared = Arc::clone(&group.shared);
+        drop(group);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while shared.lock().worker && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!shared.lock().worker);
+    }
+}
