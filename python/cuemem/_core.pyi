@@ -39,7 +39,6 @@ __all__ = [
     "unseen_entries",
     "write_pending",
     "place_pending",
-    "write_all",
     "GroupSync",
     "group_syncs",
     "count",
@@ -466,11 +465,6 @@ def place_pending(directory: str | PathLike[str], names: Sequence[str]) -> list[
     """Renames ``.<name>.pending`` over ``name`` for each of ``names``, in order; each placed
     file's ``(size, mtime_ns, ctime_ns, inode)``, or None where its stat failed. Raises
     StorageError naming the pending file whose rename failed."""
-
-def write_all(fd: int, data: bytes | bytearray) -> None:
-    """Writes every byte of ``data`` to the open descriptor ``fd``, keeping the GIL for a short
-    write (POSIX only). Raises StorageError when ``write(2)`` fails (a prefix may be written),
-    CueTypeError for anything but bytes or bytearray."""
 
 def count(value: int, name: str) -> int:
     """A count (``k``, ``pool``, ``limit``, ``min_support``...): at least 1, capped at 2**32 - 1.

@@ -242,24 +242,6 @@ fn file_stat(_path: &Path, _follow: bool) -> Option<FileStat> {
     None
 }
 
-/// Writes every byte of `data` to the open descriptor `fd`, the caller's (not closed here):
-/// `write(2)` again after a short write or an interrupt, as a journal's append needs.
-///
-/// # Errors
-/// The first error of `write(2)` other than an interrupt; a prefix of `data` may be written.
-#[cfg(unix)]
-pub fn write_all_to(fd: i32, data: &[u8]) -> io::Result<()> {
-    use std::mem::ManuallyDrop;
-    use std::os::fd::FromRawFd;
-    if fd < 0 {
-        return Err(io::Error::from_raw_os_error(9)); // EBADF
-    }
-    // SAFETY: `fd` is the caller's and stays open for the call; `ManuallyDrop` never closes
-    // it (a descriptor that is not open is `EBADF` from `write(2)`).
-    let mut file = ManuallyDrop::new(unsafe { fs::File::from_raw_fd(fd) });
-    file.write_all(data)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -349,12 +349,13 @@ def test_reopening_a_clean_journal_changes_no_bytes(journal: Journal, jdir: Path
 def test_a_failed_write_is_sealed_before_the_next_append(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
     """A write that dies half-way leaves a fragment the next append seals instead of extending."""
     journal.append([{"i": 0}])
+    real_write = os.write
 
-    def half_then_full_disk(fd: int, data: bytes | bytearray) -> None:
-        os.write(fd, bytes(data[: len(data) // 2]))
+    def half_then_full_disk(fd: int, data: bytes) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(journal_module, "_write_all", half_then_full_disk)
+    monkeypatch.setattr(os, "write", half_then_full_disk)
     with pytest.raises(StorageError):
         journal.append([{"i": 1, "pad": "x" * 30}])
     monkeypatch.undo()
@@ -447,7 +448,7 @@ def test_both_policies_are_durable_across_close_and_reopen(jdir: Path, policy: F
     assert records_of(Journal(jdir)) == [{"i": i} for i in range(22)]
 
 
-def test_always_fsyncs_once_per_append_and_never_not_at_all(jdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_always_fsyncs_once_per_append_and_never_not_at_all(jdir: Path) -> None:
     """ALWAYS is one grouped fsync per append (plus the directory on a new segment); NEVER none."""
     from cuemem.store.fsync import sync_counts
 

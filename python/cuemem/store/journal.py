@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from .. import _core, _scalars
+from .. import _scalars
 from ..errors import (
     CorruptRecordError,
     CueTypeError,
@@ -1294,19 +1294,11 @@ class _RunWriter:
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
-    """Writes every byte of ``data`` (``os.write`` may write less than asked): the core's write
-    where there is one, which keeps the GIL for a short append (see ``_core.write_all``)."""
-    if _CORE_WRITE is not None:
-        _CORE_WRITE(fd, data)
-        return
+    """Writes every byte of ``data`` (``os.write`` may write less than asked)."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-#: The core's write of a whole buffer (POSIX descriptors), else None.
-_CORE_WRITE = getattr(_core, "write_all", None)
 
 
 def _read_at(fd: int, n: int, offset: int) -> bytes:

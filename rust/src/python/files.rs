@@ -7,9 +7,9 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
-use super::errors::{detached, detached_if, guarded, type_error, DETACH_BYTES};
+use super::errors::detached;
 use crate::error::CoreError;
 use crate::files::{place_pending as place, stat_entries, write_pending as write, FileStat};
 
@@ -23,43 +23,6 @@ pub fn crc32(py: Python<'_>, data: &[u8], crc: u32) -> u32 {
         let mut hasher = crc32fast::Hasher::new_with_initial(crc);
         hasher.update(data);
         hasher.finalize()
-    })
-}
-
-/// Writes every byte of `data` to the open descriptor `fd` (`os.write` until all is written).
-/// A short write keeps the GIL (see `detached_if`): handing it over for a few microseconds of
-/// copying into the page cache made each append of a shared handle wait to get it back.
-/// POSIX only.
-///
-/// Raises `StorageError` (with the OS error number) when `write(2)` fails; a prefix of
-/// `data` may be written.
-#[cfg(unix)]
-#[pyfunction]
-pub fn write_all(py: Python<'_>, fd: i32, data: &Bound<'_, PyAny>) -> PyResult<()> {
-    let write = |bytes: &[u8]| {
-        detached_if(py, bytes.len() >= DETACH_BYTES, "writing to a file", || {
-            crate::files::write_all_to(fd, bytes).map_err(CoreError::Io)
-        })
-    };
-    if let Ok(bytes) = data.cast::<PyBytes>() {
-        return write(bytes.as_bytes()); // immutable: safe to read without the GIL
-    }
-    let Ok(array) = data.cast::<PyByteArray>() else {
-        return Err(type_error(
-            py,
-            format!(
-                "data must be bytes or bytearray, not {}",
-                data.get_type().name()?
-            ),
-        ));
-    };
-    if array.len() >= DETACH_BYTES {
-        return write(&array.to_vec()); // written without the GIL: a copy no thread can resize
-    }
-    // SAFETY: the GIL is held for the whole short write and no Python code runs meanwhile,
-    // so nothing can resize or free the array's buffer.
-    guarded(py, "writing to a file", || {
-        crate::files::write_all_to(fd, unsafe { array.as_bytes() }).map_err(CoreError::Io)
     })
 }
 

@@ -72,8 +72,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::unseen_entries, m)?)?;
     m.add_function(wrap_pyfunction!(files::write_pending, m)?)?;
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
-    #[cfg(unix)]
-    m.add_function(wrap_pyfunction!(files::write_all, m)?)?;
     m.add_class::<groupsync::PyGroupSync>()?;
     m.add_function(wrap_pyfunction!(groupsync::group_syncs, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::count_py, m)?)?;
