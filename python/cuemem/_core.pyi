@@ -474,9 +474,12 @@ def count(value: int, name: str) -> int:
 @final
 class GroupSync:
     """One journal's group commit (see ``cuemem.store.groupsync``): a worker thread of the core's
-    own, which needs no GIL, syncs the open segment whenever a ticket is unsynced."""
+    own, which needs no GIL, syncs the open segment whenever a ticket is unsynced (once its
+    window is over)."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls, window: float = 0.0) -> GroupSync:
+        """Syncs each ticket at most ``window`` seconds after it was written (0: at once).
+        Raises InvalidArgumentError: not a number of seconds from 0 to 3600."""
     def written(self, fd: int) -> int:
         """A ticket for bytes just written to the open segment ``fd``; their sync starts at once.
         Raises StorageError: an earlier sync failed, or ``fd`` cannot be duplicated."""

@@ -9,6 +9,11 @@
 //! the other writers append, and the next sync, which starts as soon as the last one ends,
 //! covers them all. No writer leads a sync, so none has to be scheduled for the next to start.
 //!
+//! A group may also have a *window* (`fsync="interval"`): the worker then syncs a ticket at most
+//! that long after it was written, one sync for every ticket of the window, and writers do not
+//! wait (a [`GroupSync::flush`] still syncs at once). With no window (`fsync="always"`) it syncs
+//! as soon as a ticket is unsynced.
+//!
 //! The worker syncs its own duplicate of the open segment's descriptor, made by the first ticket
 //! after a [`GroupSync::flush`]; the writer flushes before it closes a segment (a rotation, a
 //! rewind, a close), so a sync never meets a closed or reused descriptor.
@@ -24,7 +29,7 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the worker waits for a ticket before it ends.
 pub const IDLE: Duration = Duration::from_secs(2);
@@ -56,6 +61,8 @@ struct Shared {
     /// the waiters it covered (and a flush), not those appended meanwhile, whom the next covers.
     done: [Condvar; 2],
     sync: SyncFn,
+    /// How long a ticket may wait for its sync (zero: none).
+    window: Duration,
 }
 
 #[derive(Default)]
@@ -73,6 +80,14 @@ struct State {
     started: u64,
     /// The last ticket the running sync covers.
     target: u64,
+    /// When the first ticket no started sync covers was handed out (what a window counts from).
+    pending_since: Option<Instant>,
+    /// A flush waits: the next sync is due at once, whatever the window.
+    flushing: usize,
+    /// The worker waits for a ticket (a new one wakes it).
+    idle: bool,
+    /// The worker waits for the end of a window (only a flush or a drop wakes it).
+    windowing: bool,
     /// The first sync that failed: no ticket after [`State::synced`] will be.
     failed: Option<Failure>,
     /// A worker thread is alive.
@@ -120,18 +135,24 @@ impl Default for GroupSync {
 }
 
 impl GroupSync {
-    /// A group with no ticket and no worker yet.
+    /// A group with no ticket and no worker yet, syncing each ticket at once.
     pub fn new() -> Self {
-        Self::with_sync(sync_file)
+        Self::with_window(Duration::ZERO)
     }
 
-    fn with_sync(sync: SyncFn) -> Self {
+    /// A group whose worker syncs a ticket at most `window` after it was handed out.
+    pub fn with_window(window: Duration) -> Self {
+        Self::with_sync(sync_file, window)
+    }
+
+    fn with_sync(sync: SyncFn, window: Duration) -> Self {
         Self {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 work: Condvar::new(),
                 done: [Condvar::new(), Condvar::new()],
                 sync,
+                window,
             }),
         }
     }
@@ -175,7 +196,12 @@ impl GroupSync {
             state.worker = true;
         }
         state.written += 1;
-        self.shared.work.notify_one();
+        if state.pending_since.is_none() {
+            state.pending_since = Some(Instant::now());
+        }
+        if state.idle {
+            self.shared.work.notify_one(); // a busy worker looks again after its sync
+        }
         Ok(state.written)
     }
 
@@ -216,10 +242,15 @@ impl GroupSync {
     /// A sync failed (now or earlier), or the close did.
     pub fn flush(&self) -> Result<(), Failure> {
         let mut state = self.shared.lock();
+        state.flushing += 1;
+        if state.windowing {
+            self.shared.work.notify_one(); // due now, not at the window's end
+        }
         while state.syncing || state.owed() {
             let last = state.written;
             state = self.shared.wait_for(state, last);
         }
+        state.flushing -= 1;
         if let Some((_, file)) = state.segment.take() {
             if let Err(e) = close(file) {
                 if state.failed.is_none() {
@@ -256,17 +287,33 @@ impl Drop for GroupSync {
     }
 }
 
-/// The worker: syncs while a ticket is owed, each sync covering every ticket handed out before
-/// it began; ends when idle for [`IDLE`], or once the group is dropped and nothing is owed.
+/// The worker: syncs while a ticket is owed (once its window is over, or at once when a flush
+/// waits), each sync covering every ticket handed out before it began; ends when idle for
+/// [`IDLE`], or once the group is dropped and nothing is owed.
 fn work(shared: &Shared) {
     let mut state = shared.lock();
     loop {
         if state.owed() {
+            let due = state.pending_since.map(|since| since + shared.window);
+            let wait = due.and_then(|due| due.checked_duration_since(Instant::now()));
+            if let Some(wait) =
+                wait.filter(|w| !w.is_zero() && state.flushing == 0 && !state.closed)
+            {
+                state.windowing = true;
+                state = shared
+                    .work
+                    .wait_timeout(state, wait)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+                state.windowing = false;
+                continue;
+            }
             let target = state.written;
             let file = state.segment.as_ref().map(|(_, f)| Arc::clone(f));
             state.syncing = true;
             state.started += 1;
             state.target = target;
+            state.pending_since = None; // every ticket so far is this sync's
             let number = state.started;
             drop(state);
             let outcome = file.map_or(Ok(()), |f| (shared.sync)(&f));
@@ -289,11 +336,13 @@ fn work(shared: &Shared) {
         if state.closed {
             break;
         }
+        state.idle = true;
         let (next, timeout) = shared
             .work
             .wait_timeout(state, IDLE)
             .unwrap_or_else(PoisonError::into_inner);
         state = next;
+        state.idle = false;
         if timeout.timed_out() && !state.owed() {
             break;
         }
@@ -390,7 +439,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut f = file(&dir, "j");
         f.write_all(b"line\n").unwrap();
-        let group = GroupSync::with_sync(slow);
+        let group = GroupSync::with_sync(slow, Duration::ZERO);
         let ticket = group.written(1, twin(&f)).unwrap();
         assert_eq!(group.try_wait(ticket), None); // 50 ms to go
         assert!(eventually(&group, |s| s.synced >= ticket));
@@ -415,7 +464,7 @@ mod tests {
     fn every_wait_returns_after_a_sync_that_covers_its_bytes_and_waiters_share_syncs() {
         let dir = tempfile::tempdir().unwrap();
         let f = Mutex::new(file(&dir, "j"));
-        let group = GroupSync::with_sync(slow_recorded);
+        let group = GroupSync::with_sync(slow_recorded, Duration::ZERO);
         let short = Mutex::new(Vec::new());
         thread::scope(|scope| {
             for n in 0..8 {
@@ -455,7 +504,7 @@ mod tests {
     fn a_failed_sync_fails_its_waiters_and_later_writes_not_earlier_tickets() {
         let dir = tempfile::tempdir().unwrap();
         let f = file(&dir, "j");
-        let group = GroupSync::with_sync(breakable);
+        let group = GroupSync::with_sync(breakable, Duration::ZERO);
         let first = group.written(1, twin(&f)).unwrap();
         assert_eq!(group.wait(first), Ok(()));
         BROKEN.store(true, Ordering::SeqCst);
@@ -479,7 +528,7 @@ mod tests {
     fn a_new_segment_is_taken_only_once_the_last_ones_tickets_are_synced() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (file(&dir, "a"), file(&dir, "b"));
-        let group = GroupSync::with_sync(slow);
+        let group = GroupSync::with_sync(slow, Duration::ZERO);
         let ticket = group.written(1, twin(&a)).unwrap();
         let refused = group.written(2, twin(&b)).unwrap_err();
         assert!(refused.1.contains("new segment"), "{refused:?}");
@@ -515,6 +564,41 @@ mod tests {
         let ticket = group.written(3, twin(&writer)).unwrap();
         assert_eq!(group.wait(ticket).map_err(|f| f.0), Err(22));
         drop(reader);
+    }
+
+    static WINDOWED: AtomicU64 = AtomicU64::new(0);
+
+    fn counted(f: &File) -> io::Result<()> {
+        WINDOWED.fetch_add(1, Ordering::SeqCst);
+        sync_file(f)
+    }
+
+    #[test]
+    fn a_window_syncs_its_tickets_once_when_it_ends_and_a_flush_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = file(&dir, "j");
+        let group = GroupSync::with_sync(counted, Duration::from_millis(200));
+        let start = Instant::now();
+        for _ in 0..100 {
+            f.write_all(b"x\n").unwrap();
+            group.written(1, twin(&f)).unwrap();
+        }
+        if start.elapsed() < Duration::from_millis(150) {
+            assert_eq!(WINDOWED.load(Ordering::SeqCst), 0); // not before the window ends
+        }
+        assert!(eventually(&group, |s| s.synced == 100));
+        assert!(start.elapsed() >= Duration::from_millis(200));
+        thread::sleep(Duration::from_millis(300));
+        assert_eq!(WINDOWED.load(Ordering::SeqCst), 1); // one sync for the window, none after
+
+        let slow = GroupSync::with_sync(counted, Duration::from_secs(60));
+        f.write_all(b"y\n").unwrap();
+        let ticket = slow.written(1, twin(&f)).unwrap();
+        let asked = Instant::now();
+        assert_eq!(slow.flush(), Ok(()));
+        assert!(asked.elapsed() < Duration::from_secs(30));
+        assert_eq!(slow.wait(ticket), Ok(()));
+        assert_eq!(WINDOWED.load(Ordering::SeqCst), 2);
     }
 
     #[test]

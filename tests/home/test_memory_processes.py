@@ -212,8 +212,8 @@ def test_a_child_forked_after_every_parallel_path_opens_and_uses_a_home(tmp_path
 @pytest.mark.parametrize("fsync", ["never", "interval", "always"])
 def test_a_handle_inherited_across_fork_is_refused_in_the_child_and_left_to_the_parent(tmp_path: Path, fsync: str) -> None:
     """The child's inherited handle raises ForkedHandleError and closing it touches nothing:
-    the parent still holds the writer lock, writes and closes as before (its flusher or group
-    commit goes on), and once the parent has closed, the home is free for another writer
+    the parent still holds the writer lock, writes and closes as before (its group commit
+    goes on), and once the parent has closed, the home is free for another writer
     although the child still lives."""
     path = tmp_path / "home"
     mem = _used_every_parallel_path(path, fsync)

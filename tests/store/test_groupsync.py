@@ -337,3 +337,111 @@ def test_after_a_failed_sync_an_append_writes_nothing(tmp_path: Path, monkeypatc
         monkeypatch.setattr(groupsync, "sync", sync)
         with pytest.raises(StorageError):
             journal.close()
+
+
+# -- a window: fsync="interval" ------------------------------------------------------------------
+
+
+def test_a_window_s_writes_share_one_sync_made_by_the_core(tmp_path: Path) -> None:
+    """Many writes before the window ends cost no sync at once, one sync when it ends, none after."""
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = _core.GroupSync(0.2)
+    try:
+        before, start = handed_syncs(), time.monotonic()
+        for _ in range(100):
+            os.write(fd, b"x\n")
+            group.written(fd)
+        if time.monotonic() - start < 0.15:
+            assert handed_syncs() == before
+        assert _eventually(lambda: handed_syncs() == before + 1)
+        time.sleep(0.3)
+        assert handed_syncs() == before + 1  # nothing more to sync
+        group.flush()
+        assert handed_syncs() == before + 1
+    finally:
+        os.close(fd)
+
+
+def test_flush_syncs_a_window_at_once(tmp_path: Path) -> None:
+    """flush() before a descriptor closes syncs the window's writes without waiting for its end."""
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = _core.GroupSync(60)
+    try:
+        os.write(fd, b"a\n")
+        group.written(fd)
+        before, start = handed_syncs(), time.monotonic()
+        group.flush()
+        assert handed_syncs() == before + 1 and time.monotonic() - start < 30
+        group.flush()
+        assert handed_syncs() == before + 1  # nothing pending
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fsync of a pipe is EINVAL on Linux")
+def test_a_failed_background_sync_is_raised_by_the_next_write_and_every_later_one() -> None:
+    """A window's sync that failed surfaces as StorageError at the next write, and the group takes no more."""
+    read, write = os.pipe()
+    group = _core.GroupSync(0.01)
+    os.write(write, b"x\n")
+    group.written(write)
+    assert _eventually(lambda: _refused(group))
+    for _ in range(2):
+        with pytest.raises(StorageError, match="earlier journal sync failed"):
+            group.written(write)
+    os.close(read)
+    os.close(write)
+
+
+def _refused(group: Any) -> bool:
+    try:
+        group.check()
+    except StorageError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("window", [-1.0, float("nan"), float("inf"), 3601.0])
+def test_a_window_is_a_number_of_seconds(window: float) -> None:
+    from cuemem.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="window"):
+        _core.GroupSync(window)
+
+
+def test_an_interval_journal_syncs_on_rotation_and_close_and_keeps_every_record(tmp_path: Path) -> None:
+    """Appends across segment rotations under interval are all there after close and reopen."""
+    journal = Journal(tmp_path / "j", fsync="interval", writable=True, segment_bytes=64)  # type: ignore[arg-type]
+    before = sync_counts()[0]
+    for i in range(20):
+        journal.append([{"n": i}])
+    assert len(journal.segments()) > 1
+    assert sync_counts()[0] - before < 20 + 2 * len(journal.segments())  # not one sync per append
+    assert journal.owed == 0  # nothing a call waits for
+    journal.close()
+    assert [e.record["n"] for e in Journal(tmp_path / "j").read()] == list(range(20))
+
+
+def test_memory_open_takes_interval_and_its_writes_survive_a_reopen(tmp_path: Path) -> None:
+    """Memory.open(fsync="interval") remembers and recalls as always; a reopen finds every memory."""
+    from datetime import date
+
+    with Memory.open(tmp_path / "h", fsync="interval") as mem:
+        ids = [mem.remember(f"note {i}", actors=["x"], now=date(2026, 6, 1)) for i in range(30)]
+    with Memory.open(tmp_path / "h", read_only=True) as mem:
+        assert mem.ids() == ids
+
+
+def test_inline_a_window_is_synced_by_its_timer_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the core's thread a window's writes are synced once when it ends, with no one waiting."""
+    slow = _SlowSync(delay=0)
+    monkeypatch.setattr(groupsync, "sync", slow)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    group = InlineGroupSync(0.05)
+    for _ in range(10):
+        os.write(fd, b"x\n")
+        group.written(fd)
+    assert _eventually(lambda: slow.covered == [20])
+    group.flush()
+    assert slow.covered == [20]
+    os.close(fd)

@@ -3,7 +3,7 @@
 A forked child (multiprocessing's ``fork`` start method, a pre-forking server's
 workers) inherits a copy of every open :class:`~cuemem.home.home.Home` but none of the
 threads behind them: the text index's writer threads, a guard another thread held, the
-flusher. Its copy of the writer lock's descriptor would keep the home locked after the
+journal's syncer. Its copy of the writer lock's descriptor would keep the home locked after the
 parent lets go, and a close in the child would save the parent's caches and unlock the
 parent's lock. So right after a fork, in the child, every home open in the parent is
 *abandoned* (:meth:`Home.abandon <cuemem.home.home.Home.abandon>`): marked closed

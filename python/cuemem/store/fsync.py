@@ -11,7 +11,7 @@ Three policies, chosen per home:
 
 ``FsyncPolicy.INTERVAL``
     The journal's appends are written at once and synced within 50 ms, one sync for every
-    append of that window (:mod:`cuemem.store.flusher`): an acknowledged append survives
+    append of that window (:mod:`cuemem.store.groupsync`): an acknowledged append survives
     a process crash, and a machine crash or power loss may lose the last 50 ms of them.
     Everything else (note files, index caches, a forget's tombstones) is synced as under
     ``ALWAYS``. For callers who write often and choose that window.
@@ -83,7 +83,7 @@ class FsyncPolicy(str, Enum):
 
 def sync(fd: int, policy: FsyncPolicy, *, directory: bool = False) -> None:
     """Forces ``fd``'s written bytes to disk under ``ALWAYS`` (and ``INTERVAL``, whose
-    journal appends the :class:`~cuemem.store.flusher.Flusher` syncs); nothing under ``NEVER``.
+    journal appends the core's group commit syncs within its window); nothing under ``NEVER``.
 
     Args:
         fd: an open file or directory descriptor.

@@ -1,4 +1,4 @@
-"""Group commit: one fsync for the appends of every thread waiting for it.
+"""Group commit: one fsync for the appends of every thread waiting for it, or of a window.
 
 Under :attr:`FsyncPolicy.ALWAYS <cuemem.store.fsync.FsyncPolicy.ALWAYS>` a write call of a
 shared handle appends its records holding the home's guard, and waits for their sync after it
@@ -14,6 +14,12 @@ while one sync runs the other threads append, and the next sync, which starts as
 one ends, covers them all. No waiter leads a sync, so none has to get the GIL back for the next
 one to start. A wait releases the GIL.
 
+Under :attr:`FsyncPolicy.INTERVAL <cuemem.store.fsync.FsyncPolicy.INTERVAL>` the same group has a
+window (:data:`WINDOW`): the worker syncs a ticket at most that long after it was written, one
+sync for every append of the window, and no call waits for it (an acknowledged append survives
+a process crash; a machine crash may lose the last window). Its thread needs no GIL either, so
+a busy writer does not starve it, nor does it wake to take the GIL at every write.
+
 The journal calls ``flush()`` before it closes a segment (a rotation, a rewind, a close): every
 ticket is synced and the worker lets its duplicate of the descriptor go, so a sync never meets
 a closed or reused one.
@@ -21,10 +27,12 @@ a closed or reused one.
 A sync that fails fails every call whose ticket it had not covered, and every later write
 (``check()`` before an append; :class:`StorageError`; reopen the home, whose open reads the
 journal as it is on disk): what the kernel kept of those bytes is unknown. A call whose bytes an
-earlier sync covered returns.
+earlier sync covered returns. Under ``interval`` the same holds: the next append raises, and
+every one after it.
 
 Where the core cannot sync a descriptor on its thread (not POSIX), :class:`InlineGroupSync` keeps
-the same contract with the first waiter syncing for everyone written so far.
+the same contract with the first waiter syncing for everyone written so far (and a timer thread
+ending each window).
 """
 
 from __future__ import annotations
@@ -36,7 +44,10 @@ from .. import _core
 from ..errors import StorageError
 from .fsync import BACKGROUND_SYNC, FsyncPolicy, sync
 
-__all__ = ["GroupSyncLike", "InlineGroupSync", "group_sync"]
+__all__ = ["WINDOW", "GroupSyncLike", "InlineGroupSync", "group_sync"]
+
+#: The longest an appended byte waits for its sync under ``fsync="interval"``, in seconds.
+WINDOW = 0.05
 
 
 class GroupSyncLike(Protocol):
@@ -48,24 +59,28 @@ class GroupSyncLike(Protocol):
     def check(self) -> None: ...
 
 
-def group_sync() -> GroupSyncLike:
-    """A new journal's group commit: the core's where it can sync on its own thread."""
-    return _core.GroupSync() if BACKGROUND_SYNC else InlineGroupSync()
+def group_sync(window: float = 0.0) -> GroupSyncLike:
+    """A new journal's group commit, syncing a ticket at most ``window`` seconds after it was
+    written (0: at once); the core's where it can sync on its own thread."""
+    return _core.GroupSync(window) if BACKGROUND_SYNC else InlineGroupSync(window)
 
 
 class InlineGroupSync:
     """The group commit without the core's thread: a waiter whose ticket is unsynced syncs every
-    ticket written so far, outside the lock, while the others wait for that sync or append."""
+    ticket written so far, outside the lock, while the others wait for that sync or append; with
+    a window, a timer thread syncs them once it ends."""
 
-    __slots__ = ("_cond", "_fd", "_written", "_synced", "_syncing", "_failed")
+    __slots__ = ("_cond", "_fd", "_written", "_synced", "_syncing", "_failed", "_window", "_timer")
 
-    def __init__(self) -> None:
+    def __init__(self, window: float = 0.0) -> None:
         self._cond = threading.Condition()
         self._fd: int | None = None
         self._written = 0
         self._synced = 0
         self._syncing = False  # a waiter's sync runs
         self._failed: StorageError | None = None
+        self._window = window
+        self._timer: threading.Timer | None = None  # the window's end, while one is open
 
     def written(self, fd: int) -> int:
         """A ticket for bytes just written to ``fd`` (the open segment).
@@ -77,7 +92,20 @@ class InlineGroupSync:
             self._refuse()
             self._fd = fd
             self._written += 1
+            if self._window > 0 and self._timer is None:
+                self._timer = threading.Timer(self._window, self._window_ends, args=(self._written,))
+                self._timer.daemon = True
+                self._timer.start()
             return self._written
+
+    def _window_ends(self, first: int) -> None:
+        """Syncs the window's tickets (a failure is raised by the next write)."""
+        with self._cond:
+            self._timer = None
+        try:
+            self.wait(first)
+        except StorageError:
+            pass  # recorded: the next written() or check() raises it
 
     def wait(self, ticket: int) -> None:
         """Returns once ``ticket``'s bytes are on disk, syncing them (and every later append) if no one is.
@@ -119,6 +147,9 @@ class InlineGroupSync:
         """
         self.wait(self._written)
         with self._cond:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             self._fd = None
             self._refuse()
 

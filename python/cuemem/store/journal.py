@@ -65,8 +65,7 @@ from ..errors import (
     SchemaError,
     StorageError,
 )
-from .flusher import Flusher
-from .groupsync import GroupSyncLike, group_sync
+from .groupsync import WINDOW, GroupSyncLike, group_sync
 from .fsync import FsyncPolicy, sync, sync_directory
 from .position import Position
 from .records import Encoded
@@ -162,7 +161,6 @@ class Journal:
         "_directory",
         "_head",
         "_fd",
-        "_flusher",
         "_fsync",
         "_group",
         "_owed",
@@ -201,11 +199,12 @@ class Journal:
         self._needs_seal = False
         self._writer = False
         self._upstream = upstream
-        #: Syncs the appends of ``fsync="interval"`` within its window (None under the other policies).
-        self._flusher = Flusher() if policy is FsyncPolicy.INTERVAL and writable else None
-        #: Syncs the appends of ``fsync="always"``, one sync for every append waiting at once.
-        self._group: GroupSyncLike | None = group_sync() if policy is FsyncPolicy.ALWAYS and writable else None
-        #: The ticket of the last append's bytes (0: none), for :meth:`wait_synced`.
+        #: Syncs the appends: under ``fsync="always"`` one sync for every append waiting at once,
+        #: under ``"interval"`` one for every append of its window (None under ``"never"``).
+        self._group: GroupSyncLike | None = None
+        if writable and policy is not FsyncPolicy.NEVER:
+            self._group = group_sync(WINDOW if policy is FsyncPolicy.INTERVAL else 0.0)
+        #: The ticket of the last append's bytes (0: none, or nothing to wait for), for :meth:`wait_synced`.
         self._owed = 0
         #: The writer's own head after its last append (it alone appends: the lock).
         self._head: Position | None = None
@@ -340,8 +339,6 @@ class Journal:
 
     def _settle(self) -> None:
         """Syncs what waits for a sync, before the open segment's descriptor is closed."""
-        if self._flusher is not None:
-            self._flusher.flush()
         if self._group is not None:
             self._group.flush()
 
@@ -536,8 +533,6 @@ class Journal:
         self._needs_seal = False
         self._writer = False
         try:
-            if self._flusher is not None:
-                self._flusher.close()
             if self._group is not None and fd is not None:
                 self._group.flush()
         finally:
@@ -880,12 +875,12 @@ class Journal:
             sync_directory(self._directory, self._fsync)
         try:
             _write_all(self._fd, data)
-            if self._flusher is not None:
-                self._flusher.written(self._fd)
-            elif self._group is not None:
-                self._owed = self._group.written(self._fd)
+            if self._group is not None:
+                ticket = self._group.written(self._fd)
+                if self._fsync is FsyncPolicy.ALWAYS:
+                    self._owed = ticket  # "interval" acknowledges before the sync
             else:
-                sync(self._fd, self._fsync)
+                sync(self._fd, self._fsync)  # the policy's word (under "never": nothing)
         except (OSError, StorageError) as exc:
             self._needs_seal = True
             if isinstance(exc, StorageError):

@@ -2,10 +2,11 @@
 //! (see `cuemem_core::groupsync` and `cuemem.store.groupsync`).
 
 use std::fs::File;
+use std::time::Duration;
 
 use pyo3::prelude::*;
 
-use super::errors::StorageError;
+use super::errors::{invalid_argument, StorageError};
 use crate::groupsync::{syncs_made, Failure, GroupSync};
 
 /// The tickets of one journal's appends; a worker of its own syncs them.
@@ -16,11 +17,21 @@ pub struct PyGroupSync {
 
 #[pymethods]
 impl PyGroupSync {
+    /// A group syncing each ticket at most `window` seconds after it was written (0: at once).
+    ///
+    /// Raises `InvalidArgumentError`: `window` is not a number of seconds from 0 to an hour.
     #[new]
-    fn new() -> Self {
-        Self {
-            inner: GroupSync::new(),
+    #[pyo3(signature = (window = 0.0))]
+    fn new(py: Python<'_>, window: f64) -> PyResult<Self> {
+        if !(0.0..=3600.0).contains(&window) {
+            return Err(invalid_argument(
+                py,
+                format!("a sync window is 0 to 3600 seconds, not {window}"),
+            ));
         }
+        Ok(Self {
+            inner: GroupSync::with_window(Duration::from_secs_f64(window)),
+        })
     }
 
     /// A ticket for bytes just written to the open segment `fd`; their sync starts at once.
