@@ -482,15 +482,19 @@ class GroupSync:
         Raises InvalidArgumentError: not a number of seconds from 0 to 3600."""
     def written(self, fd: int) -> int:
         """A ticket for bytes just written to the open segment ``fd``; their sync starts at once.
-        Raises StorageError: an earlier sync failed, or ``fd`` cannot be duplicated."""
+        Raises StorageError: an earlier sync failed, or ``fd`` cannot be duplicated;
+        ForkedHandleError: this is a child forked since the group was made."""
     def wait(self, ticket: int) -> None:
-        """Returns, the GIL released while it waits, once ``ticket``'s bytes are on disk.
-        Raises StorageError: the sync covering it failed, or an earlier one did."""
+        """Returns, the GIL released while it waits (polling first if its sync should end
+        soon), once ``ticket``'s bytes are on disk.
+        Raises StorageError: the sync covering it failed, or an earlier one did;
+        ForkedHandleError: as ``written``."""
     def flush(self) -> None:
-        """Syncs every ticket, then lets the segment go (before its descriptor is closed).
+        """Syncs every ticket, then lets the segment go (before its descriptor is closed); in
+        a forked child, nothing (the tickets are the parent's).
         Raises StorageError: a sync failed, now or earlier."""
     def check(self) -> None:
-        """Raises StorageError if an earlier sync failed."""
+        """Raises StorageError if an earlier sync failed; ForkedHandleError in a forked child."""
 
 def group_syncs() -> int:
     """How many syncs the group commits of this process have made so far."""

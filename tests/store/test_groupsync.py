@@ -232,14 +232,23 @@ def _syncer_threads() -> set[str]:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process's threads from /proc")
 def test_a_durable_remember_is_synced_on_the_cores_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under fsync="always" a remember's journal sync is the core's (no os.fsync of Python's for
-    it), made on a thread named as the syncer."""
-    led: list[int] = []
+    it), made on a thread of the handle's own named as the syncer."""
+    before = _syncer_threads()  # other tests' workers may live on a while
+    synced_here: list[str] = []  # what Python's os.fsync was asked to sync (a view's file may be)
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced_here.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
     with Memory.open(tmp_path / "home", fsync="always") as mem:
-        monkeypatch.setattr(groupsync, "sync", lambda fd, policy, **kw: led.append(fd))
         handed = handed_syncs()
+        monkeypatch.setattr(os, "fsync", recording_fsync)
         mem.remember("Acme asked for a discount", now=NOW)
-        assert handed_syncs() == handed + 1 and led == []
-        assert _syncer_threads()  # the group's worker, alive a while after its sync
+        monkeypatch.undo()
+        assert handed_syncs() == handed + 1
+        assert not [p for p in synced_here if "/journal/" in p]
+        assert _syncer_threads() - before  # the group's worker, alive a while after its sync
 
 
 # -- where the core cannot sync on its thread: the inline group ----------------------------------
@@ -416,7 +425,8 @@ def test_an_interval_journal_syncs_on_rotation_and_close_and_keeps_every_record(
     for i in range(20):
         journal.append([{"n": i}])
     assert len(journal.segments()) > 1
-    assert sync_counts()[0] - before < 20 + 2 * len(journal.segments())  # not one sync per append
+    # A sync as each segment is left (and at the close), and one a window: not one an append.
+    assert sync_counts()[0] - before <= 2 * len(journal.segments()) + 2
     assert journal.owed == 0  # nothing a call waits for
     journal.close()
     assert [e.record["n"] for e in Journal(tmp_path / "j").read()] == list(range(20))
@@ -445,3 +455,37 @@ def test_inline_a_window_is_synced_by_its_timer_once(tmp_path: Path, monkeypatch
     group.flush()
     assert slow.covered == [20]
     os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.parametrize("fsync", ["always", "interval"])
+def test_a_journal_inherited_across_fork_refuses_the_child_s_appends_and_never_hangs(tmp_path: Path, fsync: str) -> None:
+    """The group's worker is the parent's: in a forked child an append raises ForkedHandleError
+    at once (it would wait for a sync no thread makes) and a close returns; the parent goes on."""
+    from cuemem.errors import ForkedHandleError
+
+    journal = Journal(tmp_path / "j", fsync=fsync, writable=True)  # type: ignore[arg-type]
+    journal.append([{"n": 0}])  # the worker is running, and may hold the group's lock at the fork
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            try:
+                journal.append([{"n": "child"}])
+                code = 1
+            except ForkedHandleError:
+                code = 0
+            journal.close()
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 20
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung in its append or close")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    journal.append([{"n": 1}])
+    journal.close()
+    assert [e.record["n"] for e in Journal(tmp_path / "j").read()] == [0, 1]

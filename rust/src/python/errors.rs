@@ -38,6 +38,7 @@ raised_classes!(
     StorageError,
     MissingFileError,
     HomeLockedError,
+    ForkedHandleError,
 );
 
 /// Fails (an `ImportError`) unless `cuemem.errors` defines every raised class as an

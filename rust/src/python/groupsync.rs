@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 
-use super::errors::{invalid_argument, StorageError};
+use super::errors::{invalid_argument, ForkedHandleError, StorageError};
 use crate::groupsync::{syncs_made, Failure, GroupSync};
 
 /// The tickets of one journal's appends; a worker of its own syncs them.
@@ -37,23 +37,25 @@ impl PyGroupSync {
     /// A ticket for bytes just written to the open segment `fd`; their sync starts at once.
     /// The group duplicates `fd` for its worker (the first ticket after a flush).
     ///
-    /// Raises `StorageError`: an earlier sync failed, or `fd` cannot be duplicated.
+    /// Raises `StorageError`: an earlier sync failed, or `fd` cannot be duplicated;
+    /// `ForkedHandleError`: this is a child forked since the group was made.
     fn written(&self, fd: i32) -> PyResult<u64> {
         self.inner
             .written(i64::from(fd), || duplicate(fd))
-            .map_err(|f| earlier(&f))
+            .map_err(|f| self.refused(&f, earlier))
     }
 
     /// Returns, with the GIL released while it waits, once `ticket`'s bytes are on disk.
     ///
-    /// Raises `StorageError`: the sync covering `ticket` failed, or an earlier one did.
+    /// Raises `StorageError`: the sync covering `ticket` failed, or an earlier one did;
+    /// `ForkedHandleError`: this is a child forked since the group was made.
     fn wait(&self, py: Python<'_>, ticket: u64) -> PyResult<()> {
         // Already decided (often, with several writers): no handing the GIL over and back.
         let outcome = match self.inner.try_wait(ticket) {
             Some(outcome) => outcome,
             None => py.detach(|| self.inner.wait(ticket)),
         };
-        outcome.map_err(|f| failed(&f))
+        outcome.map_err(|f| self.refused(&f, failed))
     }
 
     /// Syncs every ticket, then lets the segment go (before its descriptor is closed).
@@ -63,9 +65,21 @@ impl PyGroupSync {
         py.detach(|| self.inner.flush()).map_err(|f| failed(&f))
     }
 
-    /// Raises `StorageError` if an earlier sync failed (call it before writing a byte).
+    /// Raises `StorageError` if an earlier sync failed (call it before writing a byte);
+    /// `ForkedHandleError` in a child forked since the group was made.
     fn check(&self) -> PyResult<()> {
-        self.inner.check().map_err(|f| earlier(&f))
+        self.inner.check().map_err(|f| self.refused(&f, earlier))
+    }
+}
+
+impl PyGroupSync {
+    /// `failure` as `as_error` says, or `ForkedHandleError` in a forked child (which the group refuses).
+    fn refused(&self, failure: &Failure, as_error: fn(&Failure) -> PyErr) -> PyErr {
+        if self.inner.forked() {
+            PyErr::new::<ForkedHandleError, _>(failure.1.clone())
+        } else {
+            as_error(failure)
+        }
     }
 }
 
