@@ -12,10 +12,10 @@ every ticket handed out before it began. It needs no GIL, so the disk works from
 line is appended while the writer's Python goes on (a commit applies its records meanwhile);
 while one sync runs the other threads append, and the next sync, which starts as soon as that
 one ends, covers them all. No waiter leads a sync, so none has to get the GIL back for the next
-one to start. A wait releases the GIL. Where the disk is fast and writes come one after another,
-a waiter polls for its sync and the worker for the next ticket, briefly, before either sleeps (a
-sleeping thread is woken late): a durable write then costs little more than its fsync, for some
-CPU time while it waits.
+one to start. A wait releases the GIL. Where the disk is fast and one writer's writes come one
+after another, a waiter polls for its sync and the worker for the next ticket, briefly, before
+either sleeps (a sleeping thread is woken late): a durable write then costs little more than its
+fsync, for CPU time while it waits. Several writers' threads need the cores: then no one polls.
 
 The worker is its process's: in a child forked from it the group takes no ticket, and a write
 raises :class:`~cuemem.errors.ForkedHandleError` (a home's handle is refused there before that).
