@@ -128,9 +128,8 @@ struct State {
     sleeping: usize,
     /// The thread that took the last ticket.
     last_writer: Option<thread::ThreadId>,
-    /// The last two tickets were taken by one thread: one writer, whose next write follows
-    /// its wait (with several, the cores are their threads': no one polls).
-    solo: bool,
+    /// How many tickets in a row (after its first) that thread has taken.
+    run: u32,
     /// When the running sync began.
     began: Option<Instant>,
     /// The recent syncs' mean length (a moving average, in nanoseconds; each counted up to
@@ -142,6 +141,9 @@ struct State {
     /// average, in nanoseconds; each gap counted up to [`GAP_CAP`]).
     gap_ns: u64,
 }
+
+/// How many tickets in a row one thread takes before it is taken to write alone ([`State::solo`]).
+const SOLO: u32 = 4;
 
 /// The longest gap the moving average of [`State::gap_ns`] counts: one long pause does not
 /// stop the worker polling for long.
@@ -157,6 +159,13 @@ impl State {
     /// Whether a ticket waits for a sync the worker can make.
     fn owed(&self) -> bool {
         self.failed.is_none() && self.synced < self.written && self.segment.is_some()
+    }
+
+    /// Whether one writer writes: its thread took the last [`SOLO`] tickets in a row and its
+    /// next write follows its wait (with several, the cores are their threads': no one polls;
+    /// two writers' tickets in a row by one thread are common, several are not).
+    fn solo(&self) -> bool {
+        self.run + 1 >= SOLO
     }
 
     /// How long `ticket` (an unsynced one) is expected to wait: what is left of the running
@@ -273,7 +282,11 @@ impl GroupSync {
             state.worker = true;
         }
         let writer = thread::current().id();
-        state.solo = state.last_writer == Some(writer);
+        state.run = if state.last_writer == Some(writer) {
+            state.run.saturating_add(1)
+        } else {
+            0
+        };
         state.last_writer = Some(writer);
         state.written += 1;
         self.shared
@@ -310,7 +323,7 @@ impl GroupSync {
             && state.failed.is_none()
             && shared.may_poll
             && shared.window.is_zero()
-            && state.solo
+            && state.solo()
             && state.sleeping == 0
             && state.expected_wait(ticket) <= SPIN_WAIT
             && !shared.polling.swap(true, Ordering::Acquire)
@@ -492,7 +505,7 @@ fn work(shared: &Shared) {
         }
         if shared.may_poll
             && shared.window.is_zero()
-            && state.solo
+            && state.solo()
             && state.sleeping == 0
             && state.idle_since.is_some()
             && state.gap_ns <= u64::try_from(SPIN_IDLE.as_nanos()).unwrap_or(u64::MAX)
