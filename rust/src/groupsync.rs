@@ -24,7 +24,8 @@
 //! while for the next ticket after a sync while tickets come soon after one. Both polls are
 //! bounded ([`SPIN_WAIT`], [`SPIN_IDLE`]) and skipped where they would not pay: a slow disk,
 //! sparse writes, a window, several writers (tickets of different threads, or a waiter asleep:
-//! their threads need the cores), a process on one core.
+//! their threads need the cores), a process on one core. One waiter and one worker of the
+//! process poll at a time, whatever their groups (writers of several homes are several too).
 //!
 //! A sync that fails fails every ticket it had not covered, and every later one: what the kernel
 //! kept of those bytes is unknown, so the writer appends no more ([`GroupSync::check`] before a
@@ -59,6 +60,11 @@ pub type Failure = (i32, String);
 /// The syncs every group of this process has made.
 static SYNCS: AtomicU64 = AtomicU64::new(0);
 
+/// A waiter polls, and a worker polls: one of each in the process at a time, whatever the
+/// group (threads writing to several homes are several writers too).
+static WAITER_POLLS: AtomicBool = AtomicBool::new(false);
+static WORKER_POLLS: AtomicBool = AtomicBool::new(false);
+
 /// How many syncs the groups of this process have made so far.
 pub fn syncs_made() -> u64 {
     SYNCS.load(Ordering::Relaxed)
@@ -86,13 +92,14 @@ struct Shared {
     written_hint: AtomicU64,
     /// [`State::synced`], or `u64::MAX` once a sync failed: what a polling waiter reads.
     synced_hint: AtomicU64,
-    /// A waiter polls (one at a time: the others sleep).
-    polling: AtomicBool,
     /// Polls may pay: the process may run on more than one core (a poll on the only core
     /// would keep the thread it waits for off it).
     may_poll: bool,
     /// The process that made the group (a forked child has none of its threads).
     pid: u32,
+    /// How many waits polled (what the tests read).
+    #[cfg(test)]
+    polls: AtomicU64,
 }
 
 #[derive(Default)]
@@ -133,7 +140,7 @@ struct State {
     /// When the running sync began.
     began: Option<Instant>,
     /// The recent syncs' mean length (a moving average, in nanoseconds; each counted up to
-    /// twice [`SPIN_WAIT`]).
+    /// four times the mean before it, or twice [`SPIN_WAIT`] if more).
     sync_ns: u64,
     /// When the last sync ended with nothing owed (until the next ticket).
     idle_since: Option<Instant>,
@@ -169,12 +176,18 @@ impl State {
     }
 
     /// How long `ticket` (an unsynced one) is expected to wait: what is left of the running
-    /// sync if it covers it, else that and one more.
+    /// sync if it covers it, else that and one more. A sync that has run longer than the mean
+    /// is a slow one: as much again is left of it, not nothing.
     fn expected_wait(&self, ticket: u64) -> Duration {
         let mean = Duration::from_nanos(self.sync_ns);
-        let left = self
-            .began
-            .map_or(Duration::ZERO, |began| mean.saturating_sub(began.elapsed()));
+        let left = self.began.map_or(Duration::ZERO, |began| {
+            let run = began.elapsed();
+            if run < mean {
+                mean - run
+            } else {
+                mean
+            }
+        });
         if self.syncing && ticket <= self.target {
             left
         } else {
@@ -235,9 +248,10 @@ impl GroupSync {
                 window,
                 written_hint: AtomicU64::new(0),
                 synced_hint: AtomicU64::new(0),
-                polling: AtomicBool::new(false),
                 may_poll: thread::available_parallelism().is_ok_and(|n| n.get() > 1),
                 pid: std::process::id(),
+                #[cfg(test)]
+                polls: AtomicU64::new(0),
             }),
         }
     }
@@ -307,9 +321,10 @@ impl GroupSync {
     /// Blocks until `ticket`'s bytes are on disk: `Ok`, or the failure of the sync that should
     /// have covered them (or of an earlier one). A ticket never handed out counts as the last one.
     ///
-    /// A waiter whose sync is expected to end within [`SPIN_WAIT`] polls for it (yielding the
-    /// core) before it sleeps, one waiter at a time: a sleeping thread is woken late (tens of
-    /// microseconds, on a virtual machine's idle core), which a fast disk's sync would double.
+    /// While one thread writes, a waiter whose sync is expected to end within [`SPIN_WAIT`]
+    /// polls for it (spinning) before it sleeps, one waiter of the process at a time: a sleeping
+    /// thread is woken late (tens of microseconds, on a virtual machine's idle core), which a
+    /// fast disk's sync would double. The answer is still the one read under the lock.
     ///
     /// # Errors
     /// The sync covering `ticket` failed, or an earlier one did; the group belongs to the
@@ -326,13 +341,15 @@ impl GroupSync {
             && state.solo()
             && state.sleeping == 0
             && state.expected_wait(ticket) <= SPIN_WAIT
-            && !shared.polling.swap(true, Ordering::Acquire)
+            && !WAITER_POLLS.swap(true, Ordering::Acquire)
         {
             drop(state);
+            #[cfg(test)]
+            shared.polls.fetch_add(1, Ordering::Relaxed);
             poll(SPIN_WAIT, || {
                 shared.synced_hint.load(Ordering::Acquire) >= ticket
             });
-            shared.polling.store(false, Ordering::Release);
+            WAITER_POLLS.store(false, Ordering::Release);
             state = shared.lock();
         }
         loop {
@@ -480,8 +497,10 @@ fn work(shared: &Shared) {
             state = shared.lock();
             state.syncing = false;
             state.began = None;
-            // A rare slow sync (counted up to twice the poll) does not stop the polls for long.
-            state.sync_ns = averaged(state.sync_ns, began.elapsed().min(SPIN_WAIT * 2));
+            // A rare slow sync (counted up to four times the mean) does not stop the polls for
+            // long; a slow disk's syncs raise the mean to their length within a few.
+            let cap = (Duration::from_nanos(state.sync_ns) * 4).max(SPIN_WAIT * 2);
+            state.sync_ns = averaged(state.sync_ns, began.elapsed().min(cap));
             match outcome {
                 Ok(()) => {
                     state.synced = state.synced.max(target);
@@ -509,6 +528,7 @@ fn work(shared: &Shared) {
             && state.sleeping == 0
             && state.idle_since.is_some()
             && state.gap_ns <= u64::try_from(SPIN_IDLE.as_nanos()).unwrap_or(u64::MAX)
+            && !WORKER_POLLS.swap(true, Ordering::Acquire)
         {
             // Tickets have been coming soon after a sync's end (a writer's next write): poll
             // for the next a while, rather than sleep and be woken late.
@@ -517,6 +537,7 @@ fn work(shared: &Shared) {
             poll(SPIN_IDLE, || {
                 shared.written_hint.load(Ordering::Acquire) != seen
             });
+            WORKER_POLLS.store(false, Ordering::Release);
             state = shared.lock();
             if state.owed() || state.closed {
                 continue;
@@ -713,7 +734,10 @@ mod tests {
                             let end = f.metadata().unwrap().len();
                             (end, group.written(7, twin(&f)).unwrap())
                         };
+                        let waited = Instant::now();
                         group.wait(ticket).unwrap();
+                        // Woken by the sync, not by the worker's idle timeout (a lost wake-up).
+                        assert!(waited.elapsed() < IDLE / 2, "{:?}", waited.elapsed());
                         let covered = COVERED[I].lock().unwrap().iter().copied().max();
                         if covered.unwrap_or(0) < end {
                             short.lock().unwrap().push((n, i));
@@ -839,6 +863,97 @@ mod tests {
         assert!(asked.elapsed() < Duration::from_secs(30));
         assert_eq!(slow.wait(ticket), Ok(()));
         assert_eq!(WINDOWED.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_poll_is_bounded_and_ends_when_its_condition_holds() {
+        let start = Instant::now();
+        assert!(!poll(Duration::from_millis(2), || false));
+        assert!(start.elapsed() >= Duration::from_millis(2));
+        assert!(
+            start.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(poll(Duration::from_secs(60), || true));
+    }
+
+    static BROKEN_WHILE_POLLED: AtomicBool = AtomicBool::new(false);
+
+    fn quick_then_broken(_: &File) -> io::Result<()> {
+        thread::sleep(Duration::from_micros(100));
+        if BROKEN_WHILE_POLLED.load(Ordering::SeqCst) {
+            return Err(io::Error::from_raw_os_error(5));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_sync_that_fails_while_its_waiter_polls_fails_the_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(&dir, "j");
+        let mut polled = 0;
+        for _ in 0..5 {
+            BROKEN_WHILE_POLLED.store(false, Ordering::SeqCst);
+            let group = GroupSync::with_sync(quick_then_broken, Duration::ZERO);
+            for _ in 0..8 {
+                let ticket = group.written(3, twin(&f)).unwrap(); // one writer: the waits poll
+                let waited = Instant::now();
+                assert_eq!(group.wait(ticket), Ok(()));
+                assert!(waited.elapsed() < IDLE / 2, "{:?}", waited.elapsed()); // no lost wake-up
+            }
+            BROKEN_WHILE_POLLED.store(true, Ordering::SeqCst);
+            let ticket = group.written(3, twin(&f)).unwrap();
+            assert_eq!(group.wait(ticket).map_err(|(code, _)| code), Err(5));
+            polled += group.shared.polls.load(Ordering::Relaxed);
+        }
+        if group_may_poll() {
+            assert!(polled > 0);
+        }
+    }
+
+    fn group_may_poll() -> bool {
+        GroupSync::new().shared.may_poll
+    }
+
+    fn slow_sync(_: &File) -> io::Result<()> {
+        thread::sleep(Duration::from_millis(3));
+        Ok(())
+    }
+
+    fn quick_sync(_: &File) -> io::Result<()> {
+        thread::sleep(Duration::from_micros(50)); // long enough to be waited for
+        Ok(())
+    }
+
+    #[test]
+    fn a_lone_writer_s_waits_poll_on_a_fast_disk_and_sleep_on_a_slow_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(&dir, "j");
+        // `work`: what the writer does between its append and its wait (a commit's apply).
+        let polls = |sync: SyncFn, work: Duration| {
+            let group = GroupSync::with_sync(sync, Duration::ZERO);
+            let mut late = 0;
+            for i in 0..30 {
+                let before = group.shared.polls.load(Ordering::Relaxed);
+                let ticket = group.written(4, twin(&f)).unwrap();
+                thread::sleep(work);
+                let waited = Instant::now();
+                assert_eq!(group.wait(ticket), Ok(()));
+                assert!(waited.elapsed() < IDLE / 2, "{:?}", waited.elapsed()); // no lost wake-up
+                if i >= 15 {
+                    late += group.shared.polls.load(Ordering::Relaxed) - before;
+                }
+            }
+            late
+        };
+        // 3 ms syncs: the mean learns it within a few, then no one spins through them, not
+        // even a waiter that comes 300 µs into one.
+        assert_eq!(polls(slow_sync, Duration::ZERO), 0);
+        assert_eq!(polls(slow_sync, Duration::from_micros(300)), 0);
+        if group_may_poll() {
+            assert!(polls(quick_sync, Duration::ZERO) > 0);
+        }
     }
 
     #[test]

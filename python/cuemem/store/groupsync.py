@@ -16,7 +16,8 @@ one to start. A wait releases the GIL. Where the disk is fast and one writer's w
 after another, a waiter polls for its sync and the worker for the next ticket, briefly, before
 either sleeps (a sleeping thread is woken late): a durable write then costs little more than its
 fsync, for CPU time while it waits. Several writers' threads need the cores: then no one polls
-(tickets of different threads tell).
+(tickets of different threads tell), and one waiter and one worker of the process poll at a
+time, whatever their homes.
 
 The worker is its process's: in a child forked from it the group takes no ticket, and a write
 raises :class:`~cuemem.errors.ForkedHandleError` (a home's handle is refused there before that).
