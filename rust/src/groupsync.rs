@@ -95,8 +95,10 @@ struct Shared {
     /// Polls may pay: the process may run on more than one core (a poll on the only core
     /// would keep the thread it waits for off it).
     may_poll: bool,
-    /// The process that made the group (a forked child has none of its threads).
+    /// The process that made the group (a forked child has none of its threads), and its
+    /// fork generation ([`crate::forks`]).
     pid: u32,
+    generation: u64,
     /// How many waits polled (what the tests read).
     #[cfg(test)]
     polls: AtomicU64,
@@ -250,6 +252,7 @@ impl GroupSync {
                 synced_hint: AtomicU64::new(0),
                 may_poll: thread::available_parallelism().is_ok_and(|n| n.get() > 1),
                 pid: std::process::id(),
+                generation: crate::forks::generation(),
                 #[cfg(test)]
                 polls: AtomicU64::new(0),
             }),
@@ -429,7 +432,7 @@ impl GroupSync {
     /// Whether this process is a child forked since the group was made: it has none of the
     /// group's threads (its worker, or one that held its lock), so it may take no ticket.
     pub fn forked(&self) -> bool {
-        std::process::id() != self.shared.pid
+        crate::forks::generation() != self.shared.generation
     }
 
     /// Refuses a forked child ([`GroupSync::forked`]).

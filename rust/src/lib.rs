@@ -6,7 +6,7 @@
 //! `now`; [`recall`] joins the two into the full recall path; [`text`] ranks by BM25
 //! and [`thread`] spreads scores along conversations; [`vector`] ranks by cosine; [`files`]
 //! stats a directory's files in parallel; every parallel kernel runs on the `pool` module's threads,
-//! one pool per process, made anew in a forked child. The optional `python`
+//! one pool per process, made anew in a forked child (`forks`: the one rule of what a fork leaves behind). The optional `python`
 //! feature adds the one binding layer (`src/python/`) that maturin builds into
 //! `cuemem._core`.
 //! [`records`] decodes runs of journal lines into index rows under the schema Python declares.
@@ -20,6 +20,7 @@ pub(crate) mod codec;
 pub mod cue;
 pub mod error;
 pub mod files;
+pub(crate) mod forks;
 pub mod groupsync;
 pub(crate) mod pool;
 pub(crate) mod rank;

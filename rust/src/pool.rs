@@ -2,8 +2,8 @@
 //!
 //! A forked child inherits a copy of its parent's memory but none of its threads, so a
 //! pool made before the fork would wait forever for workers that do not exist. Every
-//! parallel kernel runs through [`install`], which keeps the pool with the id of the
-//! process that made it and makes another when that is not the current process. A
+//! parallel kernel runs through [`install`], which keeps the pool with the fork generation
+//! it was made in ([`crate::forks`]) and makes another when that is not the current one. A
 //! pool outlives its process's use of it (it is never freed), so the lookup takes no
 //! lock a fork could leave held.
 
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 struct Owned {
-    pid: u32,
+    generation: u64,
     pool: ThreadPool,
 }
 
@@ -21,11 +21,11 @@ static POOL: AtomicPtr<Owned> = AtomicPtr::new(ptr::null_mut());
 
 /// The pool of this process, made on first use; None when no thread can be started.
 fn pool() -> Option<&'static ThreadPool> {
-    let pid = std::process::id();
+    let generation = crate::forks::generation();
     let current = POOL.load(Ordering::Acquire);
     // SAFETY: a pointer stored in POOL comes from `Box::leak` below and is never freed.
     if let Some(owned) = unsafe { current.as_ref() } {
-        if owned.pid == pid {
+        if owned.generation == generation {
             return Some(&owned.pool);
         }
     }
@@ -35,14 +35,14 @@ fn pool() -> Option<&'static ThreadPool> {
         .thread_name(|i| format!("cuemem-{i}"))
         .build()
         .ok()?;
-    let fresh: *mut Owned = Box::leak(Box::new(Owned { pid, pool }));
+    let fresh: *mut Owned = Box::leak(Box::new(Owned { generation, pool }));
     match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
         // SAFETY: `fresh` was just leaked and is never freed.
         Ok(_) => Some(unsafe { &(*fresh).pool }),
         Err(won) => match unsafe { won.as_ref() } {
             // Another thread made this process's pool first: that one is used, and ours,
             // never published, is freed (its threads stop).
-            Some(owned) if owned.pid == pid => {
+            Some(owned) if owned.generation == generation => {
                 // SAFETY: `fresh` came from `Box::leak` above and no other thread has seen it.
                 drop(unsafe { Box::from_raw(fresh) });
                 Some(&owned.pool)
