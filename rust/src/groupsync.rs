@@ -113,8 +113,6 @@ struct State {
     written: u64,
     /// Tickets on disk.
     synced: u64,
-    /// The worker is inside a sync (the segment's duplicate is in use).
-    syncing: bool,
     /// Syncs started, the running one included (its number).
     started: u64,
     /// The last ticket the running sync covers.
@@ -139,7 +137,8 @@ struct State {
     last_writer: Option<thread::ThreadId>,
     /// How many tickets in a row (after its first) that thread has taken.
     run: u32,
-    /// When the running sync began.
+    /// When the running sync began (None: the worker is not inside a sync, and the segment's
+    /// duplicate is not in use).
     began: Option<Instant>,
     /// The recent syncs' mean length (a moving average, in nanoseconds; each counted up to
     /// four times the mean before it, or twice [`SPIN_WAIT`] if more).
@@ -177,6 +176,16 @@ impl State {
         self.run + 1 >= SOLO
     }
 
+    /// Whether the worker is inside a sync.
+    fn syncing(&self) -> bool {
+        self.began.is_some()
+    }
+
+    /// Whether the running sync covers `ticket` (else the next one will).
+    fn running_covers(&self, ticket: u64) -> bool {
+        self.syncing() && ticket <= self.target
+    }
+
     /// How long `ticket` (an unsynced one) is expected to wait: what is left of the running
     /// sync if it covers it, else that and one more. A sync that has run longer than the mean
     /// is a slow one: as much again is left of it, not nothing.
@@ -190,7 +199,7 @@ impl State {
                 mean
             }
         });
-        if self.syncing && ticket <= self.target {
+        if self.running_covers(ticket) {
             left
         } else {
             left + mean
@@ -200,7 +209,7 @@ impl State {
     /// The number of the sync that covers `ticket` (an unsynced one): the running sync if it
     /// does, else the next.
     fn covering(&self, ticket: u64) -> u64 {
-        if self.syncing && ticket <= self.target {
+        if self.running_covers(ticket) {
             self.started
         } else {
             self.started + 1
@@ -279,7 +288,7 @@ impl GroupSync {
         }
         match &state.segment {
             Some((held, _)) if *held == segment => {}
-            Some(_) if state.syncing || state.synced < state.written => {
+            Some(_) if state.syncing() || state.synced < state.written => {
                 return Err((
                     0,
                     "a new segment before the tickets of the last one were synced".to_owned(),
@@ -398,7 +407,7 @@ impl GroupSync {
         if state.windowing {
             self.shared.work.notify_one(); // due now, not at the window's end
         }
-        while state.syncing || state.owed() {
+        while state.syncing() || state.owed() {
             let last = state.written;
             state = self.shared.wait_for(state, last);
         }
@@ -487,7 +496,6 @@ fn work(shared: &Shared) {
             }
             let target = state.written;
             let file = state.segment.as_ref().map(|(_, f)| Arc::clone(f));
-            state.syncing = true;
             state.started += 1;
             state.target = target;
             state.pending_since = None; // every ticket so far is this sync's
@@ -498,7 +506,6 @@ fn work(shared: &Shared) {
             let outcome = file.map_or(Ok(()), |f| (shared.sync)(&f));
             SYNCS.fetch_add(1, Ordering::Relaxed);
             state = shared.lock();
-            state.syncing = false;
             state.began = None;
             // A rare slow sync (counted up to four times the mean) does not stop the polls for
             // long; a slow disk's syncs raise the mean to their length within a few.
