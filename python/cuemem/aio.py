@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from .home import forks
 from .home.forks import refuse_another_process
 from .home.results import OpenReport
 from .lifecycle.profiles import Profile
@@ -101,13 +101,13 @@ class AsyncMemory:
     ``len(mem)`` and ``id in mem`` become ``await mem.count()`` and ``await mem.contains(id)``.
     """
 
-    __slots__ = ("_memory", "_worker", "_owner", "_pid")
+    __slots__ = ("_memory", "_worker", "_owner", "_birth")
 
     def __init__(self, memory: Memory, worker: ThreadPoolExecutor, *, owner: bool = True) -> None:
         self._memory = memory
         self._worker = worker
         self._owner = owner  # a view (``user()``) shares its parent's worker and does not close it
-        self._pid = os.getpid()  # a forked child has no worker thread: its calls are refused (home/forks.py)
+        self._birth = forks.current  # a forked child has no worker thread: its calls are refused (home/forks.py)
 
     open = staticmethod(_opener(Memory.open))
 
@@ -132,7 +132,7 @@ class AsyncMemory:
         default executor: as with a closed ``Memory``, reads still answer and writes raise
         ``ReadOnlyError``.
         """
-        refuse_another_process(self._pid)
+        refuse_another_process(self._birth)
         loop = asyncio.get_running_loop()
         work = functools.partial(call, *args, **kwargs) if args or kwargs else call
         try:
@@ -144,7 +144,7 @@ class AsyncMemory:
     async def close(self) -> None:
         """:meth:`Memory.close`, then the worker thread stops. Idempotent; a view closes nothing,
         and neither does a handle a forked child inherited."""
-        if not self._owner or os.getpid() != self._pid:
+        if not self._owner or self._birth is not forks.current:
             return
         await self.run(self._memory.close)  # idempotent, as Memory.close is
         self._worker.shutdown(wait=False)

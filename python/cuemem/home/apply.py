@@ -263,6 +263,8 @@ class Applier:
 
     def flush(self) -> None:
         """Applies everything waiting, in order."""
+        if not self._steps:
+            return  # (a short-term row waits only with its step)
         steps, self._steps, self._batch = self._steps, [], None
         short, self._short = self._short, []
         self._ids.clear()

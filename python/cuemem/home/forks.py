@@ -23,7 +23,7 @@ from typing import Protocol
 
 from ..errors import ForkedHandleError
 
-__all__ = ["Abandonable", "close_descriptors_of", "refuse_another_process", "track"]
+__all__ = ["Abandonable", "Birth", "close_descriptors_of", "current", "refuse_another_process", "track"]
 
 
 class Abandonable(Protocol):
@@ -39,15 +39,31 @@ _open: weakref.WeakSet[Abandonable] = weakref.WeakSet()
 _abandoned: list[Abandonable] = []
 
 
-def refuse_another_process(pid: int) -> None:
-    """Refuses a call in a process other than ``pid``, the one that opened the handle.
+class Birth:
+    """The process a handle was opened in. A forked child is another process even where it
+    has its parent's id (the first process of a new PID namespace): its :data:`current`
+    birth is made anew at the fork. (Comparing it is a load, where ``getpid`` is a system
+    call, at every call of a handle.)"""
+
+    __slots__ = ("pid",)
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+
+
+#: This process's birth (made anew in a forked child, before it abandons its homes).
+current = Birth()
+
+
+def refuse_another_process(birth: Birth) -> None:
+    """Refuses a call in a process other than the one ``birth`` is of: the one that opened the handle.
 
     Raises:
         ForkedHandleError: this process is a child forked after the handle was opened.
     """
-    if os.getpid() != pid:
+    if birth is not current:
         raise ForkedHandleError(
-            f"this handle was opened in process {pid}, and this is process {os.getpid()} (a forked child): "
+            f"this handle was opened in process {birth.pid}, and this is process {os.getpid()} (a forked child): "
             "open the home again in this process"
         )
 
@@ -75,6 +91,8 @@ def close_descriptors_of(path: Path) -> None:
 
 
 def _after_fork_in_child() -> None:
+    global current
+    current = Birth()
     inherited = list(_open)
     _open.clear()
     _abandoned.extend(inherited)  # first: nothing of them is finalized here, whatever happens next

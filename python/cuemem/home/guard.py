@@ -10,10 +10,10 @@ before the call returns, so other threads' calls go on meanwhile (group commit).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 
+from . import forks
 from .forks import refuse_another_process
 
 __all__ = ["Guard"]
@@ -24,10 +24,10 @@ _get_ident = threading.get_ident
 class Guard:
     """A reentrant lock that runs :attr:`on_release` when its outermost holder lets go."""
 
-    __slots__ = ("_lock", "_depth", "_owner", "_deferred", "_pid", "on_release")
+    __slots__ = ("_lock", "_depth", "_owner", "_deferred", "_birth", "on_release")
 
     def __init__(self) -> None:
-        self._pid = os.getpid()  # the process whose threads may take it (see home/forks.py)
+        self._birth = forks.current  # the process whose threads may take it (see home/forks.py)
         self._lock = threading.RLock()
         self._depth = 0
         self._owner: int | None = None
@@ -38,8 +38,8 @@ class Guard:
     def __enter__(self) -> Guard:
         # A forked child's thread is refused (ForkedHandleError): the lock's state is its
         # parent's, and another thread may have held it at the fork, never to let go here.
-        if os.getpid() != self._pid:
-            refuse_another_process(self._pid)
+        if self._birth is not forks.current:
+            refuse_another_process(self._birth)
         self._lock.acquire()
         self._depth += 1
         self._owner = _get_ident()
@@ -86,7 +86,7 @@ class Guard:
         Raises:
             ForkedHandleError: as entering the guard.
         """
-        refuse_another_process(self._pid)
+        refuse_another_process(self._birth)
         if not self._lock.acquire(timeout=timeout):
             return False
         self._depth += 1

@@ -362,7 +362,8 @@ class Home:
         # A note's file holds its last version of the batch (a kept hand edit and the new text
         # are two records of one id): one pending file per note.
         written = [kinds.parse(r, trusted=True) for r in records]  # read once, for the files and views that follow
-        files = list({r.id: r.markdown.encode("utf-8") for r in written if isinstance(r, kinds.NoteRecord)}.items())
+        notes = [r for r in written if type(r) is kinds.NoteRecord]
+        files = list({r.id: r.markdown.encode("utf-8") for r in notes}.items())
         staged = self.notes.files.stage(files) if files else []  # hidden until journaled
         # Group commit: inside a facade call the sync waits until the call lets the guard go,
         # so other threads append meanwhile and one sync serves them all (a cache syncs at once).

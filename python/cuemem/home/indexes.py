@@ -272,11 +272,14 @@ class Indexes:
             return
         start, n = len(self.ids), hi - lo
         decoded.feed(lo, hi, start, self.cues._inner, self.salience._inner)
-        ids = rows.ids
-        self.ids.extend(ids)
-        self.segments.extend(array("Q", [rows.segment]) * n)
+        self.ids.extend(rows.ids)
         self.offsets.frombytes(decoded.offsets(lo, hi, rows.base).tobytes())
-        self.citers.extend(array("q", [NOT_CITED]) * n)
+        if n == 1:  # a live write's row (no arrays of one value made to be copied)
+            self.segments.append(rows.segment)
+            self.citers.append(NOT_CITED)
+        else:
+            self.segments.extend(array("Q", [rows.segment]) * n)
+            self.citers.extend(array("q", [NOT_CITED]) * n)
         names, at = decoded.values("thread", lo, hi)
         if names:
             self.threads.append(names, at + np.uint32(start))

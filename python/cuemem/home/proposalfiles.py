@@ -92,10 +92,13 @@ class ProposalFiles:
         never raised — the call that committed them has happened. What was not written is
         no longer counted as seen, so the next writer's open compares those files with the
         journal and writes them (:meth:`reconcile`)."""
-        touched = [
-            r.id for r in records if isinstance(r, kinds.ProposalRecord) or (isinstance(r, kinds.DecisionRecord) and r.id in state.proposals)
-        ]
-        forgets = [r for r in records if isinstance(r, kinds.ForgetRecord)]
+        touched: list[str] = []
+        forgets: list[kinds.ForgetRecord] = []
+        for r in records:  # one pass: every commit asks, and most hold none of these
+            if type(r) is kinds.ProposalRecord or (type(r) is kinds.DecisionRecord and r.id in state.proposals):
+                touched.append(r.id)
+            elif type(r) is kinds.ForgetRecord:
+                forgets.append(r)
         if (touched or forgets) and before is not None:
             before()
         try:

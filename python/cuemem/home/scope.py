@@ -75,7 +75,7 @@ class Scope:
         """
         if user_id is None:
             if self.user is None and not self.explicit and users is not None:
-                others = sorted(set(users()) - {DEFAULT_USER})
+                others = sorted({u for u in users() if u != DEFAULT_USER})
                 if others:
                     raise ScopeError(
                         f"this home holds the memories of {'user ' + repr(others[0]) if len(others) == 1 else f'users {others[:5]}'}; "

@@ -74,12 +74,13 @@ class Lifecycle:
         self, narrative: object, fields: dict[str, Any], *, user_id: str | None, origin: object, now: TimeArg, allow_forgotten: object,
         reach: Reach,
     ) -> str:
-        """Writes one episode of ``remember``'s keywords through the gate (whose user ``reach``
-        says, of the caller's ``origin``) at ``now`` read at the edge; returns its id (for a
-        repetition, the current version's; for a queued write, the id it will get)."""
+        """Writes one episode of ``remember``'s keywords (``fields``, a dict of the call's own,
+        which it completes) through the gate (whose user ``reach`` says, of the caller's
+        ``origin``) at ``now`` read at the edge; returns its id (for a repetition, the
+        current version's; for a queued write, the id it will get)."""
         self._home.check_writable()
         allow_forgotten = _scalars.boolean(allow_forgotten, "allow_forgotten")
-        fields = fields | {"user_id": reach.writer(user_id), "origin": caller_origin(origin)}
+        fields["user_id"], fields["origin"] = reach.writer(user_id), caller_origin(origin)
         at = edge_now(now)
         admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).write(narrative, fields)
         # The call's last commit, unless the call is inside another (a job's run): the shared

@@ -1118,7 +1118,7 @@ def encode(records: Sequence[Mapping[str, Any]], *, trusted: bool = False) -> li
         SchemaError: a record is not a mapping, has a non-string key, or holds a value
             JSON cannot represent; ``field`` names the record's index.
     """
-    if isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Sequence):
+    if type(records) is not list and (isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Sequence)):
         raise CueTypeError(f"records must be a sequence of mappings, got {type(records).__name__}")
     return [_encode(record, i, trusted) for i, record in enumerate(records)]
 
@@ -1133,11 +1133,11 @@ def line_of(record: Mapping[str, Any]) -> bytes:
 
 def _encode(record: object, index: int, trusted: bool = False) -> bytes:
     """One record as its journal line, or a ``SchemaError`` naming the record."""
+    if trusted and type(record) is Encoded:
+        return record.line  # encoded by the core from the write's fields
     if type(record) is not dict and not isinstance(record, Mapping):
         where = f"records[{index}]"
         raise SchemaError(f"{where} must be a mapping, got {type(record).__name__}", field=where)
-    if trusted and type(record) is Encoded:
-        return record.line  # encoded by the core from the write's fields
     plain = record if type(record) is dict else dict(record)
     if trusted:
         return line_of(plain)  # cuemem's own records: string keys and finite numbers by construction

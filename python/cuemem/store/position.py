@@ -25,6 +25,9 @@ class Position:
     offset: int
 
     def __post_init__(self) -> None:
+        segment, offset = self.segment, self.offset
+        if type(segment) is int and type(offset) is int and segment >= 1 and offset >= 0:
+            return  # the usual case, asked at every journal write: what follows words what is wrong
         for name in ("segment", "offset"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):

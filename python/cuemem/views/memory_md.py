@@ -39,6 +39,7 @@ from ..policy.service import Policies
 from ..schema import Kind, Note
 from ..store import kinds
 from ..store.fsync import FsyncPolicy, replace_file
+from ..store.records import Op
 from ..store.regular import HINT_BYTES, read_regular
 from .memory_lines import (
     KINDS, LINE_CACHE, MemoryLine, NoteLines, draw, memories, memory_line, most, order, policy_lines, render, render_kept,
@@ -55,13 +56,20 @@ _STAMP_VERSION = 1
 DEFAULT_BUDGET = 2000
 
 
+#: The kinds of record that change what the view draws on, whatever they hold.
+_DRAWN_OPS = frozenset({Op.VERSION, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET})
+
+
 def _relevant(records: Sequence[kinds.TypedRecord]) -> bool:
-    """Whether a commit of ``records`` may change what the view draws on."""
+    """Whether a commit of ``records`` may change what the view draws on: a record of
+    :data:`_DRAWN_OPS`, or a long-term memory of a kind it draws. (Asked at every
+    commit: a lookup by each record's kind, not a test of its class against each.)"""
     for r in records:
-        match r:
-            case kinds.VersionRecord() | kinds.RetireRecord() | kinds.DecisionRecord() | kinds.NoteRecord() | kinds.ForgetRecord():
-                return True
-            case kinds.RememberRecord(episode=e) if e.get("tier") == "long" and e.get("kind") in KINDS:
+        if r.op in _DRAWN_OPS:
+            return True
+        if type(r) is kinds.RememberRecord:
+            e = r.episode
+            if e.get("tier") == "long" and e.get("kind") in KINDS:
                 return True
     return False
 
@@ -280,7 +288,9 @@ class _NoteState:
         if records is None:
             self.touched = None
         elif self.touched is not None:
-            self.touched.update(r.id for r in records if isinstance(r, kinds.NoteRecord))
+            for r in records:
+                if type(r) is kinds.NoteRecord:
+                    self.touched.add(r.id)
 
     def changed(self, known: dict[str, tuple[int, str]]) -> list[str]:
         """The ids whose journaled version in ``known`` is not the one held (removed ones
