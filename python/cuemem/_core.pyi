@@ -41,6 +41,7 @@ __all__ = [
     "place_pending",
     "GroupSync",
     "group_syncs",
+    "fork_generation",
     "count",
 ]
 
@@ -498,3 +499,7 @@ class GroupSync:
 
 def group_syncs() -> int:
     """How many syncs the group commits of this process have made so far."""
+
+def fork_generation() -> int:
+    """This process's fork generation: moved on in a forked child inside ``fork`` itself (a
+    ``pthread_atfork`` handler), before any of the child's code runs; never an id that comes back."""

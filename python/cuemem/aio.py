@@ -35,8 +35,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from .home import forks
-from .home.forks import refuse_another_process
+from .home.forks import Birth, refuse_another_process
 from .home.results import OpenReport
 from .lifecycle.profiles import Profile
 from .memory import Memory
@@ -107,7 +106,7 @@ class AsyncMemory:
         self._memory = memory
         self._worker = worker
         self._owner = owner  # a view (``user()``) shares its parent's worker and does not close it
-        self._birth = forks.current  # a forked child has no worker thread: its calls are refused (home/forks.py)
+        self._birth = Birth()  # a forked child has no worker thread: its calls are refused (home/forks.py)
 
     open = staticmethod(_opener(Memory.open))
 
@@ -144,7 +143,7 @@ class AsyncMemory:
     async def close(self) -> None:
         """:meth:`Memory.close`, then the worker thread stops. Idempotent; a view closes nothing,
         and neither does a handle a forked child inherited."""
-        if not self._owner or self._birth is not forks.current:
+        if not self._owner or not self._birth.here():
             return
         await self.run(self._memory.close)  # idempotent, as Memory.close is
         self._worker.shutdown(wait=False)

@@ -1,6 +1,7 @@
-//! Whether this is a process forked since something was made: the one rule of the core's
-//! fork safety, read by its thread pool ([`crate::pool`]) and the journal's group commit
-//! ([`crate::groupsync`]).
+//! Whether this is a process forked since something was made: the one rule of fork safety,
+//! read by the core's thread pool ([`crate::pool`]), the journal's group commit
+//! ([`crate::groupsync`]) and, through the binding, every handle of the Python package
+//! (`cuemem.home.forks.Birth`).
 //!
 //! A forked child inherits a copy of its parent's memory but none of its threads: a pool or
 //! a syncer made before the fork has no workers there, and a lock one of them held stays held.

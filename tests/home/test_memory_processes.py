@@ -290,3 +290,78 @@ def test_an_async_handle_inherited_across_fork_is_refused_not_hung(tmp_path: Pat
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert asyncio.run(afterwards(mem)) == 1
+
+
+def _refused_in_child(mem: Memory, fork: Any) -> int:
+    """Forks with ``fork`` and has the child try a write through ``mem``: the child's exit
+    code (0: refused with ForkedHandleError, 1: the write was taken, 2: something else)."""
+    pid = fork()
+    if pid == 0:
+        code = 2
+        try:
+            try:
+                mem.remember("written by the forked child", now=NOW)
+                code = 1
+            except ForkedHandleError:
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@_FORK
+def test_a_child_forked_by_c_code_is_refused_although_python_s_fork_hooks_never_ran(tmp_path: Path) -> None:
+    """C code's ``fork`` runs none of Python's at-fork hooks (the home is not abandoned there):
+    the handle still knows it is in another process, from the core's fork generation, which
+    ``fork`` itself moves on; the parent's journal is untouched and it writes on."""
+    import ctypes
+
+    try:
+        libc_fork = ctypes.PyDLL(None).fork  # PyDLL: the GIL stays held across the call
+    except (AttributeError, OSError):
+        pytest.skip("no C fork to call here")
+    path = tmp_path / "home"
+    mem = Memory.open(path, fsync="never")  # no group commit, whose core would refuse the child on its own
+    mem.remember("written by the parent first", now=NOW)
+    before = journal_bytes(path)
+    assert _refused_in_child(mem, libc_fork) == 0
+    assert journal_bytes(path) == before
+    mem.remember("written by the parent after the fork", now=NOW)
+    mem.close()
+    with Memory.open(path, read_only=True) as again:
+        assert sorted(h.record.narrative for h in again.recall(None, k=5, now=NOW).hits) == [
+            "written by the parent after the fork", "written by the parent first",
+        ]
+
+
+@_FORK
+def test_a_child_is_refused_even_by_an_at_fork_hook_that_runs_before_cuemem_s(tmp_path: Path) -> None:
+    """An at-fork hook registered before cuemem was imported (by the program, or a library
+    imported first) runs in the child before cuemem's own: a write it makes through an
+    inherited handle is refused all the same."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os
+result = []
+def hook():
+    try:
+        MEM.remember("written from the child's hook", now="2026-01-01")
+        result.append("taken")
+    except Exception as exc:
+        result.append(type(exc).__name__)
+    os.write(1, (result[-1] + "\\n").encode())
+os.register_at_fork(after_in_child=hook)
+from cuemem import Memory
+MEM = Memory.open({str(tmp_path / "home")!r}, fsync="never")
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print("parent holds", len(MEM))
+MEM.close()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["ForkedHandleError", "parent", "holds", "0"], done.stdout + done.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cuemem.errors import InvalidArgumentError
@@ -28,6 +28,11 @@ def test_follows_names_the_cases() -> None:
 
 @given(st.one_of(st.integers(-3, 3), st.booleans(), st.floats(0, 3), st.text(max_size=2), st.none()),
        st.one_of(st.integers(-3, 3), st.booleans(), st.floats(0, 3), st.none()))
+@example(1, -1)  # each boundary, whatever the draw
+@example(0, 0)
+@example(1, 0)
+@example(True, 0)
+@example(1, False)
 def test_a_position_is_made_of_two_ints_a_segment_from_1_and_an_offset_from_0(segment: object, offset: object) -> None:
     """Every value is checked, the usual ones included (a bool is no int here)."""
     valid = all(type(v) is int for v in (segment, offset)) and segment >= 1 and offset >= 0  # type: ignore[operator]

@@ -21,9 +21,10 @@ import weakref
 from pathlib import Path
 from typing import Protocol
 
+from .. import _core
 from ..errors import ForkedHandleError
 
-__all__ = ["Abandonable", "Birth", "close_descriptors_of", "current", "refuse_another_process", "track"]
+__all__ = ["Abandonable", "Birth", "close_descriptors_of", "refuse_another_process", "track"]
 
 
 class Abandonable(Protocol):
@@ -40,19 +41,22 @@ _abandoned: list[Abandonable] = []
 
 
 class Birth:
-    """The process a handle was opened in. A forked child is another process even where it
-    has its parent's id (the first process of a new PID namespace): its :data:`current`
-    birth is made anew at the fork. (Comparing it is a load, where ``getpid`` is a system
-    call, at every call of a handle.)"""
+    """The process a handle was opened in: its id (to name it) and the core's fork generation
+    (:func:`cuemem._core.fork_generation`). A forked child's generation is moved on inside
+    ``fork`` itself, before any code of the child runs, whoever forked it (``os.fork``,
+    multiprocessing, C code) and whatever at-fork hooks run first; and unlike a process id it
+    never comes back (the first process of a new PID namespace has its parent's id). Asked
+    at every call of a handle: a load, where ``getpid`` is a system call."""
 
-    __slots__ = ("pid",)
+    __slots__ = ("pid", "generation")
 
     def __init__(self) -> None:
         self.pid = os.getpid()
+        self.generation = _core.fork_generation()
 
-
-#: This process's birth (made anew in a forked child, before it abandons its homes).
-current = Birth()
+    def here(self) -> bool:
+        """Whether this is still the process it was made in."""
+        return self.generation == _core.fork_generation()
 
 
 def refuse_another_process(birth: Birth) -> None:
@@ -61,7 +65,7 @@ def refuse_another_process(birth: Birth) -> None:
     Raises:
         ForkedHandleError: this process is a child forked after the handle was opened.
     """
-    if birth is not current:
+    if not birth.here():
         raise ForkedHandleError(
             f"this handle was opened in process {birth.pid}, and this is process {os.getpid()} (a forked child): "
             "open the home again in this process"
@@ -91,8 +95,6 @@ def close_descriptors_of(path: Path) -> None:
 
 
 def _after_fork_in_child() -> None:
-    global current
-    current = Birth()
     inherited = list(_open)
     _open.clear()
     _abandoned.extend(inherited)  # first: nothing of them is finalized here, whatever happens next

@@ -13,8 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from . import forks
-from .forks import refuse_another_process
+from .forks import Birth, refuse_another_process
 
 __all__ = ["Guard"]
 
@@ -27,7 +26,7 @@ class Guard:
     __slots__ = ("_lock", "_depth", "_owner", "_deferred", "_birth", "on_release")
 
     def __init__(self) -> None:
-        self._birth = forks.current  # the process whose threads may take it (see home/forks.py)
+        self._birth = Birth()  # the process whose threads may take it (see home/forks.py)
         self._lock = threading.RLock()
         self._depth = 0
         self._owner: int | None = None
@@ -38,7 +37,7 @@ class Guard:
     def __enter__(self) -> Guard:
         # A forked child's thread is refused (ForkedHandleError): the lock's state is its
         # parent's, and another thread may have held it at the fork, never to let go here.
-        if self._birth is not forks.current:
+        if not self._birth.here():
             refuse_another_process(self._birth)
         self._lock.acquire()
         self._depth += 1

@@ -9,6 +9,7 @@ mod arrays;
 mod cue;
 mod errors;
 mod files;
+mod forks;
 mod groupsync;
 mod items;
 mod query;
@@ -74,6 +75,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::place_pending, m)?)?;
     m.add_class::<groupsync::PyGroupSync>()?;
     m.add_function(wrap_pyfunction!(groupsync::group_syncs, m)?)?;
+    m.add_function(wrap_pyfunction!(forks::fork_generation, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::count_py, m)?)?;
     Ok(())
 }
