@@ -30,6 +30,7 @@ __all__ = [
     "item_line",
     "Decoded",
     "Seen",
+    "IdRows",
     "TextIndex",
     "TextRecall",
     "text_recall",
@@ -318,6 +319,22 @@ class Seen:
     def __new__(cls) -> Seen: ...
     def add(self, id: bytes) -> None:
         """Takes ``id`` (its UTF-8 bytes) as met."""
+
+@final
+class IdRows:
+    """The row each id of the indexes may be at, by seeded hash: what finds a row by its id,
+    or proves an id absent, without a map of strings."""
+
+    def __new__(cls) -> IdRows: ...
+    def extend(self, ids: list[str], first: int) -> None:
+        """Takes ``ids`` as the ids of rows ``first``, ``first + 1``, ...
+
+        Raises InvalidArgumentError: a row past 2**32 - 2."""
+    def find(self, id: str) -> int:
+        """The row ``id`` may be at (the caller compares that row's id), -1: at none, -2: two
+        rows' ids share its hash (ask an exact map)."""
+    def shared(self) -> int:
+        """How many hashes two or more ids share."""
 
 @final
 class TextIndex:

@@ -107,7 +107,7 @@ class Applier:
             # The tombstone of an erased record keeps its row (rows stay dense) and nothing else.
             try:
                 eid = kinds.parse(record, kinds.ErasedRecord).id
-                if eid in self._indexes.row_of or eid in self._ids:
+                if self._indexes.row_for(eid) is not None or eid in self._ids:
                     raise ValueError(f"id {eid!r} appears twice in the journal")
             except (KeyError, TypeError, ValueError) as exc:
                 self._indexes.skipped.append((Position(segment, offset), f"an erased record that cuemem did not write: {exc}"))
@@ -299,7 +299,7 @@ class Applier:
         # [0, 1], a non-finite number, a time that is none), and what every stored episode
         # holds (an external one is tainted): what it refuses is never indexed.
         row = IndexRow.of(Episode.from_stored(stored))
-        if row.id in self._indexes.row_of or row.id in self._ids:
+        if self._indexes.row_for(row.id) is not None or row.id in self._ids:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
 

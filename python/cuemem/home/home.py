@@ -506,7 +506,7 @@ class Home:
     def id_taken(self, id: str) -> bool:
         """Whether ``id`` names a record, or a write waiting in (or decided by) the approval queue."""
         state = self.indexes.lifecycle
-        return id in self.indexes.row_of or id in state.pending or id in state.decided
+        return self.indexes.row_for(id) is not None or id in state.pending or id in state.decided
 
     # -- reading --------------------------------------------------------------------
 
@@ -514,7 +514,7 @@ class Home:
         return len(self.indexes)
 
     def __contains__(self, id: object) -> bool:
-        return isinstance(id, str) and id in self.indexes.row_of and id not in self.indexes.lifecycle.erased
+        return isinstance(id, str) and self.indexes.row_for(id) is not None and id not in self.indexes.lifecycle.erased
 
     def holds(self, id: object, user: str | None) -> bool:
         """Whether :meth:`get` reads ``id`` for ``user``: a record of theirs (any user's for
@@ -523,7 +523,8 @@ class Home:
             return False
         if user is None:
             return True
-        row = self.indexes.row_of[id]  # type: ignore[index]
+        row = self.indexes.row_for(id)  # type: ignore[arg-type]
+        assert row is not None  # (it is in self)
         return self._of_user(row, user)
 
     def record_count(self, user: str | None = None) -> int:
@@ -558,8 +559,8 @@ class Home:
 
     def rows_of(self, ids: Iterable[str]) -> npt.NDArray[np.uint32]:
         """The rows of those of ``ids`` the home holds, ascending."""
-        row_of = self.indexes.row_of
-        return np.array(sorted({row_of[i] for i in ids if i in row_of}), dtype=np.uint32)
+        rows = {row for row in map(self.indexes.row_for, ids) if row is not None}
+        return np.array(sorted(rows), dtype=np.uint32)
 
     def id_at(self, row: int) -> str:
         """The id of row ``row``."""
@@ -612,7 +613,7 @@ class Home:
             NotFoundError: no such id in this home (for ``user``).
             ForgottenError: it was erased by forget (and, for ``user``, was theirs).
         """
-        row = self.indexes.row_of.get(id) if isinstance(id, str) else None
+        row = self.indexes.row_for(id) if isinstance(id, str) else None
         lifecycle = self.indexes.lifecycle
         if row is None or (user is not None and id in lifecycle.erased and not lifecycle.erased_for(str(id), user)):
             raise NotFoundError(missing(id))

@@ -45,6 +45,7 @@ FORMAT = 2
 _DAY = 86_400.0
 _EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 
+_SHARED = -2  # what _core.IdRows.find says of an id whose hash two rows share
 _FILES = ("cue.idx", "salience.tbl", "rows.ids", "rows.npy", "notes.json", "lifecycle.json", "citers.npy", "jobs.json")
 
 #: ``Indexes.citers`` value of a row no later record cites.
@@ -163,6 +164,9 @@ class Indexes:
         # id -> row of rows 0 .. _mapped, the rest mapped on first use (:attr:`row_of`).
         self._row_of: dict[str, int] = {}
         self._mapped = 0
+        # The rows of ids 0 .. _hashed by the ids' hashes, the rest taken on first use (:meth:`row_for`).
+        self._id_rows: _core.IdRows | None = None
+        self._hashed = 0
         self.segments = array("Q")
         self.offsets = array("Q")
         #: Journal position just after the last record applied.
@@ -201,6 +205,26 @@ class Indexes:
             self._row_of.update(zip(ids[mapped:n], range(mapped, n)))
             self._mapped = n
         return self._row_of
+
+    def row_for(self, id: str) -> int | None:
+        """The row whose id is ``id``, or None. Once something has made :attr:`row_of` (a
+        catch-up, a retire), its answer; until then the core's rows by id hash answer
+        (:class:`cuemem._core.IdRows`, made at first need from the ids in a sixth of the
+        map's time, and kept up as rows come), and the map is made only for an id whose hash
+        two rows' ids share. So a write's fresh id, and a read by id, do not wait for a
+        large home's map."""
+        ids = self.ids
+        if self._mapped or not ids:
+            return self.row_of.get(id)  # (the map's tail mapped as it is read)
+        if self._id_rows is None:
+            self._id_rows, self._hashed = _core.IdRows(), 0
+        if self._hashed < len(ids):
+            self._id_rows.extend(ids[self._hashed:] if self._hashed else ids, self._hashed)
+            self._hashed = len(ids)
+        row = self._id_rows.find(id)
+        if row == _SHARED:
+            return self.row_of.get(id)
+        return row if row >= 0 and ids[row] == id else None
 
     def claim(self, ids: list[str]) -> bool:
         """Maps ``ids`` to the rows the next :meth:`extend_decoded` appends (``len(self)``
@@ -255,10 +279,9 @@ class Indexes:
         names, rows = batch.columns["thread"]
         self.threads.append(names, np.frombuffer(rows, dtype=np.uint32))
         if batch.citing:
-            row_of = self.row_of
             for citer, sources in batch.citing:
                 for source in sources:
-                    cited = row_of.get(source)
+                    cited = self.row_for(source)
                     if cited is not None and cited != citer:
                         self.citers[cited] = citer
                         self.cited = True
@@ -285,11 +308,10 @@ class Indexes:
             self.threads.append(names, at + np.uint32(start))
         citing = decoded.citing(lo, hi)
         if citing:
-            row_of = self.row_of
             for i, sources in citing:
                 citer = start + i
                 for source in sources:
-                    cited = row_of.get(source)
+                    cited = self.row_for(source)
                     if cited is not None and cited != citer:
                         self.citers[cited] = citer
                         self.cited = True
@@ -300,7 +322,7 @@ class Indexes:
         Their ids and journal positions stay, so ``Memory.get`` still finds them. What
         they cited is no longer built upon by them: those rows count as uncited again.
         """
-        rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
+        rows = np.array([r for r in map(self.row_for, ids) if r is not None], dtype=np.uint32)
         if len(rows):
             self.cues.remove(rows)
             self.salience.remove(rows)
@@ -313,7 +335,7 @@ class Indexes:
         their salience rows and reference times are cleared and nothing counts as citing
         them, as if each had been written empty and retired (what a replay of their
         tombstones makes)."""
-        rows = np.array([self.row_of[i] for i in ids if i in self.row_of], dtype=np.uint32)
+        rows = np.array([r for r in map(self.row_for, ids) if r is not None], dtype=np.uint32)
         if len(rows):
             self.erasures += 1
             self.retire([self.ids[r] for r in rows.tolist()])
@@ -322,12 +344,15 @@ class Indexes:
 
     def quarantined(self, id: str) -> bool:
         """Whether ``id`` is a live record nobody has reviewed yet (its ``trust`` cue says so)."""
-        row = self.row_of.get(id)
+        row = self.row_for(id)
         return row is not None and bool(self.cues.admits({"trust": [QUARANTINED]}, np.array([row], dtype=np.uint32))[0])
 
     def accept(self, id: str) -> None:
         """A quarantined record, reviewed: it loses its ``quarantined`` cue (its ``tainted`` one stays)."""
-        self.cues.withdraw("trust", QUARANTINED, np.array([self.row_of[id]], dtype=np.uint32))
+        row = self.row_for(id)
+        if row is None:
+            raise KeyError(id)
+        self.cues.withdraw("trust", QUARANTINED, np.array([row], dtype=np.uint32))
 
     # -- the disk cache -------------------------------------------------------------
 
@@ -409,6 +434,7 @@ class Indexes:
             if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != live:
                 return None, "cached files disagree on the number of rows"
             indexes._row_of, indexes._mapped = {}, 0
+            indexes._id_rows, indexes._hashed = None, 0
             indexes.segments = array("Q", positions[:, 0].tobytes())
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = _json(read["notes.json"])

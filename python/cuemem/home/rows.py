@@ -70,4 +70,7 @@ class Rows:
     def digest(self, id: str) -> str:
         """The digest of the journal record that wrote record ``id`` (which the home holds)."""
         indexes = self._home.indexes
-        return record_sha(self._home.journal.read_at(indexes.position(indexes.row_of[id])))
+        row = indexes.row_for(id)
+        if row is None:
+            raise KeyError(id)
+        return record_sha(self._home.journal.read_at(indexes.position(row)))

@@ -58,6 +58,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::PyDecoder>()?;
     m.add_class::<records::PyDecoded>()?;
     m.add_class::<records::PySeen>()?;
+    m.add_class::<records::PyIdRows>()?;
     m.add_class::<items::PyItems>()?;
     m.add_class::<items::PyItemPlan>()?;
     m.add_class::<items::PyOwners>()?;

@@ -5,14 +5,14 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 
 use super::cue::PyCueIndex;
-use super::errors::{detached, detached_if, guarded, DETACH_BYTES, DETACH_ROWS};
+use super::errors::{detached, detached_if, guarded, invalid_argument, DETACH_BYTES, DETACH_ROWS};
 use super::items::PyItems;
 use super::salience::PySalienceTable;
 use super::text::PyTextIndex;
 use crate::error::CoreError;
 use crate::records::{
-    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Line,
-    RowRef, Rule, Schema, Seen, Val,
+    add_texts, index_cues, put_salience, CueSpec, Decoded, Decoder, Derive, FieldSpec, Found,
+    IdRows, Line, RowRef, Rule, Schema, Seen, Val,
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -448,5 +448,75 @@ impl PySeen {
     /// Takes `id` (its UTF-8 bytes) as met.
     fn add(&mut self, id: &[u8]) {
         self.inner.add(id);
+    }
+}
+
+/// The row each id of the indexes may be at, by seeded hash (`records::IdRows`): what finds
+/// a row by its id, or proves an id absent, without a map of strings.
+#[pyclass(module = "cuemem._core", name = "IdRows")]
+#[derive(Default)]
+pub struct PyIdRows {
+    inner: IdRows,
+}
+
+/// [`PyIdRows::find`]'s answer for an id at no row.
+const ABSENT: i64 = -1;
+/// [`PyIdRows::find`]'s answer for an id whose hash two rows' ids share.
+const SHARED: i64 = -2;
+
+#[pymethods]
+impl PyIdRows {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes `ids` as the ids of rows `first`, `first + 1`, ... (hashed with the GIL held,
+    /// then filed with it let go).
+    ///
+    /// Raises `InvalidArgumentError`: a row past 2**32 - 2; `TypeError`: an id that is not a `str`.
+    fn extend(&mut self, py: Python<'_>, ids: &Bound<'_, PyList>, first: u64) -> PyResult<()> {
+        let last = first + ids.len() as u64;
+        if last >= u64::from(u32::MAX) {
+            return Err(invalid_argument(
+                py,
+                format!("row {last} is past what an id's row may be"),
+            ));
+        }
+        let mut rows = Vec::with_capacity(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            let id = id.cast_into::<PyString>()?;
+            let hash = match id.to_str() {
+                Ok(text) => self.inner.hash(text.as_bytes()),
+                // Not UTF-8 (a lone surrogate): its lossy form, which may meet another id's
+                // hash; a shared hash sends the lookup to the exact map.
+                Err(_) => self.inner.hash(id.to_string_lossy().as_bytes()),
+            };
+            rows.push((hash, (first + k as u64) as u32));
+        }
+        let inner = &mut self.inner;
+        detached_if(py, rows.len() >= DETACH_ROWS, "filing ids", || {
+            inner.extend(rows);
+            Ok(())
+        })
+    }
+
+    /// The row `id` may be at (the caller compares that row's id), -1: at none, -2: two
+    /// rows' ids share its hash (ask an exact map).
+    fn find(&self, id: &Bound<'_, PyString>) -> i64 {
+        let found = match id.to_str() {
+            Ok(text) => self.inner.find(text.as_bytes()),
+            Err(_) => return SHARED, // not UTF-8: only the exact map can say
+        };
+        match found {
+            Found::Absent => ABSENT,
+            Found::Shared => SHARED,
+            Found::At(row) => i64::from(row),
+        }
+    }
+
+    /// How many hashes two or more ids share.
+    fn shared(&self) -> usize {
+        self.inner.shared()
     }
 }

@@ -20,6 +20,7 @@
 mod decode;
 mod encode;
 mod feed;
+mod idrows;
 mod ids;
 mod items;
 mod rows;
@@ -32,6 +33,7 @@ pub use value::Val;
 
 pub use decode::{Decoded, Decoder, Line};
 pub use feed::{add_texts, index_cues, put_salience};
+pub use idrows::{Found, IdRows};
 pub use ids::{content_hash, episode_id};
 pub use items::{Admitted, Items, Owners, Plan, Verdict};
 pub use rows::RowRef;
