@@ -62,6 +62,9 @@ from .sharing import Local, Sharing
 from .textswap import replay_target
 
 _log = logging.getLogger("cuemem.home")
+#: Up to this many ids are asked one by one whether taken (the rows by id hash answer); more
+#: are asked of the id -> row map at once, made for them if it is not yet.
+_FEW_IDS = 1024
 
 __all__ = ["Home", "Position"]
 
@@ -498,7 +501,10 @@ class Home:
             n += 1
 
     def ids_taken(self, ids: set[str]) -> bool:
-        """Whether any of ``ids`` is taken (:meth:`id_taken`)."""
+        """Whether any of ``ids`` is taken (:meth:`id_taken`): a few asked one by one, many
+        of the id map at once."""
+        if len(ids) <= _FEW_IDS:
+            return any(map(self.id_taken, ids))
         state = self.indexes.lifecycle
         free = self.indexes.row_of.keys().isdisjoint(ids) and state.pending.keys().isdisjoint(ids)
         return not (free and state.decided.keys().isdisjoint(ids))

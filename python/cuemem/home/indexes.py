@@ -204,6 +204,8 @@ class Indexes:
         if mapped < n:
             self._row_of.update(zip(ids[mapped:n], range(mapped, n)))
             self._mapped = n
+            if self._id_rows is not None:  # the map answers from now on (:meth:`row_for`)
+                self._id_rows, self._hashed = None, 0
         return self._row_of
 
     def row_for(self, id: str) -> int | None:

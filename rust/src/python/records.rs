@@ -16,7 +16,7 @@ use crate::records::{
 };
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A field as Python declares it: name, rule, optional, limit, choices, required, default (JSON text; None: derived).
 type FieldTuple = (
@@ -452,11 +452,12 @@ impl PySeen {
 }
 
 /// The row each id of the indexes may be at, by seeded hash (`records::IdRows`): what finds
-/// a row by its id, or proves an id absent, without a map of strings.
-#[pyclass(module = "cuemem._core", name = "IdRows")]
+/// a row by its id, or proves an id absent, without a map of strings. Shared between threads
+/// behind a lock (a lookup waits for a fill, never fails for it).
+#[pyclass(module = "cuemem._core", name = "IdRows", frozen)]
 #[derive(Default)]
 pub struct PyIdRows {
-    inner: IdRows,
+    inner: Mutex<IdRows>,
 }
 
 /// [`PyIdRows::find`]'s answer for an id at no row.
@@ -474,41 +475,45 @@ impl PyIdRows {
     /// Takes `ids` as the ids of rows `first`, `first + 1`, ... (hashed with the GIL held,
     /// then filed with it let go).
     ///
-    /// Raises `InvalidArgumentError`: a row past 2**32 - 2; `TypeError`: an id that is not a `str`.
-    fn extend(&mut self, py: Python<'_>, ids: &Bound<'_, PyList>, first: u64) -> PyResult<()> {
-        let last = first + ids.len() as u64;
-        if last >= u64::from(u32::MAX) {
+    /// Raises `InvalidArgumentError`: a row of 2**32 - 1 or more; `TypeError`: an id that is
+    /// not a `str`.
+    fn extend(&self, py: Python<'_>, ids: &Bound<'_, PyList>, first: u64) -> PyResult<()> {
+        let end = first.checked_add(ids.len() as u64);
+        if end.is_none_or(|end| end > u64::from(u32::MAX)) {
             return Err(invalid_argument(
                 py,
-                format!("row {last} is past what an id's row may be"),
+                format!(
+                    "{} ids from row {first} go past the last row an id may have (2**32 - 2)",
+                    ids.len()
+                ),
             ));
         }
+        let mut inner = self.lock(py);
         let mut rows = Vec::with_capacity(ids.len());
         for (k, id) in ids.iter().enumerate() {
             let id = id.cast_into::<PyString>()?;
             let hash = match id.to_str() {
-                Ok(text) => self.inner.hash(text.as_bytes()),
+                Ok(text) => inner.hash(text.as_bytes()),
                 // Not UTF-8 (a lone surrogate): its lossy form, which may meet another id's
                 // hash; a shared hash sends the lookup to the exact map.
-                Err(_) => self.inner.hash(id.to_string_lossy().as_bytes()),
+                Err(_) => inner.hash(id.to_string_lossy().as_bytes()),
             };
             rows.push((hash, (first + k as u64) as u32));
         }
-        let inner = &mut self.inner;
+        let filed = &mut *inner;
         detached_if(py, rows.len() >= DETACH_ROWS, "filing ids", || {
-            inner.extend(rows);
+            filed.extend(rows);
             Ok(())
         })
     }
 
     /// The row `id` may be at (the caller compares that row's id), -1: at none, -2: two
     /// rows' ids share its hash (ask an exact map).
-    fn find(&self, id: &Bound<'_, PyString>) -> i64 {
-        let found = match id.to_str() {
-            Ok(text) => self.inner.find(text.as_bytes()),
-            Err(_) => return SHARED, // not UTF-8: only the exact map can say
+    fn find(&self, py: Python<'_>, id: &Bound<'_, PyString>) -> i64 {
+        let Ok(text) = id.to_str() else {
+            return SHARED; // not UTF-8: only the exact map can say
         };
-        match found {
+        match self.lock(py).find(text.as_bytes()) {
             Found::Absent => ABSENT,
             Found::Shared => SHARED,
             Found::At(row) => i64::from(row),
@@ -516,7 +521,23 @@ impl PyIdRows {
     }
 
     /// How many hashes two or more ids share.
-    fn shared(&self) -> usize {
-        self.inner.shared()
+    fn shared(&self, py: Python<'_>) -> usize {
+        self.lock(py).shared()
+    }
+}
+
+impl PyIdRows {
+    /// The rows, once no other thread files ids: waited for with the GIL let go (the filer
+    /// takes it back before it lets the rows go).
+    fn lock(&self, py: Python<'_>) -> std::sync::MutexGuard<'_, IdRows> {
+        loop {
+            match self.inner.try_lock() {
+                Ok(inner) => return inner,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => return poisoned.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => py.detach(|| {
+                    drop(self.inner.lock());
+                }),
+            }
+        }
     }
 }
