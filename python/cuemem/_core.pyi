@@ -333,8 +333,6 @@ class IdRows:
     def find(self, id: str) -> int:
         """The row ``id`` may be at (the caller compares that row's id), -1: at none, -2: two
         rows' ids share its hash (ask an exact map)."""
-    def shared(self) -> int:
-        """How many hashes two or more ids share."""
 
 @final
 class TextIndex:

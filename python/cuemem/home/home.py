@@ -520,18 +520,15 @@ class Home:
         return len(self.indexes)
 
     def __contains__(self, id: object) -> bool:
-        return isinstance(id, str) and self.indexes.row_for(id) is not None and id not in self.indexes.lifecycle.erased
+        return self.holds(id, None)
 
     def holds(self, id: object, user: str | None) -> bool:
         """Whether :meth:`get` reads ``id`` for ``user``: a record of theirs (any user's for
         None), live, retired or superseded, not erased. No record is read but a retired one's."""
-        if id not in self:
+        row = self.indexes.row_for(id) if isinstance(id, str) else None
+        if row is None or id in self.indexes.lifecycle.erased:
             return False
-        if user is None:
-            return True
-        row = self.indexes.row_for(id)  # type: ignore[arg-type]
-        assert row is not None  # (it is in self)
-        return self._of_user(row, user)
+        return user is None or self._of_user(row, user)
 
     def record_count(self, user: str | None = None) -> int:
         """How many records :meth:`ids` lists for ``user`` (no list built without one)."""

@@ -435,8 +435,6 @@ class Indexes:
             live = n - len(indexes.lifecycle.retired)
             if len(indexes.ids) != n or positions.shape != (n, 2) or len(indexes.salience) != n or len(indexes.cues) != live:
                 return None, "cached files disagree on the number of rows"
-            indexes._row_of, indexes._mapped = {}, 0
-            indexes._id_rows, indexes._hashed = None, 0
             indexes.segments = array("Q", positions[:, 0].tobytes())
             indexes.offsets = array("Q", positions[:, 1].tobytes())
             notes = _json(read["notes.json"])

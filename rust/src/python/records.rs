@@ -519,11 +519,6 @@ impl PyIdRows {
             Found::At(row) => i64::from(row),
         }
     }
-
-    /// How many hashes two or more ids share.
-    fn shared(&self, py: Python<'_>) -> usize {
-        self.lock(py).shared()
-    }
 }
 
 impl PyIdRows {

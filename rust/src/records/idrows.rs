@@ -119,7 +119,8 @@ impl IdRows {
     }
 
     /// How many hashes two or more ids share (0 but for a copied id, in practice).
-    pub fn shared(&self) -> usize {
+    #[cfg(test)]
+    fn shared(&self) -> usize {
         self.shards
             .iter()
             .map(|s| s.values().filter(|&&r| r == SHARED).count())
