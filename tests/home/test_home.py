@@ -515,3 +515,33 @@ def test_open_makes_a_home_in_a_missing_or_empty_directory_in_one_call_and_reope
         with Memory.open(path) as mem:
             assert len(mem) == 1
         assert (path / "journal").is_dir()
+
+
+def test_what_a_write_of_a_subject_reads_of_its_current_version_is_kept_until_an_erasure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write gate asks the current version's confidence and narrative at each write of a
+    subject (Home.said): the write that adopted it leaves them kept, so the next write reads
+    no journal line; an erasure empties what is kept (no narrative forget erased stays), and
+    an erased record is refused as get refuses it."""
+    from cuemem.errors import ForgottenError
+
+    reads: list[str] = []
+    original = Home.get
+
+    def counted(self: Home, id: object, user: str | None = None) -> Any:
+        reads.append(str(id))
+        return original(self, id, user)
+
+    with Memory.open(tmp_path / "home") as mem:
+        home: Home = mem._home
+        first = mem.remember("The office is in Lyon.", kind="semantic", subject="office", confidence=0.7, now=NOW)
+        other = mem.remember("The canteen opens at noon.", kind="semantic", subject="canteen", now=NOW)
+        monkeypatch.setattr(Home, "get", counted)
+        assert home.said(first) == (0.7, "The office is in Lyon.")
+        second = mem.remember("The office is in Paris.", kind="semantic", subject="office", confidence=0.7, now=NOW)
+        assert reads == []  # neither the said() above nor the write's gate read a line
+        assert mem.history("office")[-1].id == second
+        mem.forget(other, now=NOW)
+        assert home._said == {}
+        with pytest.raises(ForgottenError):
+            home.said(other)
+        assert home.said(second) == (0.7, "The office is in Paris.") and reads[-1] == second  # read again after the erasure

@@ -595,3 +595,35 @@ def test_an_import_failing_while_a_batch_is_fed_waits_for_it_and_leaves_the_text
         assert [h.record.narrative for h in mem.recall(text="after", now=NOW).hits] == ["after the failure"]
     with Memory.open(tmp_path / "h", read_only=True) as reader:
         assert len(reader) == 2 and not reader.recall(text="imported", now=NOW).hits
+
+
+@pytest.mark.parametrize("run", [3, 10_000], ids=["short runs", "one run"])
+def test_an_import_of_facts_leaves_what_a_rebuild_of_its_journal_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int) -> None:
+    """Facts of a subject write a version record after each memory: the import's applier keeps
+    the memories it stages between them in one run (the versions follow it) and leaves the rows,
+    their journal positions, the versions and the answers a rebuild from the journal gives."""
+    monkeypatch.setattr(imports, "_RUN", run)
+    items: list[dict[str, Any]] = []
+    for i in range(300):
+        item: dict[str, Any] = {"narrative": f"fact {i} says {i * 7 % 13}", "actors": [f"a{i % 4}"], "user_id": f"u{i % 2}"}
+        if i % 5:
+            item.update(kind="semantic", subject=f"topic {i % 11}")
+        if i % 37 == 0:
+            item["origin"] = "external"
+        items.append(item)
+    with Memory.open(tmp_path / "home", user="*") as mem:
+        report = mem.import_records(items, now=NOW)
+
+        def state() -> tuple[Any, ...]:
+            home = mem._home
+            return (
+                home.ids(), home.lifecycle.to_json(), [mem.get(i).narrative for i in home.ids()],
+                [[v.id for v in mem.history(f"topic {t}", user_id=u)] for t in range(11) for u in ("u0", "u1")],
+                [[h.id for h in mem.recall({"actor": f"a{a}"}, k=50, now=NOW).hits] for a in range(4)],
+            )
+
+        imported = state()
+        mem.rebuild()
+        assert state() == imported
+    assert len(report.ids) + len(report.queued) + len(report.repeated) == 300
+    assert sum(len(chain) for chain in imported[3]) > 100  # versions were adopted, and superseded

@@ -515,3 +515,34 @@ def test_a_write_the_core_encodes_joins_the_indexes_as_the_core_read_it(tmp_path
         assert sorted(h.id for h in mem.recall(text="thread page day name", k=50, now=NOW, include_quarantined=True).hits) == found
         assert len(found) == 4
         assert mem.recall({"actor": "josé"}, now=NOW).hits[0].record.narrative == "A name folded by Python"
+
+
+@pytest.mark.parametrize("run_bytes", [None, 700], ids=["one run", "a few lines a run"])
+def test_a_version_record_is_checked_against_the_records_before_it_though_its_rows_join_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_bytes: int | None,
+) -> None:
+    """A replay applies the rows that version records interleave in one batch, then the
+    records, each checked against the memories the journal holds before it: a version moved
+    by hand above the memory it names is skipped and reported, as when every record was
+    applied in turn, and the rest of the chain is followed as written."""
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        ids = [mem.remember(f"The office is in room {i}.", kind="semantic", subject="office", now=NOW) for i in range(5)]
+        assert [v.id for v in mem.history("office")][-3:] == ids[-3:]
+    segment = min((home / "journal").glob("*.jsonl"))
+    lines = segment.read_bytes().splitlines(keepends=True)
+
+    def at(op: str, id: str) -> int:
+        return next(i for i, line in enumerate(lines) if f'"op":"{op}"'.encode() in line and f'"id":"{id}"'.encode() in line)
+
+    moved = lines.pop(at("version", ids[3]))
+    lines.insert(at("remember", ids[3]), moved)
+    segment.write_bytes(b"".join(lines))
+    shutil.rmtree(home / "index")
+    if run_bytes is not None:
+        monkeypatch.setattr("cuemem.store.journal.RUN_BYTES", run_bytes)
+    with Memory.open(home) as mem:
+        skipped = [why for _, why in mem.open_report.skipped_records]
+        assert len(skipped) == 1 and "a version names a record the journal does not hold" in skipped[0]
+        assert ids[3] not in [v.id for v in mem.history("office")]
+        assert mem.history("office")[-1].id == ids[4] and mem.get(ids[3]).narrative == "The office is in room 3."

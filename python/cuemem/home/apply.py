@@ -17,7 +17,7 @@ write just built are trusted.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -37,6 +37,17 @@ __all__ = ["Applier"]
 
 #: A run of rows the core decoded: ``(decoded, lo, hi, first row)``.
 Fed = tuple[_core.Decoded, int, int, int]
+
+#: A record other than a row waiting in an applier: the record, where it starts (segment,
+#: offset), and the rows the journal held before it when they are fewer than the indexes'
+#: (None: every row; see :meth:`Applier.add`).
+_Step = tuple[Mapping[str, Any], int, int, "int | None"]
+
+#: The kinds of record that change no row and that nothing a row's application reads: where
+#: they interleave a run of rows (a version record follows each write of a subject), the rows
+#: join the indexes in one batch and the records follow them, each checked against the rows
+#: the journal holds before it (the ``held`` of :meth:`Applier.add`).
+ASIDE = frozenset({rec.Op.VERSION, rec.Op.APPROVAL, rec.Op.PROPOSAL, rec.Op.TAINT, rec.Op.NOTE, rec.Op.JOB})
 
 #: Rows gathered before they join the indexes while replaying.
 REPLAY_BATCH = 10_000
@@ -66,7 +77,7 @@ class Applier:
         self._trusted = trusted
         self._deferred = deferred
         # What is waiting to be applied, in order: row batches and other records.
-        self._steps: list[Batch | DecodedRows | tuple[Mapping[str, Any], int, int]] = []
+        self._steps: list[Batch | DecodedRows | _Step] = []
         self._batch: Batch | None = None
         self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
         self._ids: set[str] = set()
@@ -79,9 +90,18 @@ class Applier:
         #: ``(row, narrative)`` of every row added (with ``texts=True``), for the text index.
         self.texts: list[tuple[int, str]] = []
 
-    def add(self, record: Mapping[str, Any], segment: int, offset: int) -> None:
-        """Applies (or queues) one record that starts at ``(segment, offset)`` in the journal."""
+    def add(self, record: Mapping[str, Any], segment: int, offset: int, held: int | None = None) -> None:
+        """Applies (or queues) one record that starts at ``(segment, offset)`` in the journal.
+
+        ``held``: how many rows the journal holds before the record, when rows after it were
+        applied first (the rows that records of :data:`ASIDE` interleave join in one batch, then
+        those records); what it names must be among them.
+        """
         op = rec.op_of(record)
+        if op in ASIDE and not self._steps and not self._deferred:
+            self._batch = None
+            self._apply(record, segment, offset, held)  # nothing waits: no step to queue and flush
+            return
         if op is _REMEMBER:
             try:
                 row = self._row(record)
@@ -120,14 +140,14 @@ class Applier:
             self._see(eid)
             self._next_row += 1
             self._batch = None
-            self._steps.append((record, segment, offset))
+            self._steps.append((record, segment, offset, None))
             if not self._deferred:
                 self.flush()
         elif op is _ERASED:
             return  # an erased note, version, approval or decision: nothing is left of it
         elif op is not None:
             self._batch = None  # what follows may name the rows just gathered
-            self._steps.append((record, segment, offset))
+            self._steps.append((record, segment, offset, held))
             if not self._deferred:
                 self.flush()
         elif not self._trusted:  # no op cuemem writes (none, or a foreign one): skipped, and said so
@@ -242,13 +262,35 @@ class Applier:
         if decoded is None:
             decoded = DECODER.decode(data)
         fed: list[Fed] = []
+        # Rows lo..hi waiting (lo None: none), and the records of ASIDE among them:
+        # (record, offset, how many of the rows come before it).
+        lo: int | None = None
+        hi = 0
+        aside: list[tuple[Mapping[str, Any], int, int]] = []
+
+        def take() -> None:
+            nonlocal lo
+            held = self._next_row
+            if lo is not None:
+                self.add_decoded(DecodedRows(decoded, lo, hi, decoded.ids(lo, hi), segment, offset))
+                fed.append((decoded, lo, hi, held))
+            for record, at, before in aside:
+                self.add(record, segment, offset + at, held + before)
+            aside.clear()
+            lo = None
+
         for is_rows, a, b in decoded.plan():
             if is_rows:
-                start = self._next_row
-                self.add_decoded(DecodedRows(decoded, a, b, decoded.ids(a, b), segment, offset))
-                fed.append((decoded, a, b, start))
-            else:
-                self.add(orjson.loads(data[a:b]), segment, offset + a)
+                lo = a if lo is None else lo
+                hi = b  # (the rows of a run come in order, without gaps)
+                continue
+            record = orjson.loads(data[a:b])
+            if rec.op_of(record) in ASIDE:
+                aside.append((record, a, 0 if lo is None else hi - lo))
+                continue
+            take()
+            self.add(record, segment, offset + a)
+        take()
         return fed
 
     def place(self, segment: int) -> None:
@@ -259,7 +301,7 @@ class Applier:
             elif isinstance(step, DecodedRows):
                 self._steps[i] = step._replace(segment=segment)
             else:
-                self._steps[i] = (step[0], segment, step[2])
+                self._steps[i] = (step[0], segment, step[2], step[3])
 
     def flush(self) -> None:
         """Applies everything waiting, in order."""
@@ -279,7 +321,7 @@ class Applier:
                     self._indexes.lifecycle.note_remember(short[s][1])
                     s += 1
             else:
-                self._apply(step[0], step[1], step[2])
+                self._apply(*step)
 
     # -- one record ---------------------------------------------------------------
 
@@ -303,7 +345,7 @@ class Applier:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
 
-    def _apply(self, record: Mapping[str, Any], segment: int, offset: int) -> None:
+    def _apply(self, record: Mapping[str, Any], segment: int, offset: int, held: int | None) -> None:
         try:
             parsed = kinds.parse(record, trusted=self._trusted)
             match parsed:
@@ -315,7 +357,7 @@ class Applier:
                     self._indexes.erase(self._indexes.lifecycle.apply(parsed))
                 case (kinds.VersionRecord() | kinds.ApprovalRecord() | kinds.DecisionRecord() | kinds.RetireRecord() | kinds.TaintRecord()
                       | kinds.ForgetRecord() | kinds.ProposalRecord()):
-                    self._lifecycle(parsed)
+                    self._lifecycle(parsed, held)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if self._trusted:
                 raise
@@ -323,11 +365,11 @@ class Applier:
             article = "an" if kind[:1] in "aeiou" else "a"
             self._indexes.skipped.append((Position(segment, offset), f"{article} {kind} record that cuemem did not write: {exc!r}"))
 
-    def _lifecycle(self, record: kinds.LifecycleRecord) -> None:
+    def _lifecycle(self, record: kinds.LifecycleRecord, held: int | None) -> None:
         indexes = self._indexes
         state = indexes.lifecycle
         if not self._trusted:
-            _check_rows(record, indexes.row_of)
+            _check_rows(record, indexes.row_for, len(indexes) if held is None else held)
         if isinstance(record, kinds.RetireRecord):
             record = dataclasses.replace(record, ids=tuple(i for i in record.ids if i in indexes.row_of))
         accepted: str | None = None
@@ -349,16 +391,22 @@ class Applier:
                 indexes.notes.pop(nid, None)
 
 
-def _check_rows(record: kinds.LifecycleRecord, rows: Mapping[str, int]) -> None:
+def _check_rows(record: kinds.LifecycleRecord, row_for: Callable[[str], int | None], held: int) -> None:
     """Checks that a life-cycle record read back from the journal names only records the
-    journal holds (its shape :func:`~cuemem.store.kinds.parse` checked).
+    journal holds before it, the first ``held`` rows (``row_for``: an id's row, or None; its
+    shape :func:`~cuemem.store.kinds.parse` checked).
 
     Raises:
         ValueError: it names one the journal does not hold.
     """
+
+    def holds(id: str) -> bool:
+        row = row_for(id)
+        return row is not None and row < held
+
     if isinstance(record, kinds.VersionRecord):
-        if record.id not in rows or (record.supersedes is not None and record.supersedes not in rows):
+        if not holds(record.id) or (record.supersedes is not None and not holds(record.supersedes)):
             raise ValueError("a version names a record the journal does not hold")
     elif isinstance(record, kinds.ForgetRecord):
-        if any(i not in rows for i in record.ids):
+        if not all(map(holds, record.ids)):
             raise ValueError("a forget record names a record the journal does not hold")

@@ -65,6 +65,8 @@ _log = logging.getLogger("cuemem.home")
 #: Up to this many ids are asked one by one whether taken (the rows by id hash answer); more
 #: are asked of the id -> row map at once, made for them if it is not yet.
 _FEW_IDS = 1024
+#: Episodes :meth:`Home.said` keeps (then it forgets them all and starts again).
+_SAID = 4096
 
 __all__ = ["Home", "Position"]
 
@@ -102,6 +104,12 @@ class Home:
         self._reading: proof.Reading | None = None
         #: The users of retired rows read so far (they have left the cue postings).
         self._retired_users: dict[int, str] = {}
+        #: How many times :meth:`rebuild` built the indexes afresh (see :attr:`rows_epoch`).
+        self._rebuilds = 0
+        #: What :meth:`said` read, by id: (confidence, narrative); and the :attr:`rows_epoch`
+        #: it was filled in (an erasure empties it: it keeps nothing forget erased).
+        self._said: dict[str, tuple[float, str]] = {}
+        self._said_epoch = self.rows_epoch
         #: The home's own clock, which destructive work checks its ``now`` against.
         self.clock = Clock(self)
         #: Called with the records of every commit once they are applied, or None after an
@@ -121,6 +129,7 @@ class Home:
     def committed(self, records: Sequence[kinds.TypedRecord] | None) -> None:
         """Tells every listener what a commit wrote, read by :func:`~cuemem.store.kinds.parse`
         (None: an import, anything)."""
+        self._kept_said()
         for listener in self.listeners:
             listener(records)
 
@@ -627,6 +636,43 @@ class Home:
             raise NotFoundError(missing(id))
         return episode
 
+    def said(self, id: str) -> tuple[float, str]:
+        """The confidence and narrative of the episode ``id`` as :meth:`get` reads them, kept
+        once read (a record never changes: what the write gate asks of a subject's current
+        version at each write of it). An erased one is not kept: it is read, and refused, again.
+
+        Raises:
+            NotFoundError: no such id. ForgottenError: it was erased by forget.
+        """
+        kept = self._kept_said().get(id)
+        if kept is not None and id not in self.indexes.lifecycle.erased:
+            return kept
+        episode = self.get(id)
+        return self.keep_said(id, episode.confidence, episode.narrative)
+
+    def keep_said(self, id: str, confidence: float, narrative: str) -> tuple[float, str]:
+        """Keeps what :meth:`said` answers of ``id``, an episode the journal holds (a write
+        gate's, once its commit is done)."""
+        said = self._kept_said()
+        if len(said) >= _SAID:
+            said.clear()
+        kept = said[id] = (confidence, narrative)
+        return kept
+
+    def _kept_said(self) -> dict[str, tuple[float, str]]:
+        """What :meth:`said` keeps, emptied first if a record was erased since it was filled."""
+        if self._said_epoch != self.rows_epoch:
+            self._said.clear()
+            self._said_epoch = self.rows_epoch
+        return self._said
+
+    @property
+    def rows_epoch(self) -> tuple[int, int]:
+        """Changes whenever a row may no longer read as it did: the indexes were built afresh
+        (a rebuild numbers the rows anew) or a record was erased. What a view keeps of a row
+        holds while it stands."""
+        return self._rebuilds, self.indexes.erasures
+
     def stored(self, rows: Sequence[int] | npt.NDArray[Any]) -> list[dict[str, Any]]:
         """The stored episodes (``Episode.to_json`` form) of ``rows``, one open per segment.
 
@@ -732,6 +778,7 @@ class Home:
         apply_journal(fresh, self.journal, None, text=text, reading=reading)
         proof.discard(self.layout.index)
         self.indexes, self._reading = fresh, reading
+        self._rebuilds += 1
         self.caches.discard_vectors()
         self._save_index()
         return self.record_count()

@@ -30,7 +30,7 @@ from ..store.journal import line_of
 from ..store.regular import open_regular
 from .clock import TimeArg, edge_now
 from .scope import Reach
-from .apply import Applier, Fed
+from .apply import ASIDE, Applier, Fed
 from .decoding import DECODER
 from .home import Home
 from .._gc import gc_paused
@@ -463,8 +463,14 @@ class _Staging:
         for record in records:
             line = line_of(record)
             offset = self.stage.add_line(line)
-            if rec.op_of(record) is _REMEMBER:
+            op = rec.op_of(record)
+            if op is _REMEMBER:
                 self.remembers(line, offset, 1)
+            elif op in ASIDE and self.count:
+                # Right after the waiting run's lines in the stage: it is read with them, and the
+                # run stays one (Applier.add_run: a version record follows each write of a subject).
+                self.waiting += line
+                self.staged += 1
             else:
                 self.decode()
                 self.applier.add(record, 0, offset)

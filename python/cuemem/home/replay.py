@@ -11,14 +11,17 @@ is skipped and reported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._gc import gc_paused
 from ..errors import CuememError
 from ..salience import SalienceTable
-from ..store.journal import Journal, Position
+from .. import _core
+from ..store.journal import Journal, Position, Run
+from ..store.records import op_of
 from . import proof
-from .apply import Applier
+from .apply import ASIDE, Applier
 from .decoding import decoded_runs
 from .indexes import DecodedRows, Indexes, record_sha
 from .layout import Layout
@@ -77,6 +80,73 @@ def load_indexes(
     apply_journal(fresh_indexes, journal, None, text=text, reading=reading)
     return fresh_indexes, f"rebuilt ({why})", 0, changed, reading
 
+class _Aside(NamedTuple):
+    """A record of :data:`ASIDE` waiting in a :class:`_Window`: the record, where it starts in
+    the run, and where it ends in the journal."""
+
+    record: Mapping[str, Any]
+    offset: int
+    end: Position
+
+
+class _Window:
+    """The rows of one decoded run waiting to be applied, and the records of :data:`ASIDE`
+    between them, in journal order."""
+
+    __slots__ = ("_journal", "_run", "_decoded", "_lo", "_hi", "_pieces")
+
+    def __init__(self, journal: Journal, run: Run, decoded: _core.Decoded) -> None:
+        self._journal, self._run, self._decoded = journal, run, decoded
+        self._lo = self._hi = 0
+        self._pieces: list[tuple[int, int] | _Aside] = []  # rows lo..hi, or a record
+
+    def rows(self, lo: int, hi: int) -> bool:
+        """Takes rows ``lo..hi`` of the run's decoded rows, unless other rows wait that they
+        do not follow (False: apply first)."""
+        if self._hi > self._lo and lo != self._hi:
+            return False
+        if self._hi == self._lo:
+            self._lo = lo
+        self._hi = hi
+        self._pieces.append((lo, hi))
+        return True
+
+    def aside(self, record: Mapping[str, Any], offset: int, end: Position) -> None:
+        """Takes a record of :data:`ASIDE` that starts at ``offset`` in the run and ends at ``end``."""
+        self._pieces.append(_Aside(record, offset, end))
+
+    def apply(self, applier: Applier, feed: TextFeed | None) -> Position | None:
+        """Applies what waits: the rows in one batch when their ids are new, then each record
+        checked against the rows before it; else every line in journal order (the applier says
+        which id repeats). Returns where the last ends (None: nothing waited)."""
+        if not self._pieces:
+            return None
+        run, decoded, lo, hi, pieces = self._run, self._decoded, self._lo, self._hi, self._pieces
+        self._pieces, self._lo, self._hi = [], 0, 0
+        held = applier.next_row
+        if hi == lo or applier.add_fresh(DecodedRows(decoded, lo, hi, decoded.ids(lo, hi), run.segment, run.offset)):
+            if hi > lo and feed is not None:
+                feed.add(decoded, lo, hi, held)
+            for piece in pieces:
+                if isinstance(piece, _Aside):
+                    applier.add(piece.record, run.segment, run.offset + piece.offset, held)
+                else:
+                    held += piece[1] - piece[0]
+        else:
+            for piece in pieces:
+                if isinstance(piece, _Aside):
+                    applier.add(piece.record, run.segment, run.offset + piece.offset)
+                    continue
+                for s, e in decoded.spans(*piece):
+                    entry = self._journal.entry(Position(run.segment, run.offset + s), run.data[s:e])
+                    if entry is not None:
+                        applier.add(entry.record, run.segment, run.offset + s)
+        last = pieces[-1]
+        if isinstance(last, _Aside):
+            return last.end
+        return Position(run.segment, run.offset + decoded.spans(last[1] - 1, last[1])[0][1])
+
+
 @gc_paused
 def apply_journal(
     indexes: Indexes, journal: Journal, start: Position | None, text: TextCache | None = None, reading: proof.Reading | None = None,
@@ -101,22 +171,22 @@ def apply_journal(
         for run, decoded in decoded_runs(journal.runs(start)):
             if reading is not None:
                 reading.add(run.segment, run.offset, run.data)
+            window = _Window(journal, run, decoded)
             for is_rows, a, b in decoded.plan():
                 if is_rows:
-                    first = applier.next_row
-                    if applier.add_fresh(DecodedRows(decoded, a, b, decoded.ids(a, b), run.segment, run.offset)):
-                        if feed is not None:
-                            feed.add(decoded, a, b, first)
-                        head = Position(run.segment, run.offset + decoded.spans(b - 1, b)[0][1])
-                        continue
-                    lines = decoded.spans(a, b)  # an id repeats: the applier says which
-                else:
-                    lines = [(a, b)]
-                for s, e in lines:
-                    entry = journal.entry(Position(run.segment, run.offset + s), run.data[s:e])
-                    if entry is not None:
-                        applier.add(entry.record, run.segment, run.offset + s)
-                        head = entry.end
+                    if not window.rows(a, b):
+                        head = window.apply(applier, feed) or head
+                        window.rows(a, b)
+                    continue
+                entry = journal.entry(Position(run.segment, run.offset + a), run.data[a:b])
+                if entry is not None and op_of(entry.record) in ASIDE:
+                    window.aside(entry.record, a, entry.end)
+                    continue
+                head = window.apply(applier, feed) or head
+                if entry is not None:
+                    applier.add(entry.record, run.segment, run.offset + a)
+                    head = entry.end
+            head = window.apply(applier, feed) or head
     except BaseException:
         if feed is not None:
             feed.wait(quiet=True)  # no thread outlives the call; the error raised is this one

@@ -82,10 +82,12 @@ class Lifecycle:
         allow_forgotten = _scalars.boolean(allow_forgotten, "allow_forgotten")
         fields["user_id"], fields["origin"] = reach.writer(user_id), caller_origin(origin)
         at = edge_now(now)
-        admitted = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten).write(narrative, fields)
+        admission = Admission(self._home, self.profile, at, allow_forgotten=allow_forgotten)
+        admitted = admission.write(narrative, fields)
         # The call's last commit, unless the call is inside another (a job's run): the shared
         # log's lock passes on only as the outermost call ends.
         self._home.commit(admitted.records, last=self._home.guard.outermost())
+        admission.committed()
         return admitted.id
 
     def observe(

@@ -65,6 +65,10 @@ class HomeState(Protocol):
 
     def get(self, id: object) -> Episode: ...
 
+    def said(self, id: str) -> tuple[float, str]: ...
+
+    def keep_said(self, id: str, confidence: float, narrative: str) -> tuple[float, str]: ...
+
     def new_id(self, stamp: str, text: str, pending: int = 0) -> str: ...
 
     def id_taken(self, id: str) -> bool: ...
@@ -77,6 +81,7 @@ class HomeState(Protocol):
 
 
 _WRITE = Action.WRITE
+_REMEMBER = rec.Op.REMEMBER
 
 # Looked up once (an enum member's class attribute is a descriptor call).
 _LONG, _RAW, _EPISODIC = Tier.LONG, Level.RAW, Kind.EPISODIC
@@ -377,9 +382,9 @@ class Admission:
         episode, marked = self.provenance(episode)
         admitted = self._admit(episode)
         for record in admitted.records:
-            match kinds.parse(record, trusted=True):
-                case kinds.RememberRecord(episode=stored):
-                    self._own[stored["id"]] = (stored["taint"], stored["reviewed"])
+            if rec.op_of(record) is _REMEMBER:  # (the others are not parsed to be passed over)
+                stored = kinds.parse(record, kinds.RememberRecord, trusted=True).episode
+                self._own[stored["id"]] = (stored["taint"], stored["reviewed"])
         if marked:
             return Admitted(admitted.id, [*marked, *admitted.records], admitted.action)
         return admitted
@@ -462,8 +467,9 @@ class Admission:
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
-        encoded = None if values is None else DECODER.encode_decoded(values)
-        if values is None or encoded is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
+        full = values is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND])
+        encoded = None if values is None or full else DECODER.encode_decoded(values)
+        if values is None or encoded is None:
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
         # Proven: each value is of its field's type.
         user, origin, confidence = cast(str, values[_USER]), _ORIGIN_OF[values[_ORIGIN]], cast(float, values[_CONFIDENCE])
@@ -589,6 +595,13 @@ class Admission:
         self._live[key] = [i for i in live if i not in excess]
         return records
 
+    def committed(self) -> None:
+        """Tells the home, once the batch's records are committed, what the current versions
+        it adopted or read say (:meth:`Home.said <cuemem.home.Home.said>`): the next write of
+        each subject reads none of them again."""
+        for current in self._current.values():
+            self.home.keep_said(current.id, current.confidence, current.narrative)
+
     def _current_of(self, key: str) -> Current | None:
         """The current version of ``key``: this batch's, else the home's (read once a batch)."""
         if key in self._current:
@@ -596,8 +609,8 @@ class Admission:
         entry = self.home.lifecycle.current(key)
         if entry is None:
             return None
-        old = self.home.get(entry.id)
-        found = self._current[key] = Current(old.id, old.confidence, old.narrative)
+        confidence, narrative = self.home.said(entry.id)
+        found = self._current[key] = Current(entry.id, confidence, narrative)
         return found
 
     def _live_of(self, key: str) -> list[str]:

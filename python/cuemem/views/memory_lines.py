@@ -12,8 +12,9 @@ from __future__ import annotations
 import bisect
 import functools
 import heapq
+import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 from datetime import datetime, timezone
 
 import numpy as np
@@ -71,9 +72,10 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
-class MemoryLine:
-    """One line of the view: its section, text, pointer and worth."""
+class MemoryLine(NamedTuple):
+    """One line of the view: its section, text, pointer and worth. (A named tuple: a view
+    makes one for each of its memories at every rewrite, and a frozen dataclass costs four
+    times as much to make.)"""
 
     section: str
     text: str
@@ -99,6 +101,9 @@ def draw(
     if not shared_only:
         lines += policy_lines(policies)
     return sorted(lines, key=order)
+
+
+_POINTER, _WORTH = operator.itemgetter(2), operator.itemgetter(3)
 
 
 def order(line: MemoryLine) -> tuple[float, str]:
@@ -127,8 +132,8 @@ def most(budget: int) -> int:
 
 def memories(home: Home, user: str | None, top: int, line_of: Callable[[int, float], MemoryLine | None]) -> list[MemoryLine]:
     """The lines of the ``top`` most salient long-term memories of ``user`` (None: every user)
-    a view may show, best first: reviewed, untainted, no superseded version
-    (``line_of(row, worth)`` renders one, None: not one to show)."""
+    a view may show, in the view's :func:`order`: reviewed, untainted, no superseded version
+    (``line_of(row, worth)`` renders one at its worth, a float32 value; None: not one to show)."""
     cues: dict[str, list[str]] = {"tier": ["long"], "kind": KINDS}
     if user is not None:
         cues["user"] = [user]
@@ -136,24 +141,30 @@ def memories(home: Home, user: str | None, top: int, line_of: Callable[[int, flo
     rows = home.select(cues, exclude=held)
     if not len(rows):
         return []
-    best = _current_top(home, rows, _latest_day(home, cues, held), top)
-    return [line for row, worth in best if (line := line_of(row, worth)) is not None]
+    best, tied = _current_top(home, rows, _latest_day(home, cues, held), top)
+    lines = [line for row, worth in best if (line := line_of(row, worth)) is not None]
+    if tied:  # the top broke a tie by row, the view breaks it by pointer: :func:`order`, by keys in C (the sort is stable)
+        lines.sort(key=_POINTER)
+        lines.sort(key=_WORTH, reverse=True)
+    return lines
 
 
-def _current_top(home: Home, rows: npt.NDArray[np.uint32], day: datetime, limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` best of ``rows`` at ``day`` that are no superseded version, best first, with their worth.
+def _current_top(home: Home, rows: npt.NDArray[np.uint32], day: datetime, limit: int) -> tuple[list[tuple[int, float]], bool]:
+    """The ``limit`` best of ``rows`` at ``day`` that are no superseded version, best first
+    (a tie broken by row), with their worth; and whether two of them may tie.
 
     The ranking is one total order, so a longer top is a longer prefix of it: the top is
     asked again, twice as long, only while superseded versions crowd it — never are all
     of a home's superseded versions looked up at each rewrite.
     """
-    superseded = home.lifecycle.superseded_by
+    superseded, id_at = home.lifecycle.superseded_by, home.id_at
     want = min(len(rows), limit)
     while True:
         top = home.salience.top_k(rows, day, want)
-        best = [(row, worth) for row, worth in zip(top.rows.tolist(), top.scores.tolist()) if home.id_at(row) not in superseded]
+        best = [(row, worth) for row, worth in zip(top.rows.tolist(), top.scores.tolist()) if id_at(row) not in superseded]
         if len(best) >= limit or want == len(rows):
-            return best[:limit]
+            # Worths never increase down the top: no two neighbours equal, none tie.
+            return best[:limit], bool(np.any(top.scores[1:] == top.scores[:-1]))
         want = min(len(rows), 2 * want)
 
 
@@ -227,7 +238,7 @@ def render_kept(memories: Sequence[MemoryLine], notes: NoteLines, policies: Sequ
     does not grow with the number of notes.
 
     The notes' lines come in runs of one section and one cost, each best first, merged
-    with the others in a heap. A run whose next line does not fit is left for good, as
+    with the policies in a heap, and the memories with the heap. A run whose next line does not fit is left for good, as
     :func:`render` would pass over each of its later lines: they cost as much, the budget
     left only shrinks, and the one cost that may fall — the section's title — is paid with
     the line that opens the section, after which less is left than this run's line cost.
@@ -236,22 +247,28 @@ def render_kept(memories: Sequence[MemoryLine], notes: NoteLines, policies: Sequ
     head, used = _header(budget, _estimate, who)
     kept: dict[str, list[str]] = {}
     runs = notes.runs()
-    plain = {_MEMORIES: memories, _POLICIES: policies}
-    heap = [(order(lines[0]), source, 0) for source, lines in plain.items() if lines]
+    heap = [(order(policies[0]), _POLICIES, 0)] if policies else []
     heap += [(entries[0][0], _NOTES, i) for i, (_, _, entries) in enumerate(runs)]  # a run's position: taken[i]
     taken = [0] * len(runs)
     heapq.heapify(heap)
-    while heap and budget - used >= MIN_LINE_TOKENS:
-        _, source, at = heapq.heappop(heap)
-        if source == _NOTES:
-            section, cost, entries = runs[at]
-            bullet = entries[taken[at]][1]
-        else:
-            line = plain[source][at]
+    m = 0  # the next of the memories: merged with the heap as if in it, first on a tie of order
+    while (m < len(memories) or heap) and budget - used >= MIN_LINE_TOKENS:
+        if m < len(memories) and (not heap or order(memories[m]) <= heap[0][0]):
+            source, line = _MEMORIES, memories[m]
+            m += 1
             section, bullet = line.section, _bullet(line)
             cost = counted(_estimate, bullet)
-            if at + 1 < len(plain[source]):
-                heapq.heappush(heap, (order(plain[source][at + 1]), source, at + 1))
+        else:
+            _, source, at = heapq.heappop(heap)
+            if source == _NOTES:
+                section, cost, entries = runs[at]
+                bullet = entries[taken[at]][1]
+            else:
+                line = policies[at]
+                section, bullet = line.section, _bullet(line)
+                cost = counted(_estimate, bullet)
+                if at + 1 < len(policies):
+                    heapq.heappush(heap, (order(policies[at + 1]), source, at + 1))
         title_cost = 0 if section in kept else counted(_estimate, _title(section))
         if used + cost + title_cost > budget:
             continue  # a run of notes is left here (see above)

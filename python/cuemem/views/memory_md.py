@@ -29,7 +29,6 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import orjson
 
 from ..errors import CuememError, InvalidArgumentError, StorageError
@@ -55,6 +54,9 @@ _STAMP_VERSION = 1
 #: The default token budget of ``MEMORY.md``.
 DEFAULT_BUDGET = 2000
 
+
+#: What :meth:`MemoryFile._line_of` finds of a row it has not rendered yet.
+_UNSEEN = MemoryLine("", "", "", 0.0)
 
 #: The kinds of record that change what the view draws on, whatever they hold.
 _DRAWN_OPS = frozenset({Op.VERSION, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET})
@@ -101,11 +103,15 @@ class MemoryFile:
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
         self._notes: _NoteState | None = None  # the notes drawn on, kept from commit to commit
-        self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at worth 0 (a record never changes)
+        self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at its last worth (a record never changes)
+        self._epoch = home.rows_epoch  # when _lines was filled: a rebuild or an erasure since empties it
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
         home = self._home
+        if self._epoch != home.rows_epoch:  # rows numbered anew, or one erased: keep no line of it
+            self._lines.clear()
+            self._epoch = home.rows_epoch
         who = f" of user `{user}`" if user is not None else (" shared by every user of this home" if shared_only else "")
         notes = self._readable_notes()
         # What several users share holds no mined policy: no book to make (draw would not look at it).
@@ -115,16 +121,21 @@ class MemoryFile:
             return render(draw(home, user, shared_only, policies, notes.notes(), budget, self._line_of), budget, counter, who)
         if shared_only:
             return render_kept([], notes.lines, [], budget, who)
-        shown = sorted(memories(home, user, most(budget), self._line_of), key=order)
+        shown = memories(home, user, most(budget), self._line_of)
         return render_kept(shown, notes.lines, sorted(policy_lines(policies), key=order), budget, who)
 
     def _line_of(self, row: int, worth: float) -> MemoryLine | None:
-        if row not in self._lines:
+        """The line of row ``row`` at ``worth`` (a float32 value: a score of the salience
+        table's top). A row's line is kept at the worth it last had, which the next rewrite
+        usually finds again (the same day, the same salience)."""
+        line = self._lines.get(row, _UNSEEN)
+        if line is _UNSEEN:
             if len(self._lines) >= LINE_CACHE:
                 self._lines.clear()
-            self._lines[row] = memory_line(self._home, row, 0.0)
-        line = self._lines[row]
-        return None if line is None else MemoryLine(line.section, line.text, line.pointer, float(np.float32(worth)))
+            line = self._lines[row] = memory_line(self._home, row, worth)
+        elif line is not None and line.worth != worth:
+            line = self._lines[row] = MemoryLine(line.section, line.text, line.pointer, worth)
+        return line
 
     def autoload(self, budget: object, count_tokens: object, reach: Reach) -> str:
         """``Memory.autoload``: the view of ``reach``'s scope. An unscoped reach at the home's

@@ -14,6 +14,9 @@ def test_the_records_benchmark_times_every_path_against_the_floor() -> None:
         "tantivy-py indexes the narratives (the floor)", "import_jsonl, recall-ready", "rebuild()", "open from the journal (fresh process)",
     ]
     assert all(seconds > 0 for seconds in timings.values())
+    assert result["facts"] == 200 and list(result["per_fact_us"]) == ["import_jsonl, recall-ready", "rebuild()"]
+    assert all(fact > 0 and episode > 0 for fact, episode in result["per_fact_us"].values())
     console = Console(record=True, width=140)
     records.render(result, console)
-    assert "× tantivy-py" in console.export_text()
+    text = console.export_text()
+    assert "× tantivy-py" in text and "µs a fact" in text

@@ -5,7 +5,9 @@ In one run, in one temporary directory (one file system):
 - **the floor**: ``os.write`` of a small line to a file then ``os.fdatasync``, ``writes``
   times — what one durable append costs on this disk, whatever writes it;
 - ``Memory.remember`` on a fresh home (``records`` memories in it first), ``writes`` times,
-  under ``fsync="always"``, ``"interval"`` and ``"never"``, one at a time;
+  under ``fsync="always"``, ``"interval"`` and ``"never"``, one at a time; and a fact of a
+  subject (``kind`` semantic) under ``always`` and ``never``, whose write passes the version
+  rules and rewrites ``MEMORY.md``;
 - ``thread_writes`` spread over ``threads`` threads sharing the one handle, under
   ``always`` and ``interval``: writes per second against one thread writing as many
   (more than ``writes``: a rate over a few hundred writes is mostly the threads' start).
@@ -62,12 +64,18 @@ def _home(path: Path, policy: str, records: int) -> Memory:
     return mem
 
 
-def _serial(path: Path, policy: str, records: int, writes: int) -> dict[str, float]:
+def _serial(path: Path, policy: str, records: int, writes: int, facts: bool = False) -> dict[str, float]:
+    """``remember`` p50 and p99: of an episode, or (``facts``) of a fact of a subject, fifty
+    subjects in turn (each write after the first of a subject supersedes the one before, and
+    ``MEMORY.md``, which shows facts, is rewritten)."""
     times = []
     with _home(path, policy, records) as mem:
         for i in range(writes):
             t = time.perf_counter_ns()
-            mem.remember(f"note {i} of the durable benchmark", actors=["bench"], now=NOW)
+            if facts:
+                mem.remember(f"The office of team {i % 50} is in room {i}.", kind="semantic", subject=f"office of team {i % 50}", now=NOW)
+            else:
+                mem.remember(f"note {i} of the durable benchmark", actors=["bench"], now=NOW)
             times.append(time.perf_counter_ns() - t)
     return summary_us(times)
 
@@ -97,10 +105,11 @@ def measure(episodes: int = 1_000, *, seed: int = 7, writes: int = 300, threads:
         root = Path(tmp)
         floor = _floor(root, writes)
         serial = {p: _serial(root / f"serial-{p}", p, records, writes) for p in POLICIES}
+        facts = {p: _serial(root / f"facts-{p}", p, records, writes, facts=True) for p in ("always", "never")}
         one = {p: _threaded(root / f"one-{p}", p, records, thread_writes, 1) for p in ("always", "interval")}
         many = {p: _threaded(root / f"many-{p}", p, records, thread_writes, threads) for p in ("always", "interval")}
     return {
-        "records": records, "writes": writes, "threads": threads, "thread_writes": thread_writes, "floor": floor, "remember": serial,
+        "records": records, "writes": writes, "threads": threads, "thread_writes": thread_writes, "floor": floor, "remember": serial, "facts": facts,
         "writes_per_s": {"1": one, str(threads): many}, "machine": describe_machine(), "seed": seed,
     }
 
@@ -114,6 +123,11 @@ def render(result: dict[str, Any], console: Console) -> None:
     table.add_row("floor: write + fdatasync of a small line", number_cell(floor), number_cell(result["floor"]["p99_us"]), ratio_cell(1.0))
     for policy, s in result["remember"].items():
         table.add_row(f'remember, fsync="{policy}"', number_cell(s["p50_us"]), number_cell(s["p99_us"]), ratio_cell(s["p50_us"] / floor if floor else None))
+    for policy, s in result.get("facts", {}).items():
+        table.add_row(
+            f'remember a fact of a subject, fsync="{policy}"', number_cell(s["p50_us"]), number_cell(s["p99_us"]),
+            ratio_cell(s["p50_us"] / floor if floor else None),
+        )
     console.print(fit_width(table))
     threads = str(result["threads"])
     wps = titled_table(f"writes per second, one handle shared by {threads} threads against one thread, {result['thread_writes']:,} writes each")

@@ -12,6 +12,11 @@ through the public API, each timed once as a user runs it:
 against the floor in the same run: **tantivy-py** indexing the same narratives (read
 from the same file beforehand) with two threads, what a text index alone costs. The
 ratio to it says what cuemem pays for the journal, the cues and the salience on top.
+
+Then **facts**: a tenth of the corpus written as facts of a subject (``kind`` semantic, four
+items a subject, so that each but the first of a subject supersedes the one before), whose
+writes pass the version rules and add a ``version`` record each: their import and rebuild,
+per fact, against the same path's cost per episode above.
 ``cuemem bench --records`` runs it.
 """
 
@@ -87,13 +92,42 @@ def measure(episodes: int = 1_000_000, *, seed: int = 7) -> dict[str, Any]:
         shutil.rmtree(home / "index")
         done = subprocess.run([sys.executable, "-c", _OPEN, str(home)], check=True, capture_output=True, text=True)
         opened = float(done.stdout.strip().splitlines()[-1])
+        shutil.rmtree(home)
+        facts = max(episodes // 10, 4)
+        source_of_facts = Path(tmp) / "facts.jsonl"
+        _write_facts(source, source_of_facts, facts)
+        home = Path(tmp) / "facts"
+        t0 = time.perf_counter()
+        with Memory.open(home, user="*") as mem:
+            mem.import_jsonl(str(source_of_facts), now=now)
+            mem.recall(text="renewal", k=1, now=now)
+        facts_imported = time.perf_counter() - t0
+        with Memory.open(home, user="*") as mem:
+            t0 = time.perf_counter()
+            mem.rebuild()
+            facts_rebuilt = time.perf_counter() - t0
     out["timings"] = {
         "tantivy-py indexes the narratives (the floor)": round(floor, 2),
         "import_jsonl, recall-ready": round(imported, 2),
         "rebuild()": round(rebuilt, 2),
         "open from the journal (fresh process)": round(opened, 2),
     }
+    out["facts"] = facts
+    out["per_fact_us"] = {
+        "import_jsonl, recall-ready": (round(1e6 * facts_imported / facts, 1), round(1e6 * imported / episodes, 1)),
+        "rebuild()": (round(1e6 * facts_rebuilt / facts, 1), round(1e6 * rebuilt / episodes, 1)),
+    }
     return out
+
+
+def _write_facts(source: Path, target: Path, facts: int) -> None:
+    """The first ``facts`` items of ``source`` as facts of a subject, four a subject."""
+    subjects = max(facts // 4, 1)
+    with open(source, "rb") as lines, open(target, "wb") as out:
+        for i, line in zip(range(facts), lines):
+            item = orjson.loads(line)
+            item.update(kind="semantic", subject=f"subject {i % subjects}")
+            out.write(orjson.dumps(item) + b"\n")
 
 
 def render(result: dict[str, Any], console: Console) -> None:
@@ -106,4 +140,11 @@ def render(result: dict[str, Any], console: Console) -> None:
     for name, seconds in timings.items():
         table.add_row(name, number_cell(seconds), ratio_cell(seconds / floor if floor else None))
     console.print(fit_width(table))
+    if "per_fact_us" in result:
+        facts = titled_table(f"{result['facts']:,} facts (four a subject, a version record each): µs a record against an episode's")
+        for column in ("path", "µs a fact", "µs an episode", "×"):
+            facts.add_column(column, justify="left" if column == "path" else "right")
+        for name, (fact, episode) in result["per_fact_us"].items():
+            facts.add_row(name, number_cell(fact), number_cell(episode), ratio_cell(fact / episode if episode else None))
+        console.print(fit_width(facts))
     console.print(result["machine"])
