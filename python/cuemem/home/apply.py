@@ -261,25 +261,19 @@ class Applier:
         """
         if decoded is None:
             decoded = DECODER.decode(data)
+        plan = decoded.plan()
+        if len(plan) == 1 and plan[0][0]:  # rows alone (a live write's): taken as they are
+            _, first, last = plan[0]
+            held = self._next_row
+            self.add_decoded(DecodedRows(decoded, first, last, decoded.ids(first, last), segment, offset))
+            return [(decoded, first, last, held)]
         fed: list[Fed] = []
         # Rows lo..hi waiting (lo None: none), and the records of ASIDE among them:
         # (record, offset, how many of the rows come before it).
         lo: int | None = None
         hi = 0
         aside: list[tuple[Mapping[str, Any], int, int]] = []
-
-        def take() -> None:
-            nonlocal lo
-            held = self._next_row
-            if lo is not None:
-                self.add_decoded(DecodedRows(decoded, lo, hi, decoded.ids(lo, hi), segment, offset))
-                fed.append((decoded, lo, hi, held))
-            for record, at, before in aside:
-                self.add(record, segment, offset + at, held + before)
-            aside.clear()
-            lo = None
-
-        for is_rows, a, b in decoded.plan():
+        for is_rows, a, b in plan:
             if is_rows:
                 lo = a if lo is None else lo
                 hi = b  # (the rows of a run come in order, without gaps)
@@ -288,10 +282,26 @@ class Applier:
             if rec.op_of(record) in ASIDE:
                 aside.append((record, a, 0 if lo is None else hi - lo))
                 continue
-            take()
+            self._take(decoded, lo, hi, aside, segment, offset, fed)
+            lo = None
             self.add(record, segment, offset + a)
-        take()
+        self._take(decoded, lo, hi, aside, segment, offset, fed)
         return fed
+
+    def _take(
+        self, decoded: _core.Decoded, lo: int | None, hi: int, aside: list[tuple[Mapping[str, Any], int, int]], segment: int, offset: int,
+        fed: list[Fed],
+    ) -> None:
+        """:meth:`add_run`'s step: rows ``lo..hi`` of ``decoded`` (None: none), then the records
+        ``aside`` among them (emptied), each with the rows the journal holds before it."""
+        held = self._next_row
+        if lo is not None:
+            self.add_decoded(DecodedRows(decoded, lo, hi, decoded.ids(lo, hi), segment, offset))
+            fed.append((decoded, lo, hi, held))
+        if aside:
+            for record, at, before in aside:
+                self.add(record, segment, offset + at, held + before)
+            aside.clear()
 
     def place(self, segment: int) -> None:
         """Sets the segment of every waiting row and record (staged records learn it at commit)."""

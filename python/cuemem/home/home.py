@@ -129,7 +129,8 @@ class Home:
     def committed(self, records: Sequence[kinds.TypedRecord] | None) -> None:
         """Tells every listener what a commit wrote, read by :func:`~cuemem.store.kinds.parse`
         (None: an import, anything)."""
-        self._kept_said()
+        if self._said:
+            self._kept_said()  # (nothing erased stays kept)
         for listener in self.listeners:
             listener(records)
 
