@@ -229,6 +229,7 @@ class Decoder:
         track: tuple[str, str, list[str]] | None = None,
         sparse: list[str] | None = None,
         implied: list[tuple[str, list[str], str, bool]] | None = None,
+        versions: str | None = None,
     ) -> Decoder: ...
     @property
     def dimensions(self) -> list[str]: ...
@@ -294,6 +295,9 @@ class Decoded:
     """A decoded run: its lines in order and the rows of the proven ones."""
 
     def __len__(self) -> int: ...
+    def versions(self) -> list[tuple[int, str, str, str | None, str, str]]:
+        """The ``version`` records proved among the lines left to the caller (a decoder made with
+        ``versions``): ``(start, subject, id, supersedes, valid_from, at)`` as the lines hold them."""
     def plan(self) -> list[tuple[bool, int, int]]:
         """``(True, lo, hi)`` for rows ``lo..hi``; ``(False, start, end)`` for a line left to the caller."""
     def without_narratives(self, lo: int, hi: int) -> Decoded:

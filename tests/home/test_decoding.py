@@ -392,3 +392,42 @@ def test_a_zero_spelled_any_way_is_the_zero_python_reads() -> None:
             assert _core_row(spelled) is not None, spelled
             core, oracle = _salience_bytes(spelled)
             assert core == oracle, spelled
+
+
+_INSTANTS = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(timezone.utc))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(), st.text(), st.none() | st.text(), _INSTANTS, _INSTANTS)
+def test_a_version_record_as_cuemem_writes_it_is_proved_with_the_fields_python_reads(
+    subject: str, id: str, supersedes: str | None, valid_from: datetime, at: datetime,
+) -> None:
+    """The core proves every version record cuemem writes (any strings, UTC instants with or
+    without microseconds) and hands over exactly what Python's reader makes of its line:
+    the record's fields, its instants as ``isoformat`` writes them back."""
+    from cuemem.store import kinds
+    from cuemem.store import records as rec
+    from cuemem.store.journal import line_of
+
+    line = line_of(rec.version(subject, id, supersedes, valid_from, at))
+    read = kinds.parse(orjson.loads(line), kinds.VersionRecord)
+    decoded = DECODER.decode(b"\n" + line, False)  # (after a line of its own: where it starts counts)
+    assert decoded.plan() == [(False, 0, 1), (False, 1, 1 + len(line))]
+    assert decoded.versions() == [(1, read.subject, read.id, read.supersedes, read.valid_from.isoformat(), read.at.isoformat())]
+
+
+@pytest.mark.parametrize("change", [
+    ("+00:00", "+02:00"), ("+00:00", "Z"), ('"op":"version"', '"op":"approval"'), ('"supersedes":null', '"supersedes":3'),
+    ('"id":"ep-1"', '"id":null'), ('{"at"', '{"zz":1,"at"'), ('"subject":"office"', '"subject":"office","subject":"x"'),
+    ('"valid_from":', '"valid_to":'), ('"subject":"office"', '"subject":"\\ud800"'), ("T00:00:00", "T24:00:00"),
+])
+def test_any_other_version_line_is_left_to_python(change: tuple[str, str]) -> None:
+    """A version line not as cuemem writes one — another offset, a key more or renamed, a
+    repeated key, a value of another type, a lone surrogate, an instant out of range — is left
+    to Python's reader, which decides what it is."""
+    line = b'{"at":"2026-06-01T00:00:00+00:00","id":"ep-1","op":"version","subject":"office","supersedes":null,"valid_from":"2026-05-01T00:00:00+00:00"}\n'
+    assert DECODER.decode(line, False).versions() == [(0, "office", "ep-1", None, "2026-05-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00")]
+    changed = line.decode().replace(*change, 1).encode()
+    assert changed != line
+    assert DECODER.decode(changed, False).versions() == []
+    assert DECODER.decode(line, True).versions() == []  # (read for narratives alone, nothing else is proved)

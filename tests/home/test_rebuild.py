@@ -546,3 +546,40 @@ def test_a_version_record_is_checked_against_the_records_before_it_though_its_ro
         assert len(skipped) == 1 and "a version names a record the journal does not hold" in skipped[0]
         assert ids[3] not in [v.id for v in mem.history("office")]
         assert mem.history("office")[-1].id == ids[4] and mem.get(ids[3]).narrative == "The office is in room 3."
+
+
+def test_a_replay_follows_the_version_records_the_core_proves_as_python_reads_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The versions the core proves are followed as Python's reader follows their lines: a
+    journal of facts with lines edited by hand (a version naming a record the journal lacks,
+    one written with another offset, one moved above its memory) rebuilds to the same
+    versions and the same reports whether the core proves the versions or leaves them all."""
+    from cuemem.home import decoding
+
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        ids = [mem.remember(f"The office is in room {i}.", kind="semantic", subject=f"office {i % 3}", now=NOW) for i in range(12)]
+    segment = min((home / "journal").glob("*.jsonl"))
+    lines = segment.read_bytes().splitlines(keepends=True)
+
+    def at(op: str, id: str) -> int:
+        return next(i for i, line in enumerate(lines) if f'"op":"{op}"'.encode() in line and f'"id":"{id}"'.encode() in line)
+
+    lines[at("version", ids[2])] = lines[at("version", ids[2])].replace(ids[2].encode(), b"ep-nowhere")
+    lines[at("version", ids[5])] = lines[at("version", ids[5])].replace(b'+00:00","id"', b'+02:00","id"')
+    moved = lines.pop(at("version", ids[8]))
+    lines.insert(at("remember", ids[8]), moved)
+    segment.write_bytes(b"".join(lines))
+
+    def rebuilt() -> tuple[Any, ...]:
+        shutil.rmtree(home / "index", ignore_errors=True)
+        with Memory.open(home) as mem:
+            return (
+                [why for _, why in mem.open_report.skipped_records], mem._home.lifecycle.to_json(),
+                [[(v.id, v.valid_from, v.adopted_at) for v in mem.history(f"office {s}")] for s in range(3)],
+            )
+
+    proved = rebuilt()
+    monkeypatch.setattr(decoding, "DECODER", decoding.compile_decoder(versions=False))
+    assert rebuilt() == proved
+    assert len(proved[0]) == 2 and all("a version names a record the journal does not hold" in why for why in proved[0])
+    assert sum(len(chain) for chain in proved[2]) == 10 and ids[5] in [v for chain in proved[2] for v, _, _ in chain]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -355,6 +356,30 @@ class Applier:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
 
+    def add_version(self, fields: tuple[str, str, str | None, str, str], segment: int, offset: int, held: int | None = None) -> None:
+        """Applies a ``version`` record the core proved as cuemem writes one (``fields``:
+        subject, id, supersedes, valid from, adopted at, as its line holds them,
+        :meth:`~cuemem._core.Decoded.versions`), starting at ``(segment, offset)``: as
+        :meth:`add` applies the record read from its line, without reading it (``held``: as there)."""
+        if self._steps or self._deferred:  # something waits: it goes in turn
+            subject, id, supersedes, valid_from, at = fields
+            self.add(rec.version(subject, id, supersedes, datetime.fromisoformat(valid_from), datetime.fromisoformat(at)), segment, offset, held)
+            return
+        self._batch = None
+        subject, id, supersedes, valid_from, at = fields
+        if not self._trusted:
+            try:
+                _check_version(id, supersedes, self._indexes.row_for, len(self._indexes) if held is None else held)
+            except ValueError as exc:
+                self._skip(rec.Op.VERSION.value, exc, segment, offset)
+                return
+        self._indexes.lifecycle.adopt(subject, id, supersedes, valid_from, at)
+
+    def _skip(self, kind: str, exc: Exception, segment: int, offset: int) -> None:
+        """Reports a record of ``kind`` at ``(segment, offset)`` skipped for ``exc``."""
+        article = "an" if kind[:1] in "aeiou" else "a"
+        self._indexes.skipped.append((Position(segment, offset), f"{article} {kind} record that cuemem did not write: {exc!r}"))
+
     def _apply(self, record: Mapping[str, Any], segment: int, offset: int, held: int | None) -> None:
         try:
             parsed = kinds.parse(record, trusted=self._trusted)
@@ -371,9 +396,7 @@ class Applier:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if self._trusted:
                 raise
-            kind = str(rec.op_of(record))
-            article = "an" if kind[:1] in "aeiou" else "a"
-            self._indexes.skipped.append((Position(segment, offset), f"{article} {kind} record that cuemem did not write: {exc!r}"))
+            self._skip(str(rec.op_of(record)), exc, segment, offset)
 
     def _lifecycle(self, record: kinds.LifecycleRecord, held: int | None) -> None:
         indexes = self._indexes
@@ -415,8 +438,18 @@ def _check_rows(record: kinds.LifecycleRecord, row_for: Callable[[str], int | No
         return row is not None and row < held
 
     if isinstance(record, kinds.VersionRecord):
-        if not holds(record.id) or (record.supersedes is not None and not holds(record.supersedes)):
-            raise ValueError("a version names a record the journal does not hold")
+        _check_version(record.id, record.supersedes, row_for, held)
     elif isinstance(record, kinds.ForgetRecord):
         if not all(map(holds, record.ids)):
             raise ValueError("a forget record names a record the journal does not hold")
+
+
+def _check_version(id: str, supersedes: str | None, row_for: Callable[[str], int | None], held: int) -> None:
+    """Checks that a version record names records among the first ``held`` rows (see :func:`_check_rows`).
+
+    Raises:
+        ValueError: it names one the journal does not hold.
+    """
+    for named in (id, supersedes):
+        if named is not None and ((row := row_for(named)) is None or row >= held):
+            raise ValueError("a version names a record the journal does not hold")

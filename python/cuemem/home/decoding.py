@@ -19,7 +19,7 @@ from ..store.records import Op
 from .aside import Aside
 from .cues import CUES, QUARANTINED, TAINTED
 
-__all__ = ["DECODER", "SHORT_KEPT", "decoded_runs"]
+__all__ = ["DECODER", "SHORT_KEPT", "compile_decoder", "decoded_runs"]
 
 #: What the decoder keeps of a short-term row (what the life-cycle follows of one).
 SHORT_KEPT = ("id", "recorded_at", "type", "kind")
@@ -34,14 +34,21 @@ def _cues() -> list[tuple[str, str, list[str], bool, list[tuple[float, str]] | N
     ]
 
 
-#: The compiled decoder of ``remember`` records, tracking the short-term rows and proving
-#: only rows that hold what every stored episode holds (:data:`~cuemem.schema.spec.IMPLIED`);
-#: it also encodes a write's episode into its line (:meth:`~cuemem._core.Decoder.encode`),
-#: leaving out the fields written only when set.
-DECODER = _core.Decoder(
-    core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)),
-    [f.name for f in FIELDS if f.when_set], [(a, list(values), b, flag) for a, values, b, flag in IMPLIED],
-)
+def compile_decoder(*, versions: bool = True) -> _core.Decoder:
+    """The decoder of ``remember`` records, tracking the short-term rows and proving only rows
+    that hold what every stored episode holds (:data:`~cuemem.schema.spec.IMPLIED`); it also
+    encodes a write's episode into its line (:meth:`~cuemem._core.Decoder.encode`), leaving out
+    the fields written only when set, and (``versions``) proves the ``version`` records written
+    as :func:`cuemem.store.records.version` writes them (:meth:`~cuemem._core.Decoded.versions`)."""
+    return _core.Decoder(
+        core_fields(), _cues(), list(AXES), Op.REMEMBER.value, ("tier", Tier.SHORT.value, list(SHORT_KEPT)),
+        [f.name for f in FIELDS if f.when_set], [(a, list(values), b, flag) for a, values, b, flag in IMPLIED],
+        Op.VERSION.value if versions else None,
+    )
+
+
+#: The compiled decoder (:func:`compile_decoder`).
+DECODER = compile_decoder()
 
 
 def decoded_runs(runs: Iterable[Any], *, narratives_only: bool = False) -> Iterator[tuple[Any, _core.Decoded]]:

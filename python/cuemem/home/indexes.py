@@ -29,6 +29,7 @@ import numpy as np
 import orjson
 
 from .. import _core
+from .._gc import gc_paused
 from ..errors import CuememError
 from ..index import CueIndex
 from .state import LifecycleState
@@ -358,6 +359,7 @@ class Indexes:
 
     # -- the disk cache -------------------------------------------------------------
 
+    @gc_paused  # the images of a home of many facts hold hundreds of thousands of lists, and no cycles
     def save(self, directory: Path, *, last_record_sha: str | None, before_recipe: Callable[[], None] | None = None) -> None:
         """Writes the cache files, then ``before_recipe()`` (what else the cache needs),
         then ``recipe.json`` last (so a torn save is stale)."""

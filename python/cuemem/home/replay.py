@@ -81,12 +81,20 @@ def load_indexes(
     return fresh_indexes, f"rebuilt ({why})", 0, changed, reading
 
 class _Aside(NamedTuple):
-    """A record of :data:`ASIDE` waiting in a :class:`_Window`: the record, where it starts in
-    the run, and where it ends in the journal."""
+    """A record of :data:`ASIDE` waiting in a :class:`_Window`: the record (or, proved by the
+    core, a version record's fields: :meth:`~cuemem._core.Decoded.versions`), where it starts
+    in the run, and where it ends there."""
 
-    record: Mapping[str, Any]
+    record: Mapping[str, Any] | tuple[str, str, str | None, str, str]
     offset: int
-    end: Position
+    end: int
+
+    def apply(self, applier: Applier, run: Run, held: int | None = None) -> None:
+        """Hands it to ``applier`` (``held``: the rows before it, when rows after it went first)."""
+        if isinstance(self.record, tuple):
+            applier.add_version(self.record, run.segment, run.offset + self.offset, held)
+        else:
+            applier.add(self.record, run.segment, run.offset + self.offset, held)
 
 
 class _Window:
@@ -111,8 +119,8 @@ class _Window:
         self._pieces.append((lo, hi))
         return True
 
-    def aside(self, record: Mapping[str, Any], offset: int, end: Position) -> None:
-        """Takes a record of :data:`ASIDE` that starts at ``offset`` in the run and ends at ``end``."""
+    def aside(self, record: Mapping[str, Any] | tuple[str, str, str | None, str, str], offset: int, end: int) -> None:
+        """Takes a record of :data:`ASIDE` (or a proved version's fields) at bytes ``offset..end`` of the run."""
         self._pieces.append(_Aside(record, offset, end))
 
     def apply(self, applier: Applier, feed: TextFeed | None) -> Position | None:
@@ -129,13 +137,13 @@ class _Window:
                 feed.add(decoded, lo, hi, held)
             for piece in pieces:
                 if isinstance(piece, _Aside):
-                    applier.add(piece.record, run.segment, run.offset + piece.offset, held)
+                    piece.apply(applier, run, held)
                 else:
                     held += piece[1] - piece[0]
         else:
             for piece in pieces:
                 if isinstance(piece, _Aside):
-                    applier.add(piece.record, run.segment, run.offset + piece.offset)
+                    piece.apply(applier, run)
                     continue
                 for s, e in decoded.spans(*piece):
                     entry = self._journal.entry(Position(run.segment, run.offset + s), run.data[s:e])
@@ -143,7 +151,7 @@ class _Window:
                         applier.add(entry.record, run.segment, run.offset + s)
         last = pieces[-1]
         if isinstance(last, _Aside):
-            return last.end
+            return Position(run.segment, run.offset + last.end)
         return Position(run.segment, run.offset + decoded.spans(last[1] - 1, last[1])[0][1])
 
 
@@ -172,15 +180,21 @@ def apply_journal(
             if reading is not None:
                 reading.add(run.segment, run.offset, run.data)
             window = _Window(journal, run, decoded)
+            # The version records the core proved, by where they start (each read as its line would be).
+            proved = {v[0]: v[1:] for v in decoded.versions()}
             for is_rows, a, b in decoded.plan():
                 if is_rows:
                     if not window.rows(a, b):
                         head = window.apply(applier, feed) or head
                         window.rows(a, b)
                     continue
+                version = proved.get(a) if proved else None
+                if version is not None:
+                    window.aside(version, a, b)
+                    continue
                 entry = journal.entry(Position(run.segment, run.offset + a), run.data[a:b])
                 if entry is not None and op_of(entry.record) in ASIDE:
-                    window.aside(entry.record, a, entry.end)
+                    window.aside(entry.record, a, b)
                     continue
                 head = window.apply(applier, feed) or head
                 if entry is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..store.kinds import (
     ApprovalRecord, DecisionRecord, ErasedRecord, ForgetRecord, LifecycleRecord, ProposalRecord, RetireRecord, TaintRecord,
@@ -35,9 +35,9 @@ RETENTIONS = (ERASE, RETIRE)
 FORGOTTEN = "forgotten"
 
 
-@dataclass(frozen=True)
-class VersionEntry:
-    """One adopted version of a subject: its record, valid-from and adoption instant (ISO)."""
+class VersionEntry(NamedTuple):
+    """One adopted version of a subject: its record, valid-from and adoption instant (ISO).
+    (A named tuple: a home of facts holds one for each write, made again at each rebuild.)"""
 
     id: str
     valid_from: str
@@ -121,13 +121,7 @@ class LifecycleState:
         """
         match record:
             case VersionRecord():
-                self.versions.setdefault(record.subject, []).append(
-                    VersionEntry(record.id, record.valid_from.isoformat(), record.at.isoformat())
-                )
-                self._chains_of.setdefault(record.id, set()).add(record.subject)
-                if record.supersedes is not None:
-                    self.superseded_by[record.supersedes] = record.id
-                    self._replaced_by.setdefault(record.id, set()).add(record.supersedes)
+                self.adopt(record.subject, record.id, record.supersedes, record.valid_from.isoformat(), record.at.isoformat())
             case ApprovalRecord():
                 self.pending[record.id] = record.to_json()
             case ProposalRecord():
@@ -160,6 +154,16 @@ class LifecycleState:
                 self.erased[record.id] = digest
                 return [record.id]
         return []
+
+    def adopt(self, subject: str, id: str, supersedes: str | None, valid_from: str, at: str) -> None:
+        """Follows a ``version`` record: ``id`` becomes the current version of ``subject`` (a
+        version key), valid from ``valid_from`` and adopted at ``at`` (ISO instants as
+        ``isoformat`` writes them), replacing ``supersedes``."""
+        self.versions.setdefault(subject, []).append(VersionEntry(id, valid_from, at))
+        self._chains_of.setdefault(id, set()).add(subject)
+        if supersedes is not None:
+            self.superseded_by[supersedes] = id
+            self._replaced_by.setdefault(id, set()).add(supersedes)
 
     def _forget(self, record: ForgetRecord) -> list[str]:
         """Follows a forget receipt: its records leave every version chain (the version
@@ -221,7 +225,7 @@ class LifecycleState:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready image of the state (keys sorted by the writer)."""
         image: dict[str, Any] = {
-            "versions": {k: [[v.id, v.valid_from, v.adopted_at] for v in chain] for k, chain in self.versions.items()},
+            "versions": {k: [list(v) for v in chain] for k, chain in self.versions.items()},  # [id, valid_from, adopted_at]
             "superseded_by": self.superseded_by,
             "pending": self.pending,
             "decided": self.decided,

@@ -59,7 +59,7 @@ pub struct PyDecoder {
 #[pymethods]
 impl PyDecoder {
     #[new]
-    #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None, implied=None))]
+    #[pyo3(signature = (fields, cues, axes, op, track=None, sparse=None, implied=None, versions=None))]
     #[allow(clippy::too_many_arguments)] // the Python constructor's parameters, each a part of the schema
     fn new(
         py: Python<'_>,
@@ -70,6 +70,7 @@ impl PyDecoder {
         track: Option<(String, String, Vec<String>)>,
         sparse: Option<Vec<String>>,
         implied: Option<Vec<ImpliedTuple>>,
+        versions: Option<String>,
     ) -> PyResult<Self> {
         guarded(py, "compiling the schema", || {
             let mut specs = Vec::with_capacity(fields.len());
@@ -111,12 +112,13 @@ impl PyDecoder {
                 .map(str::to_owned)
                 .collect::<Vec<_>>()
                 .into();
-            Ok(Self {
-                inner: Decoder::new(schema, op, track)?
-                    .with_sparse(&sparse.unwrap_or_default())?
-                    .with_implied(implied.unwrap_or_default())?,
-                dimensions,
-            })
+            let mut inner = Decoder::new(schema, op, track)?
+                .with_sparse(&sparse.unwrap_or_default())?
+                .with_implied(implied.unwrap_or_default())?;
+            if let Some(op) = versions {
+                inner = inner.with_versions(op);
+            }
+            Ok(Self { inner, dimensions })
         })
     }
 
@@ -209,6 +211,17 @@ impl PyDecoded {
 impl PyDecoded {
     fn __len__(&self) -> usize {
         self.inner.len()
+    }
+
+    /// The `version` records the decoder proved among the lines it left to the caller (a
+    /// decoder made with `versions`), in order: `(start, subject, id, supersedes, valid_from,
+    /// at)`, each field as the line holds it, `start` where the line starts in the run.
+    #[allow(clippy::type_complexity)]
+    fn versions(&self) -> Vec<(usize, &str, &str, Option<&str>, &str, &str)> {
+        self.inner
+            .versions()
+            .map(|v| (v.start, v.subject, v.id, v.supersedes, v.valid_from, v.at))
+            .collect()
     }
 
     /// The run in order: `(True, lo, hi)` for rows `lo..hi`, `(False, start, end)` for a

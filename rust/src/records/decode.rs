@@ -9,6 +9,7 @@ use super::rows::{Row, RowRef, Span, Store};
 use super::rules::{self, proves};
 use super::schema::{Derive, Rule, Schema};
 use super::value::{self, Val};
+use super::versions::{self, Version, VersionRef};
 use crate::error::{CoreError, Result};
 
 /// Lines from which a run is decoded in parallel, in chunks of half as many.
@@ -34,6 +35,8 @@ pub struct Decoded {
     rows: Vec<Row>,
     /// What the rows hold, one store for each piece of the run decoded apart.
     stores: Vec<Store>,
+    /// The deferred lines the decoder proved `version` records ([`Decoder::with_versions`]), in order.
+    versions: Vec<Version>,
 }
 
 impl Decoded {
@@ -94,7 +97,15 @@ impl Decoded {
             lines: (0..rows.len() as u32).map(Line::Row).collect(),
             rows,
             stores: vec![store],
+            versions: Vec::new(),
         })
+    }
+
+    /// The `version` records among the deferred lines that the decoder proved, in order.
+    pub fn versions(&self) -> impl ExactSizeIterator<Item = VersionRef<'_>> {
+        self.versions
+            .iter()
+            .map(|v| v.read(&self.stores[v.piece as usize]))
     }
 
     /// Rows `lo..hi`, or `None` when they are not all held.
@@ -109,6 +120,8 @@ impl Decoded {
 struct Piece {
     rows: Vec<Option<Row>>,
     store: Store,
+    /// The lines proved `version` records: where each starts in the run, and its fields.
+    versions: Vec<(usize, versions::Fields)>,
 }
 
 /// The compiled schema plus what a run's lines are read for.
@@ -130,6 +143,8 @@ pub struct Decoder {
     /// holds the flag in the second ([`Decoder::with_implied`]); one that does not is left
     /// to the full validator, which refuses it.
     implied: Vec<(usize, Vec<String>, usize, bool)>,
+    /// The kind of the `version` records it proves (`None`: none, every such line deferred).
+    versions: Option<String>,
 }
 
 impl Decoder {
@@ -174,7 +189,15 @@ impl Decoder {
             order,
             keys,
             implied: Vec::new(),
+            versions: None,
         })
+    }
+
+    /// The same decoder, proving the `version` records of kind `op` among the lines it
+    /// defers ([`Decoded::versions`]; the module `versions`).
+    pub fn with_versions(mut self, op: String) -> Decoder {
+        self.versions = Some(op);
+        self
     }
 
     /// The same decoder, proving a row only when it holds what `implied` says every stored
@@ -253,6 +276,11 @@ impl Decoder {
             };
             if row.is_none() {
                 piece.store.rewind(mark);
+                if let Some(op) = self.versions.as_deref().filter(|_| !narratives_only) {
+                    if let Some(fields) = versions::prove(&run[s..e], op, &mut piece.store) {
+                        piece.versions.push((s, fields));
+                    }
+                }
             }
             piece.rows.push(row);
             piece
@@ -274,10 +302,17 @@ impl Decoder {
             lines: Vec::with_capacity(spans.len()),
             rows: Vec::with_capacity(spans.len()),
             stores: Vec::with_capacity(pieces.len()),
+            versions: Vec::new(),
         };
         let mut spans = spans.into_iter();
         for piece in pieces {
             let k = out.add_store(piece.store);
+            out.versions.extend(
+                piece
+                    .versions
+                    .into_iter()
+                    .map(|(s, fields)| Version::new(s, k as u32, fields)),
+            );
             for (row, (s, e)) in piece.rows.into_iter().zip(&mut spans) {
                 out.push(row, s, e, k);
             }

@@ -28,8 +28,10 @@ mod rules;
 mod schema;
 mod seen;
 mod value;
+mod versions;
 
 pub use value::Val;
+pub use versions::VersionRef;
 
 pub use decode::{Decoded, Decoder, Line};
 pub use feed::{add_texts, index_cues, put_salience};

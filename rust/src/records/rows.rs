@@ -47,6 +47,11 @@ impl Store {
     }
 
     /// Appends `s` to the text: where it sits.
+    /// The string at `span` of its text.
+    pub(super) fn text(&self, (a, b): Span) -> &str {
+        &self.text[a..b]
+    }
+
     pub(super) fn put(&mut self, s: &str) -> Span {
         let from = self.text.len();
         self.text.push_str(s);
