@@ -391,3 +391,42 @@ def test_an_external_memory_forged_untainted_in_the_journal_is_refused(tmp_path:
         assert [h.id for h in mem.recall(text="Sundays", now=date(2026, 6, 2), include_quarantined=True).hits] == []
         assert "ep-forged" not in mem
     assert "EXTERNAL" not in (home / "MEMORY.md").read_text()
+
+
+@pytest.mark.embedded_only("a line taken out of the journal by hand; a shared home's journal is a cache of the server's log")
+def test_the_lines_kept_of_rows_go_when_a_rebuild_numbers_the_rows_anew(tmp_path: Path) -> None:
+    """The view keeps each row's line from rewrite to rewrite; a rebuild that numbers the rows
+    anew (a person took a line out of the journal) leaves none of them: the view after it is
+    the one a fresh open draws."""
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        for i in range(6):
+            mem.remember(f"Memory number {i} about topic {i}.", occurred_at=date(2026, 5, 1 + i), importance=0.1 * i, kind="semantic", now=now)
+        assert "Memory number 0" in mem.autoload()
+        segment = min((home / "journal").glob("*.jsonl"))
+        segment.write_bytes(b"".join(segment.read_bytes().splitlines(keepends=True)[1:]))
+        mem.rebuild()
+        after = mem.autoload()
+    with Memory.open(home) as mem:
+        assert after == mem.autoload() and "Memory number 0" not in after
+
+
+def test_a_line_kept_of_a_row_takes_the_row_s_worth_at_each_rewrite(tmp_path: Path) -> None:
+    """A row's line is kept at its last worth: when the day the view decays to moves (a fact
+    dated later), the line takes its new worth, and the view orders it as a fresh open does."""
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        mem.remember("Old fact.", occurred_at=date(2026, 5, 1), importance=0.6, kind="semantic", now=now)
+        mem.write_note("n1", "A note in between.", confidence=0.1, origin="user", now=now)
+        first = mem.autoload()
+        assert first.index("Old fact.") < first.index("A note in between.")
+        mem.remember("Late fact.", occurred_at=date(2030, 6, 1), importance=0.0, kind="semantic", now=now)
+        after = mem.autoload()
+    with Memory.open(home) as mem:
+        assert after == mem.autoload() and after.index("A note in between.") < after.index("Old fact.")

@@ -294,7 +294,8 @@ class Applier:
         fed: list[Fed],
     ) -> None:
         """:meth:`add_run`'s step: rows ``lo..hi`` of ``decoded`` (None: none), then the records
-        ``aside`` among them (emptied), each with the rows the journal holds before it."""
+        ``aside`` among them (emptied), each with the rows the journal holds before it (which
+        only an applier of records read back checks: what this process built is trusted)."""
         held = self._next_row
         if lo is not None:
             self.add_decoded(DecodedRows(decoded, lo, hi, decoded.ids(lo, hi), segment, offset))

@@ -125,8 +125,9 @@ class _Window:
 
     def apply(self, applier: Applier, feed: TextFeed | None) -> Position | None:
         """Applies what waits: the rows in one batch when their ids are new, then each record
-        checked against the rows before it; else every line in journal order (the applier says
-        which id repeats). Returns where the last ends (None: nothing waited)."""
+        checked against the rows before it; else piece by piece in journal order, a piece of
+        rows whole when its ids are new, else line by line (the applier says which id repeats).
+        Returns where the last ends (None: nothing waited)."""
         if not self._pieces:
             return None
         run, decoded, lo, hi, pieces = self._run, self._decoded, self._lo, self._hi, self._pieces
@@ -140,10 +141,15 @@ class _Window:
                     piece.apply(applier, run, held)
                 else:
                     held += piece[1] - piece[0]
-        else:
+        else:  # piece by piece in journal order; a piece of rows whole when its ids are new, else line by line
             for piece in pieces:
                 if isinstance(piece, _Aside):
                     piece.apply(applier, run)
+                    continue
+                first = applier.next_row
+                if applier.add_fresh(DecodedRows(decoded, *piece, decoded.ids(*piece), run.segment, run.offset)):
+                    if feed is not None:
+                        feed.add(decoded, *piece, first)
                     continue
                 for s, e in decoded.spans(*piece):
                     entry = self._journal.entry(Position(run.segment, run.offset + s), run.data[s:e])

@@ -276,7 +276,12 @@ impl Decoder {
             };
             if row.is_none() {
                 piece.store.rewind(mark);
-                if let Some(op) = self.versions.as_deref().filter(|_| !narratives_only) {
+                // (A whole line, as a row must be: a last line without its `\n` is left.)
+                if let Some(op) = self
+                    .versions
+                    .as_deref()
+                    .filter(|_| !narratives_only && run[e - 1] == b'\n')
+                {
                     if let Some(fields) = versions::prove(&run[s..e], op, &mut piece.store) {
                         piece.versions.push((s, fields));
                     }

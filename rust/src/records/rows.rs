@@ -46,12 +46,12 @@ impl Store {
         self.items.truncate(items);
     }
 
-    /// Appends `s` to the text: where it sits.
     /// The string at `span` of its text.
     pub(super) fn text(&self, (a, b): Span) -> &str {
         &self.text[a..b]
     }
 
+    /// Appends `s` to the text: where it sits.
     pub(super) fn put(&mut self, s: &str) -> Span {
         let from = self.text.len();
         self.text.push_str(s);
