@@ -330,8 +330,9 @@ class Indexes:
             self.cues.remove(rows)
             self.salience.remove(rows)
             self.threads.remove(rows)
-            citers = np.frombuffer(self.citers, dtype=np.int64)
-            citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
+            if self.cited:  # (else every row is uncited: nothing to look through, at every retire)
+                citers = np.frombuffer(self.citers, dtype=np.int64)
+                citers[np.isin(citers, rows.astype(np.int64))] = NOT_CITED
 
     def erase(self, ids: Sequence[str]) -> None:
         """Takes the rows of ``ids`` out as :meth:`retire` does, and leaves nothing of them:
