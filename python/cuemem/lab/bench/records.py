@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,15 +81,7 @@ def measure(episodes: int = 1_000_000, *, seed: int = 7) -> dict[str, Any]:
         floor = _tantivy_floor(narratives, Path(tmp) / "tantivy")
         del narratives
         home = Path(tmp) / "home"
-        t0 = time.perf_counter()
-        with Memory.open(home, user="*") as mem:
-            mem.import_jsonl(str(source), now=now)
-            mem.recall(text="renewal", k=1, now=now)
-        imported = time.perf_counter() - t0
-        with Memory.open(home, user="*") as mem:
-            t0 = time.perf_counter()
-            mem.rebuild()
-            rebuilt = time.perf_counter() - t0
+        imported, rebuilt = _import_and_rebuild(source, home, now)
         shutil.rmtree(home / "index")
         done = subprocess.run([sys.executable, "-c", _OPEN, str(home)], check=True, capture_output=True, text=True)
         opened = float(done.stdout.strip().splitlines()[-1])
@@ -96,16 +89,7 @@ def measure(episodes: int = 1_000_000, *, seed: int = 7) -> dict[str, Any]:
         facts = max(episodes // 10, 4)
         source_of_facts = Path(tmp) / "facts.jsonl"
         _write_facts(source, source_of_facts, facts)
-        home = Path(tmp) / "facts"
-        t0 = time.perf_counter()
-        with Memory.open(home, user="*") as mem:
-            mem.import_jsonl(str(source_of_facts), now=now)
-            mem.recall(text="renewal", k=1, now=now)
-        facts_imported = time.perf_counter() - t0
-        with Memory.open(home, user="*") as mem:
-            t0 = time.perf_counter()
-            mem.rebuild()
-            facts_rebuilt = time.perf_counter() - t0
+        facts_imported, facts_rebuilt = _import_and_rebuild(source_of_facts, Path(tmp) / "facts", now)
     out["timings"] = {
         "tantivy-py indexes the narratives (the floor)": round(floor, 2),
         "import_jsonl, recall-ready": round(imported, 2),
@@ -118,6 +102,20 @@ def measure(episodes: int = 1_000_000, *, seed: int = 7) -> dict[str, Any]:
         "rebuild()": (round(1e6 * facts_rebuilt / facts, 1), round(1e6 * rebuilt / episodes, 1)),
     }
     return out
+
+
+def _import_and_rebuild(source: Path, home: Path, now: datetime) -> tuple[float, float]:
+    """Seconds of ``Memory.open`` + ``import_jsonl`` of ``source`` + a first recall into a new
+    ``home``, and of its ``rebuild()`` in a handle opened after."""
+    t0 = time.perf_counter()
+    with Memory.open(home, user="*") as mem:
+        mem.import_jsonl(str(source), now=now)
+        mem.recall(text="renewal", k=1, now=now)
+    imported = time.perf_counter() - t0
+    with Memory.open(home, user="*") as mem:
+        t0 = time.perf_counter()
+        mem.rebuild()
+        return imported, time.perf_counter() - t0
 
 
 def _write_facts(source: Path, target: Path, facts: int) -> None:
