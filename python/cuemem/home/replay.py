@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .. import _core
 from .._gc import gc_paused
 from ..errors import CuememError
 from ..salience import SalienceTable
-from .. import _core
 from ..store.journal import Journal, Position, Run
 from ..store.records import op_of
 from . import proof
@@ -79,6 +79,7 @@ def load_indexes(
     reading = proof.Reading(journal)
     apply_journal(fresh_indexes, journal, None, text=text, reading=reading)
     return fresh_indexes, f"rebuilt ({why})", 0, changed, reading
+
 
 class _Aside(NamedTuple):
     """A record of :data:`ASIDE` waiting in a :class:`_Window`: the record (or, proved by the
