@@ -859,3 +859,32 @@ def test_the_lines_holding_a_needle_are_found_whole_as_the_journal_splits_them()
         assert lines_holding(other * 3, [marker]) == []
         assert [line for _, line in lines_holding(data, [marker], len(data) - len(last))] == [note, twice]
     assert [line for _, line in lines_holding(data, [b'"id":"a"', b'"id":"c"'])] == [note, last]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 90), min_size=1, max_size=6), max_size=20))
+def test_a_stage_holds_its_lines_end_to_end_whatever_their_sizes(runs: list[list[int]]) -> None:
+    """Lines staged one by one or as runs end to end, smaller and larger than what the stage
+    buffers before it writes (a run as large is written as it is), become one segment of them
+    all in order, each at the offset its add returned."""
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = Journal(Path(tmp), writable=True, fsync=FsyncPolicy.NEVER)
+        stage_class = journal_module.Stage
+        original = stage_class._FLUSH
+        stage_class._FLUSH = 64  # (a few lines' worth: every path of add_line is taken)
+        try:
+            expected, offsets, at = [], [], 0
+            with journal.stage() as stage:
+                for run in runs:
+                    lines = [json.dumps({"n": n, "pad": "x" * n}).encode() + b"\n" for n in run]
+                    data = b"".join(lines)
+                    assert stage.add_line(data) == at
+                    offsets += [at + sum(map(len, lines[:k])) for k in range(len(lines))]
+                    expected += [json.loads(line) for line in lines]
+                    at += len(data)
+                segment = stage.commit()
+        finally:
+            stage_class._FLUSH = original
+        read = list(journal.read())
+        assert [e.record for e in read] == expected
+        assert [(e.position.segment, e.position.offset) for e in read] == [(segment, o) for o in offsets]

@@ -1059,22 +1059,29 @@ class Stage:
         return self.add_line(line_of(record))
 
     def add_line(self, line: bytes) -> int:
-        """Stages one line :func:`line_of` made; returns its offset in the segment it will become."""
+        """Stages one line :func:`line_of` made (or lines end to end); returns its offset in the
+        segment it will become."""
         offset = self._size
-        self._buffer += line
         self._size += len(line)
+        if not self._buffer and len(line) >= self._FLUSH:
+            self._write(line)  # (an import's run of lines: written as it is, not copied into the buffer first)
+            return offset
+        self._buffer += line
         if len(self._buffer) >= self._FLUSH:
             self._flush()
         return offset
 
     def _flush(self) -> None:
+        self._write(self._buffer)
+        self._buffer.clear()
+
+    def _write(self, data: bytes | bytearray) -> None:
         if self._fd is None:
             raise ReadOnlyError("this stage is already committed or aborted")
         try:
-            _write_all(self._fd, self._buffer)
+            _write_all(self._fd, data)
         except OSError as exc:
             raise StorageError(f"cannot write {self._path}: {exc}") from exc
-        self._buffer.clear()
 
     def commit(self) -> int:
         """Syncs the staged records and adds them to the journal; returns the segment.
