@@ -263,12 +263,10 @@ class Applier:
         if decoded is None:
             decoded = DECODER.decode(data)
         plan = decoded.plan()
-        if len(plan) == 1 and plan[0][0]:  # rows alone (a live write's): taken as they are
-            _, first, last = plan[0]
-            held = self._next_row
-            self.add_decoded(DecodedRows(decoded, first, last, decoded.ids(first, last), segment, offset))
-            return [(decoded, first, last, held)]
         fed: list[Fed] = []
+        if len(plan) == 1 and plan[0][0]:  # rows alone (a live write's): taken as they are
+            self._take(decoded, plan[0][1], plan[0][2], [], segment, offset, fed)
+            return fed
         # Rows lo..hi waiting (lo None: none), and the records of ASIDE among them:
         # (record, offset, how many of the rows come before it).
         lo: int | None = None
@@ -362,12 +360,11 @@ class Applier:
         subject, id, supersedes, valid from, adopted at, as its line holds them,
         :meth:`~cuemem._core.Decoded.versions`), starting at ``(segment, offset)``: as
         :meth:`add` applies the record read from its line, without reading it (``held``: as there)."""
+        subject, id, supersedes, valid_from, at = fields
         if self._steps or self._deferred:  # something waits: it goes in turn
-            subject, id, supersedes, valid_from, at = fields
             self.add(rec.version(subject, id, supersedes, datetime.fromisoformat(valid_from), datetime.fromisoformat(at)), segment, offset, held)
             return
         self._batch = None
-        subject, id, supersedes, valid_from, at = fields
         if not self._trusted:
             try:
                 _check_version(id, supersedes, self._indexes.row_for, len(self._indexes) if held is None else held)
@@ -405,7 +402,7 @@ class Applier:
         if not self._trusted:
             _check_rows(record, indexes.row_for, len(indexes) if held is None else held)
         if isinstance(record, kinds.RetireRecord):
-            record = dataclasses.replace(record, ids=tuple(i for i in record.ids if i in indexes.row_of))
+            record = dataclasses.replace(record, ids=tuple(i for i in record.ids if indexes.row_for(i) is not None))
         accepted: str | None = None
         if (
             isinstance(record, kinds.DecisionRecord) and record.verdict in REVIEW_VERDICTS and record.id not in state.pending
@@ -420,7 +417,7 @@ class Applier:
         if accepted is not None:
             indexes.accept(accepted)
         if isinstance(record, kinds.ForgetRecord) and record.retention == ERASE:
-            indexes.erase([i for i in record.ids if i in indexes.row_of])
+            indexes.erase([i for i in record.ids if indexes.row_for(i) is not None])
             for nid in record.notes:
                 indexes.notes.pop(nid, None)
 
@@ -433,15 +430,10 @@ def _check_rows(record: kinds.LifecycleRecord, row_for: Callable[[str], int | No
     Raises:
         ValueError: it names one the journal does not hold.
     """
-
-    def holds(id: str) -> bool:
-        row = row_for(id)
-        return row is not None and row < held
-
     if isinstance(record, kinds.VersionRecord):
         _check_version(record.id, record.supersedes, row_for, held)
     elif isinstance(record, kinds.ForgetRecord):
-        if not all(map(holds, record.ids)):
+        if not all(_held(i, row_for, held) for i in record.ids):
             raise ValueError("a forget record names a record the journal does not hold")
 
 
@@ -451,6 +443,11 @@ def _check_version(id: str, supersedes: str | None, row_for: Callable[[str], int
     Raises:
         ValueError: it names one the journal does not hold.
     """
-    for named in (id, supersedes):
-        if named is not None and ((row := row_for(named)) is None or row >= held):
-            raise ValueError("a version names a record the journal does not hold")
+    if not _held(id, row_for, held) or (supersedes is not None and not _held(supersedes, row_for, held)):
+        raise ValueError("a version names a record the journal does not hold")
+
+
+def _held(id: str, row_for: Callable[[str], int | None], held: int) -> bool:
+    """Whether ``id`` is the id of one of the first ``held`` rows."""
+    row = row_for(id)
+    return row is not None and row < held

@@ -640,13 +640,14 @@ class Home:
     def said(self, id: str) -> tuple[float, str]:
         """The confidence and narrative of the episode ``id`` as :meth:`get` reads them, kept
         once read (a record never changes: what the write gate asks of a subject's current
-        version at each write of it). An erased one is not kept: it is read, and refused, again.
+        version at each write of it). An erasure empties what is kept (:attr:`rows_epoch`): an
+        erased one is read, and refused, again.
 
         Raises:
             NotFoundError: no such id. ForgottenError: it was erased by forget.
         """
         kept = self._kept_said().get(id)
-        if kept is not None and id not in self.indexes.lifecycle.erased:
+        if kept is not None:
             return kept
         episode = self.get(id)
         return self.keep_said(id, episode.confidence, episode.narrative)

@@ -467,8 +467,9 @@ class Admission:
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
-        full = values is None or values[_SOURCES] or versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND])
-        encoded = None if values is None or full else DECODER.encode_decoded(values)
+        encoded = None
+        if values is not None and not values[_SOURCES] and not versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
+            encoded = DECODER.encode_decoded(values)
         if values is None or encoded is None:
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
         # Proven: each value is of its field's type.
