@@ -263,10 +263,12 @@ class Applier:
         if decoded is None:
             decoded = DECODER.decode(data)
         plan = decoded.plan()
+        if len(plan) == 1 and plan[0][0]:  # rows alone (a live write's, on remember's path): :meth:`_take` inlined
+            _, first, last = plan[0]
+            held = self._next_row
+            self.add_decoded(DecodedRows(decoded, first, last, decoded.ids(first, last), segment, offset))
+            return [(decoded, first, last, held)]
         fed: list[Fed] = []
-        if len(plan) == 1 and plan[0][0]:  # rows alone (a live write's): taken as they are
-            self._take(decoded, plan[0][1], plan[0][2], [], segment, offset, fed)
-            return fed
         # Rows lo..hi waiting (lo None: none), and the records of ASIDE among them:
         # (record, offset, how many of the rows come before it).
         lo: int | None = None
