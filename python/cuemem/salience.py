@@ -155,8 +155,18 @@ class SalienceTable:
         """
         return self._inner.composite(_arrays.rows(rows), to_seconds(now))
 
+    def score_key(self, now: TimeLike) -> tuple[int, int, bool]:
+        """What every score at ``now`` depends on besides its row: two queries at the same
+        ``now`` that get equal keys score each row they both hold bit for bit, whatever rows
+        were put between them (a ranking kept at ``now`` then grows by scoring new rows alone).
+
+        Raises:
+            InvalidArgumentError: a non-finite ``now``.
+        """
+        return self._inner.score_key(to_seconds(now))
+
     def top_k(self, candidates: Any, now: TimeLike, k: int = 10) -> TopK:
-        """The ``k`` best candidates by composite at ``now``, best first (ties: lower row).
+        """The ``k`` best candidates by composite at ``now``, best first (ties: the later row).
 
         Args:
             candidates: rows as a uint32 array, a ``pyroaring.BitMap`` or a :class:`Pruned`.

@@ -35,8 +35,8 @@ def test_rendering_the_kept_lines_is_rendering_every_line(notes: list[tuple[str,
         if again and i % 3 == 0:
             kept.drop(nid)
             del shown[nid]
-    mems = [MemoryLine(section, text, f"journal: ep-{i}", worth) for i, (section, text, worth) in enumerate(memories)]
-    pols = [MemoryLine("policy", text, f"note: mined-{i}", worth) for i, (text, worth) in enumerate(policies)]
+    mems = [MemoryLine.of(section, text, f"journal: ep-{i}", worth) for i, (section, text, worth) in enumerate(memories)]
+    pols = [MemoryLine.of("policy", text, f"note: mined-{i}", worth) for i, (text, worth) in enumerate(policies)]
     lines = sorted([*mems, *(line for n in shown.values() if (line := note_line(n)) is not None), *pols], key=order)
     who = " of user `ann`"
     assert render_kept(sorted(mems, key=order), kept, sorted(pols, key=order), budget, who) == render(lines, budget, estimate_tokens, who)

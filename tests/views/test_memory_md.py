@@ -79,6 +79,18 @@ def test_a_persons_edit_of_memory_md_is_not_truth(tmp_path: Path) -> None:
         assert "Atlantis" not in (home / "MEMORY.md").read_text(encoding="utf-8")
 
 
+def test_a_persons_edit_of_memory_md_is_overwritten_by_a_change_that_leaves_the_view_as_it_was(tmp_path: Path) -> None:
+    """A commit the view follows reads the file to compare when the view it draws is the one it
+    last wrote: a person's edit in between is overwritten, though the view did not change."""
+    home = tmp_path / "h"
+    with Memory.open(home, fsync="never") as mem:
+        ids = _fill(mem)
+        view = (home / "MEMORY.md").read_bytes()
+        (home / "MEMORY.md").write_text("# MEMORY\n- The office is in Atlantis.\n", encoding="utf-8")
+        mem.forget(ids["event"], retention="retire", now=DAY)  # an episode, which the view never shows
+        assert (home / "MEMORY.md").read_bytes() == view
+
+
 @pytest.mark.parametrize("budget", [120, 150, 200, 400, 2000])
 def test_memory_md_fits_its_budget(tmp_path: Path, budget: int) -> None:
     """The file never exceeds its token budget; a larger budget holds at least as many lines."""

@@ -191,6 +191,10 @@ class Indexes:
         #: How many erasures these indexes have taken: what is derived from rows in place
         #: (a text recall's vocabulary) is derived afresh once this moves.
         self.erasures = 0
+        #: How many times a row held had its cues changed in place (accepted from quarantine).
+        #: Otherwise rows are appended, retired (``lifecycle.retired`` names them, in order) or
+        #: erased (:attr:`erasures`).
+        self.edits = 0
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -356,6 +360,7 @@ class Indexes:
         row = self.row_for(id)
         if row is None:
             raise KeyError(id)
+        self.edits += 1
         self.cues.withdraw("trust", QUARANTINED, np.array([row], dtype=np.uint32))
 
     # -- the disk cache -------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,8 +42,9 @@ from ..store.fsync import FsyncPolicy, replace_file
 from ..store.records import Op
 from ..store.regular import HINT_BYTES, read_regular
 from .memory_lines import (
-    KINDS, LINE_CACHE, MemoryLine, NoteLines, draw, memories, memory_line, most, order, policy_lines, render, render_kept,
+    KINDS, LINE_CACHE, MemoryLine, NoteLines, draw, line_of_memory, memory_line, most, order, policy_lines, render, render_kept,
 )
+from .ranking import Ranking
 from .tokens import TokenCounter, check_budget, check_counter
 
 __all__ = ["DEFAULT_BUDGET", "MemoryFile"]
@@ -55,8 +57,14 @@ _STAMP_VERSION = 1
 DEFAULT_BUDGET = 2000
 
 
+#: The most rankings a view keeps (one per scope and limit asked for).
+_RANKINGS = 16
+
+#: The worth of a line kept before it was ranked (unequal to every worth: the line takes its worth when first drawn).
+_NO_WORTH = math.nan
+
 #: What :meth:`MemoryFile._line_of` finds of a row it has not rendered yet.
-_UNSEEN = MemoryLine("", "", "", 0.0)
+_UNSEEN = MemoryLine("", "", "", 0.0, "", 0)
 
 #: The kinds of record that change what the view draws on, whatever they hold.
 _DRAWN_OPS = frozenset({Op.VERSION, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET})
@@ -102,9 +110,11 @@ class MemoryFile:
         self.budget = budget
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
+        self._last: bytes | None = None  # what this handle last wrote or found the file to hold (None: unknown)
         self._notes: _NoteState | None = None  # the notes drawn on, kept from commit to commit
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at its last worth (a record never changes)
         self._epoch = home.rows_epoch  # when _lines was filled: a rebuild or an erasure since empties it
+        self._rankings: dict[tuple[str | None, int], Ranking] = {}  # (user, limit) -> the memories a view of them shows
 
     def view(self, user: str | None, shared_only: bool, budget: int | None = None, counter: TokenCounter | None = None) -> str:
         """The Markdown of the view of ``user``'s scope (see the module docstring)."""
@@ -117,12 +127,35 @@ class MemoryFile:
         # What several users share holds no mined policy: no book to make (draw would not look at it).
         policies = list(self._policies.book(user)) if notes.policy and not shared_only else []
         budget = budget or self.budget
+        shown = [] if shared_only else self._ranking(user, most(budget)).lines(home, self._line_of)
         if counter is not None:
-            return render(draw(home, user, shared_only, policies, notes.notes(), budget, self._line_of), budget, counter, who)
-        if shared_only:
-            return render_kept([], notes.lines, [], budget, who)
-        shown = memories(home, user, most(budget), self._line_of)
+            return render(draw(shown, notes.notes(), policies), budget, counter, who)
         return render_kept(shown, notes.lines, sorted(policy_lines(policies), key=order), budget, who)
+
+    def _ranking(self, user: str | None, limit: int) -> Ranking:
+        """The ranking kept for a view of ``user``'s scope within ``limit`` memories (a few kept: the
+        root file's, and those a caller's autoload asks for)."""
+        ranking = self._rankings.get((user, limit))
+        if ranking is None:
+            if len(self._rankings) >= _RANKINGS:
+                self._rankings.clear()
+            ranking = self._rankings[(user, limit)] = Ranking(user, limit)
+        return ranking
+
+    def _written(self, records: Sequence[kinds.TypedRecord]) -> None:
+        """Keeps the lines of the memories a view may show among the records a commit wrote, at
+        no worth yet: a record's episode is what its journal line was encoded from, so the
+        line is the one :func:`memory_line` would read back."""
+        if self._epoch != self._home.rows_epoch:
+            return  # (the lines kept are emptied first: see view)
+        for r in records:
+            if type(r) is kinds.RememberRecord:
+                e = r.episode
+                if e.get("tier") == "long" and e.get("kind") in KINDS:
+                    for row in self._home.rows_of((e["id"],)).tolist():
+                        if len(self._lines) >= LINE_CACHE:
+                            self._lines.clear()
+                        self._lines[row] = line_of_memory(e["id"], e["kind"], e["level"], e["narrative"], _NO_WORTH)
 
     def _line_of(self, row: int, worth: float) -> MemoryLine | None:
         """The line of row ``row`` at ``worth`` (a float32 value: a score of the salience
@@ -134,7 +167,7 @@ class MemoryFile:
                 self._lines.clear()
             line = self._lines[row] = memory_line(self._home, row, worth)
         elif line is not None and line.worth != worth:
-            line = self._lines[row] = MemoryLine(line.section, line.text, line.pointer, worth)
+            line = self._lines[row] = MemoryLine(line.section, line.text, line.pointer, worth, line.bullet, line.cost)
         return line
 
     def autoload(self, budget: object, count_tokens: object, reach: Reach) -> str:
@@ -173,13 +206,18 @@ class MemoryFile:
         self._fresh = None
         data = self.root().encode("utf-8")
         try:
-            if _holds(path, data):
+            # Once the view changed from what this handle last wrote or found, the file is not
+            # read to compare: it holds those bytes or a person's edit, and is written either way.
+            if (self._last is None or data == self._last) and _holds(path, data):
+                self._last = data
                 self._fresh = (home.head, self.budget, hashlib.sha256(data).hexdigest())
                 return False
+            self._last = None
             replace_file(path, data, home.fsync)
         except (OSError, CuememError) as exc:
             log.warning("could not write %s (it is rewritten at the next change): %s", path, exc)
             return False
+        self._last = data
         self._fresh = (home.head, self.budget, hashlib.sha256(data).hexdigest())
         return True
 
@@ -220,7 +258,10 @@ class MemoryFile:
         """Follows one commit of the home (None: an import): rewrites the file if it may have changed."""
         if self._notes is not None:
             self._notes.follow(records)
-        if records is None or _relevant(records):
+        if records is None:
+            self.refresh()
+        elif _relevant(records):
+            self._written(records)
             self.refresh()
         elif self._fresh is not None:
             self._fresh = (self._home.head, *self._fresh[1:])  # nothing it draws on changed

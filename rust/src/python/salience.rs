@@ -164,6 +164,11 @@ impl PySalienceTable {
         Ok(vec1(py, out))
     }
 
+    /// What the scores at `now` depend on besides each row (constant work: the GIL is kept).
+    fn score_key(&self, py: Python<'_>, now: f64) -> PyResult<(i64, i64, bool)> {
+        guarded(py, "salience score key", || self.inner.score_key(now))
+    }
+
     fn top_k(
         &self,
         py: Python<'_>,

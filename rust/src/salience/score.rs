@@ -30,13 +30,18 @@ pub(super) struct Clock {
 }
 
 impl Clock {
-    pub(super) fn new(table: &SalienceTable, now: f64) -> Result<Self> {
+    fn new_check(now: f64) -> Result<()> {
         if !now.is_finite() {
             return Err(CoreError::InvalidArgument {
                 name: "now",
                 reason: format!("{now} is not a finite time"),
             });
         }
+        Ok(())
+    }
+
+    pub(super) fn new(table: &SalienceTable, now: f64) -> Result<Self> {
+        Self::new_check(now)?;
         let mut weights = [0f32; 8];
         weights[..N_AXES].copy_from_slice(&table.params.weights);
         let mut clock = Self {
@@ -48,14 +53,13 @@ impl Clock {
             epochs: table.epochs,
             params: table.params,
         };
-        let (lo, hi) = (table.epoch_lo, table.epoch_hi);
-        if hi >= lo && hi - lo < MAX_TABLE_EPOCHS {
+        if let Some((lo, top)) = table.walked(now) {
             // Walking back from the epoch holding `now`, each epoch's coefficients are
             // the next one's times 2^(-L/h): one exp2 per axis for the start and one for
             // the step, the rest products (f64; shrinking, so underflow means "decayed
             // to nothing", which is right). Epochs after `now` hold only rows written
             // after it, which never use these coefficients; they are computed directly.
-            let top = hi.min(clock.epochs.of(now)).max(lo);
+            let hi = table.epoch_hi;
             let mut rows = vec![([0f32; 8], [0f32; 8]); (hi - lo + 1) as usize];
             let mut exact = clock.params.factors(now - clock.epochs.end(top));
             let step = clock.params.factors(clock.epochs.len);
@@ -273,6 +277,28 @@ impl Best {
 }
 
 impl SalienceTable {
+    /// The epochs whose coefficients a query at `now` walks to (`lo` up from `top`, see
+    /// [`Clock::new`]), or `None` when it computes each epoch's directly (no unprotected
+    /// row, or a pathological range). The walk's products depend on where it starts and
+    /// ends, so this is all a row's score at `now` depends on besides the row itself.
+    fn walked(&self, now: f64) -> Option<(i64, i64)> {
+        let (lo, hi) = (self.epoch_lo, self.epoch_hi);
+        (hi >= lo && hi - lo < MAX_TABLE_EPOCHS).then(|| (lo, hi.min(self.epochs.of(now)).max(lo)))
+    }
+
+    /// What the scores at `now` depend on besides each row: two queries at the same `now`
+    /// that get the same key score every row they both hold bit for bit, whatever rows were
+    /// written between them. (A row written in an earlier epoch than any before, or in a
+    /// later one up to `now`'s, moves where the coefficients are walked from.) A ranking
+    /// kept at `now` is extended by scoring the new rows alone while the key stands.
+    pub fn score_key(&self, now: f64) -> Result<(i64, i64, bool)> {
+        Clock::new_check(now)?;
+        Ok(match self.walked(now) {
+            Some((lo, top)) => (lo, top, true),
+            None => (0, 0, false),
+        })
+    }
+
     fn check_rows(&self, max_row: Option<u32>) -> Result<()> {
         match max_row {
             Some(r) if r as usize >= self.rows.len() => Err(CoreError::InvalidValue {
@@ -482,6 +508,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn rows_put_under_one_score_key_leave_every_score_as_it_was() {
+        let (mut tab, ..) = sample();
+        let now = 1.7e9 + 400.0 * DAY;
+        let rows: Vec<u32> = (0..50).collect();
+        let before = tab.composite(&rows, now).unwrap();
+        let key = tab.score_key(now).unwrap();
+        assert!(key.2);
+        // Within the epochs already walked: the key stands, every score too.
+        for (row, t) in [(50, 1.7e9 + 10.0 * DAY), (51, 1.7e9 + 100.0 * DAY)] {
+            tab.put(&[row], &[0.5; 7], &[0.5], &[t]).unwrap();
+            assert_eq!(tab.score_key(now).unwrap(), key);
+        }
+        let after = tab.composite(&rows, now).unwrap();
+        assert_eq!(
+            before.iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
+            after.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
+        );
+        // An earlier epoch than any, or a later one (up to `now`'s, or past it), moves the walk;
+        // once it reaches `now`'s epoch, later rows leave it there.
+        tab.put(&[52], &[0.5; 7], &[0.5], &[1.0e9]).unwrap();
+        let earlier = tab.score_key(now).unwrap();
+        assert_ne!(earlier, key);
+        tab.put(&[53], &[0.5; 7], &[0.5], &[now + 90.0 * DAY])
+            .unwrap();
+        let reached = tab.score_key(now).unwrap();
+        assert_ne!(reached, earlier);
+        tab.put(&[54], &[0.5; 7], &[0.5], &[now + 900.0 * DAY])
+            .unwrap();
+        assert_eq!(tab.score_key(now).unwrap(), reached);
+        assert!(tab.score_key(f64::NAN).is_err());
+        let empty = SalienceTable::new(Params::default());
+        assert_eq!(empty.score_key(now).unwrap(), (0, 0, false));
     }
 
     #[test]
