@@ -102,13 +102,15 @@ class CueIndex:
         """The declared dimensions, in declaration order."""
         return self._inner.dimensions()
 
-    def values(self, dimension: str) -> list[str]:
-        """Values of ``dimension`` with at least one row, sorted.
+    def values(self, dimension: str, start: str | None = None) -> list[str]:
+        """Values of ``dimension`` with at least one row, sorted; those from ``start`` on
+        (``>= start``), when given.
 
         Raises:
             UnknownDimensionError: ``dimension`` was not declared.
+            CueTypeError: ``start`` is not a string. InvalidArgumentError: it holds a lone surrogate.
         """
-        return self._inner.values(_arrays.string(dimension, "dimension"))
+        return self._inner.values(_arrays.string(dimension, "dimension"), None if start is None else _arrays.string(start, "start"))
 
     def insert(self, dimension: str, value: str, rows: Any) -> None:
         """Adds ``rows`` to the posting list of ``value`` in ``dimension``.

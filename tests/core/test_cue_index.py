@@ -147,6 +147,16 @@ def test_remove_drops_rows_everywhere(index: CueIndex) -> None:
     assert len(index) == 6
 
 
+@pytest.mark.parametrize("start", ["", "a", "acme", "acmf", "globex", "h", "z", "\U0010ffff"])
+def test_values_from_a_start_are_the_values_at_or_after_it(index: CueIndex, start: str) -> None:
+    """``values(d, start)`` is the sorted tail of ``values(d)`` from ``start`` on; a value whose
+    rows were all removed is in neither."""
+    index.remove(u32(7))
+    assert index.values("actor", start) == [v for v in index.values("actor") if v >= start]
+    with pytest.raises(cuemem.CueTypeError):
+        index.values("actor", 3)  # type: ignore[arg-type]
+
+
 def test_insert_accepts_lists_and_duplicates() -> None:
     """Plain lists of ints are converted; repeated rows count once."""
     idx = CueIndex(["actor"])

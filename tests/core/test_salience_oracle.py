@@ -291,6 +291,31 @@ def test_rows_written_far_apart_still_match(writes: tuple[list[float], list[int]
     assert_close(top.scores, written.composite(now)[top.rows])
 
 
+@given(spread_writes(), st.floats(-30.0, 200.0), st.data())
+def test_rows_put_under_an_unchanged_score_key_leave_every_score_bit_for_bit(
+    writes: tuple[list[float], list[int]], after_days: float, data: st.DataObject,
+) -> None:
+    """Whenever a put leaves ``score_key(now)`` as it was, every row written before scores at
+    ``now`` exactly as before it (what a ranking kept at ``now`` relies on); a put that moves
+    the key may change them."""
+    times, order = writes
+    table = SalienceTable()
+    now = data.draw(st.sampled_from([max(times), min(times), float(np.median(times))])) + after_days * DAY
+    held = 0
+    plain = np.full((2, 7), 0.25, dtype=np.float32)  # not protected: its epoch joins the walk
+    # The last two puts are of the same time and not protected: the second leaves the key as it was.
+    for b, last in [*((b, False) for b in order), (order[0], False), (order[0], True)]:
+        before, key = table.composite(np.arange(held, dtype=np.uint32), now), table.score_key(now)
+        axes = plain if held >= 2 * len(order) else np.array(
+            data.draw(st.lists(st.lists(axis_values, min_size=7, max_size=7), min_size=2, max_size=2)), dtype=np.float32)
+        table.put(np.array([held, held + 1], dtype=np.uint32), axes, np.array([1.0, 0.5], dtype=np.float32), np.full(2, times[b]))
+        if last:
+            assert table.score_key(now) == key
+        if table.score_key(now) == key:
+            assert table.composite(np.arange(held, dtype=np.uint32), now).tobytes() == before.tobytes()
+        held += 2
+
+
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1_300, 3_000),

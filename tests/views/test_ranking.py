@@ -162,3 +162,19 @@ def test_a_memory_ranked_past_the_end_of_a_kept_prefix_is_left_to_a_later_draw(t
             mem.update(old, narrative="Faded.", importance=0.0, now=DAY)
             assert _lines(kept, home) == _lines(Ranking(None, 1), home)
         assert [line.text for line in _lines(kept, home)] == ["Fact c."]
+
+
+def test_when_the_latest_day_loses_its_memories_the_view_decays_to_the_day_before(tmp_path: Path) -> None:
+    """The day a ranking decays to is looked for from the last one on first; once no memory in
+    scope occurred on it any more, the latest day of those that remain is found all the same."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        for days, subject in ((50, "a"), (5, "b")):
+            mem.remember(f"Fact {subject}.", kind="semantic", subject=subject, importance=0.5, occurred_at=DAY - timedelta(days=days), now=DAY)
+        latest = mem.remember("Fact c.", kind="semantic", subject="c", importance=0.5, occurred_at=DAY, now=DAY)
+        kept = Ranking(None, 3)
+        _lines(kept, home)
+        mem.forget(latest, retention="retire", now=DAY)
+        lines = _lines(kept, home)
+        assert lines == _lines(Ranking(None, 3), home) and [line.text for line in lines] == ["Fact b.", "Fact a."]
+        assert lines[0].worth > lines[1].worth  # a decayed over the 45 days before b's

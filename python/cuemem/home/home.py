@@ -712,9 +712,9 @@ class Home:
             return []
         return [bool(x) for x in self.indexes.cues.admits(cues, np.asarray(rows, dtype=np.uint32), exclude).tolist()]
 
-    def values(self, dimension: str) -> list[str]:
-        """The values a cue dimension holds among live rows."""
-        return list(self.indexes.cues.values(dimension))
+    def values(self, dimension: str, start: str | None = None) -> list[str]:
+        """The values a cue dimension holds among live rows, sorted (from ``start`` on, when given)."""
+        return self.indexes.cues.values(dimension, start)
 
     def count(self, cues: dict[str, list[str]], exclude: dict[str, list[str]] | None = None) -> int:
         """How many live rows match ``cues`` and none of ``exclude``."""

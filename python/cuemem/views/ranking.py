@@ -58,6 +58,7 @@ class Ranking:
         if user is not None:
             self._cues["user"] = [user]
         self._held = {"trust": [QUARANTINED, TAINTED]}
+        self._latest: str | None = None  # the latest day (YYYY-MM-DD) a memory in scope occurred on, when last asked
         #: What the kept ranking holds for (None: nothing kept): see :meth:`_stamp`.
         self._at: tuple[object, ...] | None = None
         self._rows = 0  # the home's rows when it was last brought up to date
@@ -73,7 +74,8 @@ class Ranking:
     def lines(self, home: Home, line_of: LineOf) -> list[MemoryLine]:
         """The lines of the first ``limit`` memories of the ranking, in the view's order
         (``line_of(row, worth)`` draws one: a line of the same row at the same worth is the same)."""
-        day = _latest_day(home, self._cues, self._held)
+        self._latest = _latest_day(home, self._cues, self._held, self._latest)
+        day = _EPOCH if self._latest is None else datetime.fromisoformat(self._latest).replace(tzinfo=timezone.utc)
         at = self._stamp(home, day)
         if at != self._at or not self._follow(home, day, line_of):
             self._draw(home, day, line_of)
@@ -195,9 +197,19 @@ def _current(home: Home, rows: npt.NDArray[np.uint32], day: datetime, limit: int
         want = min(len(rows), 2 * want)
 
 
-def _latest_day(home: Home, cues: dict[str, list[str]], held: dict[str, list[str]]) -> datetime:
-    """Midnight (UTC) of the latest day a memory matching ``cues`` occurred on."""
-    for day in sorted((b for b in home.values("time") if len(b) == 10), reverse=True):
-        if home.count({**cues, "time": [day]}, exclude=held):
-            return datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
-    return _EPOCH
+def _latest_day(home: Home, cues: dict[str, list[str]], held: dict[str, list[str]], since: str | None) -> str | None:
+    """The latest day (a ``YYYY-MM-DD`` time bucket) a memory matching ``cues`` occurred on, or
+    None. ``since``, a day such a memory occurred on when last asked: the buckets from it on are
+    looked at first, then, if none of them holds such a memory any more, every bucket."""
+    if since is not None and (day := _latest_of(home, cues, held, home.values("time", since))) is not None:
+        return day
+    return _latest_of(home, cues, held, home.values("time"))
+
+
+def _latest_of(home: Home, cues: dict[str, list[str]], held: dict[str, list[str]], buckets: list[str]) -> str | None:
+    """The latest of the day ``buckets`` (sorted: a day's ``YYYY-MM-DD`` in the order of days)
+    holding a memory matching ``cues``, or None."""
+    for day in reversed(buckets):
+        if len(day) == 10 and home.count({**cues, "time": [day]}, exclude=held):
+            return day
+    return None

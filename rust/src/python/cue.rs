@@ -57,14 +57,27 @@ impl PyCueIndex {
         guarded(py, "listing dimensions", || Ok(self.names()))
     }
 
-    fn values(&self, py: Python<'_>, dimension: &str) -> PyResult<Vec<String>> {
+    /// The values of `dimension` with a row, sorted; only those from `start` on when given
+    /// (a range of them made into strings, not all).
+    #[pyo3(signature = (dimension, start=None))]
+    fn values(
+        &self,
+        py: Python<'_>,
+        dimension: &str,
+        start: Option<&str>,
+    ) -> PyResult<Vec<String>> {
         guarded(py, "listing cue values", || {
             let d = self
                 .inner
                 .dimensions()
                 .find(|d| d.name() == dimension)
                 .ok_or_else(|| crate::CoreError::UnknownDimension(dimension.into()))?;
-            let mut v: Vec<String> = d.iter().map(|(v, _)| v.to_owned()).collect();
+            let from = start.unwrap_or("");
+            let mut v: Vec<String> = d
+                .iter()
+                .filter(|(v, _)| *v >= from)
+                .map(|(v, _)| v.to_owned())
+                .collect();
             v.sort_unstable();
             Ok(v)
         })
