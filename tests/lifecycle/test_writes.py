@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from cuemem import Memory
+from cuemem.errors import CuememError
 from cuemem.lifecycle.gate import Action
 from cuemem.lifecycle.profiles import PROFILES
 from cuemem.lifecycle.writes import Admission, is_versioned, version_key
@@ -209,6 +212,76 @@ def test_a_write_the_core_encodes_admits_what_the_validated_episode_admits(tmp_p
             validated = slow.admit(new_episode(home, narrative, {"origin": Origin.USER, **fields}, T0))
             assert encoded.id == validated.id and encoded.action == validated.action
             assert encode(encoded.records, trusted=True) == encode(validated.records, trusted=True), narrative
+
+
+#: A write of a fact, maybe: every field the version rules or the trust rules read, of values that
+#: make versions, repetitions, conflicts, sensitive writes, short-term ones and tainted sessions.
+_FACT_FIELDS = st.fixed_dictionaries(
+    {
+        "kind": st.sampled_from(["semantic", "semantic", "preference", "procedural", "episodic"]),
+        "subject": st.sampled_from(["office", "office", "drink", "Office "]),
+        "origin": st.sampled_from(["user", "user", "agent", "external"]),
+        "confidence": st.sampled_from([1.0, 0.9, 0.5, 0.3]),
+    },
+    optional={
+        "tier": st.sampled_from(["long", "short"]),
+        "tags": st.sampled_from([[], ["sensitive"], ["x"]]),
+        "session": st.sampled_from(["s1", "s2"]),
+        "taint": st.booleans(),
+        "user_id": st.sampled_from(["default", "u2"]),
+        "occurred_at": st.sampled_from(["2026-02-03", "2026-02-03"]),
+        "valid_from": st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-02-10T12:30:00+00:00"]),
+        "importance": st.sampled_from([0.0, 0.8]),
+        "level": st.sampled_from(["raw", "summary"]),
+    },
+)
+_FACT_NARRATIVES = st.sampled_from(["Kim works in Lyon.", "Kim works in Paris.", "kim works in  lyon", "Kim works in Rome."])
+
+
+_OFFICE = {"kind": "semantic", "subject": "office", "origin": "user", "confidence": 1.0}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@example(  # the current version crowded out: said again, it is written again (no repetition)
+    before=[("Kim works in Lyon.", _OFFICE), ("Kim works in Rome.", {**_OFFICE, "subject": "drink", "importance": 0.8})],
+    writes=[("Kim works in Lyon.", _OFFICE)], profile="medium", crowded=True,
+)
+@given(before=st.lists(st.tuples(_FACT_NARRATIVES, _FACT_FIELDS), max_size=4), writes=st.lists(st.tuples(_FACT_NARRATIVES, _FACT_FIELDS), min_size=1,
+       max_size=10), profile=st.sampled_from(["low", "medium", "high"]), crowded=st.booleans())
+def test_a_fact_the_core_encodes_admits_what_the_validated_episode_admits(
+    tmp_path_factory: pytest.TempPathFactory, before: list[tuple[str, dict[str, Any]]], writes: list[tuple[str, dict[str, Any]]], profile: str,
+    crowded: bool,
+) -> None:
+    """Facts through ``Admission.write`` (the version rules on the values the core proves) take
+    the very ids, actions and record bytes — the line, its version record, a retire past the live
+    bound, an approval request, a session's taint — that validating each in full and admitting it
+    gives, in one batch, on a home that holds versions of the same subjects already (current ones
+    crowded out of a long term of one memory among them)."""
+    from dataclasses import replace
+
+    from cuemem.lifecycle.writes import new_episode
+    from cuemem.store.journal import encode
+
+    chosen = replace(PROFILES[profile], long_term_capacity=1) if crowded else PROFILES[profile]
+    with Memory.open(tmp_path_factory.mktemp("facts"), fsync="never", profile=chosen) as mem:
+        for narrative, fields in before:
+            try:
+                mem.remember(narrative, **fields, now=T0)
+            except CuememError:
+                pass  # (refused alike either way: not what this test is about)
+        if crowded:
+            mem.expire(now=T0)
+        home, rules = mem._home, mem.profile
+        fast, slow = Admission(home, rules, T1), Admission(home, rules, T1)
+        taken_fast: set[str] = set()
+        taken_slow: set[str] = set()
+        for narrative, fields in writes:
+            written = fast.write(narrative, dict(fields), taken_fast)
+            episode = new_episode(home, narrative, dict(fields), T1, taken_slow)
+            validated = slow.admit(episode)
+            taken_slow.add(episode.id)
+            assert (written.id, written.action) == (validated.id, validated.action), (narrative, fields)
+            assert encode(written.records, trusted=True) == encode(validated.records, trusted=True), (narrative, fields)
 
 
 def test_a_batchs_writes_take_the_ids_and_bytes_validating_each_item_in_full_gives(tmp_path: Path) -> None:

@@ -55,8 +55,9 @@ class Admitted(Protocol):
         """The journal records that write it."""
         ...
 
-    def parts(self) -> tuple[Sequence[rec.Record], bytes | None]:
-        """The records, and the journal line of a ``remember`` record that follows them, not read back (or None)."""
+    def parts(self) -> tuple[Sequence[rec.Record], bytes | None, Sequence[rec.Record]]:
+        """The records, the journal line of a ``remember`` record that follows them, not read
+        back (or None), and the records after that line."""
         ...
 
     @property
@@ -459,7 +460,14 @@ class _Staging:
             self.errors.append((number, str(exc)))
             return
         self.by_action.get(admitted.action, self.written).append(admitted.id)
-        records, own = admitted.parts()
+        records, own, after = admitted.parts()
+        self.stage_records(records)
+        if own is not None:
+            self.remembers(own, self.stage.add_line(own), 1)
+            self.stage_records(after)
+
+    def stage_records(self, records: Sequence[rec.Record]) -> None:
+        """Stages records of one item, as the journal holds them."""
         for record in records:
             line = line_of(record)
             offset = self.stage.add_line(line)
@@ -475,8 +483,6 @@ class _Staging:
                 self.decode()
                 self.applier.add(record, 0, offset)
                 self.staged += 1
-        if own is not None:
-            self.remembers(own, self.stage.add_line(own), 1)
 
     def remembers(self, lines: bytes, offset: int, count: int, decoded: _core.Decoded | None = None) -> None:
         """Stages ``count`` remember records, staged at ``offset`` as ``lines``: they join the

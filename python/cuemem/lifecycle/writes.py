@@ -38,6 +38,8 @@ from datetime import date, datetime
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
+import orjson
+
 from .. import _core
 from ..errors import CueTypeError, InvalidArgumentError, InvalidIdError, NotFoundError, ReingestError, SchemaError
 from ..schema import Episode, Kind, Level, Origin, Tier
@@ -49,7 +51,7 @@ from ..store import records as rec
 from ..home.cues import QUARANTINED, TAINTED
 from ..home.decoding import DECODER
 from .extract import plain, subject_key
-from .gate import Action, Current, judge, trusted
+from .gate import Action, Current, Verdict, judge, trusted
 from .profiles import Profile
 from ..home.state import FORGOTTEN, LifecycleState
 from .versions import beyond_bound
@@ -243,6 +245,7 @@ _TIER, _LEVEL, _KIND, _SUBJECT = _SLOT["tier"], _SLOT["level"], _SLOT["kind"], _
 _CONFIDENCE, _TAINT, _REVIEWED, _SESSION, _ORIGIN, _SOURCES = (
     _SLOT["confidence"], _SLOT["taint"], _SLOT["reviewed"], _SLOT["session"], _SLOT["origin"], _SLOT["sources"],
 )
+_TAGS, _SUPERSEDES = _SLOT["tags"], _SLOT["supersedes"]
 
 
 #: A proven origin's or tier's member, by its value or the member itself (a str enum's member is equal to its value).
@@ -271,37 +274,41 @@ def field_values(narrative: object, eid: object, fields: dict[str, Any], stamp: 
 class Admitted:
     """What the gate made of one write: the id to report, its records and the action.
 
-    A write the core encoded ends with the core's journal line of its episode (``line``)
-    and what the core's decoder reads of that line (``decoded``: the row the indexes take);
-    its record (that line read back, :func:`~cuemem.store.records.encoded`) is made only
-    when :attr:`records` is read: an import, which needs only the lines (:meth:`parts`),
-    reads nothing back.
+    A write the core encoded has the core's journal line of its episode (``line``) after
+    its first records, and what the core's decoder reads of that line (``decoded``: the row
+    the indexes take), then the records that follow it (``after``: a version's); its record
+    (that line read back, :func:`~cuemem.store.records.encoded`) is made only when
+    :attr:`records` is read: an import, which needs only the lines (:meth:`parts`), reads
+    nothing back.
     """
 
-    __slots__ = ("id", "action", "_records", "_line", "_decoded")
+    __slots__ = ("id", "action", "_records", "_line", "_decoded", "_after")
 
     def __init__(
         self, id: str, records: list[rec.Record], action: Action, line: bytes | None = None, decoded: _core.Decoded | None = None,
+        after: list[rec.Record] | None = None,
     ) -> None:
         self.id = id
         self.action = action
         self._records = records
         self._line = line
         self._decoded = decoded
+        self._after = after or []
 
     @property
     def records(self) -> list[rec.Record]:
         """The journal records that write it, in order."""
         if self._line is not None:
-            self._records = [*self._records, rec.encoded(self._line, self._decoded)]
+            self._records = [*self._records, rec.encoded(self._line, self._decoded), *self._after]
             self._line = self._decoded = None
+            self._after = []
         return self._records
 
-    def parts(self) -> tuple[list[rec.Record], bytes | None]:
-        """The records, and the core's journal line of the ``remember`` record that follows
-        them (None when :attr:`records` holds it, or there is none): what is written, in order,
-        without the line read back."""
-        return self._records, self._line
+    def parts(self) -> tuple[list[rec.Record], bytes | None, list[rec.Record]]:
+        """The records, the core's journal line of the ``remember`` record that follows them
+        (None when :attr:`records` holds it, or there is none) and the records after that
+        line: what is written, in order, without the line read back."""
+        return self._records, self._line, self._after
 
 
 class Admission:
@@ -467,26 +474,65 @@ class Admission:
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
-        encoded = None
-        if values is not None and not values[_SOURCES] and not versioned(values[_SUBJECT], values[_TIER], values[_LEVEL], values[_KIND]):
-            encoded = DECODER.encode_decoded(values)
+        encoded = None if values is None or values[_SOURCES] else DECODER.encode_decoded(values)
         if values is None or encoded is None:
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
-        # Proven: each value is of its field's type.
+        # Proven: each value is of its field's type, as the episode would hold it.
         user, origin, confidence = cast(str, values[_USER]), _ORIGIN_OF[values[_ORIGIN]], cast(float, values[_CONFIDENCE])
         self._check_forgotten(user, cast(str, narrative))
         taint, reviewed, marked = self._trust(cast("str | None", values[_SESSION]), user, values[_TAINT] is True, origin, True, (), None)
         tier = _TIER_OF[values[_TIER]]
+        if versioned(values[_SUBJECT], tier, values[_LEVEL], values[_KIND]):
+            return self._version(cast(str, eid), narrative, fields, values, encoded, taint, reviewed, marked)
         tier_now, confidence_now = trusted(tier, origin, confidence, self.profile, not reviewed)
         if taint or not reviewed or tier_now is not tier or confidence_now != confidence:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, tier_now, confidence_now
             encoded = DECODER.encode_decoded(values)
             if encoded is None:  # not proven after all (a confidence the core does not write): in full
-                full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
-                # The session's taint was marked above (the batch now knows it): its record stays.
-                return Admitted(full.id, [*marked, *full.records], full.action)
+                return self._in_full(eid, narrative, fields, marked)
         self._own[cast(str, eid)] = (taint, reviewed)
         return Admitted(cast(str, eid), marked, _WRITE, *encoded)
+
+    def _in_full(self, eid: object, narrative: object, fields: dict[str, Any], marked: list[rec.Record]) -> Admitted:
+        """:meth:`write` of the episode ``eid`` validated in full, after its trust was decided
+        (``marked``: its session's ``taint`` record, which the batch now knows: it stays)."""
+        full = self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
+        return Admitted(full.id, [*marked, *full.records], full.action)
+
+    def _version(
+        self, eid: str, narrative: object, fields: dict[str, Any], values: list[object], encoded: tuple[bytes, _core.Decoded],
+        taint: bool, reviewed: bool, marked: list[rec.Record],
+    ) -> Admitted:
+        """:meth:`write` of a version of a subject whose fields the core proved (``encoded``: as
+        given), of that trust: :meth:`_admit`'s rule on the proven values, without an
+        :class:`Episode` (a write the approval queue takes is validated in full: its request
+        holds the episode)."""
+        key = version_key(cast(str, values[_USER]), cast(str, values[_SUBJECT]))
+        tier, confidence = _TIER_OF[values[_TIER]], cast(float, values[_CONFIDENCE])
+        verdict, latest = self._verdict(
+            key, tier, Kind(values[_KIND]), cast("Sequence[str]", values[_TAGS]), _ORIGIN_OF[values[_ORIGIN]], confidence, cast(str, narrative),
+            not reviewed,
+        )
+        if verdict.action is Action.REPEAT:
+            assert verdict.supersedes is not None
+            return Admitted(verdict.supersedes, marked, Action.REPEAT)
+        if verdict.action is Action.QUEUE:
+            return self._in_full(eid, narrative, fields, marked)
+        supersedes = latest if verdict.versioned else cast("str | None", values[_SUPERSEDES])
+        if taint or not reviewed or verdict.tier is not tier or verdict.confidence != confidence or supersedes is not None:
+            values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, verdict.tier, verdict.confidence
+            values[_SUPERSEDES] = supersedes
+            made = DECODER.encode_decoded(values)
+            if made is None:  # not proven after all: in full
+                return self._in_full(eid, narrative, fields, marked)
+            encoded = made
+        self._own[eid] = (taint, reviewed)
+        if not verdict.versioned:  # the trust rule made it short-term
+            return Admitted(eid, marked, verdict.action, *encoded)
+        line, decoded = encoded
+        valid_from = datetime.fromisoformat(orjson.loads(line)["episode"]["valid_from"])  # (as the line holds it)
+        after = self._adopted(key, eid, verdict.confidence, cast(str, narrative), valid_from)
+        return Admitted(eid, marked, verdict.action, line, decoded, after)
 
     def _check_forgotten(self, user: str, narrative: str) -> None:
         """Raises unless this batch may write ``user``'s memory ``narrative`` (see :meth:`was_forgotten`).
@@ -545,21 +591,14 @@ class Admission:
                 episode = dataclasses.replace(episode, tier=tier, confidence=confidence)
             return Admitted(episode.id, [rec.remember(episode.to_json())], _WRITE)
         key = version_key(episode.user_id, episode.subject)
-        current = self._current_of(key)
-        if current is not None and current.id in self.home.lifecycle.retired:
-            current = None  # expired or crowded out: saying it again writes it again (still citing it)
-        verdict = judge(
-            tier=episode.tier, kind=episode.kind, tags=episode.tags, origin=episode.origin, confidence=episode.confidence,
-            subject=key, current=current, narrative=episode.narrative, profile=self.profile, quarantined=quarantined,
+        verdict, latest = self._verdict(
+            key, episode.tier, episode.kind, episode.tags, episode.origin, episode.confidence, episode.narrative, quarantined,
         )
         if verdict.action is Action.REPEAT:
             assert verdict.supersedes is not None
             return Admitted(verdict.supersedes, [], Action.REPEAT)
         queued = verdict.action is Action.QUEUE
-        supersedes = episode.supersedes
-        if verdict.versioned:
-            latest = self._current_of(key)
-            supersedes = None if latest is None else latest.id
+        supersedes = latest if verdict.versioned else episode.supersedes
         if (verdict.tier is not episode.tier or verdict.confidence != episode.confidence or supersedes != episode.supersedes
                 or (queued and episode.reviewed)):
             episode = dataclasses.replace(
@@ -580,19 +619,37 @@ class Admission:
             return Admitted(episode.id, [request], Action.QUEUE)
         return Admitted(episode.id, self.adopt(episode, key), verdict.action)
 
+    def _verdict(
+        self, key: str, tier: Tier, kind: Kind, tags: Sequence[str], origin: Origin, confidence: float, narrative: str, quarantined: bool,
+    ) -> tuple[Verdict, str | None]:
+        """The gate's verdict on a write of a version of ``key`` (:func:`~.gate.judge`), and the
+        version it would supersede, the latest (None: none)."""
+        current = self._current_of(key)
+        if current is not None and current.id in self.home.lifecycle.retired:
+            current = None  # expired or crowded out: saying it again writes it again (still citing it)
+        verdict = judge(
+            tier=tier, kind=kind, tags=tags, origin=origin, confidence=confidence, subject=key, current=current, narrative=narrative,
+            profile=self.profile, quarantined=quarantined,
+        )
+        latest = self._current_of(key)
+        return verdict, None if latest is None else latest.id
+
     def adopt(self, episode: Episode, key: str) -> list[rec.Record]:
         """The records that write ``episode`` as the current version of ``key`` (an
         approved write comes here directly: the decision was the gate)."""
+        return [rec.remember(episode.to_json()), *self._adopted(key, episode.id, episode.confidence, episode.narrative, episode.valid_from)]
+
+    def _adopted(self, key: str, id: str, confidence: float, narrative: str, valid_from: datetime) -> list[rec.Record]:
+        """The records after a version's own (``id``, of ``confidence`` and ``narrative``, valid
+        from ``valid_from``) that make it the current version of ``key``: its ``version``
+        record, and the ``retire`` of the versions past the live bound."""
         current = self._current_of(key)
-        live = [*self._live_of(key), episode.id]
+        live = [*self._live_of(key), id]
         excess = beyond_bound(live, self.profile.max_live_versions)
-        records = [
-            rec.remember(episode.to_json()),
-            rec.version(key, episode.id, None if current is None else current.id, episode.valid_from, self.at),
-        ]
+        records = [rec.version(key, id, None if current is None else current.id, valid_from, self.at)]
         if excess:
             records.append(rec.retire(excess, "versions", self.at))
-        self._current[key] = Current(episode.id, episode.confidence, episode.narrative)
+        self._current[key] = Current(id, confidence, narrative)
         self._live[key] = [i for i in live if i not in excess]
         return records
 
