@@ -155,10 +155,11 @@ class SalienceTable:
         """
         return self._inner.composite(_arrays.rows(rows), to_seconds(now))
 
-    def score_key(self, now: TimeLike) -> tuple[int, int, bool]:
-        """What every score at ``now`` depends on besides its row: two queries at the same
-        ``now`` that get equal keys score each row they both hold bit for bit, whatever rows
-        were put between them (a ranking kept at ``now`` then grows by scoring new rows alone).
+    def score_key(self, now: TimeLike) -> int | None:
+        """What every score at ``now`` depends on besides its row (the epoch the decay
+        coefficients are walked back from; None: each computed directly): two queries at the
+        same ``now`` that get equal keys score each row they both hold bit for bit, whatever
+        rows were put between them (a ranking kept at ``now`` then grows by scoring new rows alone).
 
         Raises:
             InvalidArgumentError: a non-finite ``now``.

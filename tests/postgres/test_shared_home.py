@@ -233,6 +233,45 @@ def test_a_row_written_by_hand_is_skipped_and_reported(pg_dsn: str, tmp_path: Pa
         assert len(mem) == 2
 
 
+@pytest.mark.parametrize("forged", ["an id taken", "no level"])
+def test_memory_md_shows_a_row_a_catch_up_brought_as_the_journal_reads_it(pg_dsn: str, tmp_path: Path, forged: str) -> None:
+    """A row another writer put in the log reaches MEMORY.md as the applier read it, never as
+    its line claims: one that repeats a memory's id with other words is skipped (the view keeps
+    the memory's own words), and one that leaves its level to the schema's default is shown —
+    the file is at every step what a fresh draw gives."""
+    from cuemem.views import memory_md
+    from cuemem.views.tokens import estimate_tokens
+
+    def fresh(mem: Memory) -> str:
+        kept = mem._memory_md
+        users = kept._home.values("user")
+        view = memory_md.MemoryFile(kept._home, kept._policies, kept.budget)
+        return view.view(users[0] if len(users) == 1 else None, len(users) > 1, None, estimate_tokens)
+
+    home = address(pg_dsn)
+    with Memory.open(home, cache=tmp_path / "w", follow=False) as w:
+        w.remember("The office is in Paris.", kind="semantic", subject="office", now=NOW)
+        journal = tmp_path / "w" / "journal" / "000001.jsonl"
+        record = json.loads(journal.read_bytes().splitlines()[0])
+        if forged == "an id taken":
+            record["episode"]["narrative"] = "The office is in Atlantis."
+        else:
+            record["episode"].update(id="ep-00000000000000aa", subject="lunch", narrative="Lunch is at noon.")
+            del record["episode"]["level"]
+        with psycopg.connect(pg_dsn) as conn:
+            seq = conn.execute("SELECT max(seq) FROM cuemem.records WHERE log = 'main'").fetchone()[0]  # type: ignore[index]
+            conn.execute(
+                "INSERT INTO cuemem.records (log, seq, segment, \"offset\", line) VALUES ('main', %s, 1, %s, %s)",
+                (seq + 1, journal.stat().st_size, json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"),
+            )
+        w.refresh()
+        assert (tmp_path / "w" / "MEMORY.md").read_text(encoding="utf-8") == fresh(w)
+        w.remember("Deploys are on Fridays.", kind="semantic", subject="deploys", occurred_at="2026-11-03", now=NOW)  # a later day
+        text = (tmp_path / "w" / "MEMORY.md").read_text(encoding="utf-8")
+        assert text == fresh(w) and "Atlantis" not in text and "Paris" in text
+        assert ("Lunch is at noon." in text) is (forged == "no level")
+
+
 def test_a_row_out_of_place_stops_the_mirror_at_the_line_before_it(pg_dsn: str, tmp_path: Path) -> None:
     """A row whose position does not follow is a SharedHomeError; reads of the cache keep working."""
     home = address(pg_dsn)

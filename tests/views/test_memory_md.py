@@ -91,6 +91,18 @@ def test_a_persons_edit_of_memory_md_is_overwritten_by_a_change_that_leaves_the_
         assert (home / "MEMORY.md").read_bytes() == view
 
 
+def test_a_second_users_first_memory_makes_the_root_file_what_the_users_share(tmp_path: Path) -> None:
+    """The root file of a home of one user is that user's view; the first memory of a second
+    user, of whatever kind, makes it what the users share, as a fresh open draws it."""
+    home = tmp_path / "h"
+    with Memory.open(home, user="*", fsync="never") as mem:
+        mem.remember("The office is in Paris.", kind="semantic", subject="office", user_id="u1", now=DAY)
+        assert "Paris" in (home / "MEMORY.md").read_text(encoding="utf-8")
+        mem.remember("Small talk.", actors=["bob"], user_id="u2", now=DAY)  # an episode: no kind the view shows
+        after = (home / "MEMORY.md").read_bytes()
+        assert b"Paris" not in after and after == _full_draw(mem)
+
+
 @pytest.mark.parametrize("budget", [120, 150, 200, 400, 2000])
 def test_memory_md_fits_its_budget(tmp_path: Path, budget: int) -> None:
     """The file never exceeds its token budget; a larger budget holds at least as many lines."""

@@ -131,21 +131,22 @@ def test_a_fact_written_after_a_draw_is_followed_not_drawn_afresh(tmp_path: Path
 
 
 def test_a_change_the_ranking_cannot_follow_draws_it_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A day that moves, a row of an earlier epoch than any, a forget and a quarantined record
-    accepted each draw the ranking afresh (the stamp moved)."""
+    """A day that moves, a forget and a quarantined record accepted each draw the ranking afresh
+    (the stamp moved); a memory of long ago, of an earlier epoch than any, is followed (the
+    scores at the view's day are walked back from that day's epoch: the key stands)."""
     with Memory.open(tmp_path / "h", fsync="never") as mem:
         mem.remember("First fact.", kind="semantic", subject="a", now=DAY)
         drawn = _counted(monkeypatch, Ranking, "_draw")
         mem.remember("A later day.", kind="semantic", subject="b", occurred_at=DAY + timedelta(days=1), now=DAY)
         assert len(drawn) == 1
-        mem.remember("Long ago.", kind="semantic", subject="c", occurred_at=DAY - timedelta(days=3000), now=DAY)
-        assert len(drawn) == 2
+        mem.remember("Long ago.", kind="semantic", subject="c", occurred_at=DAY - timedelta(days=3000), importance=0.5, now=DAY)
+        assert len(drawn) == 1
         mem.forget(mem.remember("Soon gone.", kind="semantic", subject="d", now=DAY), retention="retire", now=DAY)
-        assert len(drawn) == 3  # the write followed, the forget drawn afresh
+        assert len(drawn) == 2  # the write followed, the forget drawn afresh
         with mem.session("web") as s:
             got = s.read_external("Quoted from a page.", source="https://example.com", now=DAY)
         mem.accept(got, now=DAY)
-        assert len(drawn) == 4
+        assert len(drawn) == 3
 
 
 def test_a_memory_ranked_past_the_end_of_a_kept_prefix_is_left_to_a_later_draw(tmp_path: Path) -> None:
@@ -178,3 +179,59 @@ def test_when_the_latest_day_loses_its_memories_the_view_decays_to_the_day_befor
         lines = _lines(kept, home)
         assert lines == _lines(Ranking(None, 3), home) and [line.text for line in lines] == ["Fact b.", "Fact a."]
         assert lines[0].worth > lines[1].worth  # a decayed over the 45 days before b's
+
+
+def test_a_prefix_superseded_below_its_limit_is_drawn_afresh(tmp_path: Path) -> None:
+    """A ranking of limit two is drawn four long: once superseded versions leave one of those
+    four, it is drawn afresh, and shows two memories again, the ones a draw afresh shows."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        ids = [mem.remember(f"Fact {i}.", kind="semantic", subject=f"s{i}", importance=0.6 - 0.05 * i, now=DAY) for i in range(8)]
+        kept = Ranking(None, 2)
+        assert _lines(kept, home) == _lines(Ranking(None, 2), home)
+        for old in ids[:3]:
+            mem.update(old, narrative="Faded.", importance=0.0, now=DAY)
+        assert _lines(kept, home) == _lines(Ranking(None, 2), home) and len(_lines(kept, home)) == 2
+
+
+def test_a_complete_ranking_grown_past_its_longest_and_cut_back_is_a_prefix_again(tmp_path: Path) -> None:
+    """A ranking that held every candidate, followed past four limits and cut back to two, holds
+    a prefix no longer whole: versions superseded out of it then draw it afresh, as they must."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        kept = Ranking(None, 2)
+        first = mem.remember("Fact first.", kind="semantic", subject="s", importance=0.65, now=DAY)
+        assert len(_lines(kept, home)) == 1  # whole: one candidate
+        ids = [mem.remember(f"Fact {i}.", kind="semantic", subject=f"s{i}", importance=0.6 - 0.05 * i, now=DAY) for i in range(9)]
+        assert _lines(kept, home) == _lines(Ranking(None, 2), home)  # followed: ten held, cut back to four
+        for old in (first, *ids[:2]):
+            mem.update(old, narrative="Faded.", importance=0.0, now=DAY)
+            assert _lines(kept, home) == _lines(Ranking(None, 2), home)
+
+
+def test_a_draw_that_ranked_every_row_but_kept_a_prefix_holds_no_whole_ranking(tmp_path: Path) -> None:
+    """A draw that asked the core to rank every row (superseded versions headed it) but kept
+    only a prefix of the current ones is not whole: emptied by updates, it is drawn afresh."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        for subject, high, low in (("s0", 0.6, 0.05), ("s1", 0.55, 0.04)):
+            mem.remember(f"{subject} first.", kind="semantic", subject=subject, importance=high, now=DAY)
+            mem.remember(f"{subject} second.", kind="semantic", subject=subject, importance=low, now=DAY)
+        later = [mem.remember(f"t{i}.", kind="semantic", subject=f"t{i}", importance=0.5 - 0.05 * i, now=DAY) for i in range(4)]
+        kept = Ranking(None, 2)
+        assert _lines(kept, home) == _lines(Ranking(None, 2), home)
+        for old in later[:3]:
+            mem.update(old, narrative="Faded.", importance=0.0, now=DAY)
+            assert _lines(kept, home) == _lines(Ranking(None, 2), home)
+
+
+def test_the_rows_one_commit_appends_all_join_the_ranking(tmp_path: Path) -> None:
+    """An import's facts reach a kept ranking together: every one of them is placed."""
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        mem.remember("Fact zero.", kind="semantic", subject="z", importance=0.1, now=DAY)
+        kept = Ranking(None, 3)
+        _lines(kept, home)
+        mem.import_records([{"narrative": f"Imported {i}.", "kind": "semantic", "subject": f"i{i}", "importance": 0.2 + 0.1 * i} for i in range(3)], now=DAY)
+        assert [line.text for line in _lines(kept, home)] == ["Imported 2.", "Imported 1.", "Imported 0."]
+        assert _lines(kept, home) == _lines(Ranking(None, 3), home)

@@ -401,11 +401,13 @@ class Admission:
         them) as :meth:`admit` admits its episode. ``taken`` holds the ids a batch (an import)
         has used so far (they count as taken, as in :func:`new_episode`); the write's own is added to it.
 
-        A write that is no version of a subject and cites no record is encoded by the core
-        (:meth:`cuemem._core.Decoder.encode`: its line, when the core proves every field), and
-        passes the same rules of trust (:meth:`_trust`, :func:`~.gate.trusted`) without an
-        :class:`Episode` being built; any other, or one the core does not prove, is validated
-        in full (:meth:`Episode.create <cuemem.schema.Episode.create>`, whose errors name the field).
+        A write that cites no record is encoded by the core (:meth:`cuemem._core.Decoder.encode`:
+        its line, when the core proves every field), and passes the same rules of trust
+        (:meth:`_trust`, :func:`~.gate.trusted`) and, a version of a subject, the same version
+        rules (:meth:`_verdict`) without an :class:`Episode` being built; any other, one the
+        core does not prove, or a version the approval queue takes (its request holds the
+        episode), is validated in full (:meth:`Episode.create <cuemem.schema.Episode.create>`,
+        whose errors name the field).
 
         Raises:
             SchemaError: a field breaks the schema. InvalidIdError: the id is malformed or taken.

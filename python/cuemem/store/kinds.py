@@ -72,10 +72,16 @@ RETENTIONS = ("erase", "retire")
 
 @dataclass(frozen=True, slots=True)
 class RememberRecord:
-    """``remember``: a new row. ``episode`` is as :meth:`Episode.to_json <cuemem.schema.Episode.to_json>` made it."""
+    """``remember``: a new row. ``episode`` is as :meth:`Episode.to_json <cuemem.schema.Episode.to_json>` made it.
+
+    ``checked``: whether that is known of it — this process built it, or it was read and its
+    episode checked in full; False for a record read without (:func:`parse`'s ``episodes``),
+    which only the applier's reading of its line may be taken for (a line another process put
+    in a shared log may be anything)."""
 
     op: ClassVar[Op] = Op.REMEMBER
     episode: Mapping[str, Any]
+    checked: bool = True
 
     def to_json(self) -> Record:
         """The record as :func:`.records.remember` builds it."""
@@ -485,7 +491,7 @@ def _remember(f: _Fields) -> RememberRecord:
     episode = f.mapping("episode")
     if f.episodes:
         _episode(f.op, episode)
-    return RememberRecord(episode)
+    return RememberRecord(episode, f.episodes or not f.check)
 
 
 def _note(f: _Fields) -> NoteRecord:

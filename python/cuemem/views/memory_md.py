@@ -70,16 +70,17 @@ _UNSEEN = MemoryLine("", "", "", 0.0, "", 0)
 _DRAWN_OPS = frozenset({Op.VERSION, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET})
 
 
-def _relevant(records: Sequence[kinds.TypedRecord]) -> bool:
+def _relevant(records: Sequence[kinds.TypedRecord], users: frozenset[str]) -> bool:
     """Whether a commit of ``records`` may change what the view draws on: a record of
-    :data:`_DRAWN_OPS`, or a long-term memory of a kind it draws. (Asked at every
-    commit: a lookup by each record's kind, not a test of its class against each.)"""
+    :data:`_DRAWN_OPS`, a long-term memory of a kind it draws, or a memory of a user not
+    among ``users`` (the root file of a home of one user becomes what several share).
+    (Asked at every commit: a lookup by each record's kind, not a test of its class against each.)"""
     for r in records:
         if r.op in _DRAWN_OPS:
             return True
         if type(r) is kinds.RememberRecord:
             e = r.episode
-            if e.get("tier") == "long" and e.get("kind") in KINDS:
+            if (e.get("tier") == "long" and e.get("kind") in KINDS) or e.get("user_id") not in users:
                 return True
     return False
 
@@ -88,8 +89,8 @@ class MemoryFile:
     """The home's ``MEMORY.md`` and the views of it each scope may ask for.
 
     A writer rewrites the file (atomically, under the home's fsync policy, only when
-    its bytes change) after every commit that may change what it draws on, and when
-    it opens; a failure to write is logged and retried at the next change, never
+    its bytes change: what it last wrote is not read back to compare once the view
+    changed) after every commit that may change what it draws on, and when it opens; a failure to write is logged and retried at the next change, never
     failing the commit that caused it. A writer that closes with the file current
     leaves a stamp (``index/memory-md.json``: the journal head, the budget, the digest
     of the file); an open that finds the stamp true of the home and the file, and no
@@ -111,6 +112,7 @@ class MemoryFile:
         #: What the file holds, when known to be the view at this head: (head, budget, sha256).
         self._fresh: tuple[object, int, str] | None = None
         self._last: bytes | None = None  # what this handle last wrote or found the file to hold (None: unknown)
+        self._users: frozenset[str] = frozenset()  # the users the root file was last drawn for
         self._notes: _NoteState | None = None  # the notes drawn on, kept from commit to commit
         self._lines: dict[int, MemoryLine | None] = {}  # row -> its line at its last worth (a record never changes)
         self._epoch = home.rows_epoch  # when _lines was filled: a rebuild or an erasure since empties it
@@ -144,12 +146,13 @@ class MemoryFile:
 
     def _written(self, records: Sequence[kinds.TypedRecord]) -> None:
         """Keeps the lines of the memories a view may show among the records a commit wrote, at
-        no worth yet: a record's episode is what its journal line was encoded from, so the
-        line is the one :func:`memory_line` would read back."""
+        no worth yet: the episode of a record known to be as cuemem wrote it (``checked``) is
+        what its journal line was encoded from, so the line is the one :func:`memory_line`
+        would read back. (What a catch-up brought of another process's is read back.)"""
         if self._epoch != self._home.rows_epoch:
             return  # (the lines kept are emptied first: see view)
         for r in records:
-            if type(r) is kinds.RememberRecord:
+            if type(r) is kinds.RememberRecord and r.checked:
                 e = r.episode
                 if e.get("tier") == "long" and e.get("kind") in KINDS:
                     for row in self._home.rows_of((e["id"],)).tolist():
@@ -193,6 +196,7 @@ class MemoryFile:
     def root(self) -> str:
         """What the root file holds: one user's view, or what several users share."""
         users = self._home.values("user")
+        self._users = frozenset(users)
         if len(users) > 1:
             return self.view(None, shared_only=True)
         return self.view(users[0] if users else None, shared_only=False)
@@ -260,7 +264,7 @@ class MemoryFile:
             self._notes.follow(records)
         if records is None:
             self.refresh()
-        elif _relevant(records):
+        elif _relevant(records, self._users):
             self._written(records)
             self.refresh()
         elif self._fresh is not None:

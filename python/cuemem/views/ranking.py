@@ -103,8 +103,9 @@ class Ranking:
 
     def _follow(self, home: Home, day: datetime, line_of: LineOf) -> bool:
         """Brings the kept ranking up to the home: the versions superseded and the records
-        retired since leave it, the candidates among the rows appended since join it. False when it then holds less than
-        ``limit`` memories of a ranking it does not hold whole (it is drawn afresh)."""
+        retired since leave it, the candidates among the rows appended since join it. False
+        when it then holds less than ``limit`` memories of a ranking it does not hold whole
+        (it is drawn afresh)."""
         lifecycle = home.lifecycle
         superseded, retired = lifecycle.superseded_by, lifecycle.retired
         if len(superseded) < self._superseded or len(retired) < self._retired:
@@ -147,7 +148,7 @@ class Ranking:
             self._complete = False
 
     def _take_out(self, row: int, worth: float, line_of: LineOf) -> None:
-        """Takes a row out of the kept ranking (a version superseded)."""
+        """Takes a row out of the kept ranking (a version superseded, a record retired)."""
         keys = self._keys
         at = bisect.bisect_left(keys, (-worth, -row))
         del keys[at]

@@ -165,7 +165,7 @@ impl PySalienceTable {
     }
 
     /// What the scores at `now` depend on besides each row (constant work: the GIL is kept).
-    fn score_key(&self, py: Python<'_>, now: f64) -> PyResult<(i64, i64, bool)> {
+    fn score_key(&self, py: Python<'_>, now: f64) -> PyResult<Option<i64>> {
         guarded(py, "salience score key", || self.inner.score_key(now))
     }
 

@@ -277,26 +277,24 @@ impl Best {
 }
 
 impl SalienceTable {
-    /// The epochs whose coefficients a query at `now` walks to (`lo` up from `top`, see
+    /// The epochs whose coefficients a query at `now` walks (`lo` up to `top`, see
     /// [`Clock::new`]), or `None` when it computes each epoch's directly (no unprotected
-    /// row, or a pathological range). The walk's products depend on where it starts and
-    /// ends, so this is all a row's score at `now` depends on besides the row itself.
+    /// row, or a pathological range).
     fn walked(&self, now: f64) -> Option<(i64, i64)> {
         let (lo, hi) = (self.epoch_lo, self.epoch_hi);
         (hi >= lo && hi - lo < MAX_TABLE_EPOCHS).then(|| (lo, hi.min(self.epochs.of(now)).max(lo)))
     }
 
-    /// What the scores at `now` depend on besides each row: two queries at the same `now`
-    /// that get the same key score every row they both hold bit for bit, whatever rows were
-    /// written between them. (A row written in an earlier epoch than any before, or in a
-    /// later one up to `now`'s, moves where the coefficients are walked from.) A ranking
-    /// kept at `now` is extended by scoring the new rows alone while the key stands.
-    pub fn score_key(&self, now: f64) -> Result<(i64, i64, bool)> {
+    /// What the scores at `now` depend on besides each row: the epoch the coefficients are
+    /// walked back from, or `None` when each is computed directly. An epoch's coefficient is
+    /// the walk's start times one step per epoch back from it, so where the walk ends does not
+    /// change it. Two queries at the same `now` that get the same key score every row they
+    /// both hold bit for bit, whatever rows were put between them: a row in a later epoch
+    /// than any, up to `now`'s, moves the start. A ranking kept at `now` is extended by
+    /// scoring new rows alone while the key stands.
+    pub fn score_key(&self, now: f64) -> Result<Option<i64>> {
         Clock::new_check(now)?;
-        Ok(match self.walked(now) {
-            Some((lo, top)) => (lo, top, true),
-            None => (0, 0, false),
-        })
+        Ok(self.walked(now).map(|(_, top)| top))
     }
 
     fn check_rows(&self, max_row: Option<u32>) -> Result<()> {
@@ -517,9 +515,13 @@ mod tests {
         let rows: Vec<u32> = (0..50).collect();
         let before = tab.composite(&rows, now).unwrap();
         let key = tab.score_key(now).unwrap();
-        assert!(key.2);
-        // Within the epochs already walked: the key stands, every score too.
-        for (row, t) in [(50, 1.7e9 + 10.0 * DAY), (51, 1.7e9 + 100.0 * DAY)] {
+        assert!(key.is_some());
+        // Within the epochs walked, or earlier than any: the key stands, every score too.
+        for (row, t) in [
+            (50, 1.7e9 + 10.0 * DAY),
+            (51, 1.7e9 + 100.0 * DAY),
+            (52, 1.0e9),
+        ] {
             tab.put(&[row], &[0.5; 7], &[0.5], &[t]).unwrap();
             assert_eq!(tab.score_key(now).unwrap(), key);
         }
@@ -528,21 +530,18 @@ mod tests {
             before.iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
             after.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
         );
-        // An earlier epoch than any, or a later one (up to `now`'s, or past it), moves the walk;
-        // once it reaches `now`'s epoch, later rows leave it there.
-        tab.put(&[52], &[0.5; 7], &[0.5], &[1.0e9]).unwrap();
-        let earlier = tab.score_key(now).unwrap();
-        assert_ne!(earlier, key);
+        // A later epoch (up to `now`'s, or past it) moves the walk's start; once it is
+        // `now`'s epoch, later rows leave it there.
         tab.put(&[53], &[0.5; 7], &[0.5], &[now + 90.0 * DAY])
             .unwrap();
         let reached = tab.score_key(now).unwrap();
-        assert_ne!(reached, earlier);
+        assert_ne!(reached, key);
         tab.put(&[54], &[0.5; 7], &[0.5], &[now + 900.0 * DAY])
             .unwrap();
         assert_eq!(tab.score_key(now).unwrap(), reached);
         assert!(tab.score_key(f64::NAN).is_err());
         let empty = SalienceTable::new(Params::default());
-        assert_eq!(empty.score_key(now).unwrap(), (0, 0, false));
+        assert_eq!(empty.score_key(now).unwrap(), None);
     }
 
     #[test]
