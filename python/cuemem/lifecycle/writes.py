@@ -293,22 +293,21 @@ class Admitted:
         self._records = records
         self._line = line
         self._decoded = decoded
-        self._after = after or []
+        self._after = after  # (None: none, the usual case, with no list made)
 
     @property
     def records(self) -> list[rec.Record]:
         """The journal records that write it, in order."""
         if self._line is not None:
-            self._records = [*self._records, rec.encoded(self._line, self._decoded), *self._after]
-            self._line = self._decoded = None
-            self._after = []
+            self._records = [*self._records, rec.encoded(self._line, self._decoded), *(self._after or ())]
+            self._line = self._decoded = self._after = None
         return self._records
 
-    def parts(self) -> tuple[list[rec.Record], bytes | None, list[rec.Record]]:
+    def parts(self) -> tuple[list[rec.Record], bytes | None, Sequence[rec.Record]]:
         """The records, the core's journal line of the ``remember`` record that follows them
         (None when :attr:`records` holds it, or there is none) and the records after that
         line: what is written, in order, without the line read back."""
-        return self._records, self._line, self._after
+        return self._records, self._line, self._after or ()
 
 
 class Admission:
