@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -43,6 +42,19 @@ Fed = tuple[_core.Decoded, int, int, int]
 #: offset), and the rows the journal held before it when they are fewer than the indexes'
 #: (None: every row; see :meth:`Applier.add`).
 _Step = tuple[Mapping[str, Any], int, int, "int | None"]
+
+#: The fields of a ``version`` record the core proved (:meth:`cuemem._core.Decoded.versions`):
+#: subject, id, supersedes, valid from, adopted at, as its line holds them.
+VersionFields = tuple[str, str, "str | None", str, str]
+
+
+class _Version(NamedTuple):
+    """A proved ``version`` record waiting in an applier, as a :data:`_Step` waits."""
+
+    fields: VersionFields
+    segment: int
+    offset: int
+    held: int | None
 
 #: The kinds of record that change no row and that nothing a row's application reads: where
 #: they interleave a run of rows (a version record follows each write of a subject), the rows
@@ -78,7 +90,7 @@ class Applier:
         self._trusted = trusted
         self._deferred = deferred
         # What is waiting to be applied, in order: row batches and other records.
-        self._steps: list[Batch | DecodedRows | _Step] = []
+        self._steps: list[Batch | DecodedRows | _Version | _Step] = []
         self._batch: Batch | None = None
         self._short: list[tuple[int, Mapping[str, Any]]] = []  # (step, episode) of short-term rows
         self._ids: set[str] = set()
@@ -270,14 +282,19 @@ class Applier:
             return [(decoded, first, last, held)]
         fed: list[Fed] = []
         # Rows lo..hi waiting (lo None: none), and the records of ASIDE among them:
-        # (record, offset, how many of the rows come before it).
+        # (record, or a version's proved fields; offset; how many of the rows come before it).
         lo: int | None = None
         hi = 0
-        aside: list[tuple[Mapping[str, Any], int, int]] = []
+        aside: list[tuple[Mapping[str, Any] | VersionFields, int, int]] = []
+        proved = {v[0]: v[1:] for v in decoded.versions()}
         for is_rows, a, b in plan:
             if is_rows:
                 lo = a if lo is None else lo
                 hi = b  # (the rows of a run come in order, without gaps)
+                continue
+            version = proved.get(a) if proved else None
+            if version is not None:
+                aside.append((version, a, 0 if lo is None else hi - lo))
                 continue
             record = orjson.loads(data[a:b])
             if rec.op_of(record) in ASIDE:
@@ -290,8 +307,8 @@ class Applier:
         return fed
 
     def _take(
-        self, decoded: _core.Decoded, lo: int | None, hi: int, aside: list[tuple[Mapping[str, Any], int, int]], segment: int, offset: int,
-        fed: list[Fed],
+        self, decoded: _core.Decoded, lo: int | None, hi: int, aside: list[tuple[Mapping[str, Any] | VersionFields, int, int]],
+        segment: int, offset: int, fed: list[Fed],
     ) -> None:
         """:meth:`add_run`'s step: rows ``lo..hi`` of ``decoded`` (None: none), then the records
         ``aside`` among them (emptied), each with the rows the journal holds before it (which
@@ -302,7 +319,10 @@ class Applier:
             fed.append((decoded, lo, hi, held))
         if aside:
             for record, at, before in aside:
-                self.add(record, segment, offset + at, held + before)
+                if type(record) is tuple:  # a version's proved fields
+                    self.add_version(record, segment, offset + at, held + before)
+                else:
+                    self.add(cast("Mapping[str, Any]", record), segment, offset + at, held + before)
             aside.clear()
 
     def place(self, segment: int) -> None:
@@ -310,7 +330,7 @@ class Applier:
         for i, step in enumerate(self._steps):
             if isinstance(step, Batch):
                 step.place(segment)
-            elif isinstance(step, DecodedRows):
+            elif isinstance(step, (DecodedRows, _Version)):
                 self._steps[i] = step._replace(segment=segment)
             else:
                 self._steps[i] = (step[0], segment, step[2], step[3])
@@ -332,6 +352,8 @@ class Applier:
                 while s < len(short) and short[s][0] == i:
                     self._indexes.lifecycle.note_remember(short[s][1])
                     s += 1
+            elif type(step) is _Version:
+                self._version(*step)
             else:
                 self._apply(*step)
 
@@ -357,16 +379,20 @@ class Applier:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
 
-    def add_version(self, fields: tuple[str, str, str | None, str, str], segment: int, offset: int, held: int | None = None) -> None:
+    def add_version(self, fields: VersionFields, segment: int, offset: int, held: int | None = None) -> None:
         """Applies a ``version`` record the core proved as cuemem writes one (``fields``:
-        subject, id, supersedes, valid from, adopted at, as its line holds them,
-        :meth:`~cuemem._core.Decoded.versions`), starting at ``(segment, offset)``: as
-        :meth:`add` applies the record read from its line, without reading it (``held``: as there)."""
-        subject, id, supersedes, valid_from, at = fields
+        :data:`VersionFields`), starting at ``(segment, offset)``: as :meth:`add` applies the
+        record read from its line, without reading it (``held``: as there)."""
+        self._batch = None  # what follows may name the rows just gathered
         if self._steps or self._deferred:  # something waits: it goes in turn
-            self.add(rec.version(subject, id, supersedes, datetime.fromisoformat(valid_from), datetime.fromisoformat(at)), segment, offset, held)
+            self._steps.append(_Version(fields, segment, offset, held))
+            if not self._deferred:
+                self.flush()
             return
-        self._batch = None
+        self._version(fields, segment, offset, held)
+
+    def _version(self, fields: VersionFields, segment: int, offset: int, held: int | None) -> None:
+        subject, id, supersedes, valid_from, at = fields
         if not self._trusted:
             try:
                 _check_version(id, supersedes, self._indexes.row_for, len(self._indexes) if held is None else held)
