@@ -203,6 +203,10 @@ def test_a_write_the_core_encodes_admits_what_the_validated_episode_admits(tmp_p
         ("Kim is Acme's champion", {"kind": "semantic", "subject": "acme.champion", "origin": Origin.USER}),
         ("A dated one", {"occurred_at": "2026-02-03", "valid_to": "2026-09-01T00:00:00+00:00", "thread": "t", "user_id": "u-2",
                          "origin": Origin.USER}),
+        # No keywords of remember's, yet a caller of the gate may give them: what they say of trust is read in full.
+        ("Acme's office moved", {"kind": "semantic", "subject": "acme.office", "supersedes": "ep-00000000000000ab"}),
+        ("Acme's CEO is new", {"kind": "semantic", "subject": "acme.ceo", "reviewed": False}),
+        ("An unreviewed plain one", {"actors": ["acme"], "reviewed": False}),
     ]
     with Memory.open(tmp_path, fsync="never") as mem:
         home, profile = mem._home, mem.profile

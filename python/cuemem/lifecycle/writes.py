@@ -475,7 +475,11 @@ class Admission:
     def _write(self, eid: object, narrative: object, fields: dict[str, Any]) -> Admitted:
         """:meth:`write` of the episode ``eid``."""
         values = field_values(narrative, eid, fields, self._stamp)
-        encoded = None if values is None or values[_SOURCES] else DECODER.encode_decoded(values)
+        # (``supersedes`` and ``reviewed`` are no keywords of ``remember``: given, the trust rule reads them in full.)
+        encoded = (
+            None if values is None or values[_SOURCES] or values[_SUPERSEDES] is not None or values[_REVIEWED] is not True
+            else DECODER.encode_decoded(values)
+        )
         if values is None or encoded is None:
             return self.admit(Episode.create(narrative, id=eid, recorded_at=self.at, **fields))  # type: ignore[arg-type]
         # Proven: each value is of its field's type, as the episode would hold it.
@@ -509,7 +513,7 @@ class Admission:
         :class:`Episode` (a write the approval queue takes is validated in full: its request
         holds the episode)."""
         key = version_key(cast(str, values[_USER]), cast(str, values[_SUBJECT]))
-        tier, confidence = _TIER_OF[values[_TIER]], cast(float, values[_CONFIDENCE])
+        tier, confidence = _TIER_OF[values[_TIER]], float(cast(float, values[_CONFIDENCE]))  # (an int is proven: the gate keeps a float)
         verdict, latest = self._verdict(
             key, tier, Kind(values[_KIND]), cast("Sequence[str]", values[_TAGS]), _ORIGIN_OF[values[_ORIGIN]], confidence, cast(str, narrative),
             not reviewed,
@@ -519,7 +523,7 @@ class Admission:
             return Admitted(verdict.supersedes, marked, Action.REPEAT)
         if verdict.action is Action.QUEUE:
             return self._in_full(eid, narrative, fields, marked)
-        supersedes = latest if verdict.versioned else cast("str | None", values[_SUPERSEDES])
+        supersedes = latest if verdict.versioned else None  # (none given: see _write)
         if taint or not reviewed or verdict.tier is not tier or verdict.confidence != confidence or supersedes is not None:
             values[_TAINT], values[_REVIEWED], values[_TIER], values[_CONFIDENCE] = taint, reviewed, verdict.tier, verdict.confidence
             values[_SUPERSEDES] = supersedes
