@@ -233,12 +233,12 @@ def test_a_row_written_by_hand_is_skipped_and_reported(pg_dsn: str, tmp_path: Pa
         assert len(mem) == 2
 
 
-@pytest.mark.parametrize("forged", ["an id taken", "no level"])
+@pytest.mark.parametrize("forged", ["an id taken", "no level", "a user of no string"])
 def test_memory_md_shows_a_row_a_catch_up_brought_as_the_journal_reads_it(pg_dsn: str, tmp_path: Path, forged: str) -> None:
     """A row another writer put in the log reaches MEMORY.md as the applier read it, never as
     its line claims: one that repeats a memory's id with other words is skipped (the view keeps
-    the memory's own words), and one that leaves its level to the schema's default is shown —
-    the file is at every step what a fresh draw gives."""
+    the memory's own words), one whose user is no string is skipped, and one that leaves its
+    level to the schema's default is shown — the file is at every step what a fresh draw gives."""
     from cuemem.views import memory_md
     from cuemem.views.tokens import estimate_tokens
 
@@ -255,6 +255,8 @@ def test_memory_md_shows_a_row_a_catch_up_brought_as_the_journal_reads_it(pg_dsn
         record = json.loads(journal.read_bytes().splitlines()[0])
         if forged == "an id taken":
             record["episode"]["narrative"] = "The office is in Atlantis."
+        elif forged == "a user of no string":  # skipped by the applier; the view that is told of it must not fail
+            record["episode"].update(id="ep-00000000000000ab", user_id=["u"], kind="episodic", subject=None, narrative="The office is in Atlantis.")
         else:
             record["episode"].update(id="ep-00000000000000aa", subject="lunch", narrative="Lunch is at noon.")
             del record["episode"]["level"]

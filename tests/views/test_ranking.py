@@ -235,3 +235,24 @@ def test_the_rows_one_commit_appends_all_join_the_ranking(tmp_path: Path) -> Non
         mem.import_records([{"narrative": f"Imported {i}.", "kind": "semantic", "subject": f"i{i}", "importance": 0.2 + 0.1 * i} for i in range(3)], now=DAY)
         assert [line.text for line in _lines(kept, home)] == ["Imported 2.", "Imported 1.", "Imported 0."]
         assert _lines(kept, home) == _lines(Ranking(None, 3), home)
+
+
+def test_a_large_import_is_ranked_afresh_not_followed_row_by_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past a few thousand rows appended since the last draw (an import), the ranking is drawn
+    afresh by the core rather than followed one row at a time in Python; either way it is the
+    ranking a draw afresh gives."""
+    from cuemem.views import ranking
+
+    monkeypatch.setattr(ranking, "_FOLLOWED", 8)
+    with Memory.open(tmp_path / "h", fsync="never") as mem:
+        home = _home(mem)
+        mem.remember("Fact zero.", kind="semantic", subject="z", importance=0.1, now=DAY)
+        kept = Ranking(None, 3)
+        _lines(kept, home)
+        drawn = _counted(monkeypatch, Ranking, "_draw")
+        mem.import_records([{"narrative": f"Imported {i}.", "kind": "semantic", "subject": f"i{i}", "importance": 0.05 * i} for i in range(5)], now=DAY)
+        assert _lines(kept, home) == _lines(Ranking(None, 3), home)
+        assert not [call for call in drawn if call[0] is kept]  # 5 rows and nothing gone: followed
+        mem.import_records([{"narrative": f"More {i}.", "kind": "semantic", "subject": f"m{i}", "importance": 0.05 * i} for i in range(12)], now=DAY)
+        assert _lines(kept, home) == _lines(Ranking(None, 3), home)
+        assert len([call for call in drawn if call[0] is kept]) == 1  # 12 rows: drawn afresh

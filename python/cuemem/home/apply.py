@@ -30,7 +30,7 @@ from ..schema.enums import Tier
 from ..store import kinds
 from ..store import records as rec
 from ..store.journal import Position
-from .decoding import DECODER, SHORT_KEPT
+from .decoding import DECODER, SHORT_KEPT, VersionFields, proved_versions
 from .indexes import Batch, DecodedRows, IndexRow, Indexes
 
 __all__ = ["Applier"]
@@ -42,11 +42,6 @@ Fed = tuple[_core.Decoded, int, int, int]
 #: offset), and the rows the journal held before it when they are fewer than the indexes'
 #: (None: every row; see :meth:`Applier.add`).
 _Step = tuple[Mapping[str, Any], int, int, "int | None"]
-
-#: The fields of a ``version`` record the core proved (:meth:`cuemem._core.Decoded.versions`):
-#: subject, id, supersedes, valid from, adopted at, as its line holds them.
-VersionFields = tuple[str, str, "str | None", str, str]
-
 
 class _Version(NamedTuple):
     """A proved ``version`` record waiting in an applier, as a :data:`_Step` waits."""
@@ -286,7 +281,7 @@ class Applier:
         lo: int | None = None
         hi = 0
         aside: list[tuple[Mapping[str, Any] | VersionFields, int, int]] = []
-        proved = {v[0]: v[1:] for v in decoded.versions()}
+        proved = proved_versions(decoded)
         for is_rows, a, b in plan:
             if is_rows:
                 lo = a if lo is None else lo

@@ -19,10 +19,20 @@ from ..store.records import Op
 from .aside import Aside
 from .cues import CUES, QUARANTINED, TAINTED
 
-__all__ = ["DECODER", "SHORT_KEPT", "compile_decoder", "decoded_runs"]
+__all__ = ["DECODER", "SHORT_KEPT", "VersionFields", "compile_decoder", "decoded_runs", "proved_versions"]
 
 #: What the decoder keeps of a short-term row (what the life-cycle follows of one).
 SHORT_KEPT = ("id", "recorded_at", "type", "kind")
+
+#: The fields of a ``version`` record the core proved (:meth:`cuemem._core.Decoded.versions`):
+#: subject, id, supersedes, valid from, adopted at, as its line holds them.
+VersionFields = tuple[str, str, "str | None", str, str]
+
+
+def proved_versions(decoded: _core.Decoded) -> dict[int, VersionFields]:
+    """The ``version`` records the core proved in a decoded run, by where their lines start in it
+    (each to be followed as its line would be read)."""
+    return {v[0]: v[1:] for v in decoded.versions()}
 
 
 def _cues() -> list[tuple[str, str, list[str], bool, list[tuple[float, str]] | None, tuple[str, str] | None]]:

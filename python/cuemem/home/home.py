@@ -681,7 +681,7 @@ class Home:
         but for being retired: the :attr:`rows_epoch` moved, or a row was accepted from
         quarantine. Rows are otherwise only appended, or retired (``lifecycle.retired`` names
         them in the order they left): what is kept of a ranking follows those while this stands."""
-        return self._rebuilds, self.indexes.erasures, self.indexes.edits
+        return *self.rows_epoch, self.indexes.edits
 
     def stored(self, rows: Sequence[int] | npt.NDArray[Any]) -> list[dict[str, Any]]:
         """The stored episodes (``Episode.to_json`` form) of ``rows``, one open per segment.

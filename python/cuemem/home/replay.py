@@ -22,7 +22,7 @@ from ..store.journal import Journal, Position, Run
 from ..store.records import op_of
 from . import proof
 from .apply import ASIDE, Applier
-from .decoding import decoded_runs
+from .decoding import VersionFields, decoded_runs, proved_versions
 from .indexes import DecodedRows, Indexes, record_sha
 from .layout import Layout
 from .textindex import TextFeed
@@ -86,7 +86,7 @@ class _Aside(NamedTuple):
     core, a version record's fields: :meth:`~cuemem._core.Decoded.versions`), where it starts
     in the run, and where it ends there."""
 
-    record: Mapping[str, Any] | tuple[str, str, str | None, str, str]
+    record: Mapping[str, Any] | VersionFields
     offset: int
     end: int
 
@@ -120,7 +120,7 @@ class _Window:
         self._pieces.append((lo, hi))
         return True
 
-    def aside(self, record: Mapping[str, Any] | tuple[str, str, str | None, str, str], offset: int, end: int) -> None:
+    def aside(self, record: Mapping[str, Any] | VersionFields, offset: int, end: int) -> None:
         """Takes a record of :data:`ASIDE` (or a proved version's fields) at bytes ``offset..end`` of the run."""
         self._pieces.append(_Aside(record, offset, end))
 
@@ -187,8 +187,7 @@ def apply_journal(
             if reading is not None:
                 reading.add(run.segment, run.offset, run.data)
             window = _Window(journal, run, decoded)
-            # The version records the core proved, by where they start (each read as its line would be).
-            proved = {v[0]: v[1:] for v in decoded.versions()}
+            proved = proved_versions(decoded)
             for is_rows, a, b in decoded.plan():
                 if is_rows:
                     if not window.rows(a, b):

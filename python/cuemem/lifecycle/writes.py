@@ -629,14 +629,13 @@ class Admission:
     ) -> tuple[Verdict, str | None]:
         """The gate's verdict on a write of a version of ``key`` (:func:`~.gate.judge`), and the
         version it would supersede, the latest (None: none)."""
-        current = self._current_of(key)
-        if current is not None and current.id in self.home.lifecycle.retired:
-            current = None  # expired or crowded out: saying it again writes it again (still citing it)
+        latest = self._current_of(key)
+        # Expired or crowded out: saying it again writes it again (still citing it).
+        current = None if latest is not None and latest.id in self.home.lifecycle.retired else latest
         verdict = judge(
             tier=tier, kind=kind, tags=tags, origin=origin, confidence=confidence, subject=key, current=current, narrative=narrative,
             profile=self.profile, quarantined=quarantined,
         )
-        latest = self._current_of(key)
         return verdict, None if latest is None else latest.id
 
     def adopt(self, episode: Episode, key: str) -> list[rec.Record]:

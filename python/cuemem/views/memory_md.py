@@ -27,8 +27,9 @@ import errno
 import hashlib
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -70,17 +71,24 @@ _UNSEEN = MemoryLine("", "", "", 0.0, "", 0)
 _DRAWN_OPS = frozenset({Op.VERSION, Op.RETIRE, Op.DECISION, Op.NOTE, Op.FORGET})
 
 
+def _drawn(episode: Mapping[str, Any]) -> bool:
+    """Whether a memory's episode is of those the view draws on: long-term, of a kind it shows."""
+    return episode.get("tier") == "long" and episode.get("kind") in KINDS
+
+
 def _relevant(records: Sequence[kinds.TypedRecord], users: frozenset[str]) -> bool:
     """Whether a commit of ``records`` may change what the view draws on: a record of
-    :data:`_DRAWN_OPS`, a long-term memory of a kind it draws, or a memory of a user not
-    among ``users`` (the root file of a home of one user becomes what several share).
+    :data:`_DRAWN_OPS`, a memory :func:`_drawn`, or a memory of a user not among ``users``
+    (the root file of a home of one user becomes what several share; a user that is no
+    string, in a line another process wrote, counts as one: the view is drawn again).
     (Asked at every commit: a lookup by each record's kind, not a test of its class against each.)"""
     for r in records:
         if r.op in _DRAWN_OPS:
             return True
         if type(r) is kinds.RememberRecord:
             e = r.episode
-            if (e.get("tier") == "long" and e.get("kind") in KINDS) or e.get("user_id") not in users:
+            user = e.get("user_id")
+            if _drawn(e) or type(user) is not str or user not in users:
                 return True
     return False
 
@@ -90,7 +98,8 @@ class MemoryFile:
 
     A writer rewrites the file (atomically, under the home's fsync policy, only when
     its bytes change: what it last wrote is not read back to compare once the view
-    changed) after every commit that may change what it draws on, and when it opens; a failure to write is logged and retried at the next change, never
+    changed) after every commit that may change what it draws on, and when it opens;
+    a failure to write is logged and retried at the next change, never
     failing the commit that caused it. A writer that closes with the file current
     leaves a stamp (``index/memory-md.json``: the journal head, the budget, the digest
     of the file); an open that finds the stamp true of the home and the file, and no
@@ -154,7 +163,7 @@ class MemoryFile:
         for r in records:
             if type(r) is kinds.RememberRecord and r.checked:
                 e = r.episode
-                if e.get("tier") == "long" and e.get("kind") in KINDS:
+                if _drawn(e):
                     for row in self._home.rows_of((e["id"],)).tolist():
                         if len(self._lines) >= LINE_CACHE:
                             self._lines.clear()

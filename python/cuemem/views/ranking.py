@@ -41,6 +41,9 @@ __all__ = ["Ranking"]
 _DRAWN = 2
 #: How many limits long a kept ranking may grow before what it holds past :data:`_DRAWN` limits is let go.
 _LONGEST = 4
+#: The most rows appended, or versions superseded and records retired, a kept ranking follows one
+#: by one: past it (an import), the core ranks the scope afresh for less than that Python costs.
+_FOLLOWED = 4096
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -108,8 +111,9 @@ class Ranking:
         (it is drawn afresh)."""
         lifecycle = home.lifecycle
         superseded, retired = lifecycle.superseded_by, lifecycle.retired
-        if len(superseded) < self._superseded or len(retired) < self._retired:
-            return False
+        grown = (len(superseded) - self._superseded, len(retired) - self._retired, len(home) - self._rows)
+        if min(grown) < 0 or sum(grown) > _FOLLOWED:
+            return False  # (fewer: only a forget takes ids out of either, and it draws afresh)
         # While no forget runs, ids are only added to either: the newest are the last.
         gone = [*_newest(superseded, self._superseded), *_newest(retired, self._retired)]
         self._superseded, self._retired = len(superseded), len(retired)

@@ -30,7 +30,7 @@ pub(super) struct Clock {
 }
 
 impl Clock {
-    fn new_check(now: f64) -> Result<()> {
+    fn check_now(now: f64) -> Result<()> {
         if !now.is_finite() {
             return Err(CoreError::InvalidArgument {
                 name: "now",
@@ -41,7 +41,7 @@ impl Clock {
     }
 
     pub(super) fn new(table: &SalienceTable, now: f64) -> Result<Self> {
-        Self::new_check(now)?;
+        Self::check_now(now)?;
         let mut weights = [0f32; 8];
         weights[..N_AXES].copy_from_slice(&table.params.weights);
         let mut clock = Self {
@@ -293,7 +293,7 @@ impl SalienceTable {
     /// than any, up to `now`'s, moves the start. A ranking kept at `now` is extended by
     /// scoring new rows alone while the key stands.
     pub fn score_key(&self, now: f64) -> Result<Option<i64>> {
-        Clock::new_check(now)?;
+        Clock::check_now(now)?;
         Ok(self.walked(now).map(|(_, top)| top))
     }
 
