@@ -13,6 +13,10 @@ use crate::error::{CoreError, Result};
 /// Rows from which [`CueIndex::insert_rows`] gathers a batch by posting before adding it.
 pub const GROUPED_FROM: usize = 64;
 
+/// The ranks of a dimension's cues in a row that a batch remembers the last value of
+/// (an actor named fourth is looked up every time).
+const RECENT_RANKS: usize = 4;
+
 /// Dimension -> value -> posting list over dense `u32` rows.
 ///
 /// The dimensions are fixed when the index is made; writing to or asking about any
@@ -215,20 +219,40 @@ impl CueIndex {
     /// order met and its row gathered under its posting (a counting sort keeps each
     /// posting's rows in order), then each posting appended to once. An insertion searches
     /// its posting; an append of rows past its end does not.
+    ///
+    /// A cue is first compared with the one met last at the same place of a row (its
+    /// dimension, and its rank among the row's cues of that dimension): rows written one
+    /// after another mostly repeat their day, month and year, their kind, tier and trust,
+    /// and an equal value is the same posting without hashing it twice.
     fn insert_grouped<V: AsRef<str>>(&mut self, dims: &[usize], rows: &[&[(u16, V)]], first: u32) {
         let mut group_of: HashMap<(usize, u32), u32, RandomState> = HashMap::default();
         let mut postings: Vec<(usize, u32)> = Vec::new();
         let mut members: Vec<(u32, u32)> = Vec::with_capacity(rows.iter().map(|r| r.len()).sum());
         let mut live: Vec<u32> = Vec::with_capacity(rows.len());
+        let mut recent: Vec<Option<(&str, u32)>> = vec![None; dims.len() * RECENT_RANKS];
         for (i, cues) in rows.iter().enumerate() {
             let row = first + i as u32;
+            let (mut prev, mut rank) = (usize::MAX, 0);
             for (d, v) in cues.iter() {
-                let dim = dims[*d as usize];
-                let id = self.dims[dim].intern(v.as_ref());
-                let group = *group_of.entry((dim, id)).or_insert_with(|| {
-                    postings.push((dim, id));
-                    postings.len() as u32 - 1
-                });
+                let (d, v) = (*d as usize, v.as_ref());
+                rank = if d == prev { rank + 1 } else { 0 };
+                prev = d;
+                let place = (rank < RECENT_RANKS).then_some(d * RECENT_RANKS + rank);
+                let group = match place.and_then(|p| recent[p]) {
+                    Some((last, group)) if last == v => group,
+                    _ => {
+                        let dim = dims[d];
+                        let id = self.dims[dim].intern(v);
+                        let group = *group_of.entry((dim, id)).or_insert_with(|| {
+                            postings.push((dim, id));
+                            postings.len() as u32 - 1
+                        });
+                        if let Some(p) = place {
+                            recent[p] = Some((v, group));
+                        }
+                        group
+                    }
+                };
                 members.push((group, row));
             }
             if !cues.is_empty() {
