@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import InvalidArgumentError
@@ -76,9 +77,9 @@ class Target:
         conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(theirs, safe="/"), parts.fragment))
         return cls(conninfo, schema)
 
-    @property
+    @cached_property
     def shown(self) -> str:
-        """The address without its password (for messages and logs)."""
+        """The address without its password (for messages and logs; made once: every catch-up names it)."""
         parts = urlsplit(self.conninfo)
         netloc = parts.netloc
         if "@" in netloc and ":" in netloc.split("@", 1)[0]:
