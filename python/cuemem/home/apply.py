@@ -314,10 +314,7 @@ class Applier:
             fed.append((decoded, lo, hi, held))
         if aside:
             for record, at, before in aside:
-                if type(record) is tuple:  # a version's proved fields
-                    self.add_version(record, segment, offset + at, held + before)
-                else:
-                    self.add(cast("Mapping[str, Any]", record), segment, offset + at, held + before)
+                self.add_aside(record, segment, offset + at, held + before)
             aside.clear()
 
     def place(self, segment: int) -> None:
@@ -373,6 +370,14 @@ class Applier:
         if self._indexes.row_for(row.id) is not None or row.id in self._ids:
             raise SchemaError(f"id {row.id!r} appears twice in the journal", "id")
         return row
+
+    def add_aside(self, record: Mapping[str, Any] | VersionFields, segment: int, offset: int, held: int | None = None) -> None:
+        """Applies a record of :data:`ASIDE` read from its line (:meth:`add`), or a ``version``
+        record's fields the core proved (:meth:`add_version`)."""
+        if type(record) is tuple:
+            self.add_version(record, segment, offset, held)
+        else:
+            self.add(cast("Mapping[str, Any]", record), segment, offset, held)
 
     def add_version(self, fields: VersionFields, segment: int, offset: int, held: int | None = None) -> None:
         """Applies a ``version`` record the core proved as cuemem writes one (``fields``:

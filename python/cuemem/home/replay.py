@@ -92,10 +92,7 @@ class _Aside(NamedTuple):
 
     def apply(self, applier: Applier, run: Run, held: int | None = None) -> None:
         """Hands it to ``applier`` (``held``: the rows before it, when rows after it went first)."""
-        if isinstance(self.record, tuple):
-            applier.add_version(self.record, run.segment, run.offset + self.offset, held)
-        else:
-            applier.add(self.record, run.segment, run.offset + self.offset, held)
+        applier.add_aside(self.record, run.segment, run.offset + self.offset, held)
 
 
 class _Window:

@@ -165,9 +165,7 @@ class MemoryFile:
                 e = r.episode
                 if _drawn(e):
                     for row in self._home.rows_of((e["id"],)).tolist():
-                        if len(self._lines) >= LINE_CACHE:
-                            self._lines.clear()
-                        self._lines[row] = line_of_memory(e["id"], e["kind"], e["level"], e["narrative"], _NO_WORTH)
+                        self._keep(row, line_of_memory(e["id"], e["kind"], e["level"], e["narrative"], _NO_WORTH))
 
     def _line_of(self, row: int, worth: float) -> MemoryLine | None:
         """The line of row ``row`` at ``worth`` (a float32 value: a score of the salience
@@ -175,11 +173,16 @@ class MemoryFile:
         usually finds again (the same day, the same salience)."""
         line = self._lines.get(row, _UNSEEN)
         if line is _UNSEEN:
-            if len(self._lines) >= LINE_CACHE:
-                self._lines.clear()
-            line = self._lines[row] = memory_line(self._home, row, worth)
+            line = self._keep(row, memory_line(self._home, row, worth))
         elif line is not None and line.worth != worth:
             line = self._lines[row] = MemoryLine(line.section, line.text, line.pointer, worth, line.bullet, line.cost)
+        return line
+
+    def _keep(self, row: int, line: MemoryLine | None) -> MemoryLine | None:
+        """Keeps ``line`` as row ``row``'s (at most :data:`LINE_CACHE` kept: past it, the others go)."""
+        if len(self._lines) >= LINE_CACHE:
+            self._lines.clear()
+        self._lines[row] = line
         return line
 
     def autoload(self, budget: object, count_tokens: object, reach: Reach) -> str:
